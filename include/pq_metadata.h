@@ -1,0 +1,556 @@
+/*
+ * pq_metadata.h — a parsed Parquet footer: immutable, reference counted,
+ * shareable between threads and readers.
+ *
+ * A `pq_metadata` owns a private copy of the footer bytes (the Thrift
+ * compact-encoded FileMetaData, without the trailing length and magic) and
+ * one arena holding every decoded struct. Binary and string fields are
+ * `pq_bytes` spans that point into the retained footer bytes: they are NOT
+ * NUL-terminated and live exactly as long as the `pq_metadata`.
+ *
+ * Lifetime: pq_metadata_parse() returns an object with one reference.
+ * pq_metadata_retain() adds one, pq_metadata_release() drops one and frees
+ * the object with the last. Every pointer obtained from a `pq_metadata`
+ * (structs, spans, schema, leaf paths) is valid while you hold a reference.
+ * The object is never modified after parse, so any number of threads may
+ * read it concurrently without locks; retain/release are atomic.
+ *
+ * The structs below mirror parquet-format's FileMetaData field for field.
+ * Optional Thrift fields have a bit in the struct's `set` mask (PQ_*_HAS_*);
+ * a field whose bit is clear holds 0 / an empty span / NULL.
+ */
+#ifndef PQ_METADATA_H
+#define PQ_METADATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Enumerations (values are the Parquet wire values)
+ * ------------------------------------------------------------------------- */
+
+typedef enum pq_physical_type {
+    PQ_BOOLEAN = 0,
+    PQ_INT32 = 1,
+    PQ_INT64 = 2,
+    PQ_INT96 = 3,
+    PQ_FLOAT = 4,
+    PQ_DOUBLE = 5,
+    PQ_BYTE_ARRAY = 6,
+    PQ_FIXED_LEN_BYTE_ARRAY = 7
+} pq_physical_type;
+
+typedef enum pq_converted_type {
+    PQ_CT_NONE = -1, /* not set */
+    PQ_CT_UTF8 = 0,
+    PQ_CT_MAP = 1,
+    PQ_CT_MAP_KEY_VALUE = 2,
+    PQ_CT_LIST = 3,
+    PQ_CT_ENUM = 4,
+    PQ_CT_DECIMAL = 5,
+    PQ_CT_DATE = 6,
+    PQ_CT_TIME_MILLIS = 7,
+    PQ_CT_TIME_MICROS = 8,
+    PQ_CT_TIMESTAMP_MILLIS = 9,
+    PQ_CT_TIMESTAMP_MICROS = 10,
+    PQ_CT_UINT_8 = 11,
+    PQ_CT_UINT_16 = 12,
+    PQ_CT_UINT_32 = 13,
+    PQ_CT_UINT_64 = 14,
+    PQ_CT_INT_8 = 15,
+    PQ_CT_INT_16 = 16,
+    PQ_CT_INT_32 = 17,
+    PQ_CT_INT_64 = 18,
+    PQ_CT_JSON = 19,
+    PQ_CT_BSON = 20,
+    PQ_CT_INTERVAL = 21
+} pq_converted_type;
+
+typedef enum pq_repetition {
+    PQ_REQUIRED = 0,
+    PQ_OPTIONAL = 1,
+    PQ_REPEATED = 2
+} pq_repetition;
+
+/* Encodings are kept as raw int32 values in the structs, so that files using
+ * an encoding newer than this library still open; these are the known ones. */
+typedef enum pq_encoding {
+    PQ_ENC_PLAIN = 0,
+    PQ_ENC_PLAIN_DICTIONARY = 2,
+    PQ_ENC_RLE = 3,
+    PQ_ENC_BIT_PACKED = 4,
+    PQ_ENC_DELTA_BINARY_PACKED = 5,
+    PQ_ENC_DELTA_LENGTH_BYTE_ARRAY = 6,
+    PQ_ENC_DELTA_BYTE_ARRAY = 7,
+    PQ_ENC_RLE_DICTIONARY = 8,
+    PQ_ENC_BYTE_STREAM_SPLIT = 9
+} pq_encoding;
+
+typedef enum pq_codec {
+    PQ_CODEC_UNCOMPRESSED = 0,
+    PQ_CODEC_SNAPPY = 1,
+    PQ_CODEC_GZIP = 2,
+    PQ_CODEC_LZO = 3,
+    PQ_CODEC_BROTLI = 4,
+    PQ_CODEC_LZ4 = 5,
+    PQ_CODEC_ZSTD = 6,
+    PQ_CODEC_LZ4_RAW = 7
+} pq_codec;
+
+typedef enum pq_page_type {
+    PQ_PAGE_DATA = 0,
+    PQ_PAGE_INDEX = 1,
+    PQ_PAGE_DICTIONARY = 2,
+    PQ_PAGE_DATA_V2 = 3
+} pq_page_type;
+
+/* LogicalType union member; values are the Thrift field ids. */
+typedef enum pq_logical_kind {
+    PQ_LOGICAL_NONE = 0, /* no logicalType field */
+    PQ_LOGICAL_STRING = 1,
+    PQ_LOGICAL_MAP = 2,
+    PQ_LOGICAL_LIST = 3,
+    PQ_LOGICAL_ENUM = 4,
+    PQ_LOGICAL_DECIMAL = 5,
+    PQ_LOGICAL_DATE = 6,
+    PQ_LOGICAL_TIME = 7,
+    PQ_LOGICAL_TIMESTAMP = 8,
+    PQ_LOGICAL_INTEGER = 10,
+    PQ_LOGICAL_UNKNOWN = 11, /* the "NullType": always-null column */
+    PQ_LOGICAL_JSON = 12,
+    PQ_LOGICAL_BSON = 13,
+    PQ_LOGICAL_UUID = 14,
+    PQ_LOGICAL_FLOAT16 = 15,
+    PQ_LOGICAL_VARIANT = 16,
+    PQ_LOGICAL_GEOMETRY = 17,
+    PQ_LOGICAL_GEOGRAPHY = 18,
+    PQ_LOGICAL_FUTURE = 255 /* a union member newer than this library (skipped) */
+} pq_logical_kind;
+
+typedef enum pq_time_unit {
+    PQ_UNIT_NONE = 0,
+    PQ_UNIT_MILLIS = 1,
+    PQ_UNIT_MICROS = 2,
+    PQ_UNIT_NANOS = 3
+} pq_time_unit;
+
+/* ---------------------------------------------------------------------------
+ * Structs
+ * ------------------------------------------------------------------------- */
+
+/* A span of bytes inside the retained footer. Not NUL-terminated. */
+typedef struct pq_bytes {
+    const uint8_t *ptr;
+    uint32_t len;
+} pq_bytes;
+
+typedef struct pq_logical_type {
+    uint8_t kind;               /* pq_logical_kind */
+    uint8_t unit;               /* pq_time_unit: TIME, TIMESTAMP */
+    bool is_adjusted_to_utc;    /* TIME, TIMESTAMP */
+    int8_t bit_width;           /* INTEGER: 8, 16, 32, 64 */
+    bool is_signed;             /* INTEGER */
+    bool has_variant_version;   /* VARIANT: specification_version present */
+    int8_t variant_version;     /* VARIANT */
+    bool has_algorithm;         /* GEOGRAPHY: algorithm present */
+    int32_t scale;              /* DECIMAL */
+    int32_t precision;          /* DECIMAL */
+    int32_t algorithm;          /* GEOGRAPHY: EdgeInterpolationAlgorithm */
+    pq_bytes crs;               /* GEOMETRY, GEOGRAPHY: empty when absent */
+    bool has_crs;
+} pq_logical_type;
+
+enum {
+    PQ_SE_HAS_TYPE = 1u << 0,
+    PQ_SE_HAS_TYPE_LENGTH = 1u << 1,
+    PQ_SE_HAS_REPETITION = 1u << 2,
+    PQ_SE_HAS_NUM_CHILDREN = 1u << 3,
+    PQ_SE_HAS_CONVERTED_TYPE = 1u << 4,
+    PQ_SE_HAS_SCALE = 1u << 5,
+    PQ_SE_HAS_PRECISION = 1u << 6,
+    PQ_SE_HAS_FIELD_ID = 1u << 7,
+    PQ_SE_HAS_LOGICAL_TYPE = 1u << 8
+};
+
+typedef struct pq_schema_element {
+    pq_bytes name;
+    int32_t type;            /* pq_physical_type */
+    int32_t type_length;
+    int32_t repetition;      /* pq_repetition */
+    int32_t num_children;
+    int32_t converted_type;  /* pq_converted_type; PQ_CT_NONE when unset */
+    int32_t scale;
+    int32_t precision;
+    int32_t field_id;
+    pq_logical_type logical; /* kind PQ_LOGICAL_NONE when unset */
+    uint32_t set;            /* PQ_SE_HAS_* */
+} pq_schema_element;
+
+enum {
+    PQ_STATS_HAS_MAX = 1u << 0,
+    PQ_STATS_HAS_MIN = 1u << 1,
+    PQ_STATS_HAS_NULL_COUNT = 1u << 2,
+    PQ_STATS_HAS_DISTINCT_COUNT = 1u << 3,
+    PQ_STATS_HAS_MAX_VALUE = 1u << 4,
+    PQ_STATS_HAS_MIN_VALUE = 1u << 5,
+    PQ_STATS_HAS_IS_MAX_EXACT = 1u << 6,
+    PQ_STATS_HAS_IS_MIN_EXACT = 1u << 7
+};
+
+/* Column-chunk statistics. max/min are the deprecated fields (signed sort
+ * order, written by old writers); max_value/min_value follow the column order. */
+typedef struct pq_statistics {
+    pq_bytes max;
+    pq_bytes min;
+    int64_t null_count;
+    int64_t distinct_count;
+    pq_bytes max_value;
+    pq_bytes min_value;
+    bool is_max_value_exact;
+    bool is_min_value_exact;
+    uint32_t set; /* PQ_STATS_HAS_* */
+} pq_statistics;
+
+enum {
+    PQ_SIZE_HAS_UNENCODED_BYTES = 1u << 0,
+    PQ_SIZE_HAS_REP_HISTOGRAM = 1u << 1,
+    PQ_SIZE_HAS_DEF_HISTOGRAM = 1u << 2
+};
+
+typedef struct pq_size_statistics {
+    int64_t unencoded_byte_array_data_bytes;
+    const int64_t *repetition_level_histogram;
+    uint32_t repetition_level_histogram_len;
+    const int64_t *definition_level_histogram;
+    uint32_t definition_level_histogram_len;
+    uint32_t set; /* PQ_SIZE_HAS_* */
+} pq_size_statistics;
+
+enum {
+    PQ_BBOX_HAS_ZMIN = 1u << 0,
+    PQ_BBOX_HAS_ZMAX = 1u << 1,
+    PQ_BBOX_HAS_MMIN = 1u << 2,
+    PQ_BBOX_HAS_MMAX = 1u << 3
+};
+
+typedef struct pq_bounding_box {
+    double xmin, xmax, ymin, ymax;
+    double zmin, zmax, mmin, mmax;
+    uint32_t set; /* PQ_BBOX_HAS_* */
+} pq_bounding_box;
+
+enum {
+    PQ_GEO_HAS_BBOX = 1u << 0,
+    PQ_GEO_HAS_TYPES = 1u << 1
+};
+
+typedef struct pq_geospatial_statistics {
+    pq_bounding_box bbox;
+    const int32_t *geospatial_types;
+    uint32_t geospatial_types_len;
+    uint32_t set; /* PQ_GEO_HAS_* */
+} pq_geospatial_statistics;
+
+typedef struct pq_key_value {
+    pq_bytes key;
+    pq_bytes value;
+    bool has_value;
+} pq_key_value;
+
+typedef struct pq_page_encoding_stats {
+    int32_t page_type; /* pq_page_type */
+    int32_t encoding;  /* pq_encoding */
+    int32_t count;
+} pq_page_encoding_stats;
+
+typedef struct pq_sorting_column {
+    int32_t column_idx;
+    bool descending;
+    bool nulls_first;
+} pq_sorting_column;
+
+enum {
+    PQ_CMD_HAS_KEY_VALUE = 1u << 0,
+    PQ_CMD_HAS_INDEX_PAGE_OFFSET = 1u << 1,
+    PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET = 1u << 2,
+    PQ_CMD_HAS_STATISTICS = 1u << 3,
+    PQ_CMD_HAS_ENCODING_STATS = 1u << 4,
+    PQ_CMD_HAS_BLOOM_FILTER_OFFSET = 1u << 5,
+    PQ_CMD_HAS_BLOOM_FILTER_LENGTH = 1u << 6,
+    PQ_CMD_HAS_SIZE_STATISTICS = 1u << 7,
+    PQ_CMD_HAS_GEOSPATIAL_STATISTICS = 1u << 8
+};
+
+typedef struct pq_column_meta {
+    int32_t type;                 /* pq_physical_type */
+    int32_t codec;                /* pq_codec */
+    const int32_t *encodings;     /* raw pq_encoding values */
+    uint32_t encodings_len;
+    uint32_t path_in_schema_len;
+    const pq_bytes *path_in_schema;
+    int64_t num_values;
+    int64_t total_uncompressed_size;
+    int64_t total_compressed_size;
+    const pq_key_value *key_value_metadata;
+    uint32_t key_value_metadata_len;
+    uint32_t encoding_stats_len;
+    int64_t data_page_offset;
+    int64_t index_page_offset;
+    int64_t dictionary_page_offset;
+    pq_statistics statistics;
+    const pq_page_encoding_stats *encoding_stats;
+    int64_t bloom_filter_offset;
+    int32_t bloom_filter_length;
+    uint32_t set; /* PQ_CMD_HAS_* */
+    const pq_size_statistics *size_statistics;             /* NULL when absent */
+    const pq_geospatial_statistics *geospatial_statistics; /* NULL when absent */
+} pq_column_meta;
+
+enum {
+    PQ_CC_HAS_FILE_PATH = 1u << 0,
+    PQ_CC_HAS_META_DATA = 1u << 1,
+    PQ_CC_HAS_OFFSET_INDEX_OFFSET = 1u << 2,
+    PQ_CC_HAS_OFFSET_INDEX_LENGTH = 1u << 3,
+    PQ_CC_HAS_COLUMN_INDEX_OFFSET = 1u << 4,
+    PQ_CC_HAS_COLUMN_INDEX_LENGTH = 1u << 5,
+    PQ_CC_HAS_CRYPTO_METADATA = 1u << 6,
+    PQ_CC_HAS_ENCRYPTED_METADATA = 1u << 7,
+    /* Not a Thrift field: the chunk was outside the projection given to
+     * pq_metadata_parse(); its bytes were skipped and every field is zero. */
+    PQ_CC_SKIPPED = 1u << 31
+};
+
+typedef enum pq_crypto_kind {
+    PQ_CRYPTO_NONE = 0,
+    PQ_CRYPTO_FOOTER_KEY = 1,
+    PQ_CRYPTO_COLUMN_KEY = 2
+} pq_crypto_kind;
+
+typedef struct pq_column_chunk {
+    pq_bytes file_path;
+    int64_t file_offset;
+    pq_column_meta meta_data;
+    int64_t offset_index_offset;
+    int64_t column_index_offset;
+    int32_t offset_index_length;
+    int32_t column_index_length;
+    int32_t crypto_kind;          /* pq_crypto_kind */
+    uint32_t set;                 /* PQ_CC_HAS_* and PQ_CC_SKIPPED */
+    pq_bytes encrypted_column_metadata;
+} pq_column_chunk;
+
+enum {
+    PQ_RG_HAS_SORTING_COLUMNS = 1u << 0,
+    PQ_RG_HAS_FILE_OFFSET = 1u << 1,
+    PQ_RG_HAS_TOTAL_COMPRESSED_SIZE = 1u << 2,
+    PQ_RG_HAS_ORDINAL = 1u << 3
+};
+
+typedef struct pq_row_group {
+    const pq_column_chunk *columns; /* columns_len entries, in leaf order */
+    uint32_t columns_len;
+    uint32_t sorting_columns_len;
+    const pq_sorting_column *sorting_columns;
+    int64_t total_byte_size;
+    int64_t num_rows;
+    int64_t file_offset;
+    int64_t total_compressed_size;
+    int16_t ordinal;
+    uint32_t set; /* PQ_RG_HAS_* */
+} pq_row_group;
+
+enum {
+    PQ_FMD_HAS_KEY_VALUE = 1u << 0,
+    PQ_FMD_HAS_CREATED_BY = 1u << 1,
+    PQ_FMD_HAS_COLUMN_ORDERS = 1u << 2,
+    PQ_FMD_HAS_ENCRYPTION_ALGORITHM = 1u << 3,
+    PQ_FMD_HAS_FOOTER_SIGNING_KEY = 1u << 4
+};
+
+/* ColumnOrder union member: 1 = TYPE_ORDER; 0 = a member unknown to us. */
+#define PQ_COLUMN_ORDER_UNKNOWN 0
+#define PQ_COLUMN_ORDER_TYPE_DEFINED 1
+
+typedef struct pq_file_metadata {
+    int32_t version;
+    uint32_t schema_len;
+    const pq_schema_element *schema; /* flattened depth-first, schema[0] is the root */
+    int64_t num_rows;
+    const pq_row_group *row_groups;
+    uint32_t row_groups_len;
+    uint32_t key_value_metadata_len;
+    const pq_key_value *key_value_metadata;
+    pq_bytes created_by;
+    const int32_t *column_orders; /* PQ_COLUMN_ORDER_* per leaf */
+    uint32_t column_orders_len;
+    int32_t encryption_algorithm; /* union member id when set (plaintext-footer files) */
+    pq_bytes footer_signing_key_metadata;
+    uint32_t set; /* PQ_FMD_HAS_* */
+} pq_file_metadata;
+
+/* ---------------------------------------------------------------------------
+ * The schema tree, built from the flattened element list at parse time
+ * ------------------------------------------------------------------------- */
+
+/* The Arrow type a leaf (or group) decodes to, as pyarrow maps it by default. */
+typedef enum pq_arrow_id {
+    PQ_ARROW_NA = 0,
+    PQ_ARROW_BOOL,
+    PQ_ARROW_INT8, PQ_ARROW_INT16, PQ_ARROW_INT32, PQ_ARROW_INT64,
+    PQ_ARROW_UINT8, PQ_ARROW_UINT16, PQ_ARROW_UINT32, PQ_ARROW_UINT64,
+    PQ_ARROW_FLOAT16, PQ_ARROW_FLOAT32, PQ_ARROW_FLOAT64,
+    PQ_ARROW_STRING, PQ_ARROW_BINARY, PQ_ARROW_FIXED_SIZE_BINARY,
+    PQ_ARROW_DECIMAL128, PQ_ARROW_DECIMAL256,
+    PQ_ARROW_DATE32,
+    PQ_ARROW_TIME32, PQ_ARROW_TIME64,
+    PQ_ARROW_TIMESTAMP,
+    PQ_ARROW_STRUCT, PQ_ARROW_LIST, PQ_ARROW_MAP,
+    PQ_ARROW_EXTENSION_UUID, /* fixed_size_binary(16) tagged arrow.uuid */
+    PQ_ARROW_UNSUPPORTED     /* e.g. INTERVAL: no default mapping */
+} pq_arrow_id;
+
+typedef struct pq_arrow_type {
+    uint8_t id;          /* pq_arrow_id */
+    uint8_t unit;        /* pq_time_unit: TIME32/64, TIMESTAMP */
+    bool utc;            /* TIMESTAMP: tz "UTC" */
+    int32_t byte_width;  /* FIXED_SIZE_BINARY */
+    int32_t precision;   /* DECIMAL */
+    int32_t scale;       /* DECIMAL */
+} pq_arrow_type;
+
+typedef struct pq_schema_node {
+    const pq_schema_element *element;
+    const char *name;       /* NUL-terminated copy of element->name */
+    int32_t parent;         /* node index; -1 for the root */
+    const int32_t *children;/* node indexes of the children, num_children entries */
+    int32_t num_children;
+    int32_t leaf_index;     /* index into leaves; -1 for groups */
+    int16_t max_def;        /* definition level of this node (counting itself) */
+    int16_t max_rep;
+    int16_t depth;          /* root is 0 */
+    pq_arrow_type arrow;
+} pq_schema_node;
+
+typedef struct pq_leaf {
+    int32_t node;            /* index into pq_schema.nodes */
+    const char *path;        /* dotted path, NUL-terminated: "a.list.element" */
+    int16_t max_def;
+    int16_t max_rep;
+    int32_t physical_type;   /* pq_physical_type */
+    int32_t type_length;
+    pq_logical_type logical; /* logicalType, or derived from converted_type when absent */
+    pq_arrow_type arrow;
+} pq_leaf;
+
+typedef struct pq_schema {
+    const pq_schema_node *nodes; /* nodes[i] describes file->schema[i] */
+    uint32_t nodes_len;
+    const pq_leaf *leaves;       /* in file column order */
+    uint32_t leaves_len;
+} pq_schema;
+
+/* ---------------------------------------------------------------------------
+ * Parsing and lifetime
+ * ------------------------------------------------------------------------- */
+
+typedef struct pq_parse_options {
+    /* Projection: when columns != NULL, only these leaf indexes get their
+     * column chunks (and statistics) decoded; the others are skipped over
+     * without allocation and carry PQ_CC_SKIPPED. Out-of-range indexes are an
+     * error. The schema is always complete. */
+    const uint32_t *columns;
+    size_t columns_len;
+    /* Largest footer accepted, in bytes; 0 means the default of 256 MiB. */
+    uint64_t max_footer_size;
+} pq_parse_options;
+
+typedef struct pq_metadata pq_metadata;
+
+/* Parse a footer: `footer` holds the Thrift compact FileMetaData (the bytes
+ * before the 4-byte length and "PAR1"). The bytes are copied; the caller
+ * keeps ownership of `footer`. `opts` may be NULL. Returns a new object with
+ * one reference, or NULL and fills `err`. Malformed input of any kind yields
+ * PQ_ERR_CORRUPT_FOOTER / PQ_ERR_SCHEMA / PQ_ERR_ENCRYPTED with a message that
+ * names the struct and field, e.g. "RowGroup[3].columns[7].meta_data.codec:
+ * invalid value 99". */
+pq_metadata *pq_metadata_parse(const void *footer, size_t len,
+                               const pq_parse_options *opts, pq_error *err);
+
+/* Parse from a buffer that ends with the file's tail: "...footer, len, PAR1".
+ * `tail` may be the whole file or any suffix holding the whole footer.
+ * Checks the magic and the length. Returns NULL with PQ_ERR_NEED_DATA when the
+ * suffix is too short; the needed suffix length is then in `*needed`
+ * (which may be NULL). */
+pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len,
+                                    const pq_parse_options *opts,
+                                    size_t *needed, pq_error *err);
+
+/* Footer parses performed in this process so far: every successful or failed
+ * pq_metadata_parse / pq_metadata_parse_tail call, including those readers
+ * make (a process-wide atomic counter; demos and tests use it to show reuse). */
+uint64_t pq_footer_parse_count(void);
+
+/* Add a reference. Returns `md`. Thread-safe. */
+pq_metadata *pq_metadata_retain(pq_metadata *md);
+
+/* Drop a reference; frees with the last one. NULL is ignored. Thread-safe. */
+void pq_metadata_release(pq_metadata *md);
+
+/* The decoded FileMetaData. Borrowed: valid while `md` is referenced. */
+const pq_file_metadata *pq_metadata_file(const pq_metadata *md);
+
+/* The schema tree and leaf columns. Borrowed. */
+const pq_schema *pq_metadata_schema(const pq_metadata *md);
+
+/* The raw footer bytes (Thrift FileMetaData) this object was parsed from:
+ * hand them to pq_metadata_parse() in another process or thread to rebuild an
+ * identical object without touching the file. Borrowed. */
+const uint8_t *pq_metadata_footer_bytes(const pq_metadata *md, size_t *len);
+
+/* Bytes this object holds (footer copy + arena + schema); used by caches. */
+size_t pq_metadata_memory_size(const pq_metadata *md);
+
+/* True when parsed with a projection (some column chunks are skipped). */
+bool pq_metadata_is_projected(const pq_metadata *md);
+
+/* Find a leaf by dotted path ("a.b.c") or, failing that, by top-level name
+ * when that name has exactly one leaf. Returns the leaf index or -1. */
+int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path);
+
+/* Short names for enum values ("INT64", "ZSTD", "RLE_DICTIONARY", ...).
+ * Unknown values give "UNKNOWN(<n>)" in a static per-thread buffer. */
+const char *pq_physical_type_name(int32_t type);
+const char *pq_converted_type_name(int32_t ct);
+const char *pq_repetition_name(int32_t rep);
+const char *pq_encoding_name(int32_t enc);
+const char *pq_codec_name(int32_t codec);
+const char *pq_page_type_name(int32_t page_type);
+
+/* Render a logical type as text, e.g. "TIMESTAMP(MICROS,utc=true)",
+ * "DECIMAL(10,2)", "INT(16,unsigned)"; "" when kind is NONE. Writes at most
+ * `cap` bytes including the NUL; returns the length it needed. */
+size_t pq_logical_type_format(const pq_logical_type *lt, char *buf, size_t cap);
+
+/* Render an Arrow type as pyarrow prints it: "int64", "timestamp[us, tz=UTC]",
+ * "decimal128(10, 2)", "list<...>" is rendered as "list" for groups (use the
+ * schema tree for children). Same buffer contract as above. */
+size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap);
+
+/* Render one statistics value (a min/max span) of a leaf as readable text
+ * according to its physical and logical type: integers (signed/unsigned),
+ * floats, dates as YYYY-MM-DD, times, timestamps in ISO 8601, decimals as
+ * exact strings, UTF-8 strings quoted as-is, other binary as hex. Same buffer
+ * contract as above. A span of the wrong width renders as hex prefixed "0x". */
+size_t pq_stat_value_format(const pq_leaf *leaf, pq_bytes value, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PQ_METADATA_H */

@@ -1,0 +1,188 @@
+/*
+ * pq_reader.h — the reader: a state machine that advances through stages,
+ * keeping what each stage parsed.
+ *
+ *   PQ_STAGE_INIT        opened; nothing read yet
+ *   PQ_STAGE_FOOTER      footer parsed (or adopted from metadata / a cache)
+ *   PQ_STAGE_SELECT      projection and row-group/page pruning decided   (later)
+ *   PQ_STAGE_PAGE_HEADERS page headers of the selected chunks walked     (later)
+ *   PQ_STAGE_DECODE      values decoded into Arrow arrays                (later)
+ *
+ * A reader moves forward with pq_reader_advance(). Each stage can say which
+ * byte ranges of the file it needs before it reads them
+ * (pq_reader_needed_ranges). With a source (a path, memory, or a read-at
+ * callback) the reader fetches those ranges itself. Without one (sans-IO,
+ * pq_reader_open_sans_io) advance() answers PQ_ERR_NEED_DATA, the caller
+ * fetches the ranges however it likes and hands them in with
+ * pq_reader_supply(), then calls advance() again.
+ *
+ * A reader is used by one thread at a time. The `pq_metadata` it holds may be
+ * shared freely (see pq_metadata.h).
+ */
+#ifndef PQ_READER_H
+#define PQ_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_cache.h"
+#include "pq_error.h"
+#include "pq_metadata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Sources
+ * ------------------------------------------------------------------------- */
+
+/* Read exactly `len` bytes at `offset` into `dst`. Return PQ_OK, or an error
+ * status after filling `err` (pq_error_set-style message is up to you). May be
+ * called from the thread that drives the reader only. */
+typedef pq_status (*pq_read_at_fn)(void *user, uint64_t offset, size_t len, void *dst,
+                                   pq_error *err);
+
+typedef struct pq_source {
+    pq_read_at_fn read_at;
+    void *user;            /* passed back to read_at; owned by the caller */
+    uint64_t size;         /* total file size in bytes */
+} pq_source;
+
+/* ---------------------------------------------------------------------------
+ * Stages, ranges, counters
+ * ------------------------------------------------------------------------- */
+
+typedef enum pq_stage {
+    PQ_STAGE_INIT = 0,
+    PQ_STAGE_FOOTER,
+    PQ_STAGE_SELECT,
+    PQ_STAGE_PAGE_HEADERS,
+    PQ_STAGE_DECODE,
+    PQ_STAGE_COUNT
+} pq_stage;
+
+/* "init", "footer", "select", "page headers", "decode". */
+const char *pq_stage_name(pq_stage stage);
+
+typedef struct pq_range {
+    uint64_t offset;
+    uint64_t length;
+} pq_range;
+
+typedef struct pq_stage_stats {
+    uint64_t bytes_read;    /* bytes fetched through the source or supplied */
+    uint64_t reads;         /* read_at calls issued, or supply() calls */
+    uint64_t nanoseconds;   /* wall time spent in the stage (I/O included) */
+    uint64_t parses;        /* footer stage: Thrift footer parses done by this reader (0 on reuse) */
+    uint64_t reused;        /* footer stage: 1 when metadata came from the caller, footer bytes or a cache */
+} pq_stage_stats;
+
+/* ---------------------------------------------------------------------------
+ * Options
+ * ------------------------------------------------------------------------- */
+
+typedef struct pq_reader_options {
+    /* Bytes read speculatively from the end of the file to catch the footer in
+     * one read. 0 means the default, 64 KiB. Minimum effective value is 8. */
+    uint32_t footer_read_size;
+    /* Reuse: at most one of the two. With `metadata` the reader takes its own
+     * reference; with `footer_bytes` (the Thrift FileMetaData, as from
+     * pq_metadata_footer_bytes) the reader parses them without any file I/O. */
+    pq_metadata *metadata;
+    const void *footer_bytes;
+    size_t footer_bytes_len;
+    /* Cache: when set, the footer is looked up (and stored) under `cache_key`,
+     * or under pq_metadata_cache_key_for_path() for path readers when
+     * cache_key is NULL. A hit does no footer I/O and no parse. */
+    pq_metadata_cache *cache;
+    const void *cache_key;
+    size_t cache_key_len;
+    /* Footer projection: decode only these leaf columns' chunks (see
+     * pq_parse_options). Ignored when metadata comes from elsewhere. */
+    const uint32_t *columns;
+    size_t columns_len;
+    /* Cap on any single allocation driven by file contents; 0 = no cap beyond
+     * the file size. */
+    uint64_t memory_limit;
+} pq_reader_options;
+
+/* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */
+void pq_reader_options_init(pq_reader_options *opts);
+
+typedef struct pq_reader pq_reader;
+
+/* ---------------------------------------------------------------------------
+ * Opening
+ * ------------------------------------------------------------------------- */
+
+/* Open a file by path. The file is opened and stat'ed now; nothing is read
+ * until pq_reader_advance(). `opts` may be NULL; it is copied (the pointers in
+ * it must stay valid until the footer stage is done). Returns NULL + err. */
+pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, pq_error *err);
+
+/* Open over `size` bytes at `data`, which the caller owns and must keep alive
+ * and unchanged while the reader exists. */
+pq_reader *pq_reader_open_memory(const void *data, size_t size, const pq_reader_options *opts,
+                                 pq_error *err);
+
+/* Open over a caller's source; `*src` is copied. */
+pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *opts,
+                                 pq_error *err);
+
+/* Open without a source: the caller supplies every byte range (sans-IO).
+ * `file_size` is the file's total size. */
+pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
+                                  pq_error *err);
+
+/* Close the reader, releasing its metadata reference and any file it opened.
+ * NULL is ignored. */
+void pq_reader_close(pq_reader *r);
+
+/* ---------------------------------------------------------------------------
+ * Driving the stages
+ * ------------------------------------------------------------------------- */
+
+/* The last completed stage. */
+pq_stage pq_reader_stage(const pq_reader *r);
+
+/* Run the next stage. PQ_OK when it completed (pq_reader_stage() moved on);
+ * PQ_ERR_NEED_DATA when a sans-IO reader lacks bytes (see needed_ranges);
+ * PQ_ERR_STAGE when no further stage is implemented; another error when the
+ * stage failed, after which the reader stays where it was. */
+pq_status pq_reader_advance(pq_reader *r, pq_error *err);
+
+/* Advance until `stage` is reached (or an error / NEED_DATA stops it). */
+pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err);
+
+/* The byte ranges the next stage needs and that have not been supplied yet.
+ * Writes up to `cap` ranges and returns how many there are in total (call with
+ * cap 0 to size the array). The footer stage first needs the file's tail
+ * (footer_read_size bytes), and after that one more range only when the
+ * footer is longer than the tail. */
+size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap);
+
+/* Hand in the bytes at [offset, offset+len). The bytes are copied. Supplying
+ * a range that covers a needed range (or more) satisfies it. */
+pq_status pq_reader_supply(pq_reader *r, uint64_t offset, const void *data, size_t len,
+                           pq_error *err);
+
+/* ---------------------------------------------------------------------------
+ * State of completed stages
+ * ------------------------------------------------------------------------- */
+
+/* The parsed footer, borrowed (retain it to keep it past the reader); NULL
+ * before the footer stage. */
+pq_metadata *pq_reader_metadata(const pq_reader *r);
+
+/* Size of the file the reader is over. */
+uint64_t pq_reader_file_size(const pq_reader *r);
+
+/* Counters of one stage. */
+void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PQ_READER_H */

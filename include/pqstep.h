@@ -1,0 +1,35 @@
+/*
+ * pqstep.h — the whole public API of pqstep, a staged Parquet reader.
+ *
+ *   pq_error.h     status codes and the error record
+ *   pq_metadata.h  the parsed footer: structs, schema tree, parsing, lifetime
+ *   pq_cache.h     a thread-safe LRU cache of parsed footers
+ *   pq_reader.h    the reader's stage machine, sources and sans-IO ranges
+ *
+ * Each function is documented where it is declared, with ownership and
+ * lifetime. Link with -lpqstep (pkg-config --libs pqstep).
+ */
+#ifndef PQSTEP_H
+#define PQSTEP_H
+
+#define PQSTEP_VERSION_MAJOR 0
+#define PQSTEP_VERSION_MINOR 1
+#define PQSTEP_VERSION_PATCH 0
+#define PQSTEP_VERSION_STRING "0.1.0"
+
+#include "pq_error.h"
+#include "pq_metadata.h"
+#include "pq_cache.h"
+#include "pq_reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version string, e.g. "0.1.0". */
+const char *pq_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PQSTEP_H */

@@ -1,0 +1,195 @@
+/*
+ * compact.h — primitives of the Thrift compact protocol, for hand-written
+ * decoders (the footer now; page headers, column and offset indexes, bloom
+ * filter headers later).
+ *
+ * A pq_compact cursor walks a byte span. Every read is bounds-checked; a
+ * failed read sets `bad` and returns 0, so decoders can read a run of fields
+ * and test `bad` once. Nothing here allocates.
+ *
+ * Wire facts (Thrift compact protocol): a field header byte carries the field
+ * id delta in its high nibble (0 = the id follows as a zigzag varint) and the
+ * type in the low nibble; integers are zigzag varints, doubles 8 bytes little
+ * endian, binaries a varint length and the bytes; a list header carries a
+ * size nibble (15 = the size follows as a varint) and the element type; bools
+ * live in the field type (1 true, 2 false) but take a byte inside lists.
+ */
+#ifndef PQ_COMPACT_H
+#define PQ_COMPACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    PQ_WIRE_STOP = 0,
+    PQ_WIRE_BOOL_TRUE = 1,
+    PQ_WIRE_BOOL_FALSE = 2,
+    PQ_WIRE_BYTE = 3,
+    PQ_WIRE_I16 = 4,
+    PQ_WIRE_I32 = 5,
+    PQ_WIRE_I64 = 6,
+    PQ_WIRE_DOUBLE = 7,
+    PQ_WIRE_BINARY = 8,
+    PQ_WIRE_LIST = 9,
+    PQ_WIRE_SET = 10,
+    PQ_WIRE_MAP = 11,
+    PQ_WIRE_STRUCT = 12
+};
+
+/* Deepest struct/container nesting accepted when skipping unknown fields. */
+#define PQ_COMPACT_MAX_DEPTH 64
+
+typedef struct pq_compact {
+    const uint8_t *p;
+    const uint8_t *end;
+    bool bad;        /* a read ran past the end or a varint was malformed */
+} pq_compact;
+
+static inline void pq_compact_init(pq_compact *c, const uint8_t *buf, size_t len)
+{
+    c->p = buf;
+    c->end = buf + len;
+    c->bad = false;
+}
+
+static inline size_t pq_compact_remaining(const pq_compact *c)
+{
+    return (size_t)(c->end - c->p);
+}
+
+/* Unsigned LEB128 varint of at most 10 bytes. */
+static inline uint64_t pq_compact_uvarint(pq_compact *c)
+{
+    const uint8_t *p = c->p;
+    if (p < c->end && *p < 0x80) { /* one byte: by far the common case */
+        c->p = p + 1;
+        return *p;
+    }
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p >= c->end) break;
+        uint8_t b = *p++;
+        if (shift == 63 && b > 1) break; /* more than 64 bits */
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80) {
+            c->p = p;
+            return v;
+        }
+    }
+    c->bad = true;
+    return 0;
+}
+
+static inline int64_t pq_compact_zigzag64(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline int64_t pq_compact_i64(pq_compact *c)
+{
+    return pq_compact_zigzag64(pq_compact_uvarint(c));
+}
+
+/* i32 (and i16, i8 on the wire as varints): out-of-range values are malformed. */
+static inline int32_t pq_compact_i32(pq_compact *c)
+{
+    uint64_t u = pq_compact_uvarint(c);
+    if (u > 0xffffffffu) {
+        c->bad = true;
+        return 0;
+    }
+    return (int32_t)pq_compact_zigzag64(u);
+}
+
+static inline int16_t pq_compact_i16(pq_compact *c)
+{
+    uint64_t u = pq_compact_uvarint(c);
+    if (u > 0xffffu) {
+        c->bad = true;
+        return 0;
+    }
+    return (int16_t)pq_compact_zigzag64(u);
+}
+
+static inline int8_t pq_compact_byte(pq_compact *c)
+{
+    if (c->p >= c->end) {
+        c->bad = true;
+        return 0;
+    }
+    return (int8_t)*c->p++;
+}
+
+static inline double pq_compact_double(pq_compact *c)
+{
+    double d = 0;
+    if (pq_compact_remaining(c) < 8) {
+        c->bad = true;
+        return 0;
+    }
+    /* The wire is little endian, like every target we build for. */
+    memcpy(&d, c->p, 8);
+    c->p += 8;
+    return d;
+}
+
+/* A binary/string: returns a pointer into the span and its length. */
+static inline const uint8_t *pq_compact_binary(pq_compact *c, uint32_t *len)
+{
+    uint64_t n = pq_compact_uvarint(c);
+    if (c->bad || n > pq_compact_remaining(c)) {
+        c->bad = true;
+        *len = 0;
+        return NULL;
+    }
+    const uint8_t *s = c->p;
+    c->p += n;
+    *len = (uint32_t)n;
+    return s;
+}
+
+/* Field header: returns the compact type (PQ_WIRE_STOP at the end of a struct)
+ * and updates *id from the previous id. */
+static inline int pq_compact_field(pq_compact *c, int16_t *id)
+{
+    if (c->p >= c->end) {
+        c->bad = true;
+        return PQ_WIRE_STOP;
+    }
+    uint8_t b = *c->p++;
+    int type = b & 0x0f;
+    if (type == PQ_WIRE_STOP) return PQ_WIRE_STOP;
+    unsigned delta = b >> 4;
+    if (delta) *id = (int16_t)(*id + (int16_t)delta);
+    else *id = pq_compact_i16(c);
+    return type;
+}
+
+/* List/set header: returns the element count; *elem_type gets the type.
+ * A count larger than the bytes left is malformed: every element takes at
+ * least one byte, so this also bounds what a decoder allocates. */
+static inline uint32_t pq_compact_list(pq_compact *c, int *elem_type)
+{
+    if (c->p >= c->end) {
+        c->bad = true;
+        *elem_type = 0;
+        return 0;
+    }
+    uint8_t b = *c->p++;
+    *elem_type = b & 0x0f;
+    uint64_t n = b >> 4;
+    if (n == 15) n = pq_compact_uvarint(c);
+    if (c->bad || n > pq_compact_remaining(c)) {
+        c->bad = true;
+        return 0;
+    }
+    return (uint32_t)n;
+}
+
+/* Skip one value of `type`; `in_container` because bools take a byte there.
+ * Returns false when malformed or nested deeper than PQ_COMPACT_MAX_DEPTH. */
+bool pq_compact_skip(pq_compact *c, int type, bool in_container, int depth);
+
+#endif

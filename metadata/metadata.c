@@ -1,0 +1,222 @@
+/*
+ * metadata.c — the pq_metadata object: parse, share, hand back its bytes.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "metadata/metadata_internal.h"
+
+/* Largest footer accepted when the caller does not say: far above any real
+ * file (a 100,000-column footer is tens of MiB), far below address space. */
+#define DEFAULT_MAX_FOOTER_SIZE ((uint64_t)256 << 20)
+
+static atomic_uint_fast64_t footer_parses;
+
+uint64_t pq_footer_parse_count(void)
+{
+    return atomic_load_explicit(&footer_parses, memory_order_relaxed);
+}
+
+static void metadata_free(pq_metadata *md)
+{
+    pq_arena_free(&md->arena);
+    free(md->footer);
+    free(md);
+}
+
+/* Encryption is detected after decoding so that the message can say where. */
+static pq_status check_not_encrypted(const pq_file_metadata *fm, pq_error *err)
+{
+    if (fm->set & PQ_FMD_HAS_ENCRYPTION_ALGORITHM)
+        return pq_error_set(err, PQ_ERR_ENCRYPTED,
+                            "encrypted Parquet is not supported (plaintext footer with "
+                            "FileMetaData.encryption_algorithm)");
+    for (uint32_t g = 0; g < fm->row_groups_len; g++) {
+        const pq_row_group *rg = &fm->row_groups[g];
+        for (uint32_t c = 0; c < rg->columns_len; c++) {
+            if (rg->columns[c].set & (PQ_CC_HAS_CRYPTO_METADATA | PQ_CC_HAS_ENCRYPTED_METADATA))
+                return pq_error_set(err, PQ_ERR_ENCRYPTED,
+                                    "encrypted Parquet is not supported (RowGroup[%u].columns[%u] "
+                                    "has encrypted column metadata)", g, c);
+        }
+    }
+    return PQ_OK;
+}
+
+/* Every row group must carry one chunk per leaf column, in leaf order. */
+static pq_status check_chunks_match_schema(const pq_file_metadata *fm, const pq_schema *schema,
+                                           pq_error *err)
+{
+    for (uint32_t g = 0; g < fm->row_groups_len; g++) {
+        if (fm->row_groups[g].columns_len != schema->leaves_len)
+            return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER,
+                                "RowGroup[%u].columns: %u column chunks, but the schema has %u "
+                                "leaf columns", g, fm->row_groups[g].columns_len,
+                                schema->leaves_len);
+    }
+    return PQ_OK;
+}
+
+pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_options *opts,
+                               pq_error *err)
+{
+    atomic_fetch_add_explicit(&footer_parses, 1, memory_order_relaxed);
+    uint64_t max_footer = opts && opts->max_footer_size ? opts->max_footer_size
+                                                         : DEFAULT_MAX_FOOTER_SIZE;
+    if (!footer && len) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "footer bytes are NULL");
+        return NULL;
+    }
+    if (len == 0) {
+        pq_error_set(err, PQ_ERR_CORRUPT_FOOTER, "FileMetaData: empty footer");
+        return NULL;
+    }
+    if (len > max_footer || len > UINT32_MAX) {
+        pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "footer of %zu bytes exceeds the limit of %llu",
+                     len, (unsigned long long)max_footer);
+        return NULL;
+    }
+
+    pq_metadata *md = calloc(1, sizeof *md);
+    if (!md) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    atomic_init(&md->refs, 1);
+    md->footer = malloc(len);
+    if (!md->footer) {
+        free(md);
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory copying a footer of %zu bytes", len);
+        return NULL;
+    }
+    memcpy(md->footer, footer, len);
+    md->footer_len = len;
+    /* Decoded structs take a few times the encoded size; one block usually does. */
+    pq_arena_init(&md->arena, len * 4 + 4096);
+
+    /* Projection bitmap over leaf indexes. */
+    uint8_t *keep = NULL;
+    uint32_t keep_len = 0;
+    if (opts && opts->columns) {
+        for (size_t i = 0; i < opts->columns_len; i++)
+            if (opts->columns[i] >= keep_len) keep_len = opts->columns[i] + 1;
+        keep = pq_arena_calloc(&md->arena, keep_len ? keep_len : 1, 1);
+        if (!keep) {
+            metadata_free(md);
+            pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        for (size_t i = 0; i < opts->columns_len; i++) keep[opts->columns[i]] = 1;
+        md->projected = true;
+    }
+
+    pq_status st = pq_footer_decode(md->footer, len, &md->arena, md->projected ? keep : NULL,
+                                    keep_len, &md->file, err);
+    if (st == PQ_OK) st = check_not_encrypted(&md->file, err);
+    if (st == PQ_OK) st = pq_schema_build(&md->arena, &md->file, &md->schema, err);
+    if (st == PQ_OK) st = check_chunks_match_schema(&md->file, &md->schema, err);
+    if (st == PQ_OK && md->projected && keep_len > md->schema.leaves_len)
+        st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                          "projected column %u is out of range (the file has %u leaf columns)",
+                          keep_len - 1, md->schema.leaves_len);
+    if (st != PQ_OK) {
+        metadata_free(md);
+        return NULL;
+    }
+    return md;
+}
+
+pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len, const pq_parse_options *opts,
+                                    size_t *needed, pq_error *err)
+{
+    const uint8_t *t = tail;
+    if (needed) *needed = 0;
+    if (!t && len) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "tail bytes are NULL");
+        return NULL;
+    }
+    if (len < 8) {
+        if (needed) *needed = 8;
+        pq_error_set(err, PQ_ERR_NEED_DATA, "need at least the last 8 bytes of the file");
+        return NULL;
+    }
+    const uint8_t *magic = t + len - 4;
+    if (memcmp(magic, "PARE", 4) == 0) {
+        pq_error_set(err, PQ_ERR_ENCRYPTED,
+                     "encrypted Parquet is not supported (encrypted footer, \"PARE\" magic)");
+        return NULL;
+    }
+    if (memcmp(magic, "PAR1", 4) != 0) {
+        pq_error_set(err, PQ_ERR_NOT_PARQUET, "not a Parquet file (no \"PAR1\" magic at the end)");
+        return NULL;
+    }
+    uint32_t flen = (uint32_t)t[len - 8] | (uint32_t)t[len - 7] << 8 |
+                    (uint32_t)t[len - 6] << 16 | (uint32_t)t[len - 5] << 24;
+    if ((uint64_t)flen + 8 > len) {
+        if (needed) *needed = (size_t)flen + 8;
+        pq_error_set(err, PQ_ERR_NEED_DATA, "footer of %u bytes needs %llu tail bytes, have %zu",
+                     flen, (unsigned long long)flen + 8, len);
+        return NULL;
+    }
+    return pq_metadata_parse(t + len - 8 - flen, flen, opts, err);
+}
+
+pq_metadata *pq_metadata_retain(pq_metadata *md)
+{
+    if (md) atomic_fetch_add_explicit(&md->refs, 1, memory_order_relaxed);
+    return md;
+}
+
+void pq_metadata_release(pq_metadata *md)
+{
+    if (!md) return;
+    /* acq_rel: the last owner must see every other owner's reads finish. */
+    if (atomic_fetch_sub_explicit(&md->refs, 1, memory_order_acq_rel) == 1) metadata_free(md);
+}
+
+const pq_file_metadata *pq_metadata_file(const pq_metadata *md)
+{
+    return &md->file;
+}
+
+const pq_schema *pq_metadata_schema(const pq_metadata *md)
+{
+    return &md->schema;
+}
+
+const uint8_t *pq_metadata_footer_bytes(const pq_metadata *md, size_t *len)
+{
+    if (len) *len = md->footer_len;
+    return md->footer;
+}
+
+size_t pq_metadata_memory_size(const pq_metadata *md)
+{
+    return sizeof *md + md->footer_len + md->arena.total;
+}
+
+bool pq_metadata_is_projected(const pq_metadata *md)
+{
+    return md->projected;
+}
+
+int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path)
+{
+    if (!md || !path) return -1;
+    const pq_schema *s = &md->schema;
+    for (uint32_t i = 0; i < s->leaves_len; i++)
+        if (strcmp(s->leaves[i].path, path) == 0) return (int32_t)i;
+    /* A top-level name that has exactly one leaf below it ("tags" for tags.list.element). */
+    int32_t found = -1;
+    size_t n = strlen(path);
+    for (uint32_t i = 0; i < s->leaves_len; i++) {
+        const char *lp = s->leaves[i].path;
+        if (strncmp(lp, path, n) == 0 && lp[n] == '.') {
+            if (found >= 0) return -1;
+            found = (int32_t)i;
+        }
+    }
+    return found;
+}

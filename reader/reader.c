@@ -1,0 +1,493 @@
+/*
+ * reader.c — the reader's stage machine.
+ *
+ * Like a streaming decompressor, the reader is a context with an explicit
+ * stage and a step within it. Each call to pq_reader_advance() runs the next
+ * stage as far as the bytes at hand allow: through its source when it has
+ * one, or from ranges the caller supplied (sans-IO), else it stops with
+ * PQ_ERR_NEED_DATA and the missing ranges are reported by
+ * pq_reader_needed_ranges(). Whatever a stage parsed is kept for later ones.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "metadata/error.h"
+#include "pq_reader.h"
+#include "reader/source.h"
+#include "reader/supplied.h"
+
+#define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)
+#define PARQUET_MAGIC_LEN 4
+#define FOOTER_TRAILER_LEN 8 /* 4-byte footer length + "PAR1" */
+
+/* Steps inside the footer stage. */
+typedef enum footer_step {
+    FOOTER_NEED_TAIL,   /* nothing read yet */
+    FOOTER_NEED_REST,   /* tail read; the footer is longer than the tail */
+    FOOTER_DONE
+} footer_step;
+
+typedef enum source_kind {
+    SOURCE_NONE,        /* sans-IO: the caller supplies bytes */
+    SOURCE_FILE,
+    SOURCE_MEMORY,
+    SOURCE_CALLER
+} source_kind;
+
+struct pq_reader {
+    pq_stage stage;
+    pq_reader_options opts;
+    source_kind kind;
+    pq_source src;
+    pq_file_source file;
+    pq_memory_source memory;
+    char *path;                     /* path readers: for the cache key */
+    uint64_t file_size;
+
+    /* footer stage */
+    footer_step fstep;
+    uint8_t *tail;                  /* bytes [tail_offset, file_size) once read */
+    uint64_t tail_offset;
+    uint32_t footer_len;            /* from the trailer, once the tail is read */
+
+    pq_metadata *md;
+    pq_supplied supplied;           /* sans-IO: ranges handed in by the caller */
+    pq_stage_stats stats[PQ_STAGE_COUNT];
+};
+
+static const char *const stage_names[PQ_STAGE_COUNT] = {
+    "init", "footer", "select", "page headers", "decode"};
+
+const char *pq_stage_name(pq_stage stage)
+{
+    return (unsigned)stage < PQ_STAGE_COUNT ? stage_names[stage] : "unknown";
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void pq_reader_options_init(pq_reader_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+/* ---------------------------------------------------------------------------
+ * Opening
+ * ------------------------------------------------------------------------- */
+
+static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
+{
+    if (opts && opts->metadata && opts->footer_bytes) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                     "options give both metadata and footer_bytes; pass at most one");
+        return NULL;
+    }
+    pq_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (opts) r->opts = *opts;
+    if (r->opts.footer_read_size == 0) r->opts.footer_read_size = DEFAULT_FOOTER_READ_SIZE;
+    if (r->opts.footer_read_size < FOOTER_TRAILER_LEN) r->opts.footer_read_size = FOOTER_TRAILER_LEN;
+    r->file.fd = -1;
+    r->stage = PQ_STAGE_INIT;
+    r->fstep = FOOTER_NEED_TAIL;
+    pq_supplied_init(&r->supplied);
+    return r;
+}
+
+pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, pq_error *err)
+{
+    if (!path) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "path is NULL");
+        return NULL;
+    }
+    pq_reader *r = reader_new(opts, err);
+    if (!r) return NULL;
+    r->path = strdup(path);
+    if (!r->path) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        pq_reader_close(r);
+        return NULL;
+    }
+    if (pq_file_source_open(&r->file, path, err) != PQ_OK) {
+        pq_reader_close(r);
+        return NULL;
+    }
+    r->kind = SOURCE_FILE;
+    r->src.read_at = pq_file_source_read_at;
+    r->src.user = &r->file;
+    r->src.size = r->file.size;
+    r->file_size = r->file.size;
+    return r;
+}
+
+pq_reader *pq_reader_open_memory(const void *data, size_t size, const pq_reader_options *opts,
+                                 pq_error *err)
+{
+    if (!data && size) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "data is NULL");
+        return NULL;
+    }
+    pq_reader *r = reader_new(opts, err);
+    if (!r) return NULL;
+    r->kind = SOURCE_MEMORY;
+    r->memory.data = data;
+    r->memory.size = size;
+    r->src.read_at = pq_memory_source_read_at;
+    r->src.user = &r->memory;
+    r->src.size = size;
+    r->file_size = size;
+    return r;
+}
+
+pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *opts,
+                                 pq_error *err)
+{
+    if (!src || !src->read_at) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "source or its read_at callback is NULL");
+        return NULL;
+    }
+    pq_reader *r = reader_new(opts, err);
+    if (!r) return NULL;
+    r->kind = SOURCE_CALLER;
+    r->src = *src;
+    r->file_size = src->size;
+    return r;
+}
+
+pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
+                                  pq_error *err)
+{
+    pq_reader *r = reader_new(opts, err);
+    if (!r) return NULL;
+    r->kind = SOURCE_NONE;
+    r->file_size = file_size;
+    return r;
+}
+
+void pq_reader_close(pq_reader *r)
+{
+    if (!r) return;
+    pq_metadata_release(r->md);
+    pq_file_source_close(&r->file);
+    pq_supplied_free(&r->supplied);
+    free(r->tail);
+    free(r->path);
+    free(r);
+}
+
+/* ---------------------------------------------------------------------------
+ * Reading bytes: supplied ranges first, then the source
+ * ------------------------------------------------------------------------- */
+
+static pq_status read_range(pq_reader *r, pq_stage stage, uint64_t offset, size_t len, void *dst,
+                            pq_error *err)
+{
+    if (pq_supplied_copy(&r->supplied, offset, len, dst)) return PQ_OK;
+    if (r->kind == SOURCE_NONE)
+        return pq_error_set(err, PQ_ERR_NEED_DATA,
+                            "the %s stage needs bytes [%llu, %llu); supply them "
+                            "(see pq_reader_needed_ranges)", pq_stage_name(stage),
+                            (unsigned long long)offset, (unsigned long long)(offset + len));
+    pq_status st = r->src.read_at(r->src.user, offset, len, dst, err);
+    if (st != PQ_OK) return st;
+    r->stats[stage].bytes_read += len;
+    r->stats[stage].reads++;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * The footer stage
+ * ------------------------------------------------------------------------- */
+
+static inline uint32_t tail_len_for(const pq_reader *r)
+{
+    return r->file_size < r->opts.footer_read_size ? (uint32_t)r->file_size
+                                                   : r->opts.footer_read_size;
+}
+
+static inline uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Read the speculative tail and check the trailer. */
+static pq_status footer_read_tail(pq_reader *r, pq_error *err)
+{
+    const uint64_t min_size = 2 * PARQUET_MAGIC_LEN + 4;
+    if (r->file_size < min_size)
+        return pq_error_set(err, PQ_ERR_NOT_PARQUET,
+                            "not a Parquet file: %llu bytes is too small (a Parquet file has at "
+                            "least %llu)", (unsigned long long)r->file_size,
+                            (unsigned long long)min_size);
+    uint32_t n = tail_len_for(r);
+    uint8_t *tail = malloc(n);
+    if (!tail) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_status st = read_range(r, PQ_STAGE_FOOTER, r->file_size - n, n, tail, err);
+    if (st != PQ_OK) {
+        free(tail);
+        return st;
+    }
+    const uint8_t *magic = tail + n - PARQUET_MAGIC_LEN;
+    if (memcmp(magic, "PARE", 4) == 0) {
+        free(tail);
+        return pq_error_set(err, PQ_ERR_ENCRYPTED,
+                            "encrypted Parquet is not supported (encrypted footer, \"PARE\" magic)");
+    }
+    if (memcmp(magic, "PAR1", 4) != 0) {
+        free(tail);
+        return pq_error_set(err, PQ_ERR_NOT_PARQUET,
+                            "not a Parquet file (no \"PAR1\" magic at the end)");
+    }
+    /* The leading magic is checked whenever the bytes at hand include it; the
+     * footer stage never spends a read on it alone. */
+    const uint8_t *head = r->file_size == n ? tail
+                          : r->kind == SOURCE_MEMORY ? r->memory.data : NULL;
+    if (head && memcmp(head, "PAR1", 4) != 0) {
+        free(tail);
+        return pq_error_set(err, PQ_ERR_NOT_PARQUET,
+                            "not a Parquet file (no \"PAR1\" magic at the start)");
+    }
+    uint32_t flen = le32(tail + n - FOOTER_TRAILER_LEN);
+    if ((uint64_t)flen + FOOTER_TRAILER_LEN + PARQUET_MAGIC_LEN > r->file_size) {
+        free(tail);
+        return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER,
+                            "footer length %u does not fit in a file of %llu bytes", flen,
+                            (unsigned long long)r->file_size);
+    }
+    if (r->opts.memory_limit && flen > r->opts.memory_limit) {
+        free(tail);
+        return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
+                            "footer of %u bytes exceeds the memory limit of %llu bytes", flen,
+                            (unsigned long long)r->opts.memory_limit);
+    }
+    r->tail = tail;
+    r->tail_offset = r->file_size - n;
+    r->footer_len = flen;
+    r->fstep = (uint64_t)flen + FOOTER_TRAILER_LEN > n ? FOOTER_NEED_REST : FOOTER_DONE;
+    return PQ_OK;
+}
+
+/* The footer is longer than the tail: read what precedes the tail. */
+static pq_status footer_read_rest(pq_reader *r, pq_error *err)
+{
+    uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer_len;
+    size_t have = (size_t)(r->file_size - r->tail_offset);
+    size_t total = (size_t)(r->file_size - start);
+    uint8_t *buf = malloc(total);
+    if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte footer", total);
+    pq_status st = read_range(r, PQ_STAGE_FOOTER, start, total - have, buf, err);
+    if (st != PQ_OK) {
+        free(buf);
+        return st;
+    }
+    memcpy(buf + (total - have), r->tail, have);
+    free(r->tail);
+    r->tail = buf;
+    r->tail_offset = start;
+    r->fstep = FOOTER_DONE;
+    return PQ_OK;
+}
+
+/* Run the footer I/O steps and parse. */
+static pq_metadata *footer_read_and_parse(pq_reader *r, pq_error *err)
+{
+    if (r->fstep == FOOTER_NEED_TAIL && footer_read_tail(r, err) != PQ_OK) return NULL;
+    if (r->fstep == FOOTER_NEED_REST && footer_read_rest(r, err) != PQ_OK) return NULL;
+    pq_parse_options po = {r->opts.columns, r->opts.columns_len, r->opts.memory_limit};
+    const uint8_t *footer = r->tail + (r->file_size - r->tail_offset) - FOOTER_TRAILER_LEN -
+                            r->footer_len;
+    pq_metadata *md = pq_metadata_parse(footer, r->footer_len, &po, err);
+    if (md) r->stats[PQ_STAGE_FOOTER].parses++;
+    /* Whatever happened, the bytes are of no further use: a retry re-reads. */
+    free(r->tail);
+    r->tail = NULL;
+    r->fstep = FOOTER_NEED_TAIL;
+    return md;
+}
+
+static pq_metadata *cache_loader(void *user, pq_error *err)
+{
+    return footer_read_and_parse(user, err);
+}
+
+static pq_status stage_footer(pq_reader *r, pq_error *err)
+{
+    pq_stage_stats *stats = &r->stats[PQ_STAGE_FOOTER];
+
+    /* Reuse: metadata handed in, or footer bytes (no file I/O). */
+    if (r->opts.metadata) {
+        r->md = pq_metadata_retain(r->opts.metadata);
+        stats->reused = 1;
+        return PQ_OK;
+    }
+    if (r->opts.footer_bytes) {
+        pq_parse_options po = {r->opts.columns, r->opts.columns_len, r->opts.memory_limit};
+        r->md = pq_metadata_parse(r->opts.footer_bytes, r->opts.footer_bytes_len, &po, err);
+        if (!r->md) return err ? err->code : PQ_ERR_CORRUPT_FOOTER;
+        stats->parses++;
+        stats->reused = 1;
+        return PQ_OK;
+    }
+
+    /* Through a cache, keyed by the caller's key or the file's identity. */
+    if (r->opts.cache) {
+        uint8_t keybuf[4096 + 32];
+        const void *key = r->opts.cache_key;
+        size_t key_len = r->opts.cache_key_len;
+        if (!key && r->kind == SOURCE_FILE) {
+            key_len = pq_metadata_cache_key_for_path(r->path, keybuf, sizeof keybuf, err);
+            if (key_len == 0) return err ? err->code : PQ_ERR_IO;
+            if (key_len > sizeof keybuf) key_len = 0; /* path too long to key: no caching */
+            key = key_len ? keybuf : NULL;
+        }
+        if (key) {
+            if (r->kind == SOURCE_NONE) {
+                /* Sans-IO cannot load inside the cache; look, then parse and put. */
+                pq_metadata *hit = pq_metadata_cache_get(r->opts.cache, key, key_len);
+                if (hit) {
+                    r->md = hit;
+                    stats->reused = 1;
+                    return PQ_OK;
+                }
+                r->md = footer_read_and_parse(r, err);
+                if (!r->md) return err ? err->code : PQ_ERR_CORRUPT_FOOTER;
+                return pq_metadata_cache_put(r->opts.cache, key, key_len, r->md, err);
+            }
+            int hit = 0;
+            r->md = pq_metadata_cache_get_or_load(r->opts.cache, key, key_len, cache_loader, r,
+                                                  &hit, err);
+            if (!r->md) return err ? err->code : PQ_ERR_CORRUPT_FOOTER;
+            stats->reused = hit ? 1 : 0;
+            return PQ_OK;
+        }
+    }
+
+    r->md = footer_read_and_parse(r, err);
+    if (!r->md) return err ? err->code : PQ_ERR_CORRUPT_FOOTER;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Driving
+ * ------------------------------------------------------------------------- */
+
+pq_stage pq_reader_stage(const pq_reader *r)
+{
+    return r->stage;
+}
+
+pq_status pq_reader_advance(pq_reader *r, pq_error *err)
+{
+    if (!r) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader is NULL");
+    pq_error local;
+    if (!err) err = &local; /* stages read err->code back */
+    switch (r->stage) {
+    case PQ_STAGE_INIT: {
+        uint64_t t0 = now_ns();
+        /* A sans-IO reader that lacks bytes must not leave the error behind
+         * as a failed parse: keep the step so the next call resumes. */
+        pq_status st = stage_footer(r, err);
+        r->stats[PQ_STAGE_FOOTER].nanoseconds += now_ns() - t0;
+        if (st != PQ_OK) {
+            if (st != PQ_ERR_NEED_DATA) {
+                pq_metadata_release(r->md);
+                r->md = NULL;
+            }
+            return st;
+        }
+        r->stage = PQ_STAGE_FOOTER;
+        pq_supplied_free(&r->supplied);
+        return PQ_OK;
+    }
+    default:
+        return pq_error_set(err, PQ_ERR_STAGE,
+                            "the %s stage is not implemented yet; the reader stays at '%s'",
+                            pq_stage_name((pq_stage)(r->stage + 1)), pq_stage_name(r->stage));
+    }
+}
+
+pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err)
+{
+    if (!r) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader is NULL");
+    if ((unsigned)stage >= PQ_STAGE_COUNT)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no stage %d", (int)stage);
+    while (r->stage < stage) {
+        pq_status st = pq_reader_advance(r, err);
+        if (st != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap)
+{
+    if (!r || r->stage != PQ_STAGE_INIT) return 0;
+    if (r->opts.metadata || r->opts.footer_bytes) return 0;
+    pq_range need;
+    if (r->fstep == FOOTER_NEED_TAIL) {
+        uint32_t n = tail_len_for(r);
+        need.offset = r->file_size - n;
+        need.length = n;
+    } else if (r->fstep == FOOTER_NEED_REST) {
+        uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer_len;
+        need.offset = start;
+        need.length = r->tail_offset - start;
+    } else {
+        return 0;
+    }
+    if (need.length == 0 || pq_supplied_covers(&r->supplied, need.offset, need.length)) return 0;
+    if (cap > 0) out[0] = need;
+    return 1;
+}
+
+pq_status pq_reader_supply(pq_reader *r, uint64_t offset, const void *data, size_t len,
+                           pq_error *err)
+{
+    if (!r || (!data && len))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or data is NULL");
+    if (offset > r->file_size || len > r->file_size - offset)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                            "supplied range [%llu, %llu) is outside the file (%llu bytes)",
+                            (unsigned long long)offset, (unsigned long long)(offset + len),
+                            (unsigned long long)r->file_size);
+    if (r->opts.memory_limit && len > r->opts.memory_limit)
+        return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
+                            "supplied range of %zu bytes exceeds the memory limit", len);
+    pq_status st = pq_supplied_add(&r->supplied, offset, data, len, err);
+    if (st != PQ_OK) return st;
+    pq_stage next = r->stage + 1 < PQ_STAGE_COUNT ? (pq_stage)(r->stage + 1) : r->stage;
+    r->stats[next].bytes_read += len;
+    r->stats[next].reads++;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * State
+ * ------------------------------------------------------------------------- */
+
+pq_metadata *pq_reader_metadata(const pq_reader *r)
+{
+    return r ? r->md : NULL;
+}
+
+uint64_t pq_reader_file_size(const pq_reader *r)
+{
+    return r ? r->file_size : 0;
+}
+
+void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out)
+{
+    if (!out) return;
+    if (!r || (unsigned)stage >= PQ_STAGE_COUNT) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = r->stats[stage];
+}

@@ -1,0 +1,71 @@
+#include "reader/source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metadata/error.h"
+
+pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err)
+{
+    fs->fd = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return pq_error_set(err, PQ_ERR_IO, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return pq_error_set(err, PQ_ERR_IO, "cannot stat: %s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return pq_error_set(err, PQ_ERR_IO, "is a directory");
+    }
+    fs->fd = fd;
+    fs->size = (uint64_t)st.st_size;
+    fs->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    return PQ_OK;
+}
+
+void pq_file_source_close(pq_file_source *fs)
+{
+    if (fs->fd >= 0) close(fs->fd);
+    fs->fd = -1;
+}
+
+pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
+{
+    pq_file_source *fs = user;
+    if (offset > fs->size || len > fs->size - offset)
+        return pq_error_set(err, PQ_ERR_IO, "read of %zu bytes at %llu is past the end (%llu bytes)",
+                            len, (unsigned long long)offset, (unsigned long long)fs->size);
+    uint8_t *p = dst;
+    while (len) {
+        ssize_t n = pread(fs->fd, p, len, (off_t)offset);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return pq_error_set(err, PQ_ERR_IO, "read failed at %llu: %s",
+                                (unsigned long long)offset, strerror(errno));
+        }
+        if (n == 0)
+            return pq_error_set(err, PQ_ERR_IO, "file shrank: unexpected end at %llu",
+                                (unsigned long long)offset);
+        p += n;
+        offset += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return PQ_OK;
+}
+
+pq_status pq_memory_source_read_at(void *user, uint64_t offset, size_t len, void *dst,
+                                   pq_error *err)
+{
+    pq_memory_source *ms = user;
+    if (offset > ms->size || len > ms->size - offset)
+        return pq_error_set(err, PQ_ERR_IO, "read of %zu bytes at %llu is past the end (%llu bytes)",
+                            len, (unsigned long long)offset, (unsigned long long)ms->size);
+    if (len) memcpy(dst, ms->data + offset, len);
+    return PQ_OK;
+}

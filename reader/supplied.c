@@ -1,0 +1,60 @@
+#include "reader/supplied.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+
+void pq_supplied_init(pq_supplied *s)
+{
+    s->ranges = NULL;
+    s->count = s->cap = 0;
+}
+
+void pq_supplied_free(pq_supplied *s)
+{
+    for (size_t i = 0; i < s->count; i++) free(s->ranges[i].data);
+    free(s->ranges);
+    pq_supplied_init(s);
+}
+
+pq_status pq_supplied_add(pq_supplied *s, uint64_t offset, const void *data, size_t len,
+                          pq_error *err)
+{
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4;
+        pq_supplied_range *grown = realloc(s->ranges, cap * sizeof *grown);
+        if (!grown) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        s->ranges = grown;
+        s->cap = cap;
+    }
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory copying %zu bytes", len);
+    if (len) memcpy(copy, data, len);
+    s->ranges[s->count++] = (pq_supplied_range){offset, len, copy};
+    return PQ_OK;
+}
+
+static const pq_supplied_range *find(const pq_supplied *s, uint64_t offset, uint64_t len)
+{
+    /* Newest first: a caller re-supplying a range means the newer bytes. */
+    for (size_t i = s->count; i-- > 0;) {
+        const pq_supplied_range *r = &s->ranges[i];
+        if (offset >= r->offset && offset - r->offset <= r->len && len <= r->len - (offset - r->offset))
+            return r;
+    }
+    return NULL;
+}
+
+bool pq_supplied_covers(const pq_supplied *s, uint64_t offset, uint64_t len)
+{
+    return find(s, offset, len) != NULL;
+}
+
+bool pq_supplied_copy(const pq_supplied *s, uint64_t offset, size_t len, void *dst)
+{
+    const pq_supplied_range *r = find(s, offset, len);
+    if (!r) return false;
+    if (len) memcpy(dst, r->data + (offset - r->offset), len);
+    return true;
+}

@@ -1,0 +1,111 @@
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *pq_test_corpus_dir(void)
+{
+    static int warned;
+    const char *dir = getenv("PQSTEP_TEST_CORPUS");
+    if (!dir || !*dir) dir = PQ_DEFAULT_CORPUS;
+    struct stat st;
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/manifest.tsv", dir);
+    if (stat(probe, &st) != 0) {
+        if (!warned) {
+            fprintf(stderr, "SKIP: parquet-testing corpus not found at %s "
+                            "(set PQSTEP_TEST_CORPUS)\n", dir);
+            warned = 1;
+        }
+        return NULL;
+    }
+    return dir;
+}
+
+char *pq_test_corpus_path(const char *rel)
+{
+    const char *dir = pq_test_corpus_dir();
+    if (!dir) return NULL;
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+uint8_t *pq_test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
+    long sz = ftell(f);
+    if (sz < 0) { fclose(f); return NULL; }
+    rewind(f);
+    uint8_t *buf = malloc(sz ? (size_t)sz : 1);
+    if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) { free(buf); buf = NULL; }
+    fclose(f);
+    if (buf) *len = (size_t)sz;
+    return buf;
+}
+
+static int64_t parse_count(const char *s)
+{
+    if (!s || !*s || *s == '-') return -1;
+    return strtoll(s, NULL, 10);
+}
+
+pq_test_manifest_row *pq_test_manifest(size_t *n)
+{
+    char *path = pq_test_corpus_path("manifest.tsv");
+    if (!path) return NULL;
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f) return NULL;
+    size_t cap = 128, len = 0;
+    pq_test_manifest_row *rows = calloc(cap, sizeof *rows);
+    char line[8192];
+    int header = 1;
+    while (rows && fgets(line, sizeof line, f)) {
+        if (header) { header = 0; continue; }
+        char *fields[8] = {0};
+        int nf = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(line, "\t\n", &save); tok && nf < 8; tok = strtok_r(NULL, "\t\n", &save))
+            fields[nf++] = tok;
+        if (nf < 6) continue;
+        if (len == cap) {
+            cap *= 2;
+            pq_test_manifest_row *grown = realloc(rows, cap * sizeof *rows);
+            if (!grown) { free(rows); rows = NULL; break; }
+            rows = grown;
+        }
+        pq_test_manifest_row *r = &rows[len++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->file, sizeof r->file, "%s", fields[0]);
+        r->bytes = strtoull(fields[1], NULL, 10);
+        r->num_rows = parse_count(fields[3]);
+        r->num_row_groups = parse_count(fields[4]);
+        r->num_leaf_columns = parse_count(fields[5]);
+    }
+    fclose(f);
+    *n = len;
+    return rows;
+}
+
+const uint8_t *pq_test_footer_span(const uint8_t *file, size_t len, size_t *footer_len)
+{
+    if (len < 12 || memcmp(file + len - 4, "PAR1", 4) != 0) return NULL;
+    uint32_t flen = (uint32_t)file[len - 8] | (uint32_t)file[len - 7] << 8 |
+                    (uint32_t)file[len - 6] << 16 | (uint32_t)file[len - 5] << 24;
+    if ((uint64_t)flen + 8 > len) return NULL;
+    *footer_len = flen;
+    return file + len - 8 - flen;
+}
+
+void pq_test_skip(const char *why)
+{
+    printf("SKIP: %s\n", why);
+    fflush(stdout);
+    exit(77);
+}

@@ -1,0 +1,44 @@
+/*
+ * test_util.h — helpers shared by the Check suites: where the corpus is,
+ * reading files, the manifest, and small assertions on pqstep results.
+ */
+#ifndef PQ_TEST_UTIL_H
+#define PQ_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pqstep.h"
+
+/* The parquet-testing corpus: $PQSTEP_TEST_CORPUS, else ../shared/parquet-testing
+ * beside the source tree. NULL (and a loud message on stderr, once) when absent. */
+const char *pq_test_corpus_dir(void);
+
+/* Join the corpus dir and a relative path ("data/x.parquet") into a static
+ * per-call buffer owned by the caller (malloc'd; free it). */
+char *pq_test_corpus_path(const char *rel);
+
+/* Read a whole file into a malloc'd buffer; NULL on failure. */
+uint8_t *pq_test_read_file(const char *path, size_t *len);
+
+/* One row of manifest.tsv. */
+typedef struct pq_test_manifest_row {
+    char file[256];          /* relative path: data/... or bad_data/... */
+    uint64_t bytes;
+    int64_t num_rows;        /* -1 when the manifest says '-' or empty */
+    int64_t num_row_groups;
+    int64_t num_leaf_columns;
+} pq_test_manifest_row;
+
+/* Parse manifest.tsv; returns a malloc'd array (free it) and its length in *n,
+ * or NULL when the corpus is absent. */
+pq_test_manifest_row *pq_test_manifest(size_t *n);
+
+/* Extract the footer (Thrift bytes) of a file image: returns a pointer into
+ * `file` and its length, or NULL when the tail is not a valid PAR1 footer. */
+const uint8_t *pq_test_footer_span(const uint8_t *file, size_t len, size_t *footer_len);
+
+/* Print "SKIP: <why>" and exit(77) (ctest's skip code). */
+void pq_test_skip(const char *why);
+
+#endif
