@@ -1,5 +1,23 @@
 #include "metadata/compact.h"
 
+uint64_t pq_compact_uvarint_tail(pq_compact *c)
+{
+    const uint8_t *p = c->p;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p >= c->end) break;
+        uint8_t b = *p++;
+        if (shift == 63 && b > 1) break; /* more than 64 bits */
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80) {
+            c->p = p;
+            return v;
+        }
+    }
+    c->bad = true;
+    return 0;
+}
+
 bool pq_compact_skip(pq_compact *c, int type, bool in_container, int depth)
 {
     if (depth > PQ_COMPACT_MAX_DEPTH) return false;

@@ -59,27 +59,40 @@ static inline size_t pq_compact_remaining(const pq_compact *c)
     return (size_t)(c->end - c->p);
 }
 
-/* Unsigned LEB128 varint of at most 10 bytes. */
+/* Slow path of pq_compact_uvarint: near the end of the span. */
+uint64_t pq_compact_uvarint_tail(pq_compact *c);
+
+/* Unsigned LEB128 varint of at most 10 bytes. Away from the end of the span
+ * (the common case) it runs unrolled with no per-byte bounds checks. */
 static inline uint64_t pq_compact_uvarint(pq_compact *c)
 {
     const uint8_t *p = c->p;
-    if (p < c->end && *p < 0x80) { /* one byte: by far the common case */
-        c->p = p + 1;
-        return *p;
+    if (__builtin_expect(c->end - p >= 10, 1)) {
+        uint64_t b = p[0], v = b;
+        if (b < 0x80) { c->p = p + 1; return v; }
+        v &= 0x7f;
+        b = p[1]; v |= (b & 0x7f) << 7;
+        if (b < 0x80) { c->p = p + 2; return v; }
+        b = p[2]; v |= (b & 0x7f) << 14;
+        if (b < 0x80) { c->p = p + 3; return v; }
+        b = p[3]; v |= (b & 0x7f) << 21;
+        if (b < 0x80) { c->p = p + 4; return v; }
+        b = p[4]; v |= (b & 0x7f) << 28;
+        if (b < 0x80) { c->p = p + 5; return v; }
+        b = p[5]; v |= (b & 0x7f) << 35;
+        if (b < 0x80) { c->p = p + 6; return v; }
+        b = p[6]; v |= (b & 0x7f) << 42;
+        if (b < 0x80) { c->p = p + 7; return v; }
+        b = p[7]; v |= (b & 0x7f) << 49;
+        if (b < 0x80) { c->p = p + 8; return v; }
+        b = p[8]; v |= (b & 0x7f) << 56;
+        if (b < 0x80) { c->p = p + 9; return v; }
+        b = p[9];
+        if (b <= 1) { c->p = p + 10; return v | b << 63; }
+        c->bad = true; /* longer than 10 bytes or more than 64 bits */
+        return 0;
     }
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-        if (p >= c->end) break;
-        uint8_t b = *p++;
-        if (shift == 63 && b > 1) break; /* more than 64 bits */
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (b < 0x80) {
-            c->p = p;
-            return v;
-        }
-    }
-    c->bad = true;
-    return 0;
+    return pq_compact_uvarint_tail(c);
 }
 
 static inline int64_t pq_compact_zigzag64(uint64_t v)

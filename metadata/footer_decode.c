@@ -94,10 +94,17 @@ static const char *const wire_type_names[] = {
     "stop", "bool", "bool", "byte", "i16", "i32", "i64", "double",
     "binary", "list", "set", "map", "struct", "13", "14", "15"};
 
-/* Skip a field we do not want (unknown id, or a known id with another type). */
-static inline int skip_field(footer_dec *d, int ft, int16_t id, int depth)
+#define HOT static inline __attribute__((always_inline))
+
+/* Skip a field we do not want (unknown id, or a known id with another type).
+ * The skip runs on a copy so that the caller's cursor, usually a local the
+ * compiler keeps in registers, never has its address taken. */
+HOT int skip_field(footer_dec *d, pq_compact *c, int ft, int16_t id, int depth)
 {
-    if (__builtin_expect(!pq_compact_skip(&d->c, ft, false, depth), 0)) {
+    pq_compact tmp = *c;
+    bool ok = pq_compact_skip(&tmp, ft, false, depth);
+    *c = tmp;
+    if (__builtin_expect(!ok, 0)) {
         if (depth > PQ_COMPACT_MAX_DEPTH)
             fail(d, PQ_ERR_CORRUPT_FOOTER, "nesting deeper than %d", PQ_COMPACT_MAX_DEPTH);
         else
@@ -123,11 +130,11 @@ static inline bool same_encoding(int et, int want)
 }
 
 /* Read a list header of elements of wire type `want`; 0 and *n, or -1. */
-static inline int list_header(footer_dec *d, int want, uint32_t *n, const char *field)
+HOT int list_header(footer_dec *d, pq_compact *c, int want, uint32_t *n, const char *field)
 {
     int et;
-    *n = pq_compact_list(&d->c, &et);
-    if (__builtin_expect(d->c.bad, 0)) {
+    *n = pq_compact_list(c, &et);
+    if (__builtin_expect(c->bad, 0)) {
         fail(d, PQ_ERR_CORRUPT_FOOTER, "list size exceeds the footer or is malformed");
         return at(d, "%s", field);
     }
@@ -146,45 +153,53 @@ static inline void *alloc_array(footer_dec *d, uint32_t n, size_t elem)
     return pq_arena_calloc(d->arena, n, elem);
 }
 
+/* Allocate n elements that the caller fills completely: no zeroing. The list
+ * header check bounds n by the bytes left, so n * elem cannot overflow. */
+static inline void *alloc_filled(footer_dec *d, uint32_t n, size_t elem)
+{
+    if (n == 0) return NULL;
+    return pq_arena_alloc(d->arena, (size_t)n * elem);
+}
+
 /* ---------------------------------------------------------------------------
  * Small lists
  * ------------------------------------------------------------------------- */
 
-static int dec_i32_list(footer_dec *d, const int32_t **out, uint32_t *out_len, const char *field)
+HOT int dec_i32_list(footer_dec *d, pq_compact *c, const int32_t **out, uint32_t *out_len, const char *field)
 {
     uint32_t n;
-    if (list_header(d, PQ_WIRE_I32, &n, field)) return -1;
-    int32_t *v = alloc_array(d, n, sizeof *v);
+    if (list_header(d, c, PQ_WIRE_I32, &n, field)) return -1;
+    int32_t *v = alloc_filled(d, n, sizeof *v);
     if (n && !v) return nomem(d);
-    for (uint32_t i = 0; i < n; i++) v[i] = pq_compact_i32(&d->c);
-    if (d->c.bad) return malformed(d, field);
+    for (uint32_t i = 0; i < n; i++) v[i] = pq_compact_i32(c);
+    if (c->bad) return malformed(d, field);
     *out = v;
     *out_len = n;
     return 0;
 }
 
-static int dec_i64_list(footer_dec *d, const int64_t **out, uint32_t *out_len, const char *field)
+HOT int dec_i64_list(footer_dec *d, pq_compact *c, const int64_t **out, uint32_t *out_len, const char *field)
 {
     uint32_t n;
-    if (list_header(d, PQ_WIRE_I64, &n, field)) return -1;
-    int64_t *v = alloc_array(d, n, sizeof *v);
+    if (list_header(d, c, PQ_WIRE_I64, &n, field)) return -1;
+    int64_t *v = alloc_filled(d, n, sizeof *v);
     if (n && !v) return nomem(d);
-    for (uint32_t i = 0; i < n; i++) v[i] = pq_compact_i64(&d->c);
-    if (d->c.bad) return malformed(d, field);
+    for (uint32_t i = 0; i < n; i++) v[i] = pq_compact_i64(c);
+    if (c->bad) return malformed(d, field);
     *out = v;
     *out_len = n;
     return 0;
 }
 
-static int dec_string_list(footer_dec *d, const pq_bytes **out, uint32_t *out_len,
+HOT int dec_string_list(footer_dec *d, pq_compact *c, const pq_bytes **out, uint32_t *out_len,
                            const char *field)
 {
     uint32_t n;
-    if (list_header(d, PQ_WIRE_BINARY, &n, field)) return -1;
-    pq_bytes *v = alloc_array(d, n, sizeof *v);
+    if (list_header(d, c, PQ_WIRE_BINARY, &n, field)) return -1;
+    pq_bytes *v = alloc_filled(d, n, sizeof *v);
     if (n && !v) return nomem(d);
-    for (uint32_t i = 0; i < n; i++) v[i].ptr = pq_compact_binary(&d->c, &v[i].len);
-    if (d->c.bad) return malformed(d, field);
+    for (uint32_t i = 0; i < n; i++) v[i].ptr = pq_compact_binary(c, &v[i].len);
+    if (c->bad) return malformed(d, field);
     *out = v;
     *out_len = n;
     return 0;
@@ -208,7 +223,7 @@ static int dec_key_value(footer_dec *d, pq_key_value *kv, int depth)
         } else if (id == 2 && ft == PQ_WIRE_BINARY) {
             kv->value.ptr = pq_compact_binary(c, &kv->value.len);
             kv->has_value = true;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
         if (c->bad) return malformed(d, id == 1 ? "key" : "value");
@@ -221,8 +236,9 @@ static int dec_key_value(footer_dec *d, pq_key_value *kv, int depth)
 static int dec_key_value_list(footer_dec *d, const pq_key_value **out, uint32_t *out_len,
                               const char *field, int depth)
 {
+    pq_compact *c = &d->c;
     uint32_t n;
-    if (list_header(d, PQ_WIRE_STRUCT, &n, field)) return -1;
+    if (list_header(d, c, PQ_WIRE_STRUCT, &n, field)) return -1;
     pq_key_value *v = alloc_array(d, n, sizeof *v);
     if (n && !v) return nomem(d);
     for (uint32_t i = 0; i < n; i++)
@@ -236,9 +252,8 @@ static const char *const stats_fields[9] = {
     "", "max", "min", "null_count", "distinct_count", "max_value", "min_value",
     "is_max_value_exact", "is_min_value_exact"};
 
-static int dec_statistics(footer_dec *d, pq_statistics *s, int depth)
+HOT int dec_statistics(footer_dec *d, pq_compact *c, pq_statistics *s, int depth)
 {
-    pq_compact *c = &d->c;
     int16_t id = 0;
     for (;;) {
         int ft = pq_compact_field(c, &id);
@@ -286,7 +301,7 @@ static int dec_statistics(footer_dec *d, pq_statistics *s, int depth)
             break;
         default:
         skip:
-            if (skip_field(d, ft, id, depth)) return -1;
+            if (skip_field(d, c, ft, id, depth)) return -1;
         }
         if (__builtin_expect(c->bad, 0)) return malformed(d, id >= 1 && id <= 8 ? stats_fields[id] : "field");
     }
@@ -306,16 +321,16 @@ static int dec_size_statistics(footer_dec *d, pq_size_statistics *s, int depth)
             s->set |= PQ_SIZE_HAS_UNENCODED_BYTES;
             if (c->bad) return malformed(d, "unencoded_byte_array_data_bytes");
         } else if (id == 2 && ft == PQ_WIRE_LIST) {
-            if (dec_i64_list(d, &s->repetition_level_histogram,
+            if (dec_i64_list(d, c, &s->repetition_level_histogram,
                              &s->repetition_level_histogram_len, "repetition_level_histogram"))
                 return -1;
             s->set |= PQ_SIZE_HAS_REP_HISTOGRAM;
         } else if (id == 3 && ft == PQ_WIRE_LIST) {
-            if (dec_i64_list(d, &s->definition_level_histogram,
+            if (dec_i64_list(d, c, &s->definition_level_histogram,
                              &s->definition_level_histogram_len, "definition_level_histogram"))
                 return -1;
             s->set |= PQ_SIZE_HAS_DEF_HISTOGRAM;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -348,7 +363,7 @@ static int dec_bounding_box(footer_dec *d, pq_bounding_box *b, int depth)
             default: b->mmax = v; b->set |= PQ_BBOX_HAS_MMAX; break;
             }
             seen |= 1u << id;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -369,11 +384,11 @@ static int dec_geospatial_statistics(footer_dec *d, pq_geospatial_statistics *g,
             if (dec_bounding_box(d, &g->bbox, depth + 1)) return at(d, "bbox");
             g->set |= PQ_GEO_HAS_BBOX;
         } else if (id == 2 && ft == PQ_WIRE_LIST) {
-            if (dec_i32_list(d, &g->geospatial_types, &g->geospatial_types_len,
+            if (dec_i32_list(d, c, &g->geospatial_types, &g->geospatial_types_len,
                              "geospatial_types"))
                 return -1;
             g->set |= PQ_GEO_HAS_TYPES;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -381,9 +396,8 @@ static int dec_geospatial_statistics(footer_dec *d, pq_geospatial_statistics *g,
     return 0;
 }
 
-static int dec_page_encoding_stats(footer_dec *d, pq_page_encoding_stats *e, int depth)
+HOT int dec_page_encoding_stats(footer_dec *d, pq_compact *c, pq_page_encoding_stats *e, int depth)
 {
-    pq_compact *c = &d->c;
     int16_t id = 0;
     unsigned seen = 0;
     for (;;) {
@@ -401,7 +415,7 @@ static int dec_page_encoding_stats(footer_dec *d, pq_page_encoding_stats *e, int
                 e->count = v;
             }
             seen |= 1u << id;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -430,7 +444,7 @@ static int dec_sorting_column(footer_dec *d, pq_sorting_column *s, int depth)
         } else if (id == 3 && is_bool(ft)) {
             s->nulls_first = ft == PQ_WIRE_BOOL_TRUE;
             seen |= 8;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -451,7 +465,7 @@ static int dec_union_member(footer_dec *d, int32_t *member, int depth)
     for (;;) {
         int ft = pq_compact_field(c, &id);
         if (ft == PQ_WIRE_STOP) break;
-        if (skip_field(d, ft, id, depth)) return -1;
+        if (skip_field(d, c, ft, id, depth)) return -1;
         if (ft == PQ_WIRE_STRUCT) *member = id;
     }
     if (c->bad) return malformed(d, "(struct end)");
@@ -487,7 +501,7 @@ static int dec_time_like(footer_dec *d, pq_logical_type *lt, int depth)
         } else if (id == 2 && ft == PQ_WIRE_STRUCT) {
             if (dec_time_unit(d, &lt->unit, depth + 1)) return at(d, "unit");
             seen |= 4;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -511,7 +525,7 @@ static int dec_decimal_type(footer_dec *d, pq_logical_type *lt, int depth)
             if (id == 1) lt->scale = v;
             else lt->precision = v;
             seen |= 1u << id;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -536,7 +550,7 @@ static int dec_int_type(footer_dec *d, pq_logical_type *lt, int depth)
         } else if (id == 2 && is_bool(ft)) {
             lt->is_signed = ft == PQ_WIRE_BOOL_TRUE;
             seen |= 4;
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -566,7 +580,7 @@ static int dec_variant_or_geo(footer_dec *d, pq_logical_type *lt, int depth)
             lt->algorithm = pq_compact_i32(c);
             lt->has_algorithm = true;
             if (c->bad) return malformed(d, "algorithm");
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
     }
@@ -586,7 +600,7 @@ static int dec_logical_type(footer_dec *d, pq_logical_type *lt, int depth)
         int ft = pq_compact_field(c, &id);
         if (ft == PQ_WIRE_STOP) break;
         if (ft != PQ_WIRE_STRUCT || id < 1 || id > 18 || id == 9) {
-            if (skip_field(d, ft, id, depth)) return -1;
+            if (skip_field(d, c, ft, id, depth)) return -1;
             if (ft == PQ_WIRE_STRUCT) {
                 memset(lt, 0, sizeof *lt);
                 lt->kind = PQ_LOGICAL_FUTURE;
@@ -605,7 +619,7 @@ static int dec_logical_type(footer_dec *d, pq_logical_type *lt, int depth)
         case PQ_LOGICAL_GEOMETRY:
         case PQ_LOGICAL_GEOGRAPHY: rc = dec_variant_or_geo(d, lt, depth + 1); break;
         default: /* empty structs; tolerate fields added later */
-            rc = skip_field(d, ft, id, depth);
+            rc = skip_field(d, c, ft, id, depth);
             break;
         }
         if (rc) return at(d, "%s", logical_names[id]);
@@ -664,7 +678,7 @@ static int dec_schema_element(footer_dec *d, pq_schema_element *se, int depth)
             default: /* id 4 with the wrong type */
                 break;
             }
-        } else if (skip_field(d, ft, id, depth)) {
+        } else if (skip_field(d, c, ft, id, depth)) {
             return -1;
         }
         if (c->bad) return malformed(d, id >= 1 && id <= 10 ? schema_fields[id] : "field");
@@ -685,9 +699,8 @@ static const char *const cmd_fields[18] = {
     "encoding_stats", "bloom_filter_offset", "bloom_filter_length", "size_statistics",
     "geospatial_statistics"};
 
-static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
+HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int depth)
 {
-    pq_compact *c = &d->c;
     int16_t id = 0;
     unsigned seen = 0;
     for (;;) {
@@ -702,11 +715,11 @@ static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
             break;
         case 2:
             if (ft != PQ_WIRE_LIST) goto skip;
-            if (dec_i32_list(d, &m->encodings, &m->encodings_len, "encodings")) return -1;
+            if (dec_i32_list(d, c, &m->encodings, &m->encodings_len, "encodings")) return -1;
             break;
         case 3:
             if (ft != PQ_WIRE_LIST) goto skip;
-            if (dec_string_list(d, &m->path_in_schema, &m->path_in_schema_len, "path_in_schema"))
+            if (dec_string_list(d, c, &m->path_in_schema, &m->path_in_schema_len, "path_in_schema"))
                 return -1;
             break;
         case 4:
@@ -729,9 +742,11 @@ static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
             break;
         case 8:
             if (ft != PQ_WIRE_LIST) goto skip;
+            d->c = *c;
             if (dec_key_value_list(d, &m->key_value_metadata, &m->key_value_metadata_len,
                                    "key_value_metadata", depth))
                 return -1;
+            *c = d->c;
             m->set |= PQ_CMD_HAS_KEY_VALUE;
             break;
         case 9:
@@ -750,17 +765,17 @@ static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
             break;
         case 12:
             if (ft != PQ_WIRE_STRUCT) goto skip;
-            if (dec_statistics(d, &m->statistics, depth + 1)) return at(d, "statistics");
+            if (dec_statistics(d, c, &m->statistics, depth + 1)) return at(d, "statistics");
             m->set |= PQ_CMD_HAS_STATISTICS;
             break;
         case 13: {
             if (ft != PQ_WIRE_LIST) goto skip;
             uint32_t n;
-            if (list_header(d, PQ_WIRE_STRUCT, &n, "encoding_stats")) return -1;
-            pq_page_encoding_stats *v = alloc_array(d, n, sizeof *v);
+            if (list_header(d, c, PQ_WIRE_STRUCT, &n, "encoding_stats")) return -1;
+            pq_page_encoding_stats *v = alloc_filled(d, n, sizeof *v);
             if (n && !v) return nomem(d);
             for (uint32_t i = 0; i < n; i++)
-                if (dec_page_encoding_stats(d, &v[i], depth + 1))
+                if (dec_page_encoding_stats(d, c, &v[i], depth + 1))
                     return at(d, "encoding_stats[%u]", i);
             m->encoding_stats = v;
             m->encoding_stats_len = n;
@@ -781,7 +796,9 @@ static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
             if (ft != PQ_WIRE_STRUCT) goto skip;
             pq_size_statistics *s = pq_arena_calloc(d->arena, 1, sizeof *s);
             if (!s) return nomem(d);
+            d->c = *c;
             if (dec_size_statistics(d, s, depth + 1)) return at(d, "size_statistics");
+            *c = d->c;
             m->size_statistics = s;
             m->set |= PQ_CMD_HAS_SIZE_STATISTICS;
             break;
@@ -790,14 +807,16 @@ static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
             if (ft != PQ_WIRE_STRUCT) goto skip;
             pq_geospatial_statistics *g = pq_arena_calloc(d->arena, 1, sizeof *g);
             if (!g) return nomem(d);
+            d->c = *c;
             if (dec_geospatial_statistics(d, g, depth + 1)) return at(d, "geospatial_statistics");
+            *c = d->c;
             m->geospatial_statistics = g;
             m->set |= PQ_CMD_HAS_GEOSPATIAL_STATISTICS;
             break;
         }
         default:
         skip:
-            if (skip_field(d, ft, id, depth)) return -1;
+            if (skip_field(d, c, ft, id, depth)) return -1;
             continue;
         }
         if (__builtin_expect(c->bad, 0)) return malformed(d, cmd_fields[id]);
@@ -816,7 +835,10 @@ static int dec_column_meta(footer_dec *d, pq_column_meta *m, int depth)
 
 static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
 {
-    pq_compact *c = &d->c;
+    /* A local cursor: stores into the output structs (some through byte-sized
+     * types, which may alias anything) then cannot force it back to memory. */
+    pq_compact cur = d->c;
+    pq_compact *c = &cur;
     int16_t id = 0;
     for (;;) {
         int ft = pq_compact_field(c, &id);
@@ -835,7 +857,7 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
             break;
         case 3:
             if (ft != PQ_WIRE_STRUCT) goto skip;
-            if (dec_column_meta(d, &cc->meta_data, depth + 1)) return at(d, "meta_data");
+            if (dec_column_meta(d, c, &cc->meta_data, depth + 1)) return at(d, "meta_data");
             cc->set |= PQ_CC_HAS_META_DATA;
             break;
         case 4:
@@ -865,7 +887,9 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
         case 8: {
             if (ft != PQ_WIRE_STRUCT) goto skip;
             int32_t member;
+            d->c = cur;
             if (dec_union_member(d, &member, depth + 1)) return at(d, "crypto_metadata");
+            cur = d->c;
             cc->crypto_kind = (member == 1 || member == 2) ? member : PQ_CRYPTO_NONE;
             cc->set |= PQ_CC_HAS_CRYPTO_METADATA;
             break;
@@ -879,10 +903,11 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
             break;
         default:
         skip:
-            if (skip_field(d, ft, id, depth)) return -1;
+            if (skip_field(d, c, ft, id, depth)) return -1;
         }
     }
     if (c->bad) return malformed(d, "(struct end)");
+    d->c = cur;
     return 0;
 }
 
@@ -892,8 +917,9 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
 
 static int dec_row_group_columns(footer_dec *d, pq_row_group *rg, int depth)
 {
+    pq_compact *c = &d->c;
     uint32_t n;
-    if (list_header(d, PQ_WIRE_STRUCT, &n, "columns")) return -1;
+    if (list_header(d, c, PQ_WIRE_STRUCT, &n, "columns")) return -1;
     pq_column_chunk *cols = alloc_array(d, n, sizeof *cols);
     if (n && !cols) return nomem(d);
     for (uint32_t i = 0; i < n; i++) {
@@ -943,7 +969,7 @@ static int dec_row_group(footer_dec *d, pq_row_group *rg, int depth)
         case 4: {
             if (ft != PQ_WIRE_LIST) goto skip;
             uint32_t n;
-            if (list_header(d, PQ_WIRE_STRUCT, &n, "sorting_columns")) return -1;
+            if (list_header(d, c, PQ_WIRE_STRUCT, &n, "sorting_columns")) return -1;
             pq_sorting_column *v = alloc_array(d, n, sizeof *v);
             if (n && !v) return nomem(d);
             for (uint32_t i = 0; i < n; i++)
@@ -973,7 +999,7 @@ static int dec_row_group(footer_dec *d, pq_row_group *rg, int depth)
             break;
         default:
         skip:
-            if (skip_field(d, ft, id, depth)) return -1;
+            if (skip_field(d, c, ft, id, depth)) return -1;
             continue;
         }
         seen |= 1u << id;
@@ -1007,7 +1033,7 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
         case 2: {
             if (ft != PQ_WIRE_LIST) goto skip;
             uint32_t n;
-            if (list_header(d, PQ_WIRE_STRUCT, &n, "schema")) return at(d, "FileMetaData");
+            if (list_header(d, c, PQ_WIRE_STRUCT, &n, "schema")) return at(d, "FileMetaData");
             pq_schema_element *v = alloc_array(d, n, sizeof *v);
             if (n && !v) return nomem(d);
             for (uint32_t i = 0; i < n; i++)
@@ -1028,7 +1054,7 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
         case 4: {
             if (ft != PQ_WIRE_LIST) goto skip;
             uint32_t n;
-            if (list_header(d, PQ_WIRE_STRUCT, &n, "row_groups")) return at(d, "FileMetaData");
+            if (list_header(d, c, PQ_WIRE_STRUCT, &n, "row_groups")) return at(d, "FileMetaData");
             pq_row_group *v = alloc_array(d, n, sizeof *v);
             if (n && !v) return nomem(d);
             for (uint32_t i = 0; i < n; i++)
@@ -1053,7 +1079,7 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
         case 7: {
             if (ft != PQ_WIRE_LIST) goto skip;
             uint32_t n;
-            if (list_header(d, PQ_WIRE_STRUCT, &n, "column_orders")) return at(d, "FileMetaData");
+            if (list_header(d, c, PQ_WIRE_STRUCT, &n, "column_orders")) return at(d, "FileMetaData");
             int32_t *v = alloc_array(d, n, sizeof *v);
             if (n && !v) return nomem(d);
             for (uint32_t i = 0; i < n; i++) {
@@ -1081,7 +1107,7 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
             break;
         default:
         skip:
-            if (skip_field(d, ft, id, depth)) return at(d, "FileMetaData");
+            if (skip_field(d, c, ft, id, depth)) return at(d, "FileMetaData");
             continue;
         }
         seen |= 1u << id;
