@@ -323,7 +323,8 @@ enum {
     PQ_CC_HAS_CRYPTO_METADATA = 1u << 6,
     PQ_CC_HAS_ENCRYPTED_METADATA = 1u << 7,
     /* Not a Thrift field: the chunk was outside the projection given to
-     * pq_metadata_parse(); its bytes were skipped and every field is zero. */
+     * pq_metadata_parse(); its bytes were walked over, not decoded, and
+     * every field is zero. */
     PQ_CC_SKIPPED = 1u << 31
 };
 
@@ -354,7 +355,10 @@ enum {
 };
 
 typedef struct pq_row_group {
-    const pq_column_chunk *columns; /* columns_len entries, in leaf order */
+    /* columns_len pointers, in leaf order. In a projected parse the chunks
+     * outside the projection all point to one shared, read-only chunk whose
+     * `set` is PQ_CC_SKIPPED: they cost a pointer, nothing more. */
+    const pq_column_chunk *const *columns;
     uint32_t columns_len;
     uint32_t sorting_columns_len;
     const pq_sorting_column *sorting_columns;

@@ -915,26 +915,42 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
  * RowGroup
  * ------------------------------------------------------------------------- */
 
+/* What every chunk outside a projection points to. */
+static const pq_column_chunk skipped_chunk = {.set = PQ_CC_SKIPPED};
+
 static int dec_row_group_columns(footer_dec *d, pq_row_group *rg, int depth)
 {
     pq_compact *c = &d->c;
     uint32_t n;
     if (list_header(d, c, PQ_WIRE_STRUCT, &n, "columns")) return -1;
-    pq_column_chunk *cols = alloc_array(d, n, sizeof *cols);
-    if (n && !cols) return nomem(d);
-    for (uint32_t i = 0; i < n; i++) {
-        if (d->keep && (i >= d->keep_len || !d->keep[i])) {
-            /* Outside the projection: walk over it, keep nothing. */
-            if (!pq_compact_skip(&d->c, PQ_WIRE_STRUCT, true, depth + 1)) {
-                fail(d, PQ_ERR_CORRUPT_FOOTER, "malformed column chunk");
-                return at(d, "columns[%u]", i);
-            }
-            cols[i].set = PQ_CC_SKIPPED;
-            continue;
+    const pq_column_chunk **ptrs = alloc_filled(d, n, sizeof *ptrs);
+    if (n && !ptrs) return nomem(d);
+    if (!d->keep) {
+        /* Full decode: one contiguous, zeroed block for the row group. */
+        pq_column_chunk *cols = alloc_array(d, n, sizeof *cols);
+        if (n && !cols) return nomem(d);
+        for (uint32_t i = 0; i < n; i++) {
+            if (dec_column_chunk(d, &cols[i], depth + 1)) return at(d, "columns[%u]", i);
+            ptrs[i] = &cols[i];
         }
-        if (dec_column_chunk(d, &cols[i], depth + 1)) return at(d, "columns[%u]", i);
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            if (i >= d->keep_len || !d->keep[i]) {
+                /* Outside the projection: walk over it, keep nothing. */
+                if (!pq_compact_skip(c, PQ_WIRE_STRUCT, true, depth + 1)) {
+                    fail(d, PQ_ERR_CORRUPT_FOOTER, "malformed column chunk");
+                    return at(d, "columns[%u]", i);
+                }
+                ptrs[i] = &skipped_chunk;
+                continue;
+            }
+            pq_column_chunk *cc = pq_arena_calloc(d->arena, 1, sizeof *cc);
+            if (!cc) return nomem(d);
+            if (dec_column_chunk(d, cc, depth + 1)) return at(d, "columns[%u]", i);
+            ptrs[i] = cc;
+        }
     }
-    rg->columns = cols;
+    rg->columns = ptrs;
     rg->columns_len = n;
     return 0;
 }

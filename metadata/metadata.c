@@ -36,7 +36,7 @@ static pq_status check_not_encrypted(const pq_file_metadata *fm, pq_error *err)
     for (uint32_t g = 0; g < fm->row_groups_len; g++) {
         const pq_row_group *rg = &fm->row_groups[g];
         for (uint32_t c = 0; c < rg->columns_len; c++) {
-            if (rg->columns[c].set & (PQ_CC_HAS_CRYPTO_METADATA | PQ_CC_HAS_ENCRYPTED_METADATA))
+            if (rg->columns[c]->set & (PQ_CC_HAS_CRYPTO_METADATA | PQ_CC_HAS_ENCRYPTED_METADATA))
                 return pq_error_set(err, PQ_ERR_ENCRYPTED,
                                     "encrypted Parquet is not supported (RowGroup[%u].columns[%u] "
                                     "has encrypted column metadata)", g, c);
@@ -93,8 +93,9 @@ pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_op
     }
     memcpy(md->footer, footer, len);
     md->footer_len = len;
-    /* Decoded structs take a few times the encoded size; one block usually does. */
-    pq_arena_init(&md->arena, len * 4 + 4096);
+    /* Decoded structs take about 3-4x the encoded size, so one block usually
+     * does; a projection keeps a fraction of that and starts small. */
+    pq_arena_init(&md->arena, (opts && opts->columns) ? len / 2 + 4096 : len * 4 + 4096);
 
     /* Projection bitmap over leaf indexes. */
     uint8_t *keep = NULL;

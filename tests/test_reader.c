@@ -1,0 +1,457 @@
+/*
+ * test_reader.c — the reader's footer stage: sources, sans-IO ranges, reuse
+ * of metadata and footer bytes, counters, and bad files.
+ *
+ * Oracles: the corpus manifest (row counts, row groups), hand-computed byte
+ * ranges (the tail and footer positions computed here from the file image),
+ * and pq_metadata_parse_tail on the same bytes.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pqstep.h"
+#include "test_util.h"
+
+/* A corpus file with a footer larger than 64 KiB would be ideal for the
+ * two-read path; we force it instead with a small footer_read_size. */
+static const char *SMALL = "data/alltypes_plain.parquet";
+static const char *TINY_PAGES = "data/alltypes_tiny_pages.parquet";
+
+typedef struct image {
+    uint8_t *data;
+    size_t len;
+    char *path;
+} image;
+
+static image load(const char *rel)
+{
+    image im = {0};
+    im.path = pq_test_corpus_path(rel);
+    if (!im.path) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
+    im.data = pq_test_read_file(im.path, &im.len);
+    ck_assert_msg(im.data, "cannot read %s", im.path);
+    return im;
+}
+
+static void unload(image *im)
+{
+    free(im->data);
+    free(im->path);
+}
+
+/* The footer's position in the image, computed independently of the library. */
+static void footer_pos(const image *im, uint64_t *start, uint32_t *len)
+{
+    size_t flen;
+    const uint8_t *f = pq_test_footer_span(im->data, im->len, &flen);
+    ck_assert_ptr_nonnull(f);
+    *start = (uint64_t)(f - im->data);
+    *len = (uint32_t)flen;
+}
+
+START_TEST(path_reader_reaches_footer)
+{
+    image im = load(SMALL);
+    pq_error err;
+    pq_reader *r = pq_reader_open_path(im.path, NULL, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_INIT);
+    ck_assert_ptr_null(pq_reader_metadata(r));
+    ck_assert_uint_eq(pq_reader_file_size(r), im.len);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_FOOTER);
+    const pq_file_metadata *fm = pq_metadata_file(pq_reader_metadata(r));
+    ck_assert_int_eq(fm->num_rows, 8);
+    ck_assert_uint_eq(fm->row_groups_len, 1);
+    ck_assert_uint_eq(pq_metadata_schema(pq_reader_metadata(r))->leaves_len, 11);
+
+    /* One read of the whole (small) file: the tail covers it. */
+    pq_stage_stats st;
+    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    ck_assert_uint_eq(st.reads, 1);
+    ck_assert_uint_eq(st.bytes_read, im.len);
+    ck_assert_uint_eq(st.parses, 1);
+    ck_assert_uint_eq(st.reused, 0);
+
+    /* No later stage exists yet: a clean PQ_ERR_STAGE, the reader stays. */
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_STAGE);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_FOOTER);
+    ck_assert_ptr_nonnull(strstr(err.message, "select"));
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(two_reads_when_footer_exceeds_tail)
+{
+    image im = load(TINY_PAGES);
+    uint64_t fstart;
+    uint32_t flen;
+    footer_pos(&im, &fstart, &flen);
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.footer_read_size = 64; /* far smaller than the footer */
+    ck_assert_uint_gt(flen + 8, 64);
+
+    pq_error err;
+    pq_reader *r = pq_reader_open_path(im.path, &opts, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    pq_stage_stats st;
+    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    ck_assert_uint_eq(st.reads, 2);
+    ck_assert_uint_eq(st.bytes_read, (uint64_t)flen + 8); /* exactly the footer + trailer */
+    ck_assert_int_eq(pq_metadata_file(pq_reader_metadata(r))->num_rows, 7300);
+    pq_reader_close(r);
+
+    /* With the default 64 KiB tail the footer fits in one read. */
+    r = pq_reader_open_path(im.path, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    ck_assert_uint_eq(st.reads, flen + 8 <= 65536 ? 1 : 2);
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(sans_io_reports_and_accepts_ranges)
+{
+    image im = load(TINY_PAGES);
+    uint64_t fstart;
+    uint32_t flen;
+    footer_pos(&im, &fstart, &flen);
+
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.footer_read_size = 1000;
+    pq_error err;
+    pq_reader *r = pq_reader_open_sans_io(im.len, &opts, &err);
+    ck_assert_msg(r, "%s", err.message);
+
+    pq_range need[4];
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, NULL, 0), 1);
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 4), 1);
+    ck_assert_uint_eq(need[0].offset, im.len - 1000);
+    ck_assert_uint_eq(need[0].length, 1000);
+
+    /* Advancing without the bytes says what is missing. */
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NEED_DATA);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_INIT);
+
+    ck_assert_int_eq(pq_reader_supply(r, need[0].offset, im.data + need[0].offset,
+                                      need[0].length, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NEED_DATA);
+    /* Now the rest of the footer: from its start up to the tail. */
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 4), 1);
+    ck_assert_uint_eq(need[0].offset, fstart);
+    ck_assert_uint_eq(need[0].offset + need[0].length, im.len - 1000);
+
+    /* Supplying a larger covering range is fine. */
+    ck_assert_int_eq(pq_reader_supply(r, fstart - 10, im.data + fstart - 10,
+                                      need[0].length + 10, &err), PQ_OK);
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 4), 0);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_FOOTER);
+    ck_assert_int_eq(pq_metadata_file(pq_reader_metadata(r))->num_rows, 7300);
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 4), 0);
+
+    /* A range outside the file is refused. */
+    ck_assert_int_eq(pq_reader_supply(r, im.len - 2, im.data, 8, &err), PQ_ERR_INVALID_ARGUMENT);
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
+static int calls;
+static pq_status counting_read(void *user, uint64_t off, size_t len, void *dst, pq_error *err)
+{
+    const image *im = user;
+    calls++;
+    if (off + len > im->len) {
+        err->code = PQ_ERR_IO;
+        snprintf(err->message, sizeof err->message, "past end");
+        return PQ_ERR_IO;
+    }
+    memcpy(dst, im->data + off, len);
+    return PQ_OK;
+}
+
+START_TEST(caller_source_and_memory)
+{
+    image im = load(SMALL);
+    pq_source src = {counting_read, &im, im.len};
+    pq_error err;
+    calls = 0;
+    pq_reader *r = pq_reader_open_source(&src, NULL, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(calls, 1);
+    ck_assert_int_eq(pq_metadata_file(pq_reader_metadata(r))->num_rows, 8);
+    pq_reader_close(r);
+
+    r = pq_reader_open_memory(im.data, im.len, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_metadata_file(pq_reader_metadata(r))->num_rows, 8);
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(reuse_metadata_and_footer_bytes)
+{
+    image im = load(TINY_PAGES);
+    pq_error err;
+    pq_reader *first = pq_reader_open_path(im.path, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(first, &err), PQ_OK);
+    pq_metadata *md = pq_metadata_retain(pq_reader_metadata(first));
+    pq_reader_close(first); /* md outlives its reader */
+
+    /* With a pq_metadata: no I/O, no parse. */
+    uint64_t parses0 = pq_footer_parse_count();
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.metadata = md;
+    calls = 0;
+    pq_source src = {counting_read, &im, im.len};
+    pq_reader *r = pq_reader_open_source(&src, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_ptr_eq(pq_reader_metadata(r), md);
+    ck_assert_int_eq(calls, 0);
+    ck_assert_uint_eq(pq_footer_parse_count(), parses0);
+    pq_stage_stats st;
+    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    ck_assert_uint_eq(st.reused, 1);
+    ck_assert_uint_eq(st.reads, 0);
+    pq_reader_close(r);
+
+    /* With footer bytes: no file I/O, one parse of those bytes, same content. */
+    size_t flen;
+    const uint8_t *fb = pq_metadata_footer_bytes(md, &flen);
+    uint8_t *copy = malloc(flen);
+    memcpy(copy, fb, flen);
+    pq_reader_options_init(&opts);
+    opts.footer_bytes = copy;
+    opts.footer_bytes_len = flen;
+    calls = 0;
+    r = pq_reader_open_source(&src, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(calls, 0);
+    ck_assert_uint_eq(pq_footer_parse_count(), parses0 + 1);
+    const pq_file_metadata *a = pq_metadata_file(md), *b = pq_metadata_file(pq_reader_metadata(r));
+    ck_assert_int_eq(a->num_rows, b->num_rows);
+    ck_assert_uint_eq(a->row_groups_len, b->row_groups_len);
+    size_t flen2;
+    const uint8_t *fb2 = pq_metadata_footer_bytes(pq_reader_metadata(r), &flen2);
+    ck_assert_uint_eq(flen, flen2);
+    ck_assert_int_eq(memcmp(fb, fb2, flen), 0);
+    pq_reader_close(r);
+    free(copy);
+
+    /* Both at once is a usage error. */
+    opts.metadata = md;
+    opts.footer_bytes = fb;
+    ck_assert_ptr_null(pq_reader_open_path(im.path, &opts, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_INVALID_ARGUMENT);
+
+    pq_metadata_release(md);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(cache_open_parses_once)
+{
+    image im = load(SMALL);
+    pq_error err;
+    pq_metadata_cache *cache = pq_metadata_cache_create(64u << 20, &err);
+    ck_assert_ptr_nonnull(cache);
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.cache = cache;
+    uint64_t parses0 = pq_footer_parse_count();
+    for (int i = 0; i < 5; i++) {
+        pq_reader *r = pq_reader_open_path(im.path, &opts, &err);
+        ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+        pq_stage_stats st;
+        pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+        ck_assert_uint_eq(st.reused, i > 0);
+        ck_assert_uint_eq(st.reads, i == 0 ? 1 : 0);
+        pq_reader_close(r);
+    }
+    ck_assert_uint_eq(pq_footer_parse_count(), parses0 + 1);
+
+    /* A caller key works for sources without a path, sans-IO included. */
+    opts.cache_key = "my-object-etag";
+    opts.cache_key_len = strlen("my-object-etag");
+    pq_reader *r = pq_reader_open_sans_io(im.len, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NEED_DATA);
+    ck_assert_int_eq(pq_reader_supply(r, 0, im.data, im.len, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    pq_reader_close(r);
+    r = pq_reader_open_sans_io(im.len, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK); /* a hit: no bytes needed */
+    pq_reader_close(r);
+    ck_assert_uint_eq(pq_footer_parse_count(), parses0 + 2);
+
+    pq_metadata_cache_stats cs;
+    pq_metadata_cache_get_stats(cache, &cs);
+    ck_assert_uint_eq(cs.entries, 2);
+    pq_metadata_cache_destroy(cache);
+    unload(&im);
+}
+END_TEST
+
+/* Bad files: built in memory from a good one. */
+START_TEST(bad_files_give_clean_errors)
+{
+    image im = load(SMALL);
+    pq_error err;
+    pq_reader *r;
+
+    /* Too small. */
+    r = pq_reader_open_memory("PAR1PAR1", 8, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NOT_PARQUET);
+    ck_assert_ptr_nonnull(strstr(err.message, "too small"));
+    pq_reader_close(r);
+
+    /* Wrong trailing magic. */
+    uint8_t *bad = malloc(im.len);
+    memcpy(bad, im.data, im.len);
+    memcpy(bad + im.len - 4, "PAR2", 4);
+    r = pq_reader_open_memory(bad, im.len, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NOT_PARQUET);
+    pq_reader_close(r);
+
+    /* Encrypted footer magic. */
+    memcpy(bad + im.len - 4, "PARE", 4);
+    r = pq_reader_open_memory(bad, im.len, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_ENCRYPTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "encrypted Parquet is not supported"));
+    pq_reader_close(r);
+
+    /* Wrong leading magic (seen because the whole file is in memory). */
+    memcpy(bad, im.data, im.len);
+    memcpy(bad, "XXXX", 4);
+    r = pq_reader_open_memory(bad, im.len, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NOT_PARQUET);
+    ck_assert_ptr_nonnull(strstr(err.message, "start"));
+    pq_reader_close(r);
+
+    /* Footer length larger than the file. */
+    memcpy(bad, im.data, im.len);
+    bad[im.len - 8] = 0xff;
+    bad[im.len - 7] = 0xff;
+    bad[im.len - 6] = 0xff;
+    bad[im.len - 5] = 0x7f;
+    r = pq_reader_open_memory(bad, im.len, NULL, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_CORRUPT_FOOTER);
+    ck_assert_ptr_nonnull(strstr(err.message, "does not fit"));
+    pq_reader_close(r);
+
+    /* Memory limit smaller than the footer. */
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.memory_limit = 100;
+    r = pq_reader_open_memory(im.data, im.len, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_MEMORY_LIMIT);
+    pq_reader_close(r);
+
+    /* Missing file. */
+    ck_assert_ptr_null(pq_reader_open_path("/nonexistent/x.parquet", NULL, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_IO);
+    free(bad);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(projection_skips_other_chunks)
+{
+    /* The bundled sample: 61 row groups, so skipped chunks dominate. */
+    image im = {0};
+    im.path = strdup(PQ_SOURCE_DIR "/data/sample/lineitem_61rg.parquet");
+    im.data = pq_test_read_file(im.path, &im.len);
+    ck_assert_msg(im.data, "cannot read %s", im.path);
+    pq_error err;
+    pq_metadata *full = pq_metadata_parse_tail(im.data, im.len, NULL, NULL, &err);
+    ck_assert_msg(full, "%s", err.message);
+    uint32_t cols[] = {2, 5};
+    pq_parse_options po = {cols, 2, 0};
+    pq_metadata *proj = pq_metadata_parse_tail(im.data, im.len, &po, NULL, &err);
+    ck_assert_msg(proj, "%s", err.message);
+    ck_assert(pq_metadata_is_projected(proj));
+    ck_assert(!pq_metadata_is_projected(full));
+    ck_assert_uint_lt(pq_metadata_memory_size(proj), pq_metadata_memory_size(full));
+
+    const pq_file_metadata *a = pq_metadata_file(full), *b = pq_metadata_file(proj);
+    ck_assert_uint_eq(a->row_groups_len, b->row_groups_len);
+    for (uint32_t g = 0; g < a->row_groups_len; g++) {
+        ck_assert_uint_eq(a->row_groups[g].columns_len, b->row_groups[g].columns_len);
+        for (uint32_t c = 0; c < a->row_groups[g].columns_len; c++) {
+            const pq_column_chunk *x = a->row_groups[g].columns[c];
+            const pq_column_chunk *y = b->row_groups[g].columns[c];
+            if (c == 2 || c == 5) {
+                ck_assert_uint_eq(x->set, y->set);
+                ck_assert_int_eq(x->meta_data.total_compressed_size,
+                                 y->meta_data.total_compressed_size);
+                ck_assert_int_eq(x->meta_data.data_page_offset, y->meta_data.data_page_offset);
+                ck_assert_int_eq(x->meta_data.statistics.null_count,
+                                 y->meta_data.statistics.null_count);
+            } else {
+                ck_assert_uint_eq(y->set, PQ_CC_SKIPPED);
+                ck_assert_ptr_null(y->meta_data.encodings);
+            }
+        }
+    }
+    /* An index past the leaves is an error, not a silent empty projection. */
+    uint32_t bad_cols[] = {99};
+    pq_parse_options bad = {bad_cols, 1, 0};
+    ck_assert_ptr_null(pq_metadata_parse_tail(im.data, im.len, &bad, NULL, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_INVALID_ARGUMENT);
+
+    pq_metadata_release(full);
+    pq_metadata_release(proj);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(parse_tail_needs_and_magic)
+{
+    image im = load(SMALL);
+    pq_error err;
+    size_t needed = 0;
+    uint64_t fstart;
+    uint32_t flen;
+    footer_pos(&im, &fstart, &flen);
+    ck_assert_ptr_null(pq_metadata_parse_tail(im.data + im.len - 20, 20, NULL, &needed, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_NEED_DATA);
+    ck_assert_uint_eq(needed, (size_t)flen + 8);
+    pq_metadata *md = pq_metadata_parse_tail(im.data + fstart, flen + 8, NULL, &needed, &err);
+    ck_assert_msg(md, "%s", err.message);
+    pq_metadata_release(md);
+    unload(&im);
+}
+END_TEST
+
+int main(void)
+{
+    if (!pq_test_corpus_dir()) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
+    Suite *s = suite_create("reader");
+    TCase *tc = tcase_create("footer stage");
+    tcase_add_test(tc, path_reader_reaches_footer);
+    tcase_add_test(tc, two_reads_when_footer_exceeds_tail);
+    tcase_add_test(tc, sans_io_reports_and_accepts_ranges);
+    tcase_add_test(tc, caller_source_and_memory);
+    tcase_add_test(tc, reuse_metadata_and_footer_bytes);
+    tcase_add_test(tc, cache_open_parses_once);
+    tcase_add_test(tc, bad_files_give_clean_errors);
+    tcase_add_test(tc, projection_skips_other_chunks);
+    tcase_add_test(tc, parse_tail_needs_and_magic);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
