@@ -417,6 +417,7 @@ typedef enum pq_arrow_id {
     PQ_ARROW_TIMESTAMP,
     PQ_ARROW_STRUCT, PQ_ARROW_LIST, PQ_ARROW_MAP,
     PQ_ARROW_EXTENSION_UUID, /* fixed_size_binary(16) tagged arrow.uuid */
+    PQ_ARROW_EXTENSION_JSON, /* string tagged arrow.json (pyarrow >= 19 reads JSON so) */
     PQ_ARROW_UNSUPPORTED     /* e.g. INTERVAL: no default mapping */
 } pq_arrow_id;
 
