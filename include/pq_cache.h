@@ -29,7 +29,7 @@ typedef struct pq_metadata_cache pq_metadata_cache;
 typedef struct pq_metadata_cache_stats {
     uint64_t hits;       /* lookups answered from the cache (waiters on a load count as hits) */
     uint64_t misses;     /* lookups that found nothing */
-    uint64_t loads;      /* footers parsed through get_or_load */
+    uint64_t loads;      /* loader calls made by get_or_load (failed ones too) */
     uint64_t evictions;  /* entries dropped to respect max_bytes */
     uint64_t entries;    /* entries now held */
     uint64_t bytes;      /* pq_metadata_memory_size() of the entries now held */
@@ -37,7 +37,9 @@ typedef struct pq_metadata_cache_stats {
 } pq_metadata_cache_stats;
 
 /* Create a cache bounded by `max_bytes` of metadata (sum of
- * pq_metadata_memory_size()). An entry larger than max_bytes is not kept.
+ * pq_metadata_memory_size()). An entry of exactly max_bytes is kept; a larger
+ * one is not (a put of it returns PQ_OK, drops any older value under that key
+ * and does not count as an eviction).
  * Returns NULL and fills `err` on allocation failure. */
 pq_metadata_cache *pq_metadata_cache_create(size_t max_bytes, pq_error *err);
 
@@ -46,7 +48,8 @@ pq_metadata_cache *pq_metadata_cache_create(size_t max_bytes, pq_error *err);
 void pq_metadata_cache_destroy(pq_metadata_cache *cache);
 
 /* Look up `key`. On a hit, returns the metadata with a new reference the
- * caller must release, and marks the entry most recently used. NULL on a miss. */
+ * caller must release, and marks the entry most recently used. NULL on a miss.
+ * Never waits: a key whose load is in flight counts as a miss here. */
 pq_metadata *pq_metadata_cache_get(pq_metadata_cache *cache, const void *key, size_t key_len);
 
 /* Insert or replace `key` -> `md`. The cache takes its own reference; the
@@ -59,8 +62,11 @@ typedef pq_metadata *(*pq_metadata_loader)(void *user, pq_error *err);
 
 /* Look up `key`; on a miss call `load(user, err)` once (single-flight across
  * threads), insert the result and return it. Returns a new reference, or NULL
- * with the loader's error (waiters get the same error). `*was_hit`, when not
- * NULL, says whether no parse happened for this call. */
+ * with the loader's error (waiters get the same error; failures are not
+ * cached, so a later call retries). `*was_hit`, when not NULL, says whether
+ * no parse happened for this call. A put or erase of the same key while the
+ * load runs wins: waiters still get the load's result, but it is not stored.
+ * The loader runs without the cache's lock held and may use the cache. */
 pq_metadata *pq_metadata_cache_get_or_load(pq_metadata_cache *cache, const void *key,
                                            size_t key_len, pq_metadata_loader load,
                                            void *user, int *was_hit, pq_error *err);

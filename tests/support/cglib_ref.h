@@ -10,16 +10,19 @@
  * The decoder runs the stock ThriftCompactProtocol with three guards so that
  * hostile bytes cannot make the *reference* crash or balloon: strings and
  * containers are capped at the span length (string_limit/container_limit),
- * struct nesting is capped at Thrift's usual recursion limit (64), and a
- * failed binary read always leaves a NULL buffer (thrift_protocol_skip frees
- * the buffer even when the read failed before setting it).
+ * struct and container nesting is capped at Thrift's usual recursion limit
+ * (64), and a failed binary read always leaves a NULL buffer
+ * (thrift_protocol_skip frees the buffer even when the read failed before
+ * setting it).
  *
  * Known c_glib properties the comparison accounts for:
  *  - `string` fields are NUL-terminated gchar*: an empty string reads as
  *    NULL and bytes after an embedded NUL are invisible. The comparison
  *    checks pqstep's span up to its first NUL.
  *  - unions are structs: a member id unknown to the IDL is skipped and
- *    leaves no member set.
+ *    leaves no member set, so a LogicalType with no known member compares
+ *    equal to pqstep's FUTURE or NONE (the test of the corpus file with an
+ *    unknown member asserts FUTURE itself).
  *  - enum values are not validated.
  *
  * Used by the tests (field-by-field comparison with pqstep's decoder, and
