@@ -321,12 +321,12 @@ enum {
     PQ_CC_HAS_COLUMN_INDEX_OFFSET = 1u << 4,
     PQ_CC_HAS_COLUMN_INDEX_LENGTH = 1u << 5,
     PQ_CC_HAS_CRYPTO_METADATA = 1u << 6,
-    PQ_CC_HAS_ENCRYPTED_METADATA = 1u << 7,
-    /* Not a Thrift field: the chunk was outside the projection given to
-     * pq_metadata_parse(); its bytes were walked over, not decoded, and
-     * every field is zero. */
-    PQ_CC_SKIPPED = 1u << 31
+    PQ_CC_HAS_ENCRYPTED_METADATA = 1u << 7
 };
+/* Not a Thrift field: the chunk was outside the projection given to
+ * pq_metadata_parse(); its bytes were walked over, not decoded, and every
+ * field is zero. (A macro: an enumerator must fit in an int.) */
+#define PQ_CC_SKIPPED (1u << 31)
 
 typedef enum pq_crypto_kind {
     PQ_CRYPTO_NONE = 0,

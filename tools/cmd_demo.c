@@ -26,8 +26,8 @@ static uint64_t now_ns(void)
 static void print_duration(uint64_t ns)
 {
     if (ns < 10000) printf("%" PRIu64 " ns", ns);
-    else if (ns < 10000000) printf("%.1f us", ns / 1e3);
-    else printf("%.2f ms", ns / 1e6);
+    else if (ns < 10000000) printf("%.1f us", (double)ns / 1e3);
+    else printf("%.2f ms", (double)ns / 1e6);
 }
 
 static void progress(const char *what, unsigned i, unsigned n)

@@ -1,0 +1,98 @@
+/*
+ * cli_util.c — argument parsing, error lines and opening files for the
+ * pqstep commands.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_usage_error(const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("pqstep: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\n", usage);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_parse_file_args(int argc, char **argv, const char *usage, cli_args *out)
+{
+    memset(out, 0, sizeof(*out));
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        /* "-" alone is a file name (pqstep reads files by path only). */
+        if (!options_done && a[0] == '-' && a[1] != '\0') {
+            if (strcmp(a, "--") == 0) {
+                options_done = true;
+            } else if (strcmp(a, "--json") == 0) {
+                out->json = true;
+            } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+                out->help = true;
+            } else {
+                return cli_usage_error(usage, "%s: unknown option '%s'", argv[0], a);
+            }
+            continue;
+        }
+        if (out->file)
+            return cli_usage_error(usage, "%s: unexpected argument '%s'", argv[0], a);
+        out->file = a;
+    }
+    if (!out->help && !out->file)
+        return cli_usage_error(usage, "%s: missing FILE", argv[0]);
+    return CLI_EXIT_OK;
+}
+
+int cli_file_error(const char *path, const pq_error *err)
+{
+    const char *msg = err->message[0] ? err->message : pq_status_name(err->code);
+    /* Exactly one line, whatever bytes the file put into the message. */
+    char line[PQ_ERROR_MESSAGE_SIZE];
+    size_t n = strnlen(msg, sizeof(line) - 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)msg[i];
+        line[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    }
+    line[n] = '\0';
+    fputs("pqstep: ", stderr);
+    cli_print_text(stderr, path, strlen(path));
+    fprintf(stderr, ": %s\n", line);
+    return CLI_EXIT_ERROR;
+}
+
+pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size)
+{
+    pq_error err = {0};
+    pq_reader *r = pq_reader_open_path(path, NULL, &err);
+    if (!r) {
+        cli_file_error(path, &err);
+        return NULL;
+    }
+    pq_metadata *md = NULL;
+    if (pq_reader_advance_to(r, PQ_STAGE_FOOTER, &err) == PQ_OK && pq_reader_metadata(r)) {
+        md = pq_metadata_retain(pq_reader_metadata(r));
+        *file_size = pq_reader_file_size(r);
+    } else {
+        if (err.code == PQ_OK) {
+            err.code = PQ_ERR_STAGE;
+            snprintf(err.message, sizeof(err.message), "footer stage did not complete");
+        }
+        cli_file_error(path, &err);
+    }
+    pq_reader_close(r);
+    return md;
+}
+
+void *cli_xrealloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q) {
+        fputs("pqstep: out of memory\n", stderr);
+        exit(CLI_EXIT_ERROR);
+    }
+    return q;
+}
