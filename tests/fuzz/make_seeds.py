@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Build the fuzzers' seed corpus from the parquet-testing corpus.
+
+For every *.parquet under the corpus's data/ and bad_data/ (recursively):
+  - when the file ends with "<le32 length>PAR1" and the length fits, the footer
+    bytes (the Thrift FileMetaData) become one seed;
+  - otherwise the last 64 KiB of the file (a broken tail) become one seed.
+Seeds are named by content hash, so reruns and duplicates cost nothing.
+Standard library only. The output is a build product: never commit it.
+
+    tests/fuzz/make_seeds.py --out build-fuzz/fuzz-seeds [--corpus DIR]
+"""
+
+import argparse
+import hashlib
+import os
+import struct
+import sys
+
+TAIL_SEED = 64 * 1024
+
+
+def default_corpus():
+    env = os.environ.get("PQSTEP_TEST_CORPUS")
+    if env:
+        return env
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.join(os.path.dirname(repo), "shared", "parquet-testing")
+
+
+def seed_of(blob):
+    """The footer span of a file image, or its tail when that is malformed."""
+    if len(blob) >= 12 and blob[-4:] == b"PAR1":
+        (flen,) = struct.unpack("<I", blob[-8:-4])
+        if flen + 8 <= len(blob):
+            return blob[len(blob) - 8 - flen:len(blob) - 8], "footer"
+    return blob[-TAIL_SEED:], "tail"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default=default_corpus())
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    if not os.path.isdir(os.path.join(args.corpus, "data")):
+        # Fuzzing still works from an empty corpus, only slower to get deep.
+        print(f"make_seeds: WARNING: no corpus at {args.corpus} (set PQSTEP_TEST_CORPUS); "
+              f"no seeds", file=sys.stderr)
+        return 0
+    counts = {"footer": 0, "tail": 0}
+    for sub in ("data", "bad_data"):
+        top = os.path.join(args.corpus, sub)
+        for dirpath, _, names in sorted(os.walk(top)):
+            for name in sorted(names):
+                if not name.endswith(".parquet"):
+                    continue
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    seed, kind = seed_of(f.read())
+                digest = hashlib.sha1(seed).hexdigest()
+                with open(os.path.join(args.out, digest), "wb") as f:
+                    f.write(seed)
+                counts[kind] += 1
+    print(f"make_seeds: {counts['footer']} footers and {counts['tail']} broken tails "
+          f"from {args.corpus} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
