@@ -474,6 +474,12 @@ typedef struct pq_parse_options {
     size_t columns_len;
     /* Largest footer accepted, in bytes; 0 means the default of 256 MiB. */
     uint64_t max_footer_size;
+    /* Cap on the memory the parsed metadata may take (footer copy, decoded
+     * structs, schema tree, leaf paths). 0 means 64 x the footer size + 16 MiB:
+     * real footers decode to about 4x their size, so only hostile ones (say,
+     * thousands of leaves under hundreds of nested groups) reach it. Exceeding
+     * it fails with PQ_ERR_MEMORY_LIMIT. */
+    uint64_t memory_limit;
 } pq_parse_options;
 
 typedef struct pq_metadata pq_metadata;

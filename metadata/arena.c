@@ -16,6 +16,8 @@ void pq_arena_init(pq_arena *a, size_t first_block_size)
     a->blocks = NULL;
     a->next_size = first_block_size < 1024 ? 1024 : first_block_size;
     a->total = 0;
+    a->limit = 0;
+    a->over_limit = false;
 }
 
 void pq_arena_free(pq_arena *a)
@@ -36,6 +38,13 @@ void *pq_arena_alloc_slow(pq_arena *a, size_t size)
     size_t want = a->next_size;
     if (want < size) want = size;
     if (want > SIZE_MAX - BLOCK_HEADER) return NULL;
+    if (a->limit && a->total + BLOCK_HEADER + want > a->limit) {
+        want = size; /* the doubling overshoots: try just what is asked */
+        if (a->total + BLOCK_HEADER + want > a->limit) {
+            a->over_limit = true;
+            return NULL;
+        }
+    }
     pq_arena_block *b = malloc(BLOCK_HEADER + want);
     if (!b) return NULL;
     b->next = a->blocks;

@@ -7,6 +7,7 @@
 #ifndef PQ_ARENA_H
 #define PQ_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,9 +20,18 @@ typedef struct pq_arena {
     pq_arena_block *blocks; /* newest first */
     size_t next_size;       /* size of the next block to allocate */
     size_t total;           /* bytes malloc'd for blocks */
+    size_t limit;           /* cap on total; 0 = none */
+    bool over_limit;        /* an allocation failed because of `limit` */
 } pq_arena;
 
 void pq_arena_init(pq_arena *a, size_t first_block_size);
+
+/* Cap the bytes the arena may malloc; allocations past it return NULL and set
+ * over_limit, so callers can tell a limit from a failed malloc. */
+static inline void pq_arena_set_limit(pq_arena *a, size_t limit)
+{
+    a->limit = limit;
+}
 void pq_arena_free(pq_arena *a);
 
 /* Slow path: a new block. NULL on malloc failure. */

@@ -45,7 +45,10 @@ static inline void skip_bytes(pq_compact *c, uint64_t n)
  * a projected parse takes over every column chunk it leaves out. */
 static bool skip_struct(pq_compact *c, int depth)
 {
-    if (depth > PQ_COMPACT_MAX_DEPTH) return false;
+    if (depth > PQ_COMPACT_MAX_DEPTH) {
+        c->too_deep = true;
+        return false;
+    }
     for (;;) {
         if (c->p >= c->end) return false;
         uint8_t b = *c->p++;
@@ -81,7 +84,10 @@ static bool skip_struct(pq_compact *c, int depth)
 
 bool pq_compact_skip(pq_compact *c, int type, bool in_container, int depth)
 {
-    if (depth > PQ_COMPACT_MAX_DEPTH) return false;
+    if (depth > PQ_COMPACT_MAX_DEPTH) {
+        c->too_deep = true;
+        return false;
+    }
     switch (type) {
     case PQ_WIRE_BOOL_TRUE:
     case PQ_WIRE_BOOL_FALSE:

@@ -45,6 +45,7 @@ typedef struct pq_compact {
     const uint8_t *p;
     const uint8_t *end;
     bool bad;        /* a read ran past the end or a varint was malformed */
+    bool too_deep;   /* a skip met nesting deeper than PQ_COMPACT_MAX_DEPTH */
 } pq_compact;
 
 static inline void pq_compact_init(pq_compact *c, const uint8_t *buf, size_t len)
@@ -52,6 +53,7 @@ static inline void pq_compact_init(pq_compact *c, const uint8_t *buf, size_t len
     c->p = buf;
     c->end = buf + len;
     c->bad = false;
+    c->too_deep = false;
 }
 
 static inline size_t pq_compact_remaining(const pq_compact *c)

@@ -105,7 +105,7 @@ HOT int skip_field(footer_dec *d, pq_compact *c, int ft, int16_t id, int depth)
     bool ok = pq_compact_skip(&tmp, ft, false, depth);
     *c = tmp;
     if (__builtin_expect(!ok, 0)) {
-        if (depth > PQ_COMPACT_MAX_DEPTH)
+        if (c->too_deep)
             fail(d, PQ_ERR_CORRUPT_FOOTER, "nesting deeper than %d", PQ_COMPACT_MAX_DEPTH);
         else
             fail(d, PQ_ERR_CORRUPT_FOOTER, "malformed %s value", wire_type_names[ft & 15]);

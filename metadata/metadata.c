@@ -96,6 +96,16 @@ pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_op
     /* Decoded structs take about 3-4x the encoded size, so one block usually
      * does; a projection keeps a fraction of that and starts small. */
     pq_arena_init(&md->arena, (opts && opts->columns) ? len / 2 + 4096 : len * 4 + 4096);
+    uint64_t limit = opts && opts->memory_limit ? opts->memory_limit
+                                                 : (uint64_t)len * 64 + ((uint64_t)16 << 20);
+    if (limit < len) {
+        metadata_free(md);
+        pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
+                     "footer of %zu bytes exceeds the memory limit of %llu bytes", len,
+                     (unsigned long long)limit);
+        return NULL;
+    }
+    pq_arena_set_limit(&md->arena, limit - len > SIZE_MAX ? SIZE_MAX : (size_t)(limit - len));
 
     /* Projection bitmap over leaf indexes. */
     uint8_t *keep = NULL;
@@ -123,6 +133,10 @@ pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_op
                           "projected column %u is out of range (the file has %u leaf columns)",
                           keep_len - 1, md->schema.leaves_len);
     if (st != PQ_OK) {
+        if (md->arena.over_limit)
+            pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
+                         "decoding a footer of %zu bytes would take more than the memory "
+                         "limit of %llu bytes", len, (unsigned long long)limit);
         metadata_free(md);
         return NULL;
     }

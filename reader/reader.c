@@ -301,7 +301,7 @@ static pq_metadata *footer_read_and_parse(pq_reader *r, pq_error *err)
 {
     if (r->fstep == FOOTER_NEED_TAIL && footer_read_tail(r, err) != PQ_OK) return NULL;
     if (r->fstep == FOOTER_NEED_REST && footer_read_rest(r, err) != PQ_OK) return NULL;
-    pq_parse_options po = {r->opts.columns, r->opts.columns_len, r->opts.memory_limit};
+    pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
     const uint8_t *footer = r->tail + (r->file_size - r->tail_offset) - FOOTER_TRAILER_LEN -
                             r->footer_len;
     pq_metadata *md = pq_metadata_parse(footer, r->footer_len, &po, err);
@@ -329,7 +329,7 @@ static pq_status stage_footer(pq_reader *r, pq_error *err)
         return PQ_OK;
     }
     if (r->opts.footer_bytes) {
-        pq_parse_options po = {r->opts.columns, r->opts.columns_len, r->opts.memory_limit};
+        pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
         r->md = pq_metadata_parse(r->opts.footer_bytes, r->opts.footer_bytes_len, &po, err);
         if (!r->md) return err ? err->code : PQ_ERR_CORRUPT_FOOTER;
         stats->parses++;

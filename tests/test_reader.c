@@ -377,7 +377,7 @@ START_TEST(projection_skips_other_chunks)
     pq_metadata *full = pq_metadata_parse_tail(im.data, im.len, NULL, NULL, &err);
     ck_assert_msg(full, "%s", err.message);
     uint32_t cols[] = {2, 5};
-    pq_parse_options po = {cols, 2, 0};
+    pq_parse_options po = {.columns = cols, .columns_len = 2};
     pq_metadata *proj = pq_metadata_parse_tail(im.data, im.len, &po, NULL, &err);
     ck_assert_msg(proj, "%s", err.message);
     ck_assert(pq_metadata_is_projected(proj));
@@ -406,7 +406,7 @@ START_TEST(projection_skips_other_chunks)
     }
     /* An index past the leaves is an error, not a silent empty projection. */
     uint32_t bad_cols[] = {99};
-    pq_parse_options bad = {bad_cols, 1, 0};
+    pq_parse_options bad = {.columns = bad_cols, .columns_len = 1};
     ck_assert_ptr_null(pq_metadata_parse_tail(im.data, im.len, &bad, NULL, &err));
     ck_assert_int_eq(err.code, PQ_ERR_INVALID_ARGUMENT);
 
@@ -428,6 +428,18 @@ START_TEST(parse_tail_needs_and_magic)
     ck_assert_int_eq(err.code, PQ_ERR_NEED_DATA);
     ck_assert_uint_eq(needed, (size_t)flen + 8);
     pq_metadata *md = pq_metadata_parse_tail(im.data + fstart, flen + 8, NULL, &needed, &err);
+    ck_assert_msg(md, "%s", err.message);
+    size_t held = pq_metadata_memory_size(md);
+    pq_metadata_release(md);
+
+    /* A memory limit below what the decoded footer takes is refused cleanly;
+     * one at what it took succeeds. */
+    pq_parse_options small = {.memory_limit = flen + 64};
+    ck_assert_ptr_null(pq_metadata_parse_tail(im.data, im.len, &small, NULL, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_MEMORY_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "memory limit"));
+    pq_parse_options enough = {.memory_limit = held};
+    md = pq_metadata_parse_tail(im.data, im.len, &enough, NULL, &err);
     ck_assert_msg(md, "%s", err.message);
     pq_metadata_release(md);
     unload(&im);
