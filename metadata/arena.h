@@ -57,6 +57,25 @@ static inline void *pq_arena_calloc(pq_arena *a, size_t count, size_t elem)
     return p;
 }
 
+/* Give back everything allocated since a mark, provided it all came from
+ * the block the mark was taken in; otherwise keep it. Lets a decoder use the
+ * arena as scratch space for data it then throws away. */
+typedef struct pq_arena_mark {
+    pq_arena_block *block;
+    uint8_t *cur;
+} pq_arena_mark;
+
+static inline pq_arena_mark pq_arena_get_mark(const pq_arena *a)
+{
+    pq_arena_mark m = {a->blocks, a->cur};
+    return m;
+}
+
+static inline void pq_arena_rewind(pq_arena *a, pq_arena_mark m)
+{
+    if (m.block && m.block == a->blocks) a->cur = m.cur;
+}
+
 /* NUL-terminated copy of `len` bytes. */
 char *pq_arena_strndup(pq_arena *a, const void *s, size_t len);
 

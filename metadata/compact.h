@@ -38,6 +38,10 @@ enum {
     PQ_WIRE_STRUCT = 12
 };
 
+/* The primitives run once per field: they must inline even where the
+ * compiler's size heuristics would rather not (it outlined them at -O2). */
+#define PQ_HOT_INLINE static inline __attribute__((always_inline))
+
 /* Deepest struct/container nesting accepted when skipping unknown fields. */
 #define PQ_COMPACT_MAX_DEPTH 64
 
@@ -48,7 +52,7 @@ typedef struct pq_compact {
     bool too_deep;   /* a skip met nesting deeper than PQ_COMPACT_MAX_DEPTH */
 } pq_compact;
 
-static inline void pq_compact_init(pq_compact *c, const uint8_t *buf, size_t len)
+PQ_HOT_INLINE void pq_compact_init(pq_compact *c, const uint8_t *buf, size_t len)
 {
     c->p = buf;
     c->end = buf + len;
@@ -56,7 +60,7 @@ static inline void pq_compact_init(pq_compact *c, const uint8_t *buf, size_t len
     c->too_deep = false;
 }
 
-static inline size_t pq_compact_remaining(const pq_compact *c)
+PQ_HOT_INLINE size_t pq_compact_remaining(const pq_compact *c)
 {
     return (size_t)(c->end - c->p);
 }
@@ -66,7 +70,7 @@ uint64_t pq_compact_uvarint_tail(pq_compact *c);
 
 /* Unsigned LEB128 varint of at most 10 bytes. Away from the end of the span
  * (the common case) it runs unrolled with no per-byte bounds checks. */
-static inline uint64_t pq_compact_uvarint(pq_compact *c)
+PQ_HOT_INLINE uint64_t pq_compact_uvarint(pq_compact *c)
 {
     const uint8_t *p = c->p;
     if (__builtin_expect(c->end - p >= 10, 1)) {
@@ -97,18 +101,18 @@ static inline uint64_t pq_compact_uvarint(pq_compact *c)
     return pq_compact_uvarint_tail(c);
 }
 
-static inline int64_t pq_compact_zigzag64(uint64_t v)
+PQ_HOT_INLINE int64_t pq_compact_zigzag64(uint64_t v)
 {
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-static inline int64_t pq_compact_i64(pq_compact *c)
+PQ_HOT_INLINE int64_t pq_compact_i64(pq_compact *c)
 {
     return pq_compact_zigzag64(pq_compact_uvarint(c));
 }
 
 /* i32 (and i16, i8 on the wire as varints): out-of-range values are malformed. */
-static inline int32_t pq_compact_i32(pq_compact *c)
+PQ_HOT_INLINE int32_t pq_compact_i32(pq_compact *c)
 {
     uint64_t u = pq_compact_uvarint(c);
     if (u > 0xffffffffu) {
@@ -118,7 +122,7 @@ static inline int32_t pq_compact_i32(pq_compact *c)
     return (int32_t)pq_compact_zigzag64(u);
 }
 
-static inline int16_t pq_compact_i16(pq_compact *c)
+PQ_HOT_INLINE int16_t pq_compact_i16(pq_compact *c)
 {
     uint64_t u = pq_compact_uvarint(c);
     if (u > 0xffffu) {
@@ -128,7 +132,7 @@ static inline int16_t pq_compact_i16(pq_compact *c)
     return (int16_t)pq_compact_zigzag64(u);
 }
 
-static inline int8_t pq_compact_byte(pq_compact *c)
+PQ_HOT_INLINE int8_t pq_compact_byte(pq_compact *c)
 {
     if (c->p >= c->end) {
         c->bad = true;
@@ -137,7 +141,7 @@ static inline int8_t pq_compact_byte(pq_compact *c)
     return (int8_t)*c->p++;
 }
 
-static inline double pq_compact_double(pq_compact *c)
+PQ_HOT_INLINE double pq_compact_double(pq_compact *c)
 {
     double d = 0;
     if (pq_compact_remaining(c) < 8) {
@@ -151,7 +155,7 @@ static inline double pq_compact_double(pq_compact *c)
 }
 
 /* A binary/string: returns a pointer into the span and its length. */
-static inline const uint8_t *pq_compact_binary(pq_compact *c, uint32_t *len)
+PQ_HOT_INLINE const uint8_t *pq_compact_binary(pq_compact *c, uint32_t *len)
 {
     uint64_t n = pq_compact_uvarint(c);
     if (c->bad || n > pq_compact_remaining(c)) {
@@ -167,7 +171,7 @@ static inline const uint8_t *pq_compact_binary(pq_compact *c, uint32_t *len)
 
 /* Field header: returns the compact type (PQ_WIRE_STOP at the end of a struct)
  * and updates *id from the previous id. */
-static inline int pq_compact_field(pq_compact *c, int16_t *id)
+PQ_HOT_INLINE int pq_compact_field(pq_compact *c, int16_t *id)
 {
     if (c->p >= c->end) {
         c->bad = true;
@@ -185,7 +189,7 @@ static inline int pq_compact_field(pq_compact *c, int16_t *id)
 /* List/set header: returns the element count; *elem_type gets the type.
  * A count larger than the bytes left is malformed: every element takes at
  * least one byte, so this also bounds what a decoder allocates. */
-static inline uint32_t pq_compact_list(pq_compact *c, int *elem_type)
+PQ_HOT_INLINE uint32_t pq_compact_list(pq_compact *c, int *elem_type)
 {
     if (c->p >= c->end) {
         c->bad = true;

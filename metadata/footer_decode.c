@@ -252,91 +252,162 @@ static const char *const stats_fields[9] = {
     "", "max", "min", "null_count", "distinct_count", "max_value", "min_value",
     "is_max_value_exact", "is_min_value_exact"};
 
+/* In-order fast path. Writers emit a struct's fields in id order, each with
+ * a one-byte header (id delta << 4 | wire type). Testing for the header the
+ * next expected field would have is a well-predicted compare, where the
+ * generic loop's switch on the id is an indirect jump that mispredicts.
+ * Anything unexpected (absent, out of order, unknown) falls through to the
+ * generic loop, which continues from `id`. */
+HOT bool next_is(const pq_compact *c, int16_t id, int fid, int wt)
+{
+    return c->p < c->end && fid > id && fid - id <= 15 && *c->p == (uint8_t)((fid - id) << 4 | wt);
+}
+
+HOT int next_bool(const pq_compact *c, int16_t id, int fid)
+{
+    if (c->p >= c->end || fid <= id || fid - id > 15) return 0;
+    uint8_t b = *c->p;
+    int wt = b & 0x0f;
+    return (b >> 4) == fid - id && is_bool(wt) ? wt : 0;
+}
+
+#define IN_ORDER(FIELD, fid, wt)                                                                \
+    if (next_is(c, id, fid, wt)) {                                                             \
+        c->p++;                                                                                \
+        id = fid;                                                                              \
+        if (FIELD(fid, wt)) return -1;                                                         \
+    }
+
+#define IN_ORDER_BOOL(FIELD, fid)                                                              \
+    {                                                                                          \
+        int wt_ = next_bool(c, id, fid);                                                       \
+        if (wt_) {                                                                             \
+            c->p++;                                                                            \
+            id = fid;                                                                          \
+            if (FIELD(fid, wt_)) return -1;                                                    \
+        }                                                                                      \
+    }
+
+/* The end of a struct: usually just its STOP byte; else the generic loop
+ * over whatever fields remain. */
+#define REMAINING_FIELDS(FIELD)                                                                 \
+    if (__builtin_expect(c->p < c->end && *c->p == PQ_WIRE_STOP, 1)) {                         \
+        c->p++;                                                                                \
+    } else {                                                                                   \
+        for (;;) {                                                                             \
+            int ft_ = pq_compact_field(c, &id);                                                \
+            if (ft_ == PQ_WIRE_STOP) break;                                                    \
+            if (FIELD(id, ft_)) return -1;                                                     \
+        }                                                                                      \
+    }
+
+HOT int stats_field(footer_dec *d, pq_compact *c, pq_statistics *s, int16_t id, int ft,
+                    int depth)
+{
+    switch (id) {
+    case 1:
+        if (ft != PQ_WIRE_BINARY) goto skip;
+        s->max.ptr = pq_compact_binary(c, &s->max.len);
+        s->set |= PQ_STATS_HAS_MAX;
+        break;
+    case 2:
+        if (ft != PQ_WIRE_BINARY) goto skip;
+        s->min.ptr = pq_compact_binary(c, &s->min.len);
+        s->set |= PQ_STATS_HAS_MIN;
+        break;
+    case 3:
+        if (ft != PQ_WIRE_I64) goto skip;
+        s->null_count = pq_compact_i64(c);
+        s->set |= PQ_STATS_HAS_NULL_COUNT;
+        break;
+    case 4:
+        if (ft != PQ_WIRE_I64) goto skip;
+        s->distinct_count = pq_compact_i64(c);
+        s->set |= PQ_STATS_HAS_DISTINCT_COUNT;
+        break;
+    case 5:
+        if (ft != PQ_WIRE_BINARY) goto skip;
+        s->max_value.ptr = pq_compact_binary(c, &s->max_value.len);
+        s->set |= PQ_STATS_HAS_MAX_VALUE;
+        break;
+    case 6:
+        if (ft != PQ_WIRE_BINARY) goto skip;
+        s->min_value.ptr = pq_compact_binary(c, &s->min_value.len);
+        s->set |= PQ_STATS_HAS_MIN_VALUE;
+        break;
+    case 7:
+        if (!is_bool(ft)) goto skip;
+        s->is_max_value_exact = ft == PQ_WIRE_BOOL_TRUE;
+        s->set |= PQ_STATS_HAS_IS_MAX_EXACT;
+        break;
+    case 8:
+        if (!is_bool(ft)) goto skip;
+        s->is_min_value_exact = ft == PQ_WIRE_BOOL_TRUE;
+        s->set |= PQ_STATS_HAS_IS_MIN_EXACT;
+        break;
+    default:
+    skip:
+        if (skip_field(d, c, ft, id, depth)) return -1;
+    }
+    if (__builtin_expect(c->bad, 0))
+        return malformed(d, id >= 1 && id <= 8 ? stats_fields[id] : "field");
+    return 0;
+}
+
 HOT int dec_statistics(footer_dec *d, pq_compact *c, pq_statistics *s, int depth)
 {
     int16_t id = 0;
-    for (;;) {
-        int ft = pq_compact_field(c, &id);
-        if (ft == PQ_WIRE_STOP) break;
-        switch (id) {
-        case 1:
-            if (ft != PQ_WIRE_BINARY) goto skip;
-            s->max.ptr = pq_compact_binary(c, &s->max.len);
-            s->set |= PQ_STATS_HAS_MAX;
-            break;
-        case 2:
-            if (ft != PQ_WIRE_BINARY) goto skip;
-            s->min.ptr = pq_compact_binary(c, &s->min.len);
-            s->set |= PQ_STATS_HAS_MIN;
-            break;
-        case 3:
-            if (ft != PQ_WIRE_I64) goto skip;
-            s->null_count = pq_compact_i64(c);
-            s->set |= PQ_STATS_HAS_NULL_COUNT;
-            break;
-        case 4:
-            if (ft != PQ_WIRE_I64) goto skip;
-            s->distinct_count = pq_compact_i64(c);
-            s->set |= PQ_STATS_HAS_DISTINCT_COUNT;
-            break;
-        case 5:
-            if (ft != PQ_WIRE_BINARY) goto skip;
-            s->max_value.ptr = pq_compact_binary(c, &s->max_value.len);
-            s->set |= PQ_STATS_HAS_MAX_VALUE;
-            break;
-        case 6:
-            if (ft != PQ_WIRE_BINARY) goto skip;
-            s->min_value.ptr = pq_compact_binary(c, &s->min_value.len);
-            s->set |= PQ_STATS_HAS_MIN_VALUE;
-            break;
-        case 7:
-            if (!is_bool(ft)) goto skip;
-            s->is_max_value_exact = ft == PQ_WIRE_BOOL_TRUE;
-            s->set |= PQ_STATS_HAS_IS_MAX_EXACT;
-            break;
-        case 8:
-            if (!is_bool(ft)) goto skip;
-            s->is_min_value_exact = ft == PQ_WIRE_BOOL_TRUE;
-            s->set |= PQ_STATS_HAS_IS_MIN_EXACT;
-            break;
-        default:
-        skip:
-            if (skip_field(d, c, ft, id, depth)) return -1;
-        }
-        if (__builtin_expect(c->bad, 0)) return malformed(d, id >= 1 && id <= 8 ? stats_fields[id] : "field");
-    }
+#define F(fid, wt) stats_field(d, c, s, fid, wt, depth)
+    IN_ORDER(F, 1, PQ_WIRE_BINARY)
+    IN_ORDER(F, 2, PQ_WIRE_BINARY)
+    IN_ORDER(F, 3, PQ_WIRE_I64)
+    IN_ORDER(F, 4, PQ_WIRE_I64)
+    IN_ORDER(F, 5, PQ_WIRE_BINARY)
+    IN_ORDER(F, 6, PQ_WIRE_BINARY)
+    IN_ORDER_BOOL(F, 7)
+    IN_ORDER_BOOL(F, 8)
+    REMAINING_FIELDS(F)
+#undef F
     if (c->bad) return malformed(d, "(struct end)");
     return 0;
 }
 
-static int dec_size_statistics(footer_dec *d, pq_size_statistics *s, int depth)
+HOT int size_stats_field(footer_dec *d, pq_compact *c, pq_size_statistics *s, int16_t id,
+                        int ft, int depth)
 {
-    pq_compact *c = &d->c;
-    int16_t id = 0;
-    for (;;) {
-        int ft = pq_compact_field(c, &id);
-        if (ft == PQ_WIRE_STOP) break;
-        if (id == 1 && ft == PQ_WIRE_I64) {
-            s->unencoded_byte_array_data_bytes = pq_compact_i64(c);
-            s->set |= PQ_SIZE_HAS_UNENCODED_BYTES;
-            if (c->bad) return malformed(d, "unencoded_byte_array_data_bytes");
-        } else if (id == 2 && ft == PQ_WIRE_LIST) {
-            if (dec_i64_list(d, c, &s->repetition_level_histogram,
-                             &s->repetition_level_histogram_len, "repetition_level_histogram"))
-                return -1;
-            s->set |= PQ_SIZE_HAS_REP_HISTOGRAM;
-        } else if (id == 3 && ft == PQ_WIRE_LIST) {
-            if (dec_i64_list(d, c, &s->definition_level_histogram,
-                             &s->definition_level_histogram_len, "definition_level_histogram"))
-                return -1;
-            s->set |= PQ_SIZE_HAS_DEF_HISTOGRAM;
-        } else if (skip_field(d, c, ft, id, depth)) {
+    if (id == 1 && ft == PQ_WIRE_I64) {
+        s->unencoded_byte_array_data_bytes = pq_compact_i64(c);
+        s->set |= PQ_SIZE_HAS_UNENCODED_BYTES;
+        if (c->bad) return malformed(d, "unencoded_byte_array_data_bytes");
+    } else if (id == 2 && ft == PQ_WIRE_LIST) {
+        if (dec_i64_list(d, c, &s->repetition_level_histogram, &s->repetition_level_histogram_len,
+                         "repetition_level_histogram"))
             return -1;
-        }
+        s->set |= PQ_SIZE_HAS_REP_HISTOGRAM;
+    } else if (id == 3 && ft == PQ_WIRE_LIST) {
+        if (dec_i64_list(d, c, &s->definition_level_histogram, &s->definition_level_histogram_len,
+                         "definition_level_histogram"))
+            return -1;
+        s->set |= PQ_SIZE_HAS_DEF_HISTOGRAM;
+    } else {
+        return skip_field(d, c, ft, id, depth);
     }
+    return 0;
+}
+
+HOT int dec_size_statistics(footer_dec *d, pq_compact *c, pq_size_statistics *s, int depth)
+{
+    int16_t id = 0;
+#define F(fid, wt) size_stats_field(d, c, s, fid, wt, depth)
+    IN_ORDER(F, 1, PQ_WIRE_I64)
+    IN_ORDER(F, 2, PQ_WIRE_LIST)
+    IN_ORDER(F, 3, PQ_WIRE_LIST)
+    REMAINING_FIELDS(F)
+#undef F
     if (c->bad) return malformed(d, "(struct end)");
     return 0;
 }
+
 
 static const char *const bbox_fields[9] = {"", "xmin", "xmax", "ymin", "ymax",
                                            "zmin", "zmax", "mmin", "mmax"};
@@ -699,14 +770,10 @@ static const char *const cmd_fields[18] = {
     "encoding_stats", "bloom_filter_offset", "bloom_filter_length", "size_statistics",
     "geospatial_statistics"};
 
-HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int depth)
+HOT int cmd_field(footer_dec *d, pq_compact *c, pq_column_meta *m, int16_t id, int ft,
+                 int depth, unsigned *seen)
 {
-    int16_t id = 0;
-    unsigned seen = 0;
-    for (;;) {
-        int ft = pq_compact_field(c, &id);
-        if (ft == PQ_WIRE_STOP) break;
-        switch (id) {
+    switch (id) {
         case 1:
             if (ft != PQ_WIRE_I32) goto skip;
             m->type = pq_compact_i32(c);
@@ -796,9 +863,7 @@ HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int dep
             if (ft != PQ_WIRE_STRUCT) goto skip;
             pq_size_statistics *s = pq_arena_calloc(d->arena, 1, sizeof *s);
             if (!s) return nomem(d);
-            d->c = *c;
-            if (dec_size_statistics(d, s, depth + 1)) return at(d, "size_statistics");
-            *c = d->c;
+            if (dec_size_statistics(d, c, s, depth + 1)) return at(d, "size_statistics");
             m->size_statistics = s;
             m->set |= PQ_CMD_HAS_SIZE_STATISTICS;
             break;
@@ -816,12 +881,37 @@ HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int dep
         }
         default:
         skip:
-            if (skip_field(d, c, ft, id, depth)) return -1;
-            continue;
+            return skip_field(d, c, ft, id, depth);
         }
-        if (__builtin_expect(c->bad, 0)) return malformed(d, cmd_fields[id]);
-        seen |= 1u << id;
-    }
+    if (__builtin_expect(c->bad, 0)) return malformed(d, cmd_fields[id]);
+    *seen |= 1u << id;
+    return 0;
+}
+
+HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int depth)
+{
+    int16_t id = 0;
+    unsigned seen = 0;
+#define F(fid, wt) cmd_field(d, c, m, fid, wt, depth, &seen)
+    IN_ORDER(F, 1, PQ_WIRE_I32)
+    IN_ORDER(F, 2, PQ_WIRE_LIST)
+    IN_ORDER(F, 3, PQ_WIRE_LIST)
+    IN_ORDER(F, 4, PQ_WIRE_I32)
+    IN_ORDER(F, 5, PQ_WIRE_I64)
+    IN_ORDER(F, 6, PQ_WIRE_I64)
+    IN_ORDER(F, 7, PQ_WIRE_I64)
+    IN_ORDER(F, 8, PQ_WIRE_LIST)
+    IN_ORDER(F, 9, PQ_WIRE_I64)
+    IN_ORDER(F, 10, PQ_WIRE_I64)
+    IN_ORDER(F, 11, PQ_WIRE_I64)
+    IN_ORDER(F, 12, PQ_WIRE_STRUCT)
+    IN_ORDER(F, 13, PQ_WIRE_LIST)
+    IN_ORDER(F, 14, PQ_WIRE_I64)
+    IN_ORDER(F, 15, PQ_WIRE_I32)
+    IN_ORDER(F, 16, PQ_WIRE_STRUCT)
+    IN_ORDER(F, 17, PQ_WIRE_STRUCT)
+    REMAINING_FIELDS(F)
+#undef F
     if (c->bad) return malformed(d, "(struct end)");
     /* Required: type, encodings, path_in_schema, codec, num_values, both sizes,
      * data_page_offset (ids 1-7 and 9). */
@@ -833,17 +923,10 @@ HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int dep
     return 0;
 }
 
-static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
+HOT int chunk_field(footer_dec *d, pq_compact *c, pq_column_chunk *cc, int16_t id, int ft,
+                   int depth)
 {
-    /* A local cursor: stores into the output structs (some through byte-sized
-     * types, which may alias anything) then cannot force it back to memory. */
-    pq_compact cur = d->c;
-    pq_compact *c = &cur;
-    int16_t id = 0;
-    for (;;) {
-        int ft = pq_compact_field(c, &id);
-        if (ft == PQ_WIRE_STOP) break;
-        switch (id) {
+    switch (id) {
         case 1:
             if (ft != PQ_WIRE_BINARY) goto skip;
             cc->file_path.ptr = pq_compact_binary(c, &cc->file_path.len);
@@ -887,9 +970,9 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
         case 8: {
             if (ft != PQ_WIRE_STRUCT) goto skip;
             int32_t member;
-            d->c = cur;
+            d->c = *c;
             if (dec_union_member(d, &member, depth + 1)) return at(d, "crypto_metadata");
-            cur = d->c;
+            *c = d->c;
             cc->crypto_kind = (member == 1 || member == 2) ? member : PQ_CRYPTO_NONE;
             cc->set |= PQ_CC_HAS_CRYPTO_METADATA;
             break;
@@ -905,7 +988,26 @@ static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
         skip:
             if (skip_field(d, c, ft, id, depth)) return -1;
         }
-    }
+    return 0;
+}
+
+static int dec_column_chunk(footer_dec *d, pq_column_chunk *cc, int depth)
+{
+    /* A local cursor: stores into the output structs (some through byte-sized
+     * types, which may alias anything) then cannot force it back to memory. */
+    pq_compact cur = d->c;
+    pq_compact *c = &cur;
+    int16_t id = 0;
+#define F(fid, wt) chunk_field(d, c, cc, fid, wt, depth)
+    IN_ORDER(F, 1, PQ_WIRE_BINARY)
+    IN_ORDER(F, 2, PQ_WIRE_I64)
+    IN_ORDER(F, 3, PQ_WIRE_STRUCT)
+    IN_ORDER(F, 4, PQ_WIRE_I64)
+    IN_ORDER(F, 5, PQ_WIRE_I32)
+    IN_ORDER(F, 6, PQ_WIRE_I64)
+    IN_ORDER(F, 7, PQ_WIRE_I32)
+    REMAINING_FIELDS(F)
+#undef F
     if (c->bad) return malformed(d, "(struct end)");
     d->c = cur;
     return 0;
@@ -936,11 +1038,15 @@ static int dec_row_group_columns(footer_dec *d, pq_row_group *rg, int depth)
     } else {
         for (uint32_t i = 0; i < n; i++) {
             if (i >= d->keep_len || !d->keep[i]) {
-                /* Outside the projection: walk over it, keep nothing. */
-                if (!pq_compact_skip(c, PQ_WIRE_STRUCT, true, depth + 1)) {
-                    fail(d, PQ_ERR_CORRUPT_FOOTER, "malformed column chunk");
-                    return at(d, "columns[%u]", i);
-                }
+                /* Outside the projection: keep nothing. Decoding into scratch
+                 * and handing the arena bytes back is faster than a generic
+                 * skip, whose per-field type switch mispredicts, and checks
+                 * the chunk as strictly as a kept one. */
+                pq_column_chunk scratch;
+                memset(&scratch, 0, sizeof scratch);
+                pq_arena_mark mark = pq_arena_get_mark(d->arena);
+                if (dec_column_chunk(d, &scratch, depth + 1)) return at(d, "columns[%u]", i);
+                pq_arena_rewind(d->arena, mark);
                 ptrs[i] = &skipped_chunk;
                 continue;
             }
