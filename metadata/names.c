@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "metadata/text_out.h"
 #include "pqstep.h"
 
 const char *pq_version(void)
@@ -137,39 +138,6 @@ const char *pq_page_type_name(int32_t page_type)
  * snprintf-style output: write what fits, count everything
  * ------------------------------------------------------------------------- */
 
-typedef struct out {
-    char *buf;
-    size_t cap;
-    size_t len; /* bytes needed so far, excluding the NUL */
-} out;
-
-static void put_mem(out *o, const void *s, size_t n)
-{
-    if (o->len < o->cap) {
-        size_t room = o->cap - 1 - o->len;
-        memcpy(o->buf + o->len, s, n < room ? n : room);
-    }
-    o->len += n;
-}
-
-static void put(out *o, const char *s)
-{
-    put_mem(o, s, strlen(s));
-}
-
-static void putf_i64(out *o, int64_t v)
-{
-    char tmp[24];
-    snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    put(o, tmp);
-}
-
-static size_t finish(out *o)
-{
-    if (o->cap) o->buf[o->len < o->cap ? o->len : o->cap - 1] = '\0';
-    return o->len;
-}
-
 /* ---------------------------------------------------------------------------
  * Logical types, e.g. "TIMESTAMP(MICROS,utc=true)"
  * ------------------------------------------------------------------------- */
@@ -202,9 +170,9 @@ size_t pq_logical_type_format(const pq_logical_type *lt, char *buf, size_t cap)
     case PQ_LOGICAL_ENUM: put(&o, "ENUM"); break;
     case PQ_LOGICAL_DECIMAL:
         put(&o, "DECIMAL(");
-        putf_i64(&o, lt->precision);
+        put_i64(&o, lt->precision);
         put(&o, ",");
-        putf_i64(&o, lt->scale);
+        put_i64(&o, lt->scale);
         put(&o, ")");
         break;
     case PQ_LOGICAL_DATE: put(&o, "DATE"); break;
@@ -216,7 +184,7 @@ size_t pq_logical_type_format(const pq_logical_type *lt, char *buf, size_t cap)
         break;
     case PQ_LOGICAL_INTEGER:
         put(&o, "INT(");
-        putf_i64(&o, lt->bit_width);
+        put_i64(&o, lt->bit_width);
         put(&o, lt->is_signed ? ",signed)" : ",unsigned)");
         break;
     case PQ_LOGICAL_UNKNOWN: put(&o, "UNKNOWN"); break;
@@ -228,7 +196,7 @@ size_t pq_logical_type_format(const pq_logical_type *lt, char *buf, size_t cap)
         put(&o, "VARIANT");
         if (lt->has_variant_version) {
             put(&o, "(specification_version=");
-            putf_i64(&o, lt->variant_version);
+            put_i64(&o, lt->variant_version);
             put(&o, ")");
         }
         break;
@@ -301,15 +269,15 @@ size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap)
     switch (at->id) {
     case PQ_ARROW_FIXED_SIZE_BINARY:
         put(&o, "fixed_size_binary[");
-        putf_i64(&o, at->byte_width);
+        put_i64(&o, at->byte_width);
         put(&o, "]");
         break;
     case PQ_ARROW_DECIMAL128:
     case PQ_ARROW_DECIMAL256:
         put(&o, at->id == PQ_ARROW_DECIMAL128 ? "decimal128(" : "decimal256(");
-        putf_i64(&o, at->precision);
+        put_i64(&o, at->precision);
         put(&o, ", ");
-        putf_i64(&o, at->scale);
+        put_i64(&o, at->scale);
         put(&o, ")");
         break;
     case PQ_ARROW_TIME32:

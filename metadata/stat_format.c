@@ -27,56 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metadata/text_out.h"
 #include "pq_metadata.h"
-
-typedef struct out {
-    char *buf;
-    size_t cap;
-    size_t len; /* bytes needed so far, excluding the NUL */
-} out;
-
-static void put_mem(out *o, const void *s, size_t n)
-{
-    if (o->len < o->cap) {
-        size_t room = o->cap - 1 - o->len;
-        memcpy(o->buf + o->len, s, n < room ? n : room);
-    }
-    o->len += n;
-}
-
-static void put(out *o, const char *s)
-{
-    put_mem(o, s, strlen(s));
-}
-
-static void put_ch(out *o, char c)
-{
-    put_mem(o, &c, 1);
-}
-
-static size_t finish(out *o)
-{
-    if (o->cap) o->buf[o->len < o->cap ? o->len : o->cap - 1] = '\0';
-    return o->len;
-}
-
-/* `v` in decimal, zero-padded to at least `width` digits. */
-static void put_u64(out *o, uint64_t v, int width)
-{
-    char tmp[24];
-    snprintf(tmp, sizeof tmp, "%0*" PRIu64, width, v);
-    put(o, tmp);
-}
-
-static void put_i64(out *o, int64_t v)
-{
-    if (v < 0) {
-        put_ch(o, '-');
-        put_u64(o, (uint64_t)0 - (uint64_t)v, 1);
-    } else {
-        put_u64(o, (uint64_t)v, 1);
-    }
-}
 
 static void put_hex(out *o, const uint8_t *p, size_t n)
 {
