@@ -40,7 +40,11 @@ enum {
 
 /* The primitives run once per field: they must inline even where the
  * compiler's size heuristics would rather not (it outlined them at -O2). */
+#if defined(__OPTIMIZE__) && !defined(PQ_NO_FORCE_INLINE)
 #define PQ_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define PQ_HOT_INLINE static inline
+#endif
 
 /* Deepest struct/container nesting accepted when skipping unknown fields. */
 #define PQ_COMPACT_MAX_DEPTH 64

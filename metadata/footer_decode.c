@@ -94,7 +94,14 @@ static const char *const wire_type_names[] = {
     "stop", "bool", "bool", "byte", "i16", "i32", "i64", "double",
     "binary", "list", "set", "map", "struct", "13", "14", "15"};
 
+/* Forced inlining lets constant field ids fold each field switch away; it is
+ * only worth it (and only cheap to compile) when optimizing: at -O0, as in
+ * the sanitizer builds, nested forced inlining multiplies code size. */
+#if defined(__OPTIMIZE__) && !defined(PQ_NO_FORCE_INLINE)
 #define HOT static inline __attribute__((always_inline))
+#else
+#define HOT static inline
+#endif
 
 /* Skip a field we do not want (unknown id, or a known id with another type).
  * The skip runs on a copy so that the caller's cursor, usually a local the
