@@ -26,7 +26,7 @@ static uint64_t now_ns(void)
 static void print_duration(uint64_t ns)
 {
     if (ns < 10000) printf("%" PRIu64 " ns", ns);
-    else if (ns < 10000000) printf("%.1f us", (double)ns / 1e3);
+    else if (ns < 1000000) printf("%.1f us", (double)ns / 1e3);
     else printf("%.2f ms", (double)ns / 1e6);
 }
 
