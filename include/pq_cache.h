@@ -41,20 +41,20 @@ typedef struct pq_metadata_cache_stats {
  * one is not (a put of it returns PQ_OK, drops any older value under that key
  * and does not count as an eviction).
  * Returns NULL and fills `err` on allocation failure. */
-pq_metadata_cache *pq_metadata_cache_create(size_t max_bytes, pq_error *err);
+PQ_API pq_metadata_cache *pq_metadata_cache_create(size_t max_bytes, pq_error *err);
 
 /* Destroy the cache and release its references. Metadata handed out earlier
  * stays valid for those who hold references. Must not race other calls. */
-void pq_metadata_cache_destroy(pq_metadata_cache *cache);
+PQ_API void pq_metadata_cache_destroy(pq_metadata_cache *cache);
 
 /* Look up `key`. On a hit, returns the metadata with a new reference the
  * caller must release, and marks the entry most recently used. NULL on a miss.
  * Never waits: a key whose load is in flight counts as a miss here. */
-pq_metadata *pq_metadata_cache_get(pq_metadata_cache *cache, const void *key, size_t key_len);
+PQ_API pq_metadata *pq_metadata_cache_get(pq_metadata_cache *cache, const void *key, size_t key_len);
 
 /* Insert or replace `key` -> `md`. The cache takes its own reference; the
  * caller keeps theirs. Evicts least recently used entries beyond max_bytes. */
-pq_status pq_metadata_cache_put(pq_metadata_cache *cache, const void *key, size_t key_len,
+PQ_API pq_status pq_metadata_cache_put(pq_metadata_cache *cache, const void *key, size_t key_len,
                                 pq_metadata *md, pq_error *err);
 
 /* Called by get_or_load on a miss; returns a new reference or NULL + err. */
@@ -67,21 +67,21 @@ typedef pq_metadata *(*pq_metadata_loader)(void *user, pq_error *err);
  * no parse happened for this call. A put or erase of the same key while the
  * load runs wins: waiters still get the load's result, but it is not stored.
  * The loader runs without the cache's lock held and may use the cache. */
-pq_metadata *pq_metadata_cache_get_or_load(pq_metadata_cache *cache, const void *key,
+PQ_API pq_metadata *pq_metadata_cache_get_or_load(pq_metadata_cache *cache, const void *key,
                                            size_t key_len, pq_metadata_loader load,
                                            void *user, int *was_hit, pq_error *err);
 
 /* Drop `key` if present. Returns 1 if an entry was removed, else 0. */
-int pq_metadata_cache_erase(pq_metadata_cache *cache, const void *key, size_t key_len);
+PQ_API int pq_metadata_cache_erase(pq_metadata_cache *cache, const void *key, size_t key_len);
 
 /* Counters and occupancy, read atomically together. */
-void pq_metadata_cache_get_stats(pq_metadata_cache *cache, pq_metadata_cache_stats *out);
+PQ_API void pq_metadata_cache_get_stats(pq_metadata_cache *cache, pq_metadata_cache_stats *out);
 
 /* Build the identity key of a file: path, size and modification time in
  * nanoseconds. Writes at most `cap` bytes to `buf` and returns the key length,
  * or 0 with PQ_ERR_IO in `err` when stat() fails, or the length needed when
  * `cap` is too small (nothing is written then). */
-size_t pq_metadata_cache_key_for_path(const char *path, void *buf, size_t cap, pq_error *err);
+PQ_API size_t pq_metadata_cache_key_for_path(const char *path, void *buf, size_t cap, pq_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,14 @@
 extern "C" {
 #endif
 
+/* Marks the public API: the library is built with -fvisibility=hidden, so
+ * only these symbols are exported from libpqstep.so. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PQ_API __attribute__((visibility("default")))
+#else
+#define PQ_API
+#endif
+
 /* Status codes. PQ_OK is 0; every error is positive. */
 typedef enum pq_status {
     PQ_OK = 0,
@@ -41,7 +49,7 @@ typedef struct pq_error {
 } pq_error;
 
 /* A short constant name for a status, e.g. "corrupt footer". Never NULL. */
-const char *pq_status_name(pq_status code);
+PQ_API const char *pq_status_name(pq_status code);
 
 #ifdef __cplusplus
 }

@@ -491,7 +491,7 @@ typedef struct pq_metadata pq_metadata;
  * PQ_ERR_CORRUPT_FOOTER / PQ_ERR_SCHEMA / PQ_ERR_ENCRYPTED with a message that
  * names the struct and field, e.g. "RowGroup[3].columns[7].meta_data.codec:
  * invalid value 99". */
-pq_metadata *pq_metadata_parse(const void *footer, size_t len,
+PQ_API pq_metadata *pq_metadata_parse(const void *footer, size_t len,
                                const pq_parse_options *opts, pq_error *err);
 
 /* Parse from a buffer that ends with the file's tail: "...footer, len, PAR1".
@@ -499,67 +499,67 @@ pq_metadata *pq_metadata_parse(const void *footer, size_t len,
  * Checks the magic and the length. Returns NULL with PQ_ERR_NEED_DATA when the
  * suffix is too short; the needed suffix length is then in `*needed`
  * (which may be NULL). */
-pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len,
+PQ_API pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len,
                                     const pq_parse_options *opts,
                                     size_t *needed, pq_error *err);
 
 /* Footer parses performed in this process so far: every successful or failed
  * pq_metadata_parse / pq_metadata_parse_tail call, including those readers
  * make (a process-wide atomic counter; demos and tests use it to show reuse). */
-uint64_t pq_footer_parse_count(void);
+PQ_API uint64_t pq_footer_parse_count(void);
 
 /* Add a reference. Returns `md`. Thread-safe. */
-pq_metadata *pq_metadata_retain(pq_metadata *md);
+PQ_API pq_metadata *pq_metadata_retain(pq_metadata *md);
 
 /* Drop a reference; frees with the last one. NULL is ignored. Thread-safe. */
-void pq_metadata_release(pq_metadata *md);
+PQ_API void pq_metadata_release(pq_metadata *md);
 
 /* The decoded FileMetaData. Borrowed: valid while `md` is referenced. */
-const pq_file_metadata *pq_metadata_file(const pq_metadata *md);
+PQ_API const pq_file_metadata *pq_metadata_file(const pq_metadata *md);
 
 /* The schema tree and leaf columns. Borrowed. */
-const pq_schema *pq_metadata_schema(const pq_metadata *md);
+PQ_API const pq_schema *pq_metadata_schema(const pq_metadata *md);
 
 /* The raw footer bytes (Thrift FileMetaData) this object was parsed from:
  * hand them to pq_metadata_parse() in another process or thread to rebuild an
  * identical object without touching the file. Borrowed. */
-const uint8_t *pq_metadata_footer_bytes(const pq_metadata *md, size_t *len);
+PQ_API const uint8_t *pq_metadata_footer_bytes(const pq_metadata *md, size_t *len);
 
 /* Bytes this object holds (footer copy + arena + schema); used by caches. */
-size_t pq_metadata_memory_size(const pq_metadata *md);
+PQ_API size_t pq_metadata_memory_size(const pq_metadata *md);
 
 /* True when parsed with a projection (some column chunks are skipped). */
-bool pq_metadata_is_projected(const pq_metadata *md);
+PQ_API bool pq_metadata_is_projected(const pq_metadata *md);
 
 /* Find a leaf by dotted path ("a.b.c") or, failing that, by top-level name
  * when that name has exactly one leaf. Returns the leaf index or -1. */
-int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path);
+PQ_API int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path);
 
 /* Short names for enum values ("INT64", "ZSTD", "RLE_DICTIONARY", ...).
  * Unknown values give "UNKNOWN(<n>)" in a static per-thread buffer. */
-const char *pq_physical_type_name(int32_t type);
-const char *pq_converted_type_name(int32_t ct);
-const char *pq_repetition_name(int32_t rep);
-const char *pq_encoding_name(int32_t enc);
-const char *pq_codec_name(int32_t codec);
-const char *pq_page_type_name(int32_t page_type);
+PQ_API const char *pq_physical_type_name(int32_t type);
+PQ_API const char *pq_converted_type_name(int32_t ct);
+PQ_API const char *pq_repetition_name(int32_t rep);
+PQ_API const char *pq_encoding_name(int32_t enc);
+PQ_API const char *pq_codec_name(int32_t codec);
+PQ_API const char *pq_page_type_name(int32_t page_type);
 
 /* Render a logical type as text, e.g. "TIMESTAMP(MICROS,utc=true)",
  * "DECIMAL(10,2)", "INT(16,unsigned)"; "" when kind is NONE. Writes at most
  * `cap` bytes including the NUL; returns the length it needed. */
-size_t pq_logical_type_format(const pq_logical_type *lt, char *buf, size_t cap);
+PQ_API size_t pq_logical_type_format(const pq_logical_type *lt, char *buf, size_t cap);
 
 /* Render an Arrow type as pyarrow prints it: "int64", "timestamp[us, tz=UTC]",
  * "decimal128(10, 2)", "list<...>" is rendered as "list" for groups (use the
  * schema tree for children). Same buffer contract as above. */
-size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap);
+PQ_API size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap);
 
 /* Render one statistics value (a min/max span) of a leaf as readable text
  * according to its physical and logical type: integers (signed/unsigned),
  * floats, dates as YYYY-MM-DD, times, timestamps in ISO 8601, decimals as
  * exact strings, UTF-8 strings quoted as-is, other binary as hex. Same buffer
  * contract as above. A span of the wrong width renders as hex prefixed "0x". */
-size_t pq_stat_value_format(const pq_leaf *leaf, pq_bytes value, char *buf, size_t cap);
+PQ_API size_t pq_stat_value_format(const pq_leaf *leaf, pq_bytes value, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -64,7 +64,7 @@ typedef enum pq_stage {
 } pq_stage;
 
 /* "init", "footer", "select", "page headers", "decode". */
-const char *pq_stage_name(pq_stage stage);
+PQ_API const char *pq_stage_name(pq_stage stage);
 
 typedef struct pq_range {
     uint64_t offset;
@@ -109,7 +109,7 @@ typedef struct pq_reader_options {
 } pq_reader_options;
 
 /* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */
-void pq_reader_options_init(pq_reader_options *opts);
+PQ_API void pq_reader_options_init(pq_reader_options *opts);
 
 typedef struct pq_reader pq_reader;
 
@@ -120,52 +120,52 @@ typedef struct pq_reader pq_reader;
 /* Open a file by path. The file is opened and stat'ed now; nothing is read
  * until pq_reader_advance(). `opts` may be NULL; it is copied (the pointers in
  * it must stay valid until the footer stage is done). Returns NULL + err. */
-pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, pq_error *err);
+PQ_API pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, pq_error *err);
 
 /* Open over `size` bytes at `data`, which the caller owns and must keep alive
  * and unchanged while the reader exists. */
-pq_reader *pq_reader_open_memory(const void *data, size_t size, const pq_reader_options *opts,
+PQ_API pq_reader *pq_reader_open_memory(const void *data, size_t size, const pq_reader_options *opts,
                                  pq_error *err);
 
 /* Open over a caller's source; `*src` is copied. */
-pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *opts,
+PQ_API pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *opts,
                                  pq_error *err);
 
 /* Open without a source: the caller supplies every byte range (sans-IO).
  * `file_size` is the file's total size. */
-pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
+PQ_API pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
                                   pq_error *err);
 
 /* Close the reader, releasing its metadata reference and any file it opened.
  * NULL is ignored. */
-void pq_reader_close(pq_reader *r);
+PQ_API void pq_reader_close(pq_reader *r);
 
 /* ---------------------------------------------------------------------------
  * Driving the stages
  * ------------------------------------------------------------------------- */
 
 /* The last completed stage. */
-pq_stage pq_reader_stage(const pq_reader *r);
+PQ_API pq_stage pq_reader_stage(const pq_reader *r);
 
 /* Run the next stage. PQ_OK when it completed (pq_reader_stage() moved on);
  * PQ_ERR_NEED_DATA when a sans-IO reader lacks bytes (see needed_ranges);
  * PQ_ERR_STAGE when no further stage is implemented; another error when the
  * stage failed, after which the reader stays where it was. */
-pq_status pq_reader_advance(pq_reader *r, pq_error *err);
+PQ_API pq_status pq_reader_advance(pq_reader *r, pq_error *err);
 
 /* Advance until `stage` is reached (or an error / NEED_DATA stops it). */
-pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err);
+PQ_API pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err);
 
 /* The byte ranges the next stage needs and that have not been supplied yet.
  * Writes up to `cap` ranges and returns how many there are in total (call with
  * cap 0 to size the array). The footer stage first needs the file's tail
  * (footer_read_size bytes), and after that one more range only when the
  * footer is longer than the tail. */
-size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap);
+PQ_API size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap);
 
 /* Hand in the bytes at [offset, offset+len). The bytes are copied. Supplying
  * a range that covers a needed range (or more) satisfies it. */
-pq_status pq_reader_supply(pq_reader *r, uint64_t offset, const void *data, size_t len,
+PQ_API pq_status pq_reader_supply(pq_reader *r, uint64_t offset, const void *data, size_t len,
                            pq_error *err);
 
 /* ---------------------------------------------------------------------------
@@ -174,13 +174,13 @@ pq_status pq_reader_supply(pq_reader *r, uint64_t offset, const void *data, size
 
 /* The parsed footer, borrowed (retain it to keep it past the reader); NULL
  * before the footer stage. */
-pq_metadata *pq_reader_metadata(const pq_reader *r);
+PQ_API pq_metadata *pq_reader_metadata(const pq_reader *r);
 
 /* Size of the file the reader is over. */
-uint64_t pq_reader_file_size(const pq_reader *r);
+PQ_API uint64_t pq_reader_file_size(const pq_reader *r);
 
 /* Counters of one stage. */
-void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);
+PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 /* The library's version string, e.g. "0.1.0". */
-const char *pq_version(void);
+PQ_API const char *pq_version(void);
 
 #ifdef __cplusplus
 }
