@@ -1,0 +1,333 @@
+/*
+ * codec.c — page decompression: one function per Parquet codec, each
+ * bounds-checked and held to the page header's uncompressed size.
+ */
+#include "pages/codec.h"
+
+#include <brotli/decode.h>
+#include <libdeflate.h>
+#include <limits.h>
+#include <lz4.h>
+#include <lz4frame.h>
+#include <snappy-c.h>
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "metadata/error.h"
+#include "pq_metadata.h"
+
+static pq_status size_mismatch(pq_error *err, const char *codec, size_t got, size_t want)
+{
+    return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: decompressed %zu bytes, page header says %zu",
+                        codec, got, want);
+}
+
+static pq_status too_much(pq_error *err, const char *codec, size_t want)
+{
+    return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                        "%s: decompresses to more than the %zu bytes the page header says", codec, want);
+}
+
+static inline uint32_t load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* LZ4's block API counts in int. */
+static inline int lz4_cap(size_t n)
+{
+    return n > (size_t)INT_MAX ? INT_MAX : (int)n;
+}
+
+/* ---------------------------------------------------------------------------
+ * One function per codec. src/dst are never NULL here (see pq_decompress_ctx).
+ * ------------------------------------------------------------------------- */
+
+static pq_status dec_uncompressed(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                                  pq_error *err)
+{
+    if (src_len != dst_len)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                            "UNCOMPRESSED: page holds %zu bytes, page header says %zu", src_len, dst_len);
+    memcpy(dst, src, dst_len);
+    return PQ_OK;
+}
+
+static pq_status dec_snappy(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                            pq_error *err)
+{
+    size_t n = 0;
+    if (snappy_uncompressed_length((const char *)src, src_len, &n) != SNAPPY_OK)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: invalid length preamble");
+    if (n != dst_len)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                            "SNAPPY: stream declares %zu bytes, page header says %zu", n, dst_len);
+    n = dst_len;
+    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &n) != SNAPPY_OK)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: corrupt compressed data");
+    if (n != dst_len) return size_mismatch(err, "SNAPPY", n, dst_len);
+    return PQ_OK;
+}
+
+static pq_status deflate_result(pq_error *err, const char *what, enum libdeflate_result r,
+                                size_t dst_len)
+{
+    if (r == LIBDEFLATE_INSUFFICIENT_SPACE) return too_much(err, what, dst_len);
+    return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: corrupt or truncated stream", what);
+}
+
+/* gzip members back to back until the input ends; a zlib stream when the
+ * gzip magic is absent. */
+static pq_status dec_gzip(struct libdeflate_decompressor *d, const uint8_t *src, size_t src_len,
+                          uint8_t *dst, size_t dst_len, pq_error *err)
+{
+    size_t in = 0, out = 0;
+    if (src_len < 2 || src[0] != 0x1f || src[1] != 0x8b) {
+        size_t used = 0, got = 0;
+        enum libdeflate_result r = libdeflate_zlib_decompress_ex(d, src, src_len, dst, dst_len, &used, &got);
+        if (r != LIBDEFLATE_SUCCESS) return deflate_result(err, "GZIP (no gzip magic, read as zlib)", r, dst_len);
+        if (used != src_len)
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "GZIP (zlib): %zu bytes after the end of the stream",
+                                src_len - used);
+        if (got != dst_len) return size_mismatch(err, "GZIP", got, dst_len);
+        return PQ_OK;
+    }
+    for (unsigned member = 0; in < src_len; member++) {
+        if (src_len - in < 2 || src[in] != 0x1f || src[in + 1] != 0x8b)
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                "GZIP: %zu bytes after gzip member %u are not a gzip member", src_len - in,
+                                member);
+        size_t used = 0, got = 0;
+        enum libdeflate_result r =
+            libdeflate_gzip_decompress_ex(d, src + in, src_len - in, dst + out, dst_len - out, &used, &got);
+        if (r != LIBDEFLATE_SUCCESS) return deflate_result(err, "GZIP", r, dst_len);
+        if (used == 0) /* cannot happen for a valid member; never loop forever */
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "GZIP: member %u is empty", member);
+        in += used;
+        out += got;
+    }
+    if (out != dst_len) return size_mismatch(err, "GZIP", out, dst_len);
+    return PQ_OK;
+}
+
+static pq_status dec_brotli(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                            pq_error *err)
+{
+    /* The streaming call, not BrotliDecoderDecompress, to tell truncated
+     * input from output that overflows the page. */
+    BrotliDecoderState *s = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+    if (!s) return pq_error_set(err, PQ_ERR_NOMEM, "BROTLI: cannot create a decoder");
+    size_t avail_in = src_len, avail_out = dst_len;
+    const uint8_t *next_in = src;
+    uint8_t *next_out = dst;
+    BrotliDecoderResult r = BrotliDecoderDecompressStream(s, &avail_in, &next_in, &avail_out, &next_out, NULL);
+    const char *why = r == BROTLI_DECODER_RESULT_ERROR ? BrotliDecoderErrorString(BrotliDecoderGetErrorCode(s))
+                                                       : NULL;
+    BrotliDecoderDestroyInstance(s);
+    size_t got = dst_len - avail_out;
+    switch (r) {
+    case BROTLI_DECODER_RESULT_SUCCESS:
+        if (avail_in)
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "BROTLI: %zu bytes after the end of the stream",
+                                avail_in);
+        if (got != dst_len) return size_mismatch(err, "BROTLI", got, dst_len);
+        return PQ_OK;
+    case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
+        return too_much(err, "BROTLI", dst_len);
+    case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "BROTLI: truncated stream (%zu bytes out of %zu)", got,
+                            dst_len);
+    default:
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "BROTLI: corrupt stream (%s)", why ? why : "?");
+    }
+}
+
+/* Hadoop framing: blocks of [BE32 uncompressed size] followed by
+ * [BE32 compressed size][LZ4 block] chunks filling that size (one chunk per
+ * block from every writer we know, several allowed). True when the whole
+ * input decodes to exactly dst_len bytes. */
+static bool lz4_hadoop(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
+{
+    size_t in = 0, out = 0;
+    if (src_len < 8) return false;
+    while (in < src_len) {
+        if (src_len - in < 4) return false;
+        uint32_t raw = load_be32(src + in);
+        in += 4;
+        if (raw > dst_len - out) return false;
+        size_t block_end = out + raw;
+        do {
+            if (src_len - in < 4) return false;
+            uint32_t comp = load_be32(src + in);
+            in += 4;
+            if (comp > src_len - in || comp > (uint32_t)INT_MAX) return false;
+            int n = LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)comp,
+                                        lz4_cap(block_end - out));
+            /* n == 0 only for an empty block, else no progress */
+            if (n < 0 || (n == 0 && raw != 0)) return false;
+            in += comp;
+            out += (size_t)n;
+        } while (out < block_end);
+    }
+    return out == dst_len;
+}
+
+/* LZ4 frame format, frames back to back. */
+static bool lz4_frames(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, bool *nomem)
+{
+    LZ4F_dctx *d = NULL;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION))) {
+        *nomem = true;
+        return false;
+    }
+    size_t in = 0, out = 0;
+    bool ok = false;
+    for (;;) {
+        size_t in_n = src_len - in, out_n = dst_len - out;
+        size_t hint = LZ4F_decompress(d, dst + out, &out_n, src + in, &in_n, NULL);
+        if (LZ4F_isError(hint)) break;
+        in += in_n;
+        out += out_n;
+        if (hint == 0 && in == src_len) { /* a frame ended with the input */
+            ok = out == dst_len;
+            break;
+        }
+        if (in_n == 0 && out_n == 0) break; /* truncated, or more output than dst_len */
+    }
+    LZ4F_freeDecompressionContext(d);
+    return ok;
+}
+
+static pq_status dec_lz4(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err)
+{
+    if (lz4_hadoop(src, src_len, dst, dst_len)) return PQ_OK;
+    if (src_len >= 4 && src[0] == 0x04 && src[1] == 0x22 && src[2] == 0x4d && src[3] == 0x18) {
+        bool nomem = false;
+        if (lz4_frames(src, src_len, dst, dst_len, &nomem)) return PQ_OK;
+        if (nomem) return pq_error_set(err, PQ_ERR_NOMEM, "LZ4: cannot create a frame decoder");
+    }
+    int n = -1;
+    if (src_len <= (size_t)INT_MAX)
+        n = LZ4_decompress_safe((const char *)src, (char *)dst, (int)src_len, lz4_cap(dst_len));
+    if (n >= 0 && (size_t)n == dst_len) return PQ_OK;
+    return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                        "LZ4: %zu bytes are neither Hadoop-framed LZ4, LZ4 frames, nor an LZ4 block of the "
+                        "%zu bytes the page header says",
+                        src_len, dst_len);
+}
+
+static pq_status dec_lz4_raw(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                             pq_error *err)
+{
+    if (src_len > (size_t)INT_MAX || dst_len > (size_t)INT_MAX)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "LZ4_RAW: a block of %zu bytes (to %zu) is too large",
+                            src_len, dst_len);
+    int n = LZ4_decompress_safe((const char *)src, (char *)dst, (int)src_len, (int)dst_len);
+    if (n < 0)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                            "LZ4_RAW: corrupt block, or it decompresses to more than the %zu bytes the page "
+                            "header says",
+                            dst_len);
+    if ((size_t)n != dst_len) return size_mismatch(err, "LZ4_RAW", (size_t)n, dst_len);
+    return PQ_OK;
+}
+
+static pq_status dec_zstd(ZSTD_DCtx *d, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                          pq_error *err)
+{
+    /* The size the first frame declares, checked before any work. */
+    unsigned long long declared = ZSTD_getFrameContentSize(src, src_len);
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > dst_len)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "ZSTD: frame declares %llu bytes, page header says %zu",
+                            declared, dst_len);
+    size_t r = ZSTD_decompressDCtx(d, dst, dst_len, src, src_len);
+    if (ZSTD_isError(r)) {
+        if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) return too_much(err, "ZSTD", dst_len);
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "ZSTD: %s", ZSTD_getErrorName(r));
+    }
+    if (r != dst_len) return size_mismatch(err, "ZSTD", r, dst_len);
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Entry points
+ * ------------------------------------------------------------------------- */
+
+bool pq_codec_supported(int32_t codec)
+{
+    switch (codec) {
+    case PQ_CODEC_UNCOMPRESSED:
+    case PQ_CODEC_SNAPPY:
+    case PQ_CODEC_GZIP:
+    case PQ_CODEC_BROTLI:
+    case PQ_CODEC_LZ4:
+    case PQ_CODEC_ZSTD:
+    case PQ_CODEC_LZ4_RAW:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void pq_codec_ctx_init(pq_codec_ctx *ctx)
+{
+    ctx->zstd = NULL;
+    ctx->deflate = NULL;
+}
+
+void pq_codec_ctx_free(pq_codec_ctx *ctx)
+{
+    if (!ctx) return;
+    ZSTD_freeDCtx(ctx->zstd);
+    libdeflate_free_decompressor(ctx->deflate);
+    pq_codec_ctx_init(ctx);
+}
+
+pq_status pq_decompress_ctx(pq_codec_ctx *ctx, int32_t codec, const uint8_t *src, size_t src_len,
+                            uint8_t *dst, size_t dst_len, pq_error *err)
+{
+    if (!ctx || (!src && src_len) || (!dst && dst_len))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_decompress: NULL buffer with a non-zero size");
+    if (codec == PQ_CODEC_LZO) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "LZO compression is not supported");
+    if (!pq_codec_supported(codec))
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "unknown compression codec %d", (int)codec);
+    if (src_len == 0 && dst_len == 0) return PQ_OK;
+
+    /* The libraries get real pointers even for empty spans. */
+    static const uint8_t no_src[1];
+    uint8_t no_dst[1];
+    if (!src) src = no_src;
+    if (!dst) dst = no_dst;
+
+    switch (codec) {
+    case PQ_CODEC_UNCOMPRESSED:
+        return dec_uncompressed(src, src_len, dst, dst_len, err);
+    case PQ_CODEC_SNAPPY:
+        return dec_snappy(src, src_len, dst, dst_len, err);
+    case PQ_CODEC_GZIP:
+        if (!ctx->deflate && !(ctx->deflate = libdeflate_alloc_decompressor()))
+            return pq_error_set(err, PQ_ERR_NOMEM, "GZIP: cannot create a decoder");
+        return dec_gzip(ctx->deflate, src, src_len, dst, dst_len, err);
+    case PQ_CODEC_BROTLI:
+        return dec_brotli(src, src_len, dst, dst_len, err);
+    case PQ_CODEC_LZ4:
+        return dec_lz4(src, src_len, dst, dst_len, err);
+    case PQ_CODEC_ZSTD:
+        if (!ctx->zstd && !(ctx->zstd = ZSTD_createDCtx()))
+            return pq_error_set(err, PQ_ERR_NOMEM, "ZSTD: cannot create a decoder");
+        return dec_zstd(ctx->zstd, src, src_len, dst, dst_len, err);
+    default: /* PQ_CODEC_LZ4_RAW */
+        return dec_lz4_raw(src, src_len, dst, dst_len, err);
+    }
+}
+
+pq_status pq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                        pq_error *err)
+{
+    pq_codec_ctx ctx;
+    pq_codec_ctx_init(&ctx);
+    pq_status st = pq_decompress_ctx(&ctx, codec, src, src_len, dst, dst_len, err);
+    pq_codec_ctx_free(&ctx);
+    return st;
+}

@@ -1,0 +1,780 @@
+/*
+ * test_codecs.c — pq_decompress for every codec.
+ *
+ * Oracles: the codec libraries' own compressors (snappy, libdeflate, LZ4,
+ * zstd) run here on generated data; pyarrow's compressors through committed
+ * fixtures (tests/fixtures/make_codec_fixtures.py; the only source of brotli
+ * streams, since the test does not link the brotli encoder); hand-built
+ * Hadoop LZ4 framing and gzip member chains; and the pages of the corpus
+ * files written with GZIP members, Hadoop LZ4, bare-block LZ4 and LZ4_RAW.
+ *
+ * Every buffer handed to pq_decompress is malloc'd at its exact size so that
+ * ASan reports any read or write past it.
+ */
+#include <check.h>
+#include <libdeflate.h>
+#include <lz4.h>
+#include <lz4frame.h>
+#include <snappy-c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "metadata/compact.h"
+#include "pages/codec.h"
+#include "pqstep.h"
+#include "test_util.h"
+
+/* ---------------------------------------------------------------------------
+ * Data: mirrors gen_bytes() of tests/fixtures/make_codec_fixtures.py
+ * ------------------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t x)
+{
+    uint64_t z = x + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* "rand": incompressible; "text": a repeated phrase with 8 random bytes at
+ * the start of one 64-byte group in 64. malloc'd, at least 1 byte. */
+static uint8_t *gen_bytes(const char *kind, size_t n)
+{
+    static const char pattern[] = "Parquet page data ";
+    const size_t plen = sizeof pattern - 1;
+    uint8_t *p = malloc(n ? n : 1);
+    ck_assert_ptr_nonnull(p);
+    if (strcmp(kind, "rand") == 0) {
+        for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(splitmix64(i) >> 56);
+        return p;
+    }
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)pattern[i % plen];
+    for (size_t g = 0; g < n; g += 64)
+        if ((splitmix64((g >> 6) | 1ull << 40) & 63) == 0)
+            for (size_t i = g; i < g + 8 && i < n; i++) p[i] = (uint8_t)(splitmix64(i) >> 56);
+    return p;
+}
+
+static uint8_t *dup_exact(const uint8_t *p, size_t n)
+{
+    if (n == 0) return NULL;
+    uint8_t *q = malloc(n);
+    ck_assert_ptr_nonnull(q);
+    memcpy(q, p, n);
+    return q;
+}
+
+/* ---------------------------------------------------------------------------
+ * Compressors (the libraries' own), each returning a malloc'd blob
+ * ------------------------------------------------------------------------- */
+
+typedef struct blob {
+    uint8_t *p;
+    size_t n;
+} blob;
+
+static blob blob_alloc(size_t cap)
+{
+    blob b = {malloc(cap ? cap : 1), 0};
+    ck_assert_ptr_nonnull(b.p);
+    return b;
+}
+
+static void blob_append(blob *b, const uint8_t *p, size_t n)
+{
+    b->p = realloc(b->p, b->n + n + 1);
+    ck_assert_ptr_nonnull(b->p);
+    if (n) memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+static blob c_snappy(const uint8_t *d, size_t n)
+{
+    blob b = blob_alloc(snappy_max_compressed_length(n));
+    b.n = snappy_max_compressed_length(n);
+    ck_assert_int_eq(snappy_compress((const char *)d, n, (char *)b.p, &b.n), SNAPPY_OK);
+    return b;
+}
+
+static blob c_gzip(const uint8_t *d, size_t n)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    ck_assert_ptr_nonnull(c);
+    blob b = blob_alloc(libdeflate_gzip_compress_bound(c, n));
+    b.n = libdeflate_gzip_compress(c, d, n, b.p, libdeflate_gzip_compress_bound(c, n));
+    ck_assert_uint_gt(b.n, 0);
+    libdeflate_free_compressor(c);
+    return b;
+}
+
+static blob c_zlib(const uint8_t *d, size_t n)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    ck_assert_ptr_nonnull(c);
+    blob b = blob_alloc(libdeflate_zlib_compress_bound(c, n));
+    b.n = libdeflate_zlib_compress(c, d, n, b.p, libdeflate_zlib_compress_bound(c, n));
+    ck_assert_uint_gt(b.n, 0);
+    libdeflate_free_compressor(c);
+    return b;
+}
+
+static blob c_zstd(const uint8_t *d, size_t n)
+{
+    blob b = blob_alloc(ZSTD_compressBound(n));
+    b.n = ZSTD_compress(b.p, ZSTD_compressBound(n), d, n, 3);
+    ck_assert(!ZSTD_isError(b.n));
+    return b;
+}
+
+static blob c_lz4_block(const uint8_t *d, size_t n)
+{
+    blob b = blob_alloc((size_t)LZ4_compressBound((int)n));
+    int r = LZ4_compress_default((const char *)d, (char *)b.p, (int)n, LZ4_compressBound((int)n));
+    ck_assert_int_gt(r, 0);
+    b.n = (size_t)r;
+    return b;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Hadoop framing: blocks of `block` input bytes (at least one block), each
+ * [BE32 raw size] then `chunks` [BE32 compressed size][LZ4 block] pieces. */
+static blob c_lz4_hadoop_chunks(const uint8_t *d, size_t n, size_t block, int chunks)
+{
+    blob out = {NULL, 0};
+    size_t off = 0;
+    do {
+        size_t len = n - off < block ? n - off : block;
+        uint8_t hdr[4];
+        put_be32(hdr, (uint32_t)len);
+        blob_append(&out, hdr, 4);
+        size_t done = 0;
+        for (int k = 0; k < chunks; k++) {
+            size_t piece = k == chunks - 1 ? len - done : len / (size_t)chunks;
+            blob c = c_lz4_block(d + off + done, piece);
+            put_be32(hdr, (uint32_t)c.n);
+            blob_append(&out, hdr, 4);
+            blob_append(&out, c.p, c.n);
+            free(c.p);
+            done += piece;
+        }
+        off += len;
+    } while (off < n);
+    return out;
+}
+
+static blob c_lz4_hadoop(const uint8_t *d, size_t n)
+{
+    return c_lz4_hadoop_chunks(d, n, 256 * 1024, 1);
+}
+
+static blob c_lz4_frame(const uint8_t *d, size_t n)
+{
+    LZ4F_preferences_t prefs;
+    memset(&prefs, 0, sizeof prefs);
+    prefs.frameInfo.contentSize = n;
+    prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+    size_t cap = LZ4F_compressFrameBound(n, &prefs);
+    blob b = blob_alloc(cap);
+    b.n = LZ4F_compressFrame(b.p, cap, d, n, &prefs);
+    ck_assert(!LZ4F_isError(b.n));
+    return b;
+}
+
+static blob c_copy(const uint8_t *d, size_t n)
+{
+    blob b = blob_alloc(n);
+    if (n) memcpy(b.p, d, n);
+    b.n = n;
+    return b;
+}
+
+/* ---------------------------------------------------------------------------
+ * Checks
+ * ------------------------------------------------------------------------- */
+
+/* Decompress into an exact-size buffer; returns the status, and on success
+ * checks the bytes against `want` (when not NULL). */
+static pq_status run(int32_t codec, const uint8_t *src, size_t src_len, size_t dst_len, const uint8_t *want,
+                     pq_error *err)
+{
+    uint8_t *s = dup_exact(src, src_len);
+    uint8_t *d = dst_len ? malloc(dst_len) : NULL;
+    if (dst_len) ck_assert_ptr_nonnull(d);
+    memset(err, 0, sizeof *err);
+    pq_status st = pq_decompress(codec, s, src_len, d, dst_len, err);
+    if (st == PQ_OK && want && dst_len)
+        ck_assert_msg(memcmp(d, want, dst_len) == 0, "codec %d: wrong bytes out", codec);
+    if (st != PQ_OK) {
+        ck_assert_int_eq(err->code, st);
+        ck_assert_msg(err->message[0], "codec %d: empty error message", codec);
+    }
+    free(s);
+    free(d);
+    return st;
+}
+
+static void expect_ok(int32_t codec, const uint8_t *src, size_t src_len, const uint8_t *want, size_t n)
+{
+    pq_error err;
+    pq_status st = run(codec, src, src_len, n, want, &err);
+    ck_assert_msg(st == PQ_OK, "codec %d, %zu -> %zu bytes: %s", codec, src_len, n, err.message);
+}
+
+static void expect_corrupt(int32_t codec, const uint8_t *src, size_t src_len, size_t dst_len,
+                           const char *what)
+{
+    pq_error err;
+    pq_status st = run(codec, src, src_len, dst_len, NULL, &err);
+    ck_assert_msg(st == PQ_ERR_CORRUPT_DATA, "codec %d, %s (%zu -> %zu bytes): status %d (%s)", codec,
+                  what, src_len, dst_len, (int)st, st ? err.message : "ok");
+}
+
+/* The whole battery for one stream of `data`: exact size; one byte less and
+ * one more; truncations; flipped bytes (no crash; checksummed codecs must
+ * notice). */
+static void battery(int32_t codec, const blob *c, const uint8_t *data, size_t n, bool checksummed)
+{
+    expect_ok(codec, c->p, c->n, data, n);
+    if (n > 0) expect_corrupt(codec, c->p, c->n, n - 1, "dst one byte short");
+    expect_corrupt(codec, c->p, c->n, n + 1, "dst one byte long");
+    if (codec == PQ_CODEC_UNCOMPRESSED) return;
+    if (n > 0 || c->n > 1) {
+        expect_corrupt(codec, c->p, c->n - 1, n, "truncated by one byte");
+        expect_corrupt(codec, c->p, c->n / 2, n, "truncated to half");
+    }
+    if (n > 0) expect_corrupt(codec, c->p, 0, n, "empty input");
+    /* Flip bytes at a few places: must never crash or overrun. */
+    uint8_t *m = dup_exact(c->p, c->n);
+    size_t spots[] = {0, c->n / 3, c->n / 2, c->n - 1};
+    for (size_t k = 0; k < sizeof spots / sizeof spots[0] && c->n; k++) {
+        m[spots[k]] ^= 0x5a;
+        pq_error err;
+        pq_status st = run(codec, m, c->n, n, NULL, &err);
+        if (checksummed && k >= 2 && n > 0)
+            ck_assert_msg(st != PQ_OK, "codec %d: a flipped byte at %zu went unnoticed", codec, spots[k]);
+        m[spots[k]] ^= 0x5a;
+    }
+    free(m);
+}
+
+typedef blob (*compress_fn)(const uint8_t *, size_t);
+
+static void round_trips(int32_t codec, compress_fn fn, bool checksummed)
+{
+    static const size_t sizes[] = {0, 1, 1000, 1u << 20};
+    static const char *const kinds[] = {"rand", "text"};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            uint8_t *data = gen_bytes(kinds[k], n);
+            blob c = fn(data, n);
+            battery(codec, &c, data, n, checksummed);
+            free(c.p);
+            free(data);
+        }
+}
+
+/* ---------------------------------------------------------------------------
+ * Round trips through the libraries' own compressors
+ * ------------------------------------------------------------------------- */
+
+START_TEST(uncompressed_round_trip) { round_trips(PQ_CODEC_UNCOMPRESSED, c_copy, false); }
+END_TEST
+
+START_TEST(snappy_round_trip) { round_trips(PQ_CODEC_SNAPPY, c_snappy, false); }
+END_TEST
+
+START_TEST(gzip_round_trip) { round_trips(PQ_CODEC_GZIP, c_gzip, true); }
+END_TEST
+
+START_TEST(gzip_zlib_fallback) { round_trips(PQ_CODEC_GZIP, c_zlib, true); }
+END_TEST
+
+START_TEST(zstd_round_trip) { round_trips(PQ_CODEC_ZSTD, c_zstd, false); }
+END_TEST
+
+START_TEST(lz4_raw_round_trip) { round_trips(PQ_CODEC_LZ4_RAW, c_lz4_block, false); }
+END_TEST
+
+START_TEST(lz4_hadoop_round_trip) { round_trips(PQ_CODEC_LZ4, c_lz4_hadoop, false); }
+END_TEST
+
+START_TEST(lz4_frame_round_trip) { round_trips(PQ_CODEC_LZ4, c_lz4_frame, true); }
+END_TEST
+
+START_TEST(lz4_bare_block_fallback) { round_trips(PQ_CODEC_LZ4, c_lz4_block, false); }
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Fixtures from pyarrow's compressors
+ * ------------------------------------------------------------------------- */
+
+static blob read_fixture(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/codec/%s", PQ_SOURCE_DIR, name);
+    blob b = {NULL, 0};
+    b.p = pq_test_read_file(path, &b.n);
+    ck_assert_msg(b.p != NULL, "cannot read %s (run tests/fixtures/make_codec_fixtures.py)", path);
+    return b;
+}
+
+START_TEST(pyarrow_fixtures)
+{
+    static const struct {
+        const char *prefix;
+        int32_t codec;
+        bool checksummed;
+    } codecs[] = {
+        {"brotli", PQ_CODEC_BROTLI, false}, {"gzip", PQ_CODEC_GZIP, true},
+        {"lz4frame", PQ_CODEC_LZ4, false},  {"lz4raw", PQ_CODEC_LZ4_RAW, false},
+        {"lz4raw", PQ_CODEC_LZ4, false},    {"snappy", PQ_CODEC_SNAPPY, false},
+        {"zstd", PQ_CODEC_ZSTD, false},
+    };
+    static const struct {
+        const char *kind;
+        size_t n;
+    } cases[] = {{"rand", 0}, {"rand", 1}, {"rand", 1000}, {"text", 1000}, {"rand", 4096}, {"text", 1u << 20}};
+    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
+        for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+            char name[128];
+            snprintf(name, sizeof name, "%s-%s-%zu.bin", codecs[i].prefix, cases[j].kind, cases[j].n);
+            blob c = read_fixture(name);
+            uint8_t *data = gen_bytes(cases[j].kind, cases[j].n);
+            battery(codecs[i].codec, &c, data, cases[j].n, codecs[i].checksummed);
+            free(data);
+            free(c.p);
+        }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Multi-part streams built by hand
+ * ------------------------------------------------------------------------- */
+
+START_TEST(gzip_multi_member)
+{
+    size_t n = 300000;
+    uint8_t *data = gen_bytes("text", n);
+    /* three members, the middle one empty, then a fourth */
+    size_t cut[] = {0, 1000, 1000, 123456, n};
+    blob all = {NULL, 0};
+    for (int k = 0; k < 4; k++) {
+        blob m = c_gzip(data + cut[k], cut[k + 1] - cut[k]);
+        blob_append(&all, m.p, m.n);
+        free(m.p);
+    }
+    expect_ok(PQ_CODEC_GZIP, all.p, all.n, data, n);
+    expect_corrupt(PQ_CODEC_GZIP, all.p, all.n, n - 1, "one byte short");
+    expect_corrupt(PQ_CODEC_GZIP, all.p, all.n, n + 1, "one byte long");
+    expect_corrupt(PQ_CODEC_GZIP, all.p, all.n - 3, n, "last member truncated");
+
+    /* garbage after the last member */
+    uint8_t junk[] = {0, 0, 0};
+    blob_append(&all, junk, sizeof junk);
+    expect_corrupt(PQ_CODEC_GZIP, all.p, all.n, n, "trailing zero bytes");
+    free(all.p);
+    free(data);
+}
+END_TEST
+
+START_TEST(lz4_hadoop_two_blocks)
+{
+    size_t n = 100000;
+    uint8_t *data = gen_bytes("text", n);
+    /* two blocks: 65536 + 34464 bytes */
+    blob c = c_lz4_hadoop_chunks(data, n, 65536, 1);
+    ck_assert_uint_eq(get_be32(c.p), 65536);
+    uint32_t first = get_be32(c.p + 4);
+    ck_assert_uint_eq(get_be32(c.p + 8 + first), n - 65536);
+    battery(PQ_CODEC_LZ4, &c, data, n, false);
+
+    /* the second block's raw size off by one: the blocks no longer fill the page */
+    put_be32(c.p + 8 + first, (uint32_t)(n - 65536 + 1));
+    expect_corrupt(PQ_CODEC_LZ4, c.p, c.n, n, "block size too large");
+    put_be32(c.p + 8 + first, (uint32_t)(n - 65536 - 1));
+    expect_corrupt(PQ_CODEC_LZ4, c.p, c.n, n, "block size too small");
+    /* a compressed size past the end */
+    put_be32(c.p + 8 + first, (uint32_t)(n - 65536));
+    put_be32(c.p + 12 + first, 0xfffffff0u);
+    expect_corrupt(PQ_CODEC_LZ4, c.p, c.n, n, "compressed size past the end");
+    free(c.p);
+
+    /* several chunks inside one block (Hadoop's general form) */
+    c = c_lz4_hadoop_chunks(data, n, 65536, 3);
+    battery(PQ_CODEC_LZ4, &c, data, n, false);
+    free(c.p);
+    free(data);
+}
+END_TEST
+
+START_TEST(lz4_frames_concatenated)
+{
+    size_t n = 200000;
+    uint8_t *data = gen_bytes("text", n);
+    blob a = c_lz4_frame(data, 70000);
+    blob b = c_lz4_frame(data + 70000, n - 70000);
+    blob_append(&a, b.p, b.n);
+    battery(PQ_CODEC_LZ4, &a, data, n, false);
+    free(a.p);
+    free(b.p);
+    free(data);
+}
+END_TEST
+
+START_TEST(zstd_frames_concatenated)
+{
+    size_t n = 200000;
+    uint8_t *data = gen_bytes("text", n);
+    blob a = c_zstd(data, 1);
+    blob b = c_zstd(data + 1, n - 1);
+    blob_append(&a, b.p, b.n);
+    battery(PQ_CODEC_ZSTD, &a, data, n, false);
+    free(a.p);
+    free(b.p);
+    free(data);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Errors and the API contract
+ * ------------------------------------------------------------------------- */
+
+START_TEST(error_messages)
+{
+    uint8_t *data = gen_bytes("text", 100);
+    pq_error err;
+    blob c = c_zstd(data, 100);
+    /* the frame declares 100 bytes: up front, more than 90 is too many */
+    ck_assert_int_eq(run(PQ_CODEC_ZSTD, c.p, c.n, 90, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "ZSTD: frame declares 100 bytes, page header says 90");
+    ck_assert_int_eq(run(PQ_CODEC_ZSTD, c.p, c.n, 120, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "ZSTD: decompressed 100 bytes, page header says 120");
+    free(c.p);
+
+    c = c_snappy(data, 100);
+    ck_assert_int_eq(run(PQ_CODEC_SNAPPY, c.p, c.n, 101, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "SNAPPY: stream declares 100 bytes, page header says 101");
+    free(c.p);
+
+    c = c_gzip(data, 100);
+    ck_assert_int_eq(run(PQ_CODEC_GZIP, c.p, c.n, 101, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "GZIP: decompressed 100 bytes, page header says 101");
+    ck_assert_int_eq(run(PQ_CODEC_GZIP, c.p, c.n, 99, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "GZIP: decompresses to more than the 99 bytes the page header says");
+    free(c.p);
+
+    c = c_lz4_block(data, 100);
+    ck_assert_int_eq(run(PQ_CODEC_LZ4_RAW, c.p, c.n, 120, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "LZ4_RAW: decompressed 100 bytes, page header says 120");
+    free(c.p);
+
+    ck_assert_int_eq(run(PQ_CODEC_UNCOMPRESSED, data, 100, 99, NULL, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_str_eq(err.message, "UNCOMPRESSED: page holds 100 bytes, page header says 99");
+    free(data);
+}
+END_TEST
+
+START_TEST(trailing_bytes)
+{
+    /* a byte after the end of a complete stream is corrupt data, never ignored */
+    size_t n = 5000;
+    uint8_t *data = gen_bytes("text", n);
+    static const struct {
+        int32_t codec;
+        compress_fn fn;
+    } cases[] = {
+        {PQ_CODEC_UNCOMPRESSED, c_copy}, {PQ_CODEC_SNAPPY, c_snappy}, {PQ_CODEC_GZIP, c_gzip},
+        {PQ_CODEC_GZIP, c_zlib},         {PQ_CODEC_ZSTD, c_zstd},     {PQ_CODEC_LZ4_RAW, c_lz4_block},
+        {PQ_CODEC_LZ4, c_lz4_hadoop},    {PQ_CODEC_LZ4, c_lz4_frame}, {PQ_CODEC_LZ4, c_lz4_block},
+    };
+    static const uint8_t extra[] = {0x00, 0x1f, 0xff};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t k = 0; k < sizeof extra; k++) {
+            blob c = cases[i].fn(data, n);
+            blob_append(&c, &extra[k], 1);
+            expect_corrupt(cases[i].codec, c.p, c.n, n, "one byte after the stream");
+            free(c.p);
+        }
+    blob b = read_fixture("brotli-text-1000.bin");
+    blob_append(&b, extra, 1);
+    expect_corrupt(PQ_CODEC_BROTLI, b.p, b.n, 1000, "one byte after the stream");
+    free(b.p);
+    free(data);
+}
+END_TEST
+
+START_TEST(unsupported_codecs)
+{
+    uint8_t src[4] = {1, 2, 3, 4}, dst[4];
+    pq_error err;
+    ck_assert_int_eq(pq_decompress(PQ_CODEC_LZO, src, 4, dst, 4, &err), PQ_ERR_UNSUPPORTED);
+    ck_assert_int_eq(err.code, PQ_ERR_UNSUPPORTED);
+    ck_assert_str_eq(err.message, "LZO compression is not supported");
+    ck_assert_int_eq(pq_decompress(99, src, 4, dst, 4, &err), PQ_ERR_UNSUPPORTED);
+    ck_assert_str_eq(err.message, "unknown compression codec 99");
+    ck_assert_int_eq(pq_decompress(-1, src, 4, dst, 4, &err), PQ_ERR_UNSUPPORTED);
+    ck_assert_int_eq(pq_decompress(8, NULL, 0, NULL, 0, NULL), PQ_ERR_UNSUPPORTED);
+
+    ck_assert(!pq_codec_supported(PQ_CODEC_LZO));
+    ck_assert(!pq_codec_supported(8));
+    ck_assert(!pq_codec_supported(-1));
+    static const int32_t yes[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP, PQ_CODEC_BROTLI,
+                                  PQ_CODEC_LZ4,          PQ_CODEC_ZSTD,   PQ_CODEC_LZ4_RAW};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) ck_assert(pq_codec_supported(yes[i]));
+}
+END_TEST
+
+START_TEST(empty_and_null)
+{
+    pq_error err;
+    for (int32_t codec = 0; codec <= 7; codec++) {
+        if (codec == PQ_CODEC_LZO) continue;
+        /* nothing to nothing is fine under every codec */
+        ck_assert_int_eq(pq_decompress(codec, NULL, 0, NULL, 0, &err), PQ_OK);
+        /* NULL with a size is a caller error */
+        uint8_t b[2] = {0, 0};
+        ck_assert_int_eq(pq_decompress(codec, NULL, 2, b, 2, &err), PQ_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(pq_decompress(codec, b, 2, NULL, 2, &err), PQ_ERR_INVALID_ARGUMENT);
+        /* input but no room: an error unless it decodes to nothing */
+        uint8_t one = 0x5a;
+        ck_assert_int_eq(pq_decompress(codec, &one, 1, NULL, 0, NULL), PQ_ERR_CORRUPT_DATA);
+    }
+}
+END_TEST
+
+START_TEST(context_reuse)
+{
+    /* one context across codecs, pages and errors */
+    pq_codec_ctx ctx;
+    pq_codec_ctx_init(&ctx);
+    pq_error err;
+    size_t n = 50000;
+    uint8_t *data = gen_bytes("text", n);
+    uint8_t *out = malloc(n);
+    blob z = c_zstd(data, n), g = c_gzip(data, n);
+    for (int round = 0; round < 3; round++) {
+        memset(out, 0, n);
+        ck_assert_int_eq(pq_decompress_ctx(&ctx, PQ_CODEC_ZSTD, z.p, z.n, out, n, &err), PQ_OK);
+        ck_assert_mem_eq(out, data, n);
+        ck_assert_int_eq(pq_decompress_ctx(&ctx, PQ_CODEC_ZSTD, z.p, z.n / 2, out, n, &err), PQ_ERR_CORRUPT_DATA);
+        memset(out, 0, n);
+        ck_assert_int_eq(pq_decompress_ctx(&ctx, PQ_CODEC_GZIP, g.p, g.n, out, n, &err), PQ_OK);
+        ck_assert_mem_eq(out, data, n);
+        ck_assert_int_eq(pq_decompress_ctx(&ctx, PQ_CODEC_GZIP, g.p, g.n - 1, out, n, &err), PQ_ERR_CORRUPT_DATA);
+    }
+    ck_assert_ptr_nonnull(ctx.zstd);
+    ck_assert_ptr_nonnull(ctx.deflate);
+    pq_codec_ctx_free(&ctx);
+    ck_assert_ptr_null(ctx.zstd);
+    pq_codec_ctx_free(&ctx); /* twice is fine */
+    pq_codec_ctx_free(NULL);
+    free(z.p);
+    free(g.p);
+    free(out);
+    free(data);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Corpus pages: the PageHeader fields read by hand with the compact primitives
+ * ------------------------------------------------------------------------- */
+
+typedef struct page_hdr {
+    int32_t type, uncompressed, compressed;
+    int32_t def_len, rep_len; /* data page v2 */
+    bool is_compressed;
+} page_hdr;
+
+static bool read_page_header(pq_compact *c, page_hdr *h)
+{
+    memset(h, 0, sizeof *h);
+    h->is_compressed = true;
+    int16_t id = 0;
+    for (;;) {
+        int t = pq_compact_field(c, &id);
+        if (c->bad) return false;
+        if (t == PQ_WIRE_STOP) return true;
+        if (id == 1 && t == PQ_WIRE_I32) h->type = pq_compact_i32(c);
+        else if (id == 2 && t == PQ_WIRE_I32) h->uncompressed = pq_compact_i32(c);
+        else if (id == 3 && t == PQ_WIRE_I32) h->compressed = pq_compact_i32(c);
+        else if (id == 8 && t == PQ_WIRE_STRUCT) {
+            int16_t sid = 0;
+            for (;;) {
+                int st = pq_compact_field(c, &sid);
+                if (c->bad) return false;
+                if (st == PQ_WIRE_STOP) break;
+                if (sid == 5 && st == PQ_WIRE_I32) h->def_len = pq_compact_i32(c);
+                else if (sid == 6 && st == PQ_WIRE_I32) h->rep_len = pq_compact_i32(c);
+                else if (sid == 7 && (st == PQ_WIRE_BOOL_TRUE || st == PQ_WIRE_BOOL_FALSE))
+                    h->is_compressed = st == PQ_WIRE_BOOL_TRUE;
+                else if (!pq_compact_skip(c, st, false, 1)) return false;
+            }
+        } else if (!pq_compact_skip(c, t, false, 0)) return false;
+        if (c->bad) return false;
+    }
+}
+
+typedef struct corpus_case {
+    const char *file;
+    int32_t codec;
+} corpus_case;
+
+static const corpus_case corpus_cases[] = {
+    {"data/concatenated_gzip_members.parquet", PQ_CODEC_GZIP},
+    {"data/hadoop_lz4_compressed.parquet", PQ_CODEC_LZ4},
+    {"data/hadoop_lz4_compressed_larger.parquet", PQ_CODEC_LZ4},
+    {"data/non_hadoop_lz4_compressed.parquet", PQ_CODEC_LZ4},
+    {"data/lz4_raw_compressed.parquet", PQ_CODEC_LZ4_RAW},
+    {"data/lz4_raw_compressed_larger.parquet", PQ_CODEC_LZ4_RAW},
+};
+
+/* How the page bytes are framed, judged independently of pq_decompress. */
+static void check_framing(const corpus_case *cc, const uint8_t *p, size_t n, size_t raw, int *multi_member)
+{
+    if (strstr(cc->file, "concatenated_gzip")) {
+        /* does the first gzip member end before the page does? */
+        struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+        uint8_t *out = malloc(raw ? raw : 1);
+        size_t in_used = 0, got = 0;
+        ck_assert_int_eq(libdeflate_gzip_decompress_ex(d, p, n, out, raw, &in_used, &got), LIBDEFLATE_SUCCESS);
+        if (in_used < n) (*multi_member)++;
+        free(out);
+        libdeflate_free_decompressor(d);
+    } else if (strstr(cc->file, "non_hadoop")) {
+        /* the whole page is one bare LZ4 block */
+        uint8_t *out = malloc(raw ? raw : 1);
+        ck_assert_int_eq(LZ4_decompress_safe((const char *)p, (char *)out, (int)n, (int)raw), (int)raw);
+        free(out);
+    } else if (strstr(cc->file, "hadoop")) {
+        ck_assert_uint_ge(n, 8);
+        ck_assert_uint_le(get_be32(p), raw);
+        ck_assert_uint_le((uint64_t)get_be32(p + 4) + 8, n);
+    }
+}
+
+START_TEST(corpus_pages)
+{
+    const corpus_case *cc = &corpus_cases[_i];
+    char *path = pq_test_corpus_path(cc->file);
+    if (!path) pq_test_skip("corpus not found");
+    size_t len = 0;
+    uint8_t *file = pq_test_read_file(path, &len);
+    ck_assert_msg(file != NULL, "cannot read %s", path);
+    pq_error err;
+    pq_metadata *md = pq_metadata_parse_tail(file, len, NULL, NULL, &err);
+    ck_assert_msg(md != NULL, "%s: %s", cc->file, err.message);
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    int pages = 0, multi_member = 0;
+    for (uint32_t r = 0; r < fm->row_groups_len; r++)
+        for (uint32_t col = 0; col < fm->row_groups[r].columns_len; col++) {
+            const pq_column_meta *cm = &fm->row_groups[r].columns[col]->meta_data;
+            ck_assert_int_eq(cm->codec, cc->codec);
+            int64_t start = cm->data_page_offset;
+            if ((cm->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET) && cm->dictionary_page_offset > 0 &&
+                cm->dictionary_page_offset < start)
+                start = cm->dictionary_page_offset;
+            int64_t end = start + cm->total_compressed_size;
+            ck_assert(start >= 0 && end <= (int64_t)len && start < end);
+            pq_compact c;
+            pq_compact_init(&c, file + start, (size_t)(end - start));
+            while (pq_compact_remaining(&c) > 0) {
+                page_hdr h;
+                ck_assert_msg(read_page_header(&c, &h), "%s: bad page header", cc->file);
+                ck_assert(h.compressed >= 0 && (size_t)h.compressed <= pq_compact_remaining(&c));
+                ck_assert(h.uncompressed >= 0);
+                const uint8_t *body = c.p;
+                c.p += h.compressed;
+                size_t skip = 0; /* v2 levels are stored uncompressed */
+                if (h.type == PQ_PAGE_DATA_V2) {
+                    skip = (size_t)h.def_len + (size_t)h.rep_len;
+                    ck_assert(skip <= (size_t)h.compressed && skip <= (size_t)h.uncompressed);
+                    if (!h.is_compressed) continue;
+                } else if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DICTIONARY) {
+                    continue;
+                }
+                size_t n = (size_t)h.compressed - skip, raw = (size_t)h.uncompressed - skip;
+                check_framing(cc, body + skip, n, raw, &multi_member);
+                uint8_t *src = dup_exact(body + skip, n);
+                uint8_t *dst = malloc(raw ? raw : 1);
+                pq_status st = pq_decompress(cm->codec, src, n, dst, raw, &err);
+                ck_assert_msg(st == PQ_OK, "%s: rg %u col %u page %d: %s", cc->file, r, col, pages, err.message);
+                /* the page header's size, exactly: one byte less fails */
+                if (raw > 0)
+                    ck_assert_int_eq(pq_decompress(cm->codec, src, n, dst, raw - 1, &err), PQ_ERR_CORRUPT_DATA);
+                free(src);
+                free(dst);
+                pages++;
+            }
+        }
+    ck_assert_int_gt(pages, 0);
+    if (cc->codec == PQ_CODEC_GZIP) ck_assert_int_gt(multi_member, 0);
+    pq_metadata_release(md);
+    free(file);
+    free(path);
+}
+END_TEST
+
+static Suite *codecs_suite(void)
+{
+    Suite *s = suite_create("codecs");
+    TCase *tc = tcase_create("round_trips");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, uncompressed_round_trip);
+    tcase_add_test(tc, snappy_round_trip);
+    tcase_add_test(tc, gzip_round_trip);
+    tcase_add_test(tc, gzip_zlib_fallback);
+    tcase_add_test(tc, zstd_round_trip);
+    tcase_add_test(tc, lz4_raw_round_trip);
+    tcase_add_test(tc, lz4_hadoop_round_trip);
+    tcase_add_test(tc, lz4_frame_round_trip);
+    tcase_add_test(tc, lz4_bare_block_fallback);
+    tcase_add_test(tc, pyarrow_fixtures);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("streams");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, gzip_multi_member);
+    tcase_add_test(tc, lz4_hadoop_two_blocks);
+    tcase_add_test(tc, lz4_frames_concatenated);
+    tcase_add_test(tc, zstd_frames_concatenated);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("contract");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, error_messages);
+    tcase_add_test(tc, trailing_bytes);
+    tcase_add_test(tc, unsupported_codecs);
+    tcase_add_test(tc, empty_and_null);
+    tcase_add_test(tc, context_reuse);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("corpus");
+    tcase_set_timeout(tc, 0);
+    tcase_add_loop_test(tc, corpus_pages, 0, (int)(sizeof corpus_cases / sizeof corpus_cases[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(codecs_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
