@@ -1,0 +1,63 @@
+/* dictionary.c — gather dictionary entries by index, bounds-checked. */
+#include "kernels/dictionary.h"
+
+#include <string.h>
+
+#include "kernels/kernel_error.h"
+#include "kernels/primitives.h"
+
+static pq_status bad_index(pq_error *err, size_t i, uint32_t idx, size_t dict_n)
+{
+    return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu: the dictionary has %zu entries", idx,
+                    i, dict_n);
+}
+
+/* Width is a constant at each call site below, so the copy inlines. */
+static inline size_t gather_fixed(const uint8_t *dict, uint32_t dict_n, size_t width, const uint32_t *idx, size_t n,
+                                  uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!pq_dict_get_fixed(dict, dict_n, width, idx[i], out + i * width)) return i;
+    return n;
+}
+
+pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width, const uint32_t *idx, size_t n,
+                               uint8_t *out, pq_error *err)
+{
+    /* indices are uint32: a larger dictionary is as good as UINT32_MAX entries */
+    uint32_t dn = dict_n > UINT32_MAX ? UINT32_MAX : (uint32_t)dict_n;
+    size_t done;
+    switch (width) {
+    case 4: done = gather_fixed(dict, dn, 4, idx, n, out); break;
+    case 8: done = gather_fixed(dict, dn, 8, idx, n, out); break;
+    default: done = gather_fixed(dict, dn, width, idx, n, out); break;
+    }
+    if (done < n) return bad_index(err, done, idx[done], dict_n);
+    return PQ_OK;
+}
+
+pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict_data, size_t dict_n,
+                                const uint32_t *idx, size_t n, int32_t *offsets, int32_t base, uint8_t *data,
+                                size_t data_cap, size_t *data_len, pq_error *err)
+{
+    uint64_t out = 0;
+    if (base < 0) return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "dictionary gather: negative base offset");
+    offsets[0] = base;
+    for (size_t i = 0; i < n; i++) {
+        if (idx[i] >= dict_n) return bad_index(err, i, idx[i], dict_n);
+        int32_t s = dict_offsets[idx[i]], e = dict_offsets[idx[i] + 1];
+        uint64_t l = (uint64_t)(e - s);
+        if (out + l > (uint64_t)(INT32_MAX - base))
+            return pq_kfail(err, PQ_ERR_UNSUPPORTED, "dictionary gather: values exceed int32 offsets");
+        if (data) {
+            if (out + l > data_cap)
+                return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "dictionary gather: output buffer of %zu bytes too small",
+                                data_cap);
+            memcpy(data + out, dict_data + (s - dict_offsets[0]), (size_t)l);
+        }
+        out += l;
+        offsets[i + 1] = base + (int32_t)out;
+    }
+    *data_len = (size_t)out;
+    return PQ_OK;
+}

@@ -1,0 +1,32 @@
+/*
+ * dictionary.h — dictionary gather: indices (from pq_rle_next over a
+ * dictionary-encoded page) to values.
+ *
+ * The dictionary is what PLAIN decoding of the dictionary page produced:
+ * dict_n fixed-width entries, or Arrow-style offsets (dict_n + 1, as
+ * pq_plain_byte_array writes them, trusted; dict_data holds the byte at
+ * offset dict_offsets[0]) and data. An index >= dict_n is
+ * PQ_ERR_CORRUPT_DATA naming the position and the index; what was gathered
+ * before it is left in the output.
+ */
+#ifndef PQ_KERNELS_DICTIONARY_H
+#define PQ_KERNELS_DICTIONARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+
+/* out gets n * width bytes: entry idx[i] for each i. */
+pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width, const uint32_t *idx, size_t n,
+                               uint8_t *out, pq_error *err);
+
+/* Byte arrays: offsets (n + 1 entries, offsets[0] = base) and data
+ * (data_cap bytes). With data == NULL nothing is copied and *data_len gets
+ * the size needed (repeated entries can make it large). An end offset above
+ * INT32_MAX is PQ_ERR_UNSUPPORTED. */
+pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict_data, size_t dict_n,
+                                const uint32_t *idx, size_t n, int32_t *offsets, int32_t base, uint8_t *data,
+                                size_t data_cap, size_t *data_len, pq_error *err);
+
+#endif

@@ -1,0 +1,68 @@
+/* plain.c — PLAIN for every physical type. */
+#include "kernels/plain.h"
+
+#include <string.h>
+
+#include "kernels/kernel_error.h"
+#include "kernels/primitives.h"
+
+pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n, void *out, size_t *consumed,
+                         pq_error *err)
+{
+    if (width == 0) return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN: value width 0");
+    if (n > len / width)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN: %zu values of %zu bytes, only %zu bytes present", n, width,
+                        len);
+    if (n) memcpy(out, src, n * width);
+    *consumed = n * width;
+    return PQ_OK;
+}
+
+pq_status pq_plain_boolean(const uint8_t *src, size_t len, uint64_t first_bit, size_t n, uint8_t *out,
+                           size_t *consumed, pq_error *err)
+{
+    uint64_t bits = (uint64_t)len * 8;
+    if (first_bit > bits || n > bits - first_bit)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BOOLEAN: bits %llu..+%zu past the %zu bytes present",
+                        (unsigned long long)first_bit, n, len);
+    for (size_t i = 0; i < n; i++) out[i] = pq_bit_at(src, first_bit + i);
+    *consumed = (size_t)((first_bit + n + 7) / 8);
+    return PQ_OK;
+}
+
+pq_status pq_plain_byte_array(const uint8_t *src, size_t len, size_t n, int32_t *offsets, int32_t base,
+                              uint8_t *data, size_t data_cap, size_t *data_len, size_t *consumed, pq_error *err)
+{
+    size_t pos = 0;
+    uint64_t out = 0;
+    if (base < 0) return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "PLAIN BYTE_ARRAY: negative base offset");
+    offsets[0] = base;
+    for (size_t i = 0; i < n; i++) {
+        if (len - pos < 4)
+            return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
+                            i, n, pos);
+        uint32_t l = pq_load_le32(src + pos);
+        pos += 4;
+        if (l > INT32_MAX)
+            return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu has negative length %d", i,
+                            (int32_t)l);
+        if (l > len - pos)
+            return pq_kfail(err, PQ_ERR_CORRUPT_DATA,
+                            "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i, l,
+                            pos, len);
+        if (out + l > (uint64_t)(INT32_MAX - base))
+            return pq_kfail(err, PQ_ERR_UNSUPPORTED, "PLAIN BYTE_ARRAY: offsets exceed int32");
+        if (data) {
+            if (out + l > data_cap)
+                return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "PLAIN BYTE_ARRAY: output buffer of %zu bytes too small",
+                                data_cap);
+            memcpy(data + out, src + pos, l);
+        }
+        pos += l;
+        out += l;
+        offsets[i + 1] = base + (int32_t)out;
+    }
+    *data_len = (size_t)out;
+    *consumed = pos;
+    return PQ_OK;
+}

@@ -1,0 +1,41 @@
+/*
+ * plain.h — the PLAIN encoding for every physical type.
+ *
+ * Fixed-width types (INT32 4, INT64 8, FLOAT 4, DOUBLE 8, INT96 12, FLBA its
+ * type_length) are little-endian values back to back: pq_plain_fixed copies
+ * them (pqstep's hosts are little-endian, as Arrow's memory format is).
+ * BOOLEAN is bit-packed, LSB first. BYTE_ARRAY is, per value, a 4-byte
+ * little-endian length and the bytes; it comes out Arrow-style as offsets
+ * (offsets[0] = base, offsets[i+1] = offsets[i] + length i) and data.
+ *
+ * Each decoder reads exactly n values (the caller knows n: the page's
+ * non-null count); fewer present is PQ_ERR_CORRUPT_DATA. *consumed gets the
+ * bytes used, so trailing bytes are the caller's business.
+ */
+#ifndef PQ_KERNELS_PLAIN_H
+#define PQ_KERNELS_PLAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+
+/* n values of width bytes each (width >= 1) into out (n * width bytes). */
+pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n, void *out, size_t *consumed,
+                         pq_error *err);
+
+/* n booleans starting at bit first_bit of src, one byte (0 or 1) each into
+ * out. A page decoded in several batches passes the bits already used as
+ * first_bit. *consumed gets the bytes touched: ceil((first_bit + n) / 8). */
+pq_status pq_plain_boolean(const uint8_t *src, size_t len, uint64_t first_bit, size_t n, uint8_t *out,
+                           size_t *consumed, pq_error *err);
+
+/* n byte arrays. offsets has room for n + 1 entries. The data never exceeds
+ * len - 4 * n bytes, so a buffer of len bytes always suffices; with data ==
+ * NULL nothing is copied and *data_len still gets the size. A negative
+ * length or one past the end is PQ_ERR_CORRUPT_DATA; an end offset above
+ * INT32_MAX is PQ_ERR_UNSUPPORTED. */
+pq_status pq_plain_byte_array(const uint8_t *src, size_t len, size_t n, int32_t *offsets, int32_t base,
+                              uint8_t *data, size_t data_cap, size_t *data_len, size_t *consumed, pq_error *err);
+
+#endif

@@ -1,0 +1,182 @@
+/* rle.c — the RLE/bit-packed hybrid decoder and deprecated BIT_PACKED levels. */
+#include "kernels/rle.h"
+
+#include <string.h>
+
+#include "kernels/kernel_error.h"
+#include "kernels/primitives.h"
+
+/* Longest run accepted: counts are int32 in every other reader. */
+#define RLE_MAX_RUN 0x7fffffffu
+
+pq_status pq_rle_init(pq_rle_decoder *d, const uint8_t *src, size_t len, int bit_width, pq_error *err)
+{
+    memset(d, 0, sizeof *d);
+    if (bit_width < 0 || bit_width > 32)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: bit width %d is not in 0..32", bit_width);
+    if (!src && len)
+        return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "RLE: NULL input");
+    d->src = src;
+    d->len = len;
+    d->bit_width = bit_width;
+    return PQ_OK;
+}
+
+pq_status pq_rle_init_prefixed(pq_rle_decoder *d, const uint8_t *src, size_t len, int bit_width,
+                               size_t *consumed, pq_error *err)
+{
+    memset(d, 0, sizeof *d);
+    if (len < 4)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: %zu bytes, too short for the 4-byte length", len);
+    uint32_t n = pq_load_le32(src);
+    if (n > len - 4)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: length %u exceeds the %zu bytes left", n, len - 4);
+    *consumed = 4 + (size_t)n;
+    return pq_rle_init(d, src + 4, n, bit_width, err);
+}
+
+pq_status pq_rle_init_levels_v2(pq_rle_decoder *d, const uint8_t *src, size_t len, int bit_width,
+                                pq_error *err)
+{
+    return pq_rle_init(d, src, len, bit_width, err);
+}
+
+pq_status pq_rle_init_dict_indices(pq_rle_decoder *d, const uint8_t *src, size_t len, pq_error *err)
+{
+    memset(d, 0, sizeof *d);
+    if (len < 1) return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "dictionary indices: empty page data");
+    return pq_rle_init(d, src + 1, len - 1, src[0], err);
+}
+
+/* Reads the next run header. Returns 1 for a run, 0 at the end of the
+ * input, -1 on a malformed run (err filled). */
+static int next_run(pq_rle_decoder *d, pq_error *err)
+{
+    if (d->pos >= d->len) return 0;
+    size_t at = d->pos;
+    uint64_t h;
+    size_t used = pq_uleb128(d->src + at, d->len - at, &h);
+    if (!used) {
+        pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: truncated or overlong run header at byte %zu", at);
+        return -1;
+    }
+    d->pos += used;
+    size_t avail = d->len - d->pos;
+    uint64_t count = h >> 1;
+    if (h & 1) {
+        if (count == 0 || count > RLE_MAX_RUN / 8) {
+            pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: bit-packed run of %llu groups at byte %zu",
+                     (unsigned long long)count, at);
+            return -1;
+        }
+        uint64_t bytes = count * (uint64_t)d->bit_width;
+        uint64_t values = count * 8;
+        if (bytes > avail) { /* a cut-short last run: keep the whole values present */
+            bytes = avail;
+            values = (uint64_t)avail * 8 / (uint64_t)d->bit_width;
+            if (values == 0) {
+                pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: bit-packed run at byte %zu has no data", at);
+                return -1;
+            }
+        }
+        d->lit = d->src + d->pos;
+        d->lit_index = 0;
+        d->lit_count = (uint32_t)values;
+        d->pos += (size_t)bytes;
+    } else {
+        int nbytes = (d->bit_width + 7) / 8;
+        if (count == 0 || count > RLE_MAX_RUN) {
+            pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: run of %llu values at byte %zu",
+                     (unsigned long long)count, at);
+            return -1;
+        }
+        if ((size_t)nbytes > avail) {
+            pq_kfail(err, PQ_ERR_CORRUPT_DATA, "RLE: run value at byte %zu is truncated", d->pos);
+            return -1;
+        }
+        d->repeat_value = (uint32_t)pq_load_le_n(d->src + d->pos, nbytes);
+        d->repeat_left = (uint32_t)count;
+        d->pos += (size_t)nbytes;
+    }
+    return 1;
+}
+
+/* The shared loop of next and skip: out == NULL discards. */
+static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *got, pq_error *err)
+{
+    size_t done = 0;
+    *got = 0;
+    if (d->bit_width == 0) { /* all zeros, no input needed */
+        if (out) memset(out, 0, n * sizeof *out);
+        *got = n;
+        return PQ_OK;
+    }
+    int bw = d->bit_width;
+    while (done < n) {
+        if (d->repeat_left) {
+            size_t k = n - done < d->repeat_left ? n - done : d->repeat_left;
+            if (out) pq_fill_u32(out + done, k, d->repeat_value);
+            d->repeat_left -= (uint32_t)k;
+            done += k;
+            continue;
+        }
+        if (d->lit_index < d->lit_count) {
+            size_t k = d->lit_count - d->lit_index;
+            if (k > n - done) k = n - done;
+            if (out) {
+                size_t i = 0;
+                /* whole groups straight into the output */
+                while (k - i >= 8 && (d->lit_index & 7) == 0) {
+                    pq_unpack8_u32(d->lit + (size_t)(d->lit_index / 8) * (size_t)bw, bw, out + done + i);
+                    d->lit_index += 8;
+                    i += 8;
+                }
+                for (; i < k; i++, d->lit_index++)
+                    out[done + i] = (uint32_t)pq_bits_at(d->lit, (uint64_t)d->lit_index * (uint64_t)bw, bw);
+            } else {
+                d->lit_index += (uint32_t)k;
+            }
+            done += k;
+            continue;
+        }
+        int r = next_run(d, err);
+        if (r < 0) {
+            *got = done;
+            return err ? err->code : PQ_ERR_CORRUPT_DATA;
+        }
+        if (r == 0) break;
+    }
+    *got = done;
+    return PQ_OK;
+}
+
+pq_status pq_rle_next(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *got, pq_error *err)
+{
+    if (!out && n) {
+        *got = 0;
+        return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "RLE: NULL output");
+    }
+    return rle_read(d, out, n, got, err);
+}
+
+pq_status pq_rle_skip(pq_rle_decoder *d, size_t n, size_t *skipped, pq_error *err)
+{
+    return rle_read(d, NULL, n, skipped, err);
+}
+
+pq_status pq_bit_packed_levels(const uint8_t *src, size_t len, int bit_width, size_t n, uint32_t *out,
+                               size_t *consumed, pq_error *err)
+{
+    if (bit_width < 0 || bit_width > 32)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "BIT_PACKED: bit width %d is not in 0..32", bit_width);
+    /* n * bit_width bits, without overflow: n <= SIZE_MAX / 32 is checked first */
+    if (n > SIZE_MAX / 32)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "BIT_PACKED: %zu values is too many", n);
+    size_t bytes = (n * (size_t)bit_width + 7) / 8;
+    if (bytes > len)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "BIT_PACKED: %zu values need %zu bytes, %zu present", n,
+                        bytes, len);
+    for (size_t i = 0; i < n; i++) out[i] = pq_bits_at_msb(src, (uint64_t)i * (uint64_t)bit_width, bit_width);
+    *consumed = bytes;
+    return PQ_OK;
+}

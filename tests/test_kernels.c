@@ -1,0 +1,956 @@
+/*
+ * test_kernels.c — the value-decoding primitives of kernels/ on hand-computed
+ * vectors (each with the arithmetic in a comment), plus round trips through
+ * tiny bit-by-bit encoders written here as a second oracle, and corrupt or
+ * truncated inputs that must give a clean error (this suite also runs under
+ * ASan + UBSan).
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/byte_stream_split.h"
+#include "kernels/delta.h"
+#include "kernels/dictionary.h"
+#include "kernels/plain.h"
+#include "kernels/primitives.h"
+#include "kernels/rle.h"
+
+/* ---- Tiny encoders (test oracles, bit by bit, independent of kernels/) ---- */
+
+typedef struct enc {
+    uint8_t buf[1 << 16];
+    size_t len;
+} enc;
+
+static void put_byte(enc *e, uint8_t b)
+{
+    ck_assert_uint_lt(e->len, sizeof e->buf);
+    e->buf[e->len++] = b;
+}
+
+static void put_uleb(enc *e, uint64_t v)
+{
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        put_byte(e, (uint8_t)(b | (v ? 0x80 : 0)));
+    } while (v);
+}
+
+/* n values of bw bits, LSB first, one bit at a time; pads to whole bytes. */
+static void put_bits(enc *e, const uint64_t *v, size_t n, int bw)
+{
+    size_t bytes = (n * (size_t)bw + 7) / 8, start = e->len;
+    for (size_t i = 0; i < bytes; i++) put_byte(e, 0);
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < bw; b++)
+            if ((v[i] >> b) & 1) {
+                size_t bit = i * (size_t)bw + (size_t)b;
+                e->buf[start + bit / 8] |= (uint8_t)(1u << (bit % 8));
+            }
+}
+
+static void put_rle_run(enc *e, int bw, uint32_t value, uint32_t count)
+{
+    put_uleb(e, (uint64_t)count << 1);
+    for (int b = 0; b < (bw + 7) / 8; b++) put_byte(e, (uint8_t)(value >> (8 * b)));
+}
+
+/* A bit-packed run of ceil(n / 8) groups, the last one zero-padded. */
+static void put_packed_run(enc *e, int bw, const uint32_t *v, size_t n)
+{
+    size_t groups = (n + 7) / 8;
+    uint64_t tmp[4096];
+    ck_assert_uint_le(groups * 8, 4096);
+    memset(tmp, 0, sizeof tmp);
+    for (size_t i = 0; i < n; i++) tmp[i] = v[i];
+    put_uleb(e, (uint64_t)groups << 1 | 1);
+    put_bits(e, tmp, groups * 8, bw);
+}
+
+static uint64_t zigzag(int64_t x)
+{
+    return x < 0 ? ~((uint64_t)x << 1) : (uint64_t)x << 1;
+}
+
+static int bits_needed(uint64_t x)
+{
+    int b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+/* DELTA_BINARY_PACKED the straightforward way. bits32: deltas wrap modulo
+ * 2^32, as int32 writers compute them. */
+static void put_dbp(enc *e, const int64_t *v, size_t n, uint32_t block, uint32_t minis, int bits32)
+{
+    uint32_t per = block / minis;
+    put_uleb(e, block);
+    put_uleb(e, minis);
+    put_uleb(e, n);
+    put_uleb(e, zigzag(n ? v[0] : 0));
+    for (size_t i = 1; i < n; i += block) {
+        size_t cnt = n - i < block ? n - i : block;
+        int64_t d[4096];
+        ck_assert_uint_le(block, 4096);
+        int64_t mn = INT64_MAX;
+        for (size_t j = 0; j < cnt; j++) {
+            uint64_t diff = (uint64_t)v[i + j] - (uint64_t)v[i + j - 1];
+            d[j] = bits32 ? (int64_t)(int32_t)(uint32_t)diff : (int64_t)diff;
+            if (d[j] < mn) mn = d[j];
+        }
+        put_uleb(e, zigzag(mn));
+        uint64_t rel[4096];
+        memset(rel, 0, sizeof rel);
+        for (size_t j = 0; j < cnt; j++) {
+            uint64_t r = (uint64_t)d[j] - (uint64_t)mn;
+            rel[j] = bits32 ? (uint32_t)r : r;
+        }
+        int widths[256];
+        for (uint32_t m = 0; m < minis; m++) {
+            uint64_t mx = 0;
+            for (uint32_t j = m * per; j < (m + 1) * per && j < cnt; j++)
+                if (rel[j] > mx) mx = rel[j];
+            widths[m] = m * per < cnt ? bits_needed(mx) : 0;
+            put_byte(e, (uint8_t)widths[m]);
+        }
+        for (uint32_t m = 0; m < minis && m * per < cnt; m++) put_bits(e, rel + m * per, per, widths[m]);
+    }
+}
+
+/* ---- Bit unpacking -------------------------------------------------------- */
+
+START_TEST(unpack_spec_example)
+{
+    /* Parquet spec, RLE/bit-packed hybrid: 0..7 at width 3, LSB first:
+     * bits (value 0 lowest) 000 100 010 110 001 101 011 111 read right to left
+     * per byte -> 10001000 11000110 11111010 = 0x88 0xC6 0xFA. */
+    const uint8_t in[3] = {0x88, 0xC6, 0xFA};
+    uint32_t out[8];
+    pq_unpack8_u32(in, 3, out);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_uint_eq(out[i], i);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_uint_eq(pq_bits_at(in, i * 3, 3), i);
+    uint64_t out64[8];
+    pq_unpack8_u64(in, 3, out64);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_uint_eq(out64[i], i);
+
+    /* Deprecated BIT_PACKED, same values, MSB first:
+     * 000 001 010 011 100 101 110 111 -> 00000101 00111001 01110111. */
+    const uint8_t msb[3] = {0x05, 0x39, 0x77};
+    uint32_t lv[8];
+    size_t used = 0;
+    ck_assert_int_eq(pq_bit_packed_levels(msb, 3, 3, 8, lv, &used, NULL), PQ_OK);
+    ck_assert_uint_eq(used, 3);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_uint_eq(lv[i], i);
+    pq_error err;
+    ck_assert_int_eq(pq_bit_packed_levels(msb, 2, 3, 8, lv, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_bit_packed_levels(msb, 3, 33, 1, lv, &used, &err), PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+START_TEST(unpack_fixed_widths)
+{
+    /* width 1: 1,0,1,1,0,0,0,1 -> bit i = value i -> 0b10001101 = 0x8D */
+    const uint8_t w1[1] = {0x8D};
+    const uint32_t e1[8] = {1, 0, 1, 1, 0, 0, 0, 1};
+    uint32_t out[8];
+    pq_unpack8_u32(w1, 1, out);
+    ck_assert_mem_eq(out, e1, sizeof e1);
+
+    /* width 32: each value is its 4 little-endian bytes */
+    uint8_t w32[32];
+    for (int i = 0; i < 32; i++) w32[i] = (uint8_t)(i * 37 + 1);
+    pq_unpack8_u32(w32, 32, out);
+    for (int i = 0; i < 8; i++) ck_assert_uint_eq(out[i], pq_load_le32(w32 + 4 * i));
+    ck_assert_uint_eq(pq_load_le32((const uint8_t[]){0xEF, 0xBE, 0xAD, 0xDE}), 0xDEADBEEFu);
+
+    /* width 64: 0xFFFFFFFFFFFFFFFF then 1 then zeros */
+    uint8_t w64[64];
+    memset(w64, 0, sizeof w64);
+    memset(w64, 0xFF, 8);
+    w64[8] = 1;
+    uint64_t o64[8];
+    pq_unpack8_u64(w64, 64, o64);
+    ck_assert_uint_eq(o64[0], UINT64_MAX);
+    ck_assert_uint_eq(o64[1], 1);
+    for (int i = 2; i < 8; i++) ck_assert_uint_eq(o64[i], 0);
+
+    /* width 0: nothing read, all zeros */
+    pq_unpack8_u32(NULL, 0, out);
+    for (int i = 0; i < 8; i++) ck_assert_uint_eq(out[i], 0);
+
+    /* varints: 300 = 0b10_0101100 -> 0xAC 0x02; 11 bytes is overlong; cut short is 0 */
+    uint64_t v;
+    ck_assert_uint_eq(pq_uleb128((const uint8_t[]){0xAC, 0x02}, 2, &v), 2);
+    ck_assert_uint_eq(v, 300);
+    ck_assert_uint_eq(pq_uleb128((const uint8_t[]){0xAC}, 1, &v), 0);
+    const uint8_t over[11] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x00};
+    ck_assert_uint_eq(pq_uleb128(over, 11, &v), 0);
+    const uint8_t max[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    ck_assert_uint_eq(pq_uleb128(max, 10, &v), 10);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_uint_eq(pq_unzigzag64(3), (uint64_t)-2);
+    ck_assert_uint_eq(pq_unzigzag64(4), 2);
+}
+END_TEST
+
+/* ---- RLE / bit-packed hybrid --------------------------------------------- */
+
+/* Decodes everything in batches of `batch` and returns the count. */
+static size_t rle_all(const uint8_t *src, size_t len, int bw, size_t batch, uint32_t *out, size_t cap)
+{
+    pq_rle_decoder d;
+    pq_error err;
+    ck_assert_int_eq(pq_rle_init(&d, src, len, bw, &err), PQ_OK);
+    size_t total = 0, got;
+    for (;;) {
+        size_t want = cap - total < batch ? cap - total : batch;
+        pq_status st = pq_rle_next(&d, out + total, want, &got, &err);
+        ck_assert_msg(st == PQ_OK, "%s", err.message);
+        total += got;
+        if (got < want || total == cap) break;
+    }
+    return total;
+}
+
+START_TEST(rle_spec_vectors)
+{
+    /* bit-packed run of 1 group (header (1 << 1) | 1 = 0x03) holding 0..7 at width 3 */
+    const uint8_t packed[4] = {0x03, 0x88, 0xC6, 0xFA};
+    uint32_t out[64];
+    ck_assert_uint_eq(rle_all(packed, 4, 3, 100, out, 64), 8);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_uint_eq(out[i], i);
+
+    /* RLE run: 5 copies of 1 at width 1: header 5 << 1 = 0x0A, value in 1 byte */
+    const uint8_t run[2] = {0x0A, 0x01};
+    ck_assert_uint_eq(rle_all(run, 2, 1, 100, out, 64), 5);
+    for (int i = 0; i < 5; i++) ck_assert_uint_eq(out[i], 1);
+
+    /* width 32: 3 copies of 0xDEADBEEF (header 0x06, value EF BE AD DE),
+     * width 9: 2 copies of 0x1FF (header 0x04, value FF 01) */
+    const uint8_t r32[5] = {0x06, 0xEF, 0xBE, 0xAD, 0xDE};
+    ck_assert_uint_eq(rle_all(r32, 5, 32, 2, out, 64), 3);
+    for (int i = 0; i < 3; i++) ck_assert_uint_eq(out[i], 0xDEADBEEFu);
+    const uint8_t r9[3] = {0x04, 0xFF, 0x01};
+    ck_assert_uint_eq(rle_all(r9, 3, 9, 1, out, 64), 2);
+    ck_assert_uint_eq(out[0], 0x1FF);
+    ck_assert_uint_eq(out[1], 0x1FF);
+
+    /* a run of 300 (header 600 = 0xD8 0x04) of 2 at width 2 */
+    const uint8_t r300[3] = {0xD8, 0x04, 0x02};
+    uint32_t big[400];
+    ck_assert_uint_eq(rle_all(r300, 3, 2, 7, big, 400), 300);
+    for (int i = 0; i < 300; i++) ck_assert_uint_eq(big[i], 2);
+
+    /* v1 levels: length 2 (02 00 00 00), then the run above; trailing bytes are the values */
+    const uint8_t v1[8] = {0x02, 0x00, 0x00, 0x00, 0x0A, 0x01, 0xEE, 0xEE};
+    pq_rle_decoder d;
+    size_t used = 0, got;
+    ck_assert_int_eq(pq_rle_init_prefixed(&d, v1, 8, 1, &used, NULL), PQ_OK);
+    ck_assert_uint_eq(used, 6);
+    ck_assert_int_eq(pq_rle_next(&d, out, 10, &got, NULL), PQ_OK);
+    ck_assert_uint_eq(got, 5);
+    /* v2 levels: no prefix */
+    ck_assert_int_eq(pq_rle_init_levels_v2(&d, v1 + 4, 2, 1, NULL), PQ_OK);
+    ck_assert_int_eq(pq_rle_next(&d, out, 10, &got, NULL), PQ_OK);
+    ck_assert_uint_eq(got, 5);
+    ck_assert_uint_eq(out[4], 1);
+
+    /* dictionary indices: bit width byte 3, then the packed run 0..7 */
+    const uint8_t di[5] = {0x03, 0x03, 0x88, 0xC6, 0xFA};
+    ck_assert_int_eq(pq_rle_init_dict_indices(&d, di, 5, NULL), PQ_OK);
+    ck_assert_int_eq(pq_rle_next(&d, out, 3, &got, NULL), PQ_OK);
+    ck_assert_uint_eq(got, 3);
+    ck_assert_uint_eq(out[2], 2);
+    ck_assert_int_eq(pq_rle_skip(&d, 2, &got, NULL), PQ_OK); /* skips 3, 4 */
+    ck_assert_int_eq(pq_rle_next(&d, out, 8, &got, NULL), PQ_OK);
+    ck_assert_uint_eq(got, 3);
+    ck_assert_uint_eq(out[0], 5);
+    ck_assert_uint_eq(out[2], 7);
+}
+END_TEST
+
+START_TEST(rle_bit_width_0)
+{
+    /* width 0: every value is 0, for any count, whatever the input */
+    pq_rle_decoder d;
+    uint32_t out[50];
+    size_t got;
+    memset(out, 0xAB, sizeof out);
+    ck_assert_int_eq(pq_rle_init(&d, NULL, 0, 0, NULL), PQ_OK);
+    ck_assert_int_eq(pq_rle_next(&d, out, 50, &got, NULL), PQ_OK);
+    ck_assert_uint_eq(got, 50);
+    for (int i = 0; i < 50; i++) ck_assert_uint_eq(out[i], 0);
+    const uint8_t di[1] = {0x00}; /* a one-entry dictionary */
+    ck_assert_int_eq(pq_rle_init_dict_indices(&d, di, 1, NULL), PQ_OK);
+    ck_assert_int_eq(pq_rle_next(&d, out, 7, &got, NULL), PQ_OK);
+    ck_assert_uint_eq(got, 7);
+}
+END_TEST
+
+/* Every width 0..32: RLE and bit-packed runs mixed, values that use the top
+ * bit, decoded in batches of 1, 3, 7 and 100 (runs cross batch ends). */
+START_TEST(rle_every_width)
+{
+    int bw = _i;
+    uint32_t mask = bw == 32 ? 0xFFFFFFFFu : (uint32_t)((1ull << bw) - 1);
+    static enc e;
+    static uint32_t expect[2000], out[2000];
+    size_t n = 0;
+    e.len = 0;
+
+    put_rle_run(&e, bw, mask, 13); /* the largest value */
+    for (int i = 0; i < 13; i++) expect[n++] = mask;
+    uint32_t lit[29];
+    for (int i = 0; i < 29; i++) lit[i] = (uint32_t)(i * 2654435761u) & mask;
+    put_packed_run(&e, bw, lit, 24); /* 3 whole groups */
+    for (int i = 0; i < 24; i++) expect[n++] = lit[i];
+    put_rle_run(&e, bw, 1 & mask, 1);
+    expect[n++] = 1 & mask;
+    put_packed_run(&e, bw, lit + 3, 8);
+    for (int i = 0; i < 8; i++) expect[n++] = lit[3 + i];
+    put_rle_run(&e, bw, 0x55555555u & mask, 300);
+    for (int i = 0; i < 300; i++) expect[n++] = 0x55555555u & mask;
+    put_packed_run(&e, bw, lit, 29); /* 4 groups, 3 padding values at the end */
+    for (int i = 0; i < 29; i++) expect[n++] = lit[i];
+    size_t padded = n + 3;
+
+    static const size_t batches[4] = {1, 3, 7, 100};
+    for (int b = 0; b < 4; b++) {
+        memset(out, 0xCD, sizeof out);
+        size_t got = rle_all(e.buf, e.len, bw, batches[b], out, 2000);
+        if (bw == 0) { /* width 0 ignores the input: as many zeros as asked */
+            ck_assert_uint_eq(got, 2000);
+            for (size_t i = 0; i < got; i++) ck_assert_uint_eq(out[i], 0);
+            continue;
+        }
+        ck_assert_uint_eq(got, padded); /* the padding values of the last group come too */
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(out[i] == expect[i], "width %d batch %zu: value %zu is %u, expected %u", bw, batches[b], i,
+                          out[i], expect[i]);
+    }
+
+    /* skip then read gives the tail */
+    if (bw > 0) {
+        pq_rle_decoder d;
+        size_t got;
+        ck_assert_int_eq(pq_rle_init(&d, e.buf, e.len, bw, NULL), PQ_OK);
+        ck_assert_int_eq(pq_rle_skip(&d, 20, &got, NULL), PQ_OK);
+        ck_assert_uint_eq(got, 20);
+        ck_assert_int_eq(pq_rle_next(&d, out, 30, &got, NULL), PQ_OK);
+        ck_assert_uint_eq(got, 30);
+        ck_assert_mem_eq(out, expect + 20, 30 * sizeof *out);
+    }
+}
+END_TEST
+
+START_TEST(rle_corrupt)
+{
+    pq_rle_decoder d;
+    pq_error err;
+    uint32_t out[64];
+    size_t got, used;
+
+    ck_assert_int_eq(pq_rle_init(&d, (const uint8_t *)"xxxx", 4, 33, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_rle_init(&d, (const uint8_t *)"xxxx", 4, -1, &err), PQ_ERR_CORRUPT_DATA);
+
+    /* each: a bad stream at width 8 -> error on the first read */
+    static const struct {
+        uint8_t b[12];
+        size_t len;
+    } bad[] = {
+        {{0x80}, 1},                                   /* header cut short */
+        {{0x00}, 1},                                   /* RLE run of 0 */
+        {{0x01}, 1},                                   /* bit-packed run of 0 groups */
+        {{0x02}, 1},                                   /* RLE value missing */
+        {{0x03}, 1},                                   /* bit-packed run with no data */
+        {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 11}, /* 11-byte varint */
+        {{0x80, 0x80, 0x80, 0x80, 0x20, 0x05}, 6},     /* run of 2^32 values: too long */
+        {{0x81, 0x80, 0x80, 0x80, 0x02}, 5},           /* 2^28 groups: 2^31 values, too many */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(pq_rle_init(&d, bad[i].b, bad[i].len, 8, &err), PQ_OK);
+        err.code = PQ_OK;
+        ck_assert_msg(pq_rle_next(&d, out, 64, &got, &err) == PQ_ERR_CORRUPT_DATA, "case %zu", i);
+        ck_assert_int_eq(err.code, PQ_ERR_CORRUPT_DATA);
+        ck_assert_uint_eq(got, 0);
+        ck_assert(strlen(err.message) > 0);
+    }
+
+    /* a good run, then garbage: the good values come out, then the error */
+    const uint8_t tail[3] = {0x04, 0x07, 0x00};
+    ck_assert_int_eq(pq_rle_init(&d, tail, 3, 8, &err), PQ_OK);
+    ck_assert_int_eq(pq_rle_next(&d, out, 64, &got, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_uint_eq(got, 2);
+    ck_assert_uint_eq(out[1], 7);
+
+    /* a bit-packed run cut short: 1 group at width 3 with 2 of its 3 bytes:
+     * 16 bits hold 5 whole values (0..4), which come out; then the end */
+    const uint8_t cut[3] = {0x03, 0x88, 0xC6};
+    ck_assert_int_eq(pq_rle_init(&d, cut, 3, 3, &err), PQ_OK);
+    ck_assert_int_eq(pq_rle_next(&d, out, 8, &got, &err), PQ_OK);
+    ck_assert_uint_eq(got, 5);
+    for (uint32_t i = 0; i < 5; i++) ck_assert_uint_eq(out[i], i);
+
+    /* v1 prefix: too short, and a length past the end */
+    const uint8_t p1[3] = {1, 0, 0};
+    ck_assert_int_eq(pq_rle_init_prefixed(&d, p1, 3, 1, &used, &err), PQ_ERR_CORRUPT_DATA);
+    const uint8_t p2[6] = {0x03, 0, 0, 0, 0x0A, 0x01};
+    ck_assert_int_eq(pq_rle_init_prefixed(&d, p2, 6, 1, &used, &err), PQ_ERR_CORRUPT_DATA);
+    const uint8_t p3[5] = {0xff, 0xff, 0xff, 0xff, 0};
+    ck_assert_int_eq(pq_rle_init_prefixed(&d, p3, 5, 1, &used, &err), PQ_ERR_CORRUPT_DATA);
+
+    /* dictionary indices: empty page, bit width 33 */
+    ck_assert_int_eq(pq_rle_init_dict_indices(&d, p1, 0, &err), PQ_ERR_CORRUPT_DATA);
+    const uint8_t w33[2] = {33, 0};
+    ck_assert_int_eq(pq_rle_init_dict_indices(&d, w33, 2, &err), PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+/* ---- DELTA_BINARY_PACKED ---------------------------------------------------- */
+
+START_TEST(delta_spec_examples)
+{
+    int64_t out[64];
+    int32_t out32[64];
+    size_t n, used;
+    pq_error err;
+
+    /* Spec example 1: 1 2 3 4 5. Header: block 128 (0x80 0x01), 4 miniblocks,
+     * 5 values, first zigzag(1) = 2. One block: min delta zigzag(1) = 2, all
+     * deltas - min = 0 -> width 0, so no miniblock bytes. Also a block with
+     * fewer values than the block size, and zero-width miniblocks. */
+    const uint8_t ex1[10] = {0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00};
+    ck_assert_int_eq(pq_delta_decode_i64(ex1, 10, out, 64, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 5);
+    ck_assert_uint_eq(used, 10);
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], i + 1);
+    /* trailing bytes are not ours; widths of unneeded miniblocks are ignored */
+    const uint8_t ex1b[11] = {0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0x00, 0xFF, 0xFF, 0xFF, 0x77};
+    ck_assert_int_eq(pq_delta_decode_i32(ex1b, 11, out32, 5, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(used, 10);
+    ck_assert_int_eq(out32[4], 5);
+
+    /* Spec example 2: 7 5 3 1 2 3 4 5: deltas -2 -2 -2 1 1 1 1, min -2
+     * (zigzag 3), deltas - min = 0 0 0 3 3 3 3 -> width 2. First zigzag(7) =
+     * 14. Miniblock 0: 32 values * 2 bits = 8 bytes; LSB first:
+     * byte 0 = 0,0,0,3 -> 11 00 00 00 = 0xC0, byte 1 = 3,3,3,0 -> 0x3F. */
+    const uint8_t ex2[18] = {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 0x02, 0x00, 0x00,
+                             0x00, 0xC0, 0x3F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const int64_t e2[8] = {7, 5, 3, 1, 2, 3, 4, 5};
+    ck_assert_int_eq(pq_delta_decode_i64(ex2, 18, out, 8, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 8);
+    ck_assert_uint_eq(used, 18);
+    ck_assert_mem_eq(out, e2, sizeof e2);
+    ck_assert_int_eq(pq_delta_decode_i32(ex2, 18, out32, 8, &n, &used, &err), PQ_OK);
+    for (int i = 0; i < 8; i++) ck_assert_int_eq(out32[i], e2[i]);
+
+    /* every truncation of example 2 is a clean error */
+    for (size_t l = 0; l < 18; l++)
+        ck_assert_msg(pq_delta_decode_i64(ex2, l, out, 8, &n, &used, &err) == PQ_ERR_CORRUPT_DATA, "len %zu", l);
+    /* more values than declared */
+    ck_assert_int_eq(pq_delta_decode_i64(ex2, 18, out, 7, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+
+    /* one value: no block at all; zero values: header only */
+    const uint8_t one[5] = {0x80, 0x01, 0x04, 0x01, 0x03}; /* zigzag 3 = -2 */
+    ck_assert_int_eq(pq_delta_decode_i64(one, 5, out, 1, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(used, 5);
+    ck_assert_int_eq(out[0], -2);
+    const uint8_t zero[5] = {0x80, 0x01, 0x04, 0x00, 0x00};
+    ck_assert_int_eq(pq_delta_decode_i64(zero, 5, NULL, 0, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+START_TEST(delta_wraparound)
+{
+    int64_t out[8];
+    int32_t out32[8];
+    size_t n, used;
+    pq_error err;
+
+    /* INT64_MAX, INT64_MIN, INT64_MAX: first zigzag(MAX) = 2^64 - 2 =
+     * FE FF FF FF FF FF FF FF FF 01; deltas wrap to +1 and -1, min -1
+     * (zigzag 1), deltas - min = 2, 0 -> width 2, byte 0 = 0x02. */
+    const uint8_t a[27] = {0x80, 0x01, 0x04, 0x03, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01,
+                           0x01, 0x02, 0x00, 0x00, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0};
+    ck_assert_int_eq(pq_delta_decode_i64(a, sizeof a, out, 8, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_int_eq(out[0], INT64_MAX);
+    ck_assert_int_eq(out[1], INT64_MIN);
+    ck_assert_int_eq(out[2], INT64_MAX);
+
+    /* min delta INT64_MIN (zigzag 2^64 - 1 = FF*9 01) with 64-bit deltas
+     * 0 and 2^64 - 1 from first value 0: 0 + MIN + 0 = INT64_MIN; then
+     * MIN + (MIN + 2^64 - 1) = MIN + MAX = -1, all modulo 2^64. */
+    static uint8_t b[5 + 10 + 4 + 256];
+    size_t p = 0;
+    memset(b, 0, sizeof b);
+    const uint8_t hb[5] = {0x80, 0x01, 0x04, 0x03, 0x00};
+    memcpy(b, hb, 5);
+    p = 5;
+    for (int i = 0; i < 9; i++) b[p++] = 0xFF;
+    b[p++] = 0x01;
+    b[p++] = 64; /* miniblock 0 width 64; the other three 0 */
+    p += 3;
+    memset(b + p + 8, 0xFF, 8); /* delta 1 = 2^64 - 1, delta 0 = 0 */
+    ck_assert_int_eq(pq_delta_decode_i64(b, sizeof b, out, 8, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(used, sizeof b);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], INT64_MIN);
+    ck_assert_int_eq(out[2], -1);
+    /* the same stream into int32 is refused: width 64 > 32 */
+    ck_assert_int_eq(pq_delta_decode_i32(b, sizeof b, out32, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+    b[15] = 65; /* width 65 is refused for int64 too */
+    ck_assert_int_eq(pq_delta_decode_i64(b, sizeof b, out, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+
+    /* int32: INT32_MAX, INT32_MIN. First zigzag(2^31 - 1) = 2^32 - 2 =
+     * FE FF FF FF 0F. A 32-bit writer's delta wraps to +1 (zigzag 2); a
+     * 64-bit one writes -(2^32 - 1) (zigzag 2^33 - 3 = FD FF FF FF 1F). Both
+     * give INT32_MIN modulo 2^32. Width 0. */
+    const uint8_t c1[14] = {0x80, 0x01, 0x04, 0x02, 0xFE, 0xFF, 0xFF, 0xFF, 0x0F, 0x02, 0, 0, 0, 0};
+    ck_assert_int_eq(pq_delta_decode_i32(c1, sizeof c1, out32, 8, &n, &used, &err), PQ_OK);
+    ck_assert_int_eq(out32[0], INT32_MAX);
+    ck_assert_int_eq(out32[1], INT32_MIN);
+    const uint8_t c2[18] = {0x80, 0x01, 0x04, 0x02, 0xFE, 0xFF, 0xFF, 0xFF, 0x0F,
+                            0xFD, 0xFF, 0xFF, 0xFF, 0x1F, 0, 0, 0, 0};
+    ck_assert_int_eq(pq_delta_decode_i32(c2, sizeof c2, out32, 8, &n, &used, &err), PQ_OK);
+    ck_assert_int_eq(out32[0], INT32_MAX);
+    ck_assert_int_eq(out32[1], INT32_MIN);
+}
+END_TEST
+
+START_TEST(delta_bad_headers)
+{
+    int64_t out[8];
+    size_t n, used;
+    pq_error err;
+    static const uint8_t bad[][5] = {
+        {0x64, 0x04, 0x01, 0x00, 0x00}, /* block size 100: not a multiple of 128 */
+        {0x00, 0x04, 0x01, 0x00, 0x00}, /* block size 0 */
+        {0x80, 0x01, 0x03, 0x01, 0x00}, /* 3 miniblocks: 128 / 3 not whole */
+        {0x80, 0x01, 0x08, 0x01, 0x00}, /* 8 miniblocks of 16: not a multiple of 32 */
+        {0x80, 0x01, 0x00, 0x01, 0x00}, /* 0 miniblocks */
+        {0x80, 0x01, 0x04, 0x01, 0x80}, /* first value cut short */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(pq_delta_decode_i64(bad[i], 5, out, 8, &n, &used, &err) == PQ_ERR_CORRUPT_DATA, "case %zu", i);
+    /* width 33 refused for int32 */
+    const uint8_t w33[10] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 33, 0, 0, 0};
+    int32_t o32[8];
+    ck_assert_int_eq(pq_delta_decode_i32(w33, 10, o32, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Round trips through put_dbp: many counts, block shapes, value ranges. */
+START_TEST(delta_round_trip)
+{
+    static const size_t counts[] = {1, 2, 8, 33, 128, 129, 300, 1000};
+    static const uint32_t shapes[][2] = {{128, 4}, {128, 1}, {256, 8}, {256, 2}, {1024, 32}};
+    static int64_t v[1000], out[1000];
+    static int32_t out32[1000];
+    static enc e;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int kind = 0; kind < 4; kind++) {
+                size_t n = counts[c], got, used;
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t r = rng();
+                    switch (kind) {
+                    case 0: v[i] = (int64_t)r; break;                          /* full 64-bit range */
+                    case 1: v[i] = (int64_t)(i * 3) - (int64_t)(r % 5); break;  /* small deltas */
+                    case 2: v[i] = (int32_t)(uint32_t)r; break;                /* int32 range */
+                    default: v[i] = 42; break;                                 /* constant: width 0 */
+                    }
+                }
+                int bits32 = kind >= 2;
+                e.len = 0;
+                put_dbp(&e, v, n, shapes[s][0], shapes[s][1], bits32);
+                pq_error err;
+                ck_assert_msg(pq_delta_decode_i64(e.buf, e.len, out, n, &got, &used, &err) == PQ_OK || bits32, "%s",
+                              err.message);
+                if (!bits32) {
+                    ck_assert_uint_eq(got, n);
+                    ck_assert_uint_eq(used, e.len);
+                    ck_assert_mem_eq(out, v, n * sizeof *v);
+                } else {
+                    ck_assert_msg(pq_delta_decode_i32(e.buf, e.len, out32, n, &got, &used, &err) == PQ_OK, "%s",
+                                  err.message);
+                    ck_assert_uint_eq(got, n);
+                    ck_assert_uint_eq(used, e.len);
+                    for (size_t i = 0; i < n; i++) ck_assert_int_eq(out32[i], v[i]);
+                }
+                /* cutting the last byte (of the last miniblock, or of the
+                 * bit widths when it has width 0) is an error */
+                if (n > 1)
+                    ck_assert_int_eq(pq_delta_decode_i64(e.buf, e.len - 1, out, n, &got, &used, &err),
+                                     PQ_ERR_CORRUPT_DATA);
+            }
+}
+END_TEST
+
+/* ---- DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY --------------------------- */
+
+START_TEST(delta_length_byte_array)
+{
+    /* Spec example: Hello World Foobar ABCDEF -> lengths 5 5 6 6: first
+     * zigzag(5) = 0x0A, deltas 0 1 0, min 0, width 1, bits 0 1 0 -> 0x02,
+     * 32 values * 1 bit = 4 bytes. Then the values back to back. */
+    static const uint8_t src[] = {0x80, 0x01, 0x04, 0x04, 0x0A, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00,
+                                  0x00, 0x00, 'H',  'e',  'l',  'l',  'o',  'W',  'o',  'r',  'l',  'd',
+                                  'F',  'o',  'o',  'b',  'a',  'r',  'A',  'B',  'C',  'D',  'E',  'F'};
+    int32_t off[5];
+    size_t n, dlen, used;
+    const uint8_t *data;
+    pq_error err;
+    ck_assert_int_eq(pq_delta_length_byte_array(src, sizeof src, 4, off, 100, &n, &data, &dlen, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(dlen, 22);
+    ck_assert_uint_eq(used, sizeof src);
+    ck_assert_ptr_eq(data, src + 14);
+    const int32_t eo[5] = {100, 105, 110, 116, 122};
+    ck_assert_mem_eq(off, eo, sizeof eo);
+    /* a value cut short; more values than declared */
+    ck_assert_int_eq(pq_delta_length_byte_array(src, sizeof src - 1, 4, off, 0, &n, &data, &dlen, &used, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_delta_length_byte_array(src, sizeof src, 3, off, 0, &n, &data, &dlen, &used, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    /* offsets past INT32_MAX */
+    ck_assert_int_eq(pq_delta_length_byte_array(src, sizeof src, 4, off, INT32_MAX - 10, &n, &data, &dlen, &used, &err),
+                     PQ_ERR_UNSUPPORTED);
+
+    /* lengths 5, -1: first 0x0A, delta -6 (zigzag 11), width 0 */
+    const uint8_t neg[15] = {0x80, 0x01, 0x04, 0x02, 0x0A, 0x0B, 0, 0, 0, 0, 'a', 'b', 'c', 'd', 'e'};
+    ck_assert_int_eq(pq_delta_length_byte_array(neg, sizeof neg, 4, off, 0, &n, &data, &dlen, &used, &err),
+                     PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+START_TEST(delta_byte_array_spec)
+{
+    /* Spec example: axis axle babble babyhood -> prefix lengths 0 2 0 3,
+     * suffixes axis le babble yhood.
+     * Prefixes: first 0; deltas 2 -2 3, min -2 (zigzag 3), minus min 4 0 5
+     * -> width 3: bits 0-2 = 4 (b2), 3-5 = 0, 6-8 = 5 (b6, b8) -> 0x44 0x01,
+     * 12 bytes per miniblock (32 * 3 bits).
+     * Suffix lengths 4 2 6 5: first zigzag(4) = 8; deltas -2 4 -1, min -2,
+     * minus min 0 6 1 -> width 3: bits 3-5 = 6 (b4, b5), 6-8 = 1 (b6) -> 0x70. */
+    static const uint8_t src[] = {
+        0x80, 0x01, 0x04, 0x04, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x44, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x80, 0x01, 0x04, 0x04, 0x08, 0x03, 0x03, 0x00, 0x00, 0x00, 0x70, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        'a',  'x',  'i',  's',  'l',  'e',  'b',  'a',  'b',  'b',  'l',  'e',  'y', 'h', 'o', 'o', 'd'};
+    int32_t scratch[4], off[5];
+    uint8_t data[64];
+    size_t n, dlen, used;
+    pq_error err;
+    /* size first, then decode */
+    ck_assert_int_eq(pq_delta_byte_array(src, sizeof src, 4, scratch, off, 0, NULL, 0, &n, &dlen, &used, &err), PQ_OK);
+    ck_assert_uint_eq(dlen, 22);
+    ck_assert_uint_eq(used, sizeof src);
+    ck_assert_int_eq(pq_delta_byte_array(src, sizeof src, 4, scratch, off, 10, data, dlen, &n, &dlen, &used, &err),
+                     PQ_OK);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_mem_eq(data, "axisaxlebabblebabyhood", 22);
+    const int32_t eo[5] = {10, 14, 18, 24, 32};
+    ck_assert_mem_eq(off, eo, sizeof eo);
+    /* too small a buffer; truncated */
+    ck_assert_int_eq(pq_delta_byte_array(src, sizeof src, 4, scratch, off, 0, data, 21, &n, &dlen, &used, &err),
+                     PQ_ERR_INVALID_ARGUMENT);
+    for (size_t l = 0; l < sizeof src; l++)
+        ck_assert_int_eq(pq_delta_byte_array(src, l, 4, scratch, off, 0, data, 64, &n, &dlen, &used, &err),
+                         PQ_ERR_CORRUPT_DATA);
+
+    /* "a" then prefix 2 of it: prefixes 0 2 (delta 2, zigzag 4, width 0),
+     * suffix lengths 1 1 (first zigzag 2, min 0, width 0), data "ab". */
+    const uint8_t longp[22] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x04, 0, 0, 0, 0,
+                               0x80, 0x01, 0x04, 0x02, 0x02, 0x00, 0, 0, 0, 0, 'a', 'b'};
+    ck_assert_int_eq(pq_delta_byte_array(longp, 22, 4, scratch, off, 0, data, 64, &n, &dlen, &used, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert(strstr(err.message, "prefix") != NULL);
+    /* first prefix 1 with no previous value (first zigzag(1) = 2, delta 0) */
+    uint8_t first[22];
+    memcpy(first, longp, 22);
+    first[4] = 0x02;
+    first[5] = 0x00;
+    ck_assert_int_eq(pq_delta_byte_array(first, 22, 4, scratch, off, 0, data, 64, &n, &dlen, &used, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    /* three suffixes for two prefixes: suffix count 3 needs 3 values of data */
+    uint8_t counts[23];
+    memcpy(counts, longp, 22);
+    counts[13] = 0x03;
+    counts[22] = 'c';
+    ck_assert_int_eq(pq_delta_byte_array(counts, 23, 4, scratch, off, 0, data, 64, &n, &dlen, &used, &err),
+                     PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+/* A long prefix chain through the test encoders: value i keeps a prefix of
+ * value i-1 (up to all of it) and adds a suffix. */
+START_TEST(delta_byte_array_chain)
+{
+    enum { N = 300 };
+    static char vals[N][64];
+    static int64_t pre[N], suf_len[N];
+    static enc e, sfx;
+    size_t lens[N];
+    size_t total = 0;
+    e.len = 0;
+    sfx.len = 0;
+    for (int i = 0; i < N; i++) {
+        size_t prev = i ? lens[i - 1] : 0;
+        size_t p = i ? (size_t)(rng() % (prev + 1)) : 0;
+        if (p > 40) p = 40;
+        size_t s = (size_t)(rng() % 6);
+        if (i % 50 == 7) p = prev < 40 ? prev : 40; /* the whole previous value */
+        if (i % 50 == 8) s = 0;                     /* nothing new: repeat a prefix */
+        memcpy(vals[i], i ? vals[i - 1] : "", p);
+        for (size_t k = 0; k < s; k++) {
+            vals[i][p + k] = (char)('a' + rng() % 26);
+            put_byte(&sfx, (uint8_t)vals[i][p + k]);
+        }
+        lens[i] = p + s;
+        pre[i] = (int64_t)p;
+        suf_len[i] = (int64_t)s;
+        total += lens[i];
+    }
+    put_dbp(&e, pre, N, 128, 4, 1);
+    put_dbp(&e, suf_len, N, 128, 4, 1);
+    memcpy(e.buf + e.len, sfx.buf, sfx.len);
+    e.len += sfx.len;
+
+    static int32_t scratch[N], off[N + 1];
+    static uint8_t data[N * 64];
+    size_t n, dlen, used;
+    pq_error err;
+    ck_assert_msg(pq_delta_byte_array(e.buf, e.len, N, scratch, off, 0, data, sizeof data, &n, &dlen, &used, &err) ==
+                      PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(n, N);
+    ck_assert_uint_eq(dlen, total);
+    ck_assert_uint_eq(used, e.len);
+    for (int i = 0; i < N; i++) {
+        ck_assert_uint_eq((size_t)(off[i + 1] - off[i]), lens[i]);
+        ck_assert_mem_eq(data + off[i], vals[i], lens[i]);
+    }
+}
+END_TEST
+
+/* ---- PLAIN ------------------------------------------------------------------ */
+
+START_TEST(plain_values)
+{
+    pq_error err;
+    size_t used, dlen;
+
+    /* BOOLEAN, LSB first: 0x8D = 1000 1101 -> 1 0 1 1 0 0 0 1; 0x02 -> 0 1 */
+    const uint8_t bits[2] = {0x8D, 0x02};
+    const uint8_t eb[10] = {1, 0, 1, 1, 0, 0, 0, 1, 0, 1};
+    uint8_t b[16];
+    ck_assert_int_eq(pq_plain_boolean(bits, 2, 0, 10, b, &used, &err), PQ_OK);
+    ck_assert_mem_eq(b, eb, 10);
+    ck_assert_uint_eq(used, 2);
+    ck_assert_int_eq(pq_plain_boolean(bits, 2, 3, 5, b, &used, &err), PQ_OK); /* resume at bit 3 */
+    ck_assert_mem_eq(b, eb + 3, 5);
+    ck_assert_uint_eq(used, 1);
+    ck_assert_int_eq(pq_plain_boolean(bits, 2, 10, 7, b, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_plain_boolean(bits, 2, 99, 0, b, &used, &err), PQ_ERR_CORRUPT_DATA);
+
+    /* INT32 1 and -1; INT96 is 12 bytes a value; FLBA(3) */
+    const uint8_t i32[8] = {0x01, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF};
+    int32_t o32[2];
+    ck_assert_int_eq(pq_plain_fixed(i32, 8, 4, 2, o32, &used, &err), PQ_OK);
+    ck_assert_int_eq(o32[0], 1);
+    ck_assert_int_eq(o32[1], -1);
+    ck_assert_int_eq(pq_plain_fixed(i32, 7, 4, 2, o32, &used, &err), PQ_ERR_CORRUPT_DATA);
+    uint8_t i96[25], o96[24];
+    for (int i = 0; i < 25; i++) i96[i] = (uint8_t)i;
+    ck_assert_int_eq(pq_plain_fixed(i96, 25, 12, 2, o96, &used, &err), PQ_OK);
+    ck_assert_uint_eq(used, 24);
+    ck_assert_mem_eq(o96, i96, 24);
+    ck_assert_int_eq(pq_plain_fixed(i96, 23, 12, 2, o96, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_plain_fixed(i96, 23, 0, 2, o96, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_plain_fixed(i96, 23, 4, SIZE_MAX, o96, &used, &err), PQ_ERR_CORRUPT_DATA);
+
+    /* BYTE_ARRAY: len 5 "Hello", len 0, len 3 "abc" (+1 trailing byte) */
+    const uint8_t ba[] = {5, 0, 0, 0, 'H', 'e', 'l', 'l', 'o', 0, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c', 0x99};
+    int32_t off[4];
+    uint8_t data[32];
+    ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 3, off, 7, data, sizeof data, &dlen, &used, &err), PQ_OK);
+    const int32_t eo[4] = {7, 12, 12, 15};
+    ck_assert_mem_eq(off, eo, sizeof eo);
+    ck_assert_uint_eq(dlen, 8);
+    ck_assert_uint_eq(used, 20);
+    ck_assert_mem_eq(data, "Helloabc", 8);
+    ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 3, off, 0, NULL, 0, &dlen, &used, &err), PQ_OK);
+    ck_assert_uint_eq(dlen, 8);
+    ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 4, off, 0, data, 32, &dlen, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_plain_byte_array(ba, 19, 3, off, 0, data, 32, &dlen, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 3, off, 0, data, 7, &dlen, &used, &err),
+                     PQ_ERR_INVALID_ARGUMENT);
+    const uint8_t negl[6] = {0xFF, 0xFF, 0xFF, 0xFF, 'x', 'y'};
+    ck_assert_int_eq(pq_plain_byte_array(negl, 6, 1, off, 0, data, 32, &dlen, &used, &err), PQ_ERR_CORRUPT_DATA);
+    const uint8_t cutl[3] = {1, 0, 0};
+    ck_assert_int_eq(pq_plain_byte_array(cutl, 3, 1, off, 0, data, 32, &dlen, &used, &err), PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+/* ---- BYTE_STREAM_SPLIT -------------------------------------------------------- */
+
+START_TEST(byte_stream_split)
+{
+    pq_error err;
+    size_t n;
+
+    /* width 2: 0x1234, 0xABCD -> LE 34 12, CD AB -> streams 34 CD | 12 AB */
+    const uint8_t s2[4] = {0x34, 0xCD, 0x12, 0xAB};
+    uint8_t o[64];
+    ck_assert_int_eq(pq_byte_stream_split(s2, 4, 2, 0, 2, o, &n, &err), PQ_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_mem_eq(o, ((const uint8_t[]){0x34, 0x12, 0xCD, 0xAB}), 4);
+
+    /* width 4: 1.0f = 0x3F800000, 2.0f = 0x40000000, -1.5f = 0xBFC00000:
+     * stream j = byte j of each: 00 00 00 | 00 00 00 | 80 00 C0 | 3F 40 BF */
+    const uint8_t s4[12] = {0, 0, 0, 0, 0, 0, 0x80, 0x00, 0xC0, 0x3F, 0x40, 0xBF};
+    float f[3];
+    ck_assert_int_eq(pq_byte_stream_split(s4, 12, 4, 0, 3, (uint8_t *)f, &n, &err), PQ_OK);
+    ck_assert(f[0] == 1.0f && f[1] == 2.0f && f[2] == -1.5f);
+
+    /* width 8: 1.0 = 0x3FF0000000000000, -2.0 = 0xC000000000000000:
+     * streams 0-5 are 00 00, stream 6 F0 00, stream 7 3F C0 */
+    uint8_t s8[16];
+    memset(s8, 0, sizeof s8);
+    s8[12] = 0xF0;
+    s8[14] = 0x3F;
+    s8[15] = 0xC0;
+    double d[2];
+    ck_assert_int_eq(pq_byte_stream_split(s8, 16, 8, 0, 2, (uint8_t *)d, &n, &err), PQ_OK);
+    ck_assert(d[0] == 1.0 && d[1] == -2.0);
+    /* only the second value */
+    ck_assert_int_eq(pq_byte_stream_split(s8, 16, 8, 1, 1, (uint8_t *)d, &n, &err), PQ_OK);
+    ck_assert(d[0] == -2.0);
+
+    /* FLBA(5): ABCDE abcde 12345 -> streams Aa1 Bb2 Cc3 Dd4 Ee5 */
+    const char *s5 = "Aa1Bb2Cc3Dd4Ee5";
+    ck_assert_int_eq(pq_byte_stream_split((const uint8_t *)s5, 15, 5, 0, 3, o, &n, &err), PQ_OK);
+    ck_assert_mem_eq(o, "ABCDEabcde12345", 15);
+    ck_assert_int_eq(pq_byte_stream_split((const uint8_t *)s5, 15, 5, 1, 2, o, &n, &err), PQ_OK);
+    ck_assert_mem_eq(o, "abcde12345", 10);
+
+    /* errors: length not a multiple of the width, width 0, range past the end */
+    ck_assert_int_eq(pq_byte_stream_split(s2, 3, 2, 0, 1, o, &n, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_byte_stream_split(s2, 4, 0, 0, 1, o, &n, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_byte_stream_split(s2, 4, 2, 1, 2, o, &n, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_byte_stream_split(s2, 4, 2, 3, 0, o, &n, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_byte_stream_split(s2, 4, 2, 1, SIZE_MAX, o, &n, &err), PQ_ERR_CORRUPT_DATA);
+}
+END_TEST
+
+/* ---- Dictionary gather ---------------------------------------------------------- */
+
+START_TEST(dictionary_gather)
+{
+    pq_error err;
+    const int32_t dict[3] = {10, 20, 30};
+    const uint32_t idx[4] = {2, 0, 1, 2};
+    int32_t out[4];
+    ck_assert_int_eq(pq_dict_gather_fixed((const uint8_t *)dict, 3, 4, idx, 4, (uint8_t *)out, &err), PQ_OK);
+    const int32_t e[4] = {30, 10, 20, 30};
+    ck_assert_mem_eq(out, e, sizeof e);
+    const int64_t dict64[2] = {-1, INT64_MAX};
+    const uint32_t idx64[3] = {1, 1, 0};
+    int64_t o64[3];
+    ck_assert_int_eq(pq_dict_gather_fixed((const uint8_t *)dict64, 2, 8, idx64, 3, (uint8_t *)o64, &err), PQ_OK);
+    ck_assert(o64[0] == INT64_MAX && o64[1] == INT64_MAX && o64[2] == -1);
+    const uint8_t d3[6] = {'a', 'b', 'c', 'x', 'y', 'z'};
+    uint8_t o3[9];
+    ck_assert_int_eq(pq_dict_gather_fixed(d3, 2, 3, idx64, 3, o3, &err), PQ_OK);
+    ck_assert_mem_eq(o3, "xyzxyzabc", 9);
+
+    /* index 3 of 3 entries, at position 2 */
+    const uint32_t badidx[4] = {0, 1, 3, 0};
+    ck_assert_int_eq(pq_dict_gather_fixed((const uint8_t *)dict, 3, 4, badidx, 4, (uint8_t *)out, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert(strstr(err.message, "index 3") != NULL);
+    const uint32_t huge[1] = {UINT32_MAX};
+    ck_assert_int_eq(pq_dict_gather_fixed((const uint8_t *)dict, 3, 4, huge, 1, (uint8_t *)out, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_dict_gather_fixed((const uint8_t *)dict, 0, 4, idx, 1, (uint8_t *)out, &err),
+                     PQ_ERR_CORRUPT_DATA);
+
+    /* binary: a dictionary from PLAIN ("Hello", "", "abc" at base 7) */
+    const uint8_t ba[] = {5, 0, 0, 0, 'H', 'e', 'l', 'l', 'o', 0, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'};
+    int32_t doff[4], off[5];
+    uint8_t ddata[8], data[32];
+    size_t dlen, used;
+    ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 3, doff, 7, ddata, 8, &dlen, &used, &err), PQ_OK);
+    const uint32_t bi[4] = {2, 1, 0, 2};
+    ck_assert_int_eq(pq_dict_gather_binary(doff, ddata, 3, bi, 4, off, 0, NULL, 0, &dlen, &err), PQ_OK);
+    ck_assert_uint_eq(dlen, 11);
+    ck_assert_int_eq(pq_dict_gather_binary(doff, ddata, 3, bi, 4, off, 1, data, 32, &dlen, &err), PQ_OK);
+    ck_assert_mem_eq(data, "abcHelloabc", 11);
+    const int32_t eo[5] = {1, 4, 4, 9, 12};
+    ck_assert_mem_eq(off, eo, sizeof eo);
+    ck_assert_int_eq(pq_dict_gather_binary(doff, ddata, 3, badidx, 4, off, 0, data, 32, &dlen, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_dict_gather_binary(doff, ddata, 3, bi, 4, off, 0, data, 10, &dlen, &err),
+                     PQ_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+static Suite *kernels_suite(void)
+{
+    Suite *s = suite_create("kernels");
+    TCase *tc = tcase_create("unpack");
+    tcase_add_test(tc, unpack_spec_example);
+    tcase_add_test(tc, unpack_fixed_widths);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rle");
+    tcase_add_test(tc, rle_spec_vectors);
+    tcase_add_test(tc, rle_bit_width_0);
+    tcase_add_loop_test(tc, rle_every_width, 0, 33);
+    tcase_add_test(tc, rle_corrupt);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("delta");
+    tcase_add_test(tc, delta_spec_examples);
+    tcase_add_test(tc, delta_wraparound);
+    tcase_add_test(tc, delta_bad_headers);
+    tcase_add_test(tc, delta_round_trip);
+    tcase_add_test(tc, delta_length_byte_array);
+    tcase_add_test(tc, delta_byte_array_spec);
+    tcase_add_test(tc, delta_byte_array_chain);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("plain");
+    tcase_add_test(tc, plain_values);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("byte_stream_split");
+    tcase_add_test(tc, byte_stream_split);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("dictionary");
+    tcase_add_test(tc, dictionary_gather);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(kernels_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
