@@ -4,8 +4,9 @@
  *
  *   PQ_STAGE_INIT        opened; nothing read yet
  *   PQ_STAGE_FOOTER      footer parsed (or adopted from metadata / a cache)
- *   PQ_STAGE_SELECT      projection and row-group/page pruning decided   (later)
- *   PQ_STAGE_PAGE_HEADERS page headers of the selected chunks walked     (later)
+ *   PQ_STAGE_SELECT      row groups and columns chosen (options row_groups
+ *                        and columns; statistics/index pruning comes later)
+ *   PQ_STAGE_PAGE_HEADERS every selected chunk read and its pages walked
  *   PQ_STAGE_DECODE      values decoded into Arrow arrays                (later)
  *
  * A reader moves forward with pq_reader_advance(). Each stage can say which
@@ -29,6 +30,7 @@
 #include "pq_cache.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
+#include "pq_pages.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,6 +79,8 @@ typedef struct pq_stage_stats {
     uint64_t nanoseconds;   /* wall time spent in the stage (I/O included) */
     uint64_t parses;        /* footer stage: Thrift footer parses done by this reader (0 on reuse) */
     uint64_t reused;        /* footer stage: 1 when metadata came from the caller, footer bytes or a cache */
+    uint64_t chunks;        /* select: column chunks selected; page headers: chunks walked */
+    uint64_t pages;         /* page headers stage: page headers decoded */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------
@@ -106,6 +110,14 @@ typedef struct pq_reader_options {
     /* Cap on any single allocation driven by file contents; 0 = no cap beyond
      * the file size. */
     uint64_t memory_limit;
+    /* Select stage: the row groups later stages read, by index (NULL: all).
+     * The columns are `columns` above (NULL: all leaves). Out-of-range
+     * indexes fail the select stage with PQ_ERR_INVALID_ARGUMENT. */
+    const uint32_t *row_groups;
+    size_t row_groups_len;
+    /* Page-header stage: verify each page's CRC-32 where the writer stored
+     * one; a mismatch fails the stage naming the chunk and page. */
+    bool verify_checksums;
 } pq_reader_options;
 
 /* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */
@@ -178,6 +190,18 @@ PQ_API pq_metadata *pq_reader_metadata(const pq_reader *r);
 
 /* Size of the file the reader is over. */
 PQ_API uint64_t pq_reader_file_size(const pq_reader *r);
+
+/* After the page-header stage: the walked chunk of row group `row_group`
+ * and leaf `column`, or NULL when that chunk was not selected (or the stage
+ * has not run). Borrowed: valid until the reader is closed. */
+PQ_API const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t row_group,
+                                                   uint32_t column);
+
+/* The selected row groups and columns (after the select stage): pointers to
+ * arrays owned by the reader, or NULL before the stage. Either count may be
+ * NULL. */
+PQ_API const uint32_t *pq_reader_selected_row_groups(const pq_reader *r, size_t *count);
+PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *count);
 
 /* Counters of one stage. */
 PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);

@@ -15,6 +15,7 @@
 
 #include "pq_error.h"
 #include "pq_metadata.h"
+#include "pq_pages.h"
 
 /* ---------------------------------------------------------------------------
  * The chunk's byte range
@@ -62,29 +63,7 @@ pq_status pq_chunk_byte_range_for_writer(const pq_column_chunk *cc, pq_bytes cre
  * The walk
  * ------------------------------------------------------------------------- */
 
-/* One page of a chunk. Offsets are from the start of the chunk's bytes. */
-typedef struct pq_page_info {
-    uint64_t header_offset;
-    uint64_t data_offset;       /* header_offset + header_len */
-    uint32_t header_len;
-    int32_t type;               /* pq_page_type */
-    int32_t compressed_size;    /* page data bytes at data_offset */
-    int32_t uncompressed_size;
-    int32_t num_values;         /* data and dictionary pages; 0 for index pages */
-    int32_t encoding;           /* value encoding (raw pq_encoding); 0 for index pages */
-    /* DATA_PAGE: level encodings. DATA_PAGE_V2: 0 */
-    int32_t def_level_encoding;
-    int32_t rep_level_encoding;
-    /* DATA_PAGE_V2 only (0 otherwise): level section lengths, counts */
-    int32_t def_levels_byte_length;
-    int32_t rep_levels_byte_length;
-    int32_t num_nulls;
-    int32_t num_rows;
-    bool is_compressed;         /* V2: its flag; else true */
-    bool has_statistics;        /* data page carries page statistics */
-    bool has_crc;
-    uint32_t crc;
-} pq_page_info;
+/* pq_page_info (one page of a chunk) is public: include/pq_pages.h. */
 
 /* What walks did. pq_page_walk adds to it, so one struct can sum many walks. */
 typedef struct pq_page_walk_counters {

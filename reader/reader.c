@@ -13,48 +13,11 @@
 #include <time.h>
 
 #include "metadata/error.h"
-#include "pq_reader.h"
-#include "reader/source.h"
-#include "reader/supplied.h"
+#include "reader/reader_internal.h"
 
 #define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)
 #define PARQUET_MAGIC_LEN 4
 #define FOOTER_TRAILER_LEN 8 /* 4-byte footer length + "PAR1" */
-
-/* Steps inside the footer stage. */
-typedef enum footer_step {
-    FOOTER_NEED_TAIL,   /* nothing read yet */
-    FOOTER_NEED_REST,   /* tail read; the footer is longer than the tail */
-    FOOTER_DONE
-} footer_step;
-
-typedef enum source_kind {
-    SOURCE_NONE,        /* sans-IO: the caller supplies bytes */
-    SOURCE_FILE,
-    SOURCE_MEMORY,
-    SOURCE_CALLER
-} source_kind;
-
-struct pq_reader {
-    pq_stage stage;
-    pq_reader_options opts;
-    source_kind kind;
-    pq_source src;
-    pq_file_source file;
-    pq_memory_source memory;
-    char *path;                     /* path readers: for the cache key */
-    uint64_t file_size;
-
-    /* footer stage */
-    footer_step fstep;
-    uint8_t *tail;                  /* bytes [tail_offset, file_size) once read */
-    uint64_t tail_offset;
-    uint32_t footer_len;            /* from the trailer, once the tail is read */
-
-    pq_metadata *md;
-    pq_supplied supplied;           /* sans-IO: ranges handed in by the caller */
-    pq_stage_stats stats[PQ_STAGE_COUNT];
-};
 
 static const char *const stage_names[PQ_STAGE_COUNT] = {
     "init", "footer", "select", "page headers", "decode"};
@@ -64,12 +27,6 @@ const char *pq_stage_name(pq_stage stage)
     return (unsigned)stage < PQ_STAGE_COUNT ? stage_names[stage] : "unknown";
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void pq_reader_options_init(pq_reader_options *opts)
 {
@@ -175,6 +132,8 @@ pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *o
 void pq_reader_close(pq_reader *r)
 {
     if (!r) return;
+    pq_reader_free_chunks(r);
+    pq_reader_free_selection(r);
     pq_metadata_release(r->md);
     pq_file_source_close(&r->file);
     pq_supplied_free(&r->supplied);
@@ -187,8 +146,8 @@ void pq_reader_close(pq_reader *r)
  * Reading bytes: supplied ranges first, then the source
  * ------------------------------------------------------------------------- */
 
-static pq_status read_range(pq_reader *r, pq_stage stage, uint64_t offset, size_t len, void *dst,
-                            pq_error *err)
+pq_status pq_reader_read_range(pq_reader *r, pq_stage stage, uint64_t offset, size_t len,
+                               void *dst, pq_error *err)
 {
     if (pq_supplied_copy(&r->supplied, offset, len, dst)) return PQ_OK;
     if (r->kind == SOURCE_NONE)
@@ -230,7 +189,7 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
     uint32_t n = tail_len_for(r);
     uint8_t *tail = malloc(n);
     if (!tail) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    pq_status st = read_range(r, PQ_STAGE_FOOTER, r->file_size - n, n, tail, err);
+    pq_status st = pq_reader_read_range(r, PQ_STAGE_FOOTER, r->file_size - n, n, tail, err);
     if (st != PQ_OK) {
         free(tail);
         return st;
@@ -283,7 +242,7 @@ static pq_status footer_read_rest(pq_reader *r, pq_error *err)
     size_t total = (size_t)(r->file_size - start);
     uint8_t *buf = malloc(total);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte footer", total);
-    pq_status st = read_range(r, PQ_STAGE_FOOTER, start, total - have, buf, err);
+    pq_status st = pq_reader_read_range(r, PQ_STAGE_FOOTER, start, total - have, buf, err);
     if (st != PQ_OK) {
         free(buf);
         return st;
@@ -391,11 +350,11 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
     if (!err) err = &local; /* stages read err->code back */
     switch (r->stage) {
     case PQ_STAGE_INIT: {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = pq_reader_now_ns();
         /* A sans-IO reader that lacks bytes must not leave the error behind
          * as a failed parse: keep the step so the next call resumes. */
         pq_status st = stage_footer(r, err);
-        r->stats[PQ_STAGE_FOOTER].nanoseconds += now_ns() - t0;
+        r->stats[PQ_STAGE_FOOTER].nanoseconds += pq_reader_now_ns() - t0;
         if (st != PQ_OK) {
             if (st != PQ_ERR_NEED_DATA) {
                 pq_metadata_release(r->md);
@@ -404,6 +363,23 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
             return st;
         }
         r->stage = PQ_STAGE_FOOTER;
+        return PQ_OK;
+    }
+    case PQ_STAGE_FOOTER: {
+        uint64_t t0 = pq_reader_now_ns();
+        pq_status st = pq_reader_stage_select(r, err);
+        r->stats[PQ_STAGE_SELECT].nanoseconds += pq_reader_now_ns() - t0;
+        if (st != PQ_OK) return st;
+        r->stage = PQ_STAGE_SELECT;
+        return PQ_OK;
+    }
+    case PQ_STAGE_SELECT: {
+        uint64_t t0 = pq_reader_now_ns();
+        pq_status st = pq_reader_stage_pages(r, err);
+        r->stats[PQ_STAGE_PAGE_HEADERS].nanoseconds += pq_reader_now_ns() - t0;
+        if (st != PQ_OK) return st;
+        r->stage = PQ_STAGE_PAGE_HEADERS;
+        /* Supplied bytes have been copied into the chunks: drop them. */
         pq_supplied_free(&r->supplied);
         return PQ_OK;
     }
@@ -428,7 +404,12 @@ pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err)
 
 size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap)
 {
-    if (!r || r->stage != PQ_STAGE_INIT) return 0;
+    if (!r) return 0;
+    if (r->stage == PQ_STAGE_SELECT) {
+        if (!r->chunks) return 0; /* planned by the stage's first advance */
+        return pq_reader_pages_needed(r, out, cap);
+    }
+    if (r->stage != PQ_STAGE_INIT) return 0;
     if (r->opts.metadata || r->opts.footer_bytes) return 0;
     pq_range need;
     if (r->fstep == FOOTER_NEED_TAIL) {
@@ -490,4 +471,29 @@ void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *o
         return;
     }
     *out = r->stats[stage];
+}
+
+const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t row_group,
+                                            uint32_t column)
+{
+    if (!r || r->stage < PQ_STAGE_PAGE_HEADERS) return NULL;
+    /* Chunks are laid out row group by row group, columns in selection order. */
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) {
+        if (r->sel_row_groups[g] != row_group) continue;
+        for (size_t c = 0; c < r->sel_columns_len; c++)
+            if (r->sel_columns[c] == column) return &r->chunks[g * r->sel_columns_len + c].info;
+    }
+    return NULL;
+}
+
+const uint32_t *pq_reader_selected_row_groups(const pq_reader *r, size_t *count)
+{
+    if (count) *count = r && r->stage >= PQ_STAGE_SELECT ? r->sel_row_groups_len : 0;
+    return r && r->stage >= PQ_STAGE_SELECT ? r->sel_row_groups : NULL;
+}
+
+const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *count)
+{
+    if (count) *count = r && r->stage >= PQ_STAGE_SELECT ? r->sel_columns_len : 0;
+    return r && r->stage >= PQ_STAGE_SELECT ? r->sel_columns : NULL;
 }

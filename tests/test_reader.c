@@ -76,10 +76,33 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_uint_eq(st.parses, 1);
     ck_assert_uint_eq(st.reused, 0);
 
-    /* No later stage exists yet: a clean PQ_ERR_STAGE, the reader stays. */
+    /* Select (everything), then walk the pages of all 11 chunks. */
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_SELECT);
+    size_t nrg, ncol;
+    ck_assert_ptr_nonnull(pq_reader_selected_row_groups(r, &nrg));
+    ck_assert_ptr_nonnull(pq_reader_selected_columns(r, &ncol));
+    ck_assert_uint_eq(nrg, 1);
+    ck_assert_uint_eq(ncol, 11);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_PAGE_HEADERS);
+    pq_reader_stage_stats(r, PQ_STAGE_PAGE_HEADERS, &st);
+    ck_assert_uint_eq(st.chunks, 11);
+    /* CATALOG.md: 11 v1 data pages, 10 dictionary pages (bool is PLAIN). */
+    ck_assert_uint_eq(st.pages, 21);
+    ck_assert_uint_eq(st.reads, 11);
+    const pq_chunk_pages *cp = pq_reader_chunk_pages(r, 0, 0);
+    ck_assert_ptr_nonnull(cp);
+    ck_assert_uint_eq(cp->npages, 2);
+    ck_assert_int_eq(cp->pages[0].type, PQ_PAGE_DICTIONARY);
+    ck_assert_int_eq(cp->pages[1].type, PQ_PAGE_DATA);
+    ck_assert_int_eq(cp->pages[1].num_values, 8);
+    ck_assert_ptr_null(pq_reader_chunk_pages(r, 1, 0)); /* no row group 1 */
+
+    /* No decode stage yet: a clean PQ_ERR_STAGE, the reader stays. */
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_STAGE);
-    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_FOOTER);
-    ck_assert_ptr_nonnull(strstr(err.message, "select"));
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_PAGE_HEADERS);
+    ck_assert_ptr_nonnull(strstr(err.message, "decode"));
     pq_reader_close(r);
     unload(&im);
 }
@@ -446,6 +469,93 @@ START_TEST(parse_tail_needs_and_magic)
 }
 END_TEST
 
+START_TEST(select_and_page_headers)
+{
+    image im = load("data/datapage_v1-corrupt-checksum.parquet");
+    pq_error err;
+    uint32_t cols[] = {1};
+    uint32_t rgs[] = {0};
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.columns = cols;
+    opts.columns_len = 1;
+    opts.row_groups = rgs;
+    opts.row_groups_len = 1;
+    pq_reader *r = pq_reader_open_path(im.path, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_PAGE_HEADERS, &err), PQ_OK);
+    ck_assert_ptr_null(pq_reader_chunk_pages(r, 0, 0)); /* not selected */
+    const pq_chunk_pages *cp = pq_reader_chunk_pages(r, 0, 1);
+    ck_assert_ptr_nonnull(cp);
+    ck_assert_uint_eq(cp->npages, 2); /* CATALOG.md: 2 pages per column */
+    pq_reader_close(r);
+
+    /* With checksums verified, column b's second page is caught. */
+    opts.verify_checksums = true;
+    r = pq_reader_open_path(im.path, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_PAGE_HEADERS, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_SELECT);
+    ck_assert_ptr_nonnull(strstr(err.message, "RowGroup[0].columns[1]"));
+    pq_reader_close(r);
+
+    /* Out-of-range selections fail the select stage. */
+    uint32_t bad_rg[] = {1};
+    pq_reader_options_init(&opts);
+    opts.row_groups = bad_rg;
+    opts.row_groups_len = 1;
+    r = pq_reader_open_path(im.path, &opts, &err);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_SELECT, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "row group 1"), "%s", err.message);
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
+START_TEST(sans_io_page_headers)
+{
+    image im = load(SMALL);
+    pq_error err;
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.footer_read_size = 1000; /* the footer and trailer (738 bytes), not the pages */
+    pq_reader *r = pq_reader_open_sans_io(im.len, &opts, &err);
+    pq_range need[16];
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 16), 1);
+    ck_assert_int_eq(pq_reader_supply(r, need[0].offset, im.data + need[0].offset,
+                                      need[0].length, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_SELECT, &err), PQ_OK);
+    /* The page stage plans on its first advance, then says what it lacks. */
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NEED_DATA);
+    size_t n = pq_reader_needed_ranges(r, need, 16);
+    /* One range per column chunk, except chunks the supplied tail already
+     * holds (the last 1000 bytes). */
+    const pq_file_metadata *fm = pq_metadata_file(pq_reader_metadata(r));
+    size_t k = 0;
+    for (uint32_t c = 0; c < 11; c++) {
+        const pq_column_meta *m = &fm->row_groups[0].columns[c]->meta_data;
+        uint64_t start = (m->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET) &&
+                                 m->dictionary_page_offset > 0 &&
+                                 m->dictionary_page_offset < m->data_page_offset
+                             ? (uint64_t)m->dictionary_page_offset
+                             : (uint64_t)m->data_page_offset;
+        if (start >= im.len - 1000) continue;
+        ck_assert_uint_lt(k, n);
+        ck_assert_uint_eq(need[k].offset, start);
+        ck_assert_uint_eq(need[k].length, (uint64_t)m->total_compressed_size);
+        ck_assert_int_eq(pq_reader_supply(r, need[k].offset, im.data + need[k].offset,
+                                          need[k].length, &err), PQ_OK);
+        k++;
+    }
+    ck_assert_uint_eq(k, n);
+    ck_assert_uint_ge(n, 8);
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 16), 0);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_PAGE_HEADERS);
+    ck_assert_uint_eq(pq_reader_chunk_pages(r, 0, 10)->npages, 2);
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
 int main(void)
 {
     if (!pq_test_corpus_dir()) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
@@ -460,6 +570,8 @@ int main(void)
     tcase_add_test(tc, bad_files_give_clean_errors);
     tcase_add_test(tc, projection_skips_other_chunks);
     tcase_add_test(tc, parse_tail_needs_and_magic);
+    tcase_add_test(tc, select_and_page_headers);
+    tcase_add_test(tc, sans_io_page_headers);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,71 @@
+/*
+ * stage_select.c — the select stage: which row groups and leaf columns the
+ * later stages read. For now the choice is the caller's (options row_groups
+ * and columns); pruning by statistics, dictionaries, bloom filters and the
+ * page index will narrow it here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "reader/reader_internal.h"
+
+void pq_reader_free_selection(pq_reader *r)
+{
+    free(r->sel_row_groups);
+    free(r->sel_columns);
+    r->sel_row_groups = r->sel_columns = NULL;
+    r->sel_row_groups_len = r->sel_columns_len = 0;
+}
+
+/* Copy `want` (or 0..n-1 when NULL), checking each index against n. */
+static pq_status pick(const uint32_t *want, size_t want_len, uint32_t n, const char *what,
+                      uint32_t **out, size_t *out_len, pq_error *err)
+{
+    size_t len = want ? want_len : n;
+    uint32_t *v = malloc((len ? len : 1) * sizeof *v);
+    if (!v) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < len; i++) {
+        uint32_t idx = want ? want[i] : (uint32_t)i;
+        if (idx >= n) {
+            free(v);
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                "selected %s %u is out of range (the file has %u)", what, idx, n);
+        }
+        v[i] = idx;
+    }
+    *out = v;
+    *out_len = len;
+    return PQ_OK;
+}
+
+pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    pq_reader_free_selection(r);
+    pq_status st = pick(r->opts.row_groups, r->opts.row_groups_len, fm->row_groups_len,
+                        "row group", &r->sel_row_groups, &r->sel_row_groups_len, err);
+    if (st == PQ_OK)
+        st = pick(r->opts.columns, r->opts.columns_len, schema->leaves_len, "column",
+                  &r->sel_columns, &r->sel_columns_len, err);
+    /* Metadata parsed with another projection may lack a selected chunk. */
+    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
+        const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
+        for (size_t c = 0; c < r->sel_columns_len; c++) {
+            if (rg->columns[r->sel_columns[c]]->set & PQ_CC_SKIPPED) {
+                st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                  "column %u was left out when the footer was parsed "
+                                  "(projected metadata); select within its projection",
+                                  r->sel_columns[c]);
+                break;
+            }
+        }
+    }
+    if (st != PQ_OK) {
+        pq_reader_free_selection(r);
+        return st;
+    }
+    r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel_row_groups_len * r->sel_columns_len;
+    return PQ_OK;
+}
