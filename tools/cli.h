@@ -32,6 +32,7 @@ enum {
 int pq_cmd_meta(int argc, char **argv);
 int pq_cmd_schema(int argc, char **argv);
 int pq_cmd_demo(int argc, char **argv);
+int pq_cmd_pages(int argc, char **argv);
 
 /* ---------------------------------------------------------------------------
  * Arguments and errors (cli_util.c)

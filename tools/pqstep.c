@@ -20,6 +20,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"meta", pq_cmd_meta, "footer summary: row groups, column chunks, statistics"},
     {"schema", pq_cmd_schema, "schema tree with types, levels and Arrow types"},
+    {"pages", pq_cmd_pages, "every page of the selected column chunks"},
     {"demo", pq_cmd_demo, "walk the reader's stages and measure footer reuse"},
 };
 
