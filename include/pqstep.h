@@ -21,6 +21,7 @@
 #include "pq_metadata.h"
 #include "pq_cache.h"
 #include "pq_reader.h"
+#include "pq_arrow.h"
 
 #ifdef __cplusplus
 extern "C" {

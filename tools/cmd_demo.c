@@ -87,9 +87,34 @@ static int stage_walk(const char *path, pq_metadata **md_out)
            " rows, %zu bytes of parsed metadata\n",
            footer_len, fm->row_groups_len, schema->leaves_len, fm->num_rows,
            pq_metadata_memory_size(md));
+    /* Select: everything, until predicate pushdown lands. */
+    if (pq_reader_advance(r, &err) != PQ_OK) {
+        pq_reader_close(r);
+        return cli_file_error(path, &err);
+    }
+    size_t nrg, ncol;
+    pq_reader_selected_row_groups(r, &nrg);
+    pq_reader_selected_columns(r, &ncol);
+    pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
+    printf("  select    kept %zu of %u row groups, %zu of %u columns (%" PRIu64 " chunks), ", nrg,
+           fm->row_groups_len, ncol, schema->leaves_len, st.chunks);
+    print_duration(st.nanoseconds);
+    printf("\n");
+
+    /* Page headers: every selected chunk read once and walked. */
+    if (pq_reader_advance(r, &err) != PQ_OK) {
+        pq_reader_close(r);
+        return cli_file_error(path, &err);
+    }
+    pq_reader_stage_stats(r, PQ_STAGE_PAGE_HEADERS, &st);
+    printf("  pages     %" PRIu64 " reads, %" PRIu64 " bytes read, %" PRIu64 " chunks walked, ",
+           st.reads, st.bytes_read, st.chunks);
+    print_duration(st.nanoseconds);
+    printf("\n            keeps: %" PRIu64 " page headers (%.1f per chunk) and the chunks' bytes "
+           "for the decode stage\n", st.pages, st.chunks ? (double)st.pages / (double)st.chunks : 0.0);
     if (pq_reader_advance(r, &err) != PQ_OK)
-        printf("  select    not in this version yet: %s\n", err.message);
-    printf("  page headers, decode: come with later versions\n\n");
+        printf("  decode    not in this version yet: %s\n", err.message);
+    printf("\n");
 
     *md_out = pq_metadata_retain(md);
     pq_reader_close(r);
