@@ -1,0 +1,116 @@
+/*
+ * pq_arrow.h — the Arrow C Data Interface: exporting what pqstep reads as
+ * ArrowSchema (and, with the decode stage, ArrowArray) structs that any
+ * Arrow implementation imports without copying.
+ *
+ * The two structs are the ones the Arrow specification defines
+ * (https://arrow.apache.org/docs/format/CDataInterface.html), field for
+ * field, under the spec's include guard: a translation unit may include
+ * Arrow's own abi.h before or after this header.
+ *
+ * Ownership follows the spec: whoever receives a struct from pqstep owns
+ * it and must call its `release` callback once (release sets `release` to
+ * NULL). Each child has its own `release`, so a consumer may move a child
+ * out (copy the struct, then set the original's `release` to NULL) and
+ * release it separately; releasing the parent then skips that child.
+ */
+#ifndef PQ_ARROW_H
+#define PQ_ARROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+#include "pq_metadata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    /* Array type description */
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowSchema *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+struct ArrowArray {
+    /* Array data description */
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowArray *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/*
+ * Export the Arrow schema of a file (or of some of its columns) as an
+ * ArrowSchema: a struct ("+s", unnamed, flags 0) with one child per
+ * top-level field of the Parquet schema, typed as pyarrow reads the file by
+ * default (ignoring any stored ARROW:schema): lists keep the Parquet name of
+ * their element ("element", "item", or for legacy two-level lists the
+ * repeated node's name, e.g. "array"); a map's entries struct is named after
+ * the map field, as pyarrow names it, with a non-nullable "key" and a
+ * "value" child; UUID and JSON columns carry the canonical extension
+ * metadata (arrow.uuid over "w:16", arrow.json over "u"); fields whose
+ * Parquet node has a field_id carry "PARQUET:field_id" metadata.
+ * Nullability: OPTIONAL is nullable; REQUIRED and REPEATED nodes are not.
+ *
+ * columns: NULL exports every top-level field. Otherwise `columns_len` leaf
+ * indexes (pq_schema.leaves order): only the top-level fields holding at
+ * least one of them are exported, whole and in file order (duplicates and
+ * order do not matter). An index out of range is PQ_ERR_INVALID_ARGUMENT.
+ *
+ * out: filled on success; the caller owns it and must call out->release(out).
+ * The exported schema owns all its strings: it does not reference `md`,
+ * which may be released before or after. On failure `*out` is left with
+ * release == NULL (nothing to free) and `err` says why: PQ_ERR_UNSUPPORTED
+ * for a column with no Arrow mapping, PQ_ERR_NOMEM.
+ *
+ * Thread-safe: `md` is only read.
+ */
+PQ_API pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *columns,
+                                          size_t columns_len, struct ArrowSchema *out,
+                                          pq_error *err);
+
+/*
+ * Write the Arrow C Data Interface format string of a non-nested type
+ * (e.g. "l", "tsu:UTC", "d:10,2", "w:16") into `buf` (at most `cap` bytes
+ * including the NUL). Nested types give their marker only: "+s", "+l", "+m".
+ * Extension types give their storage format ("w:16" for UUID, "u" for JSON).
+ * Returns PQ_OK, PQ_ERR_UNSUPPORTED for PQ_ARROW_UNSUPPORTED or an unknown
+ * id, PQ_ERR_INVALID_ARGUMENT for NULL arguments or when `cap` is too small
+ * (32 bytes always suffice).
+ */
+PQ_API pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PQ_ARROW_H */

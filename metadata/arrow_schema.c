@@ -1,0 +1,374 @@
+/*
+ * arrow_schema.c — the schema tree exported as an Arrow C Data Interface
+ * ArrowSchema, typed as pyarrow reads the file by default.
+ *
+ * How Parquet nodes become Arrow fields (see the top of schema.c for the
+ * types each node was given):
+ *  - An ordinary node is a field of its own name, nullable when OPTIONAL.
+ *    A REPEATED one outside a list is a non-nullable list of itself: the
+ *    element has the node's name, is not nullable, and is the node's value
+ *    (its leaf type, or a struct of its children).
+ *  - A LIST group's only child C is either structure (3-level list: the
+ *    element is C's only child, under its own name) or, by the legacy
+ *    rules, the element itself (2-level: named after C, not nullable).
+ *  - A MAP group holds one entries struct, named after the map group as
+ *    pyarrow names it (not "entries"), with the key (never nullable) and
+ *    the value.
+ *
+ * Memory: every ArrowSchema node owns one malloc'd block with its children
+ * structs, the pointer array to them, and its strings. Its release frees
+ * the children that are still there (release != NULL), then the block, so a
+ * consumer may move any child out and release it on its own, as the spec
+ * allows. Nothing points into the pq_metadata.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pq_arrow.h"
+#include "metadata/error.h"
+
+/* Room for a format string: "d:2147483647,2147483647,256" and the like. */
+#define FORMAT_CAP 40
+
+/* Room for the binary metadata of one field: the field id and the
+ * extension name and (empty) extension metadata. */
+#define META_CAP 256
+
+typedef struct export_ctx {
+    const pq_schema *schema;
+    pq_error *err;
+} export_ctx;
+
+/* ---------------------------------------------------------------------------
+ * Format strings
+ * ------------------------------------------------------------------------- */
+
+static char unit_char(uint8_t unit)
+{
+    switch (unit) {
+    case PQ_UNIT_MILLIS: return 'm';
+    case PQ_UNIT_MICROS: return 'u';
+    case PQ_UNIT_NANOS: return 'n';
+    default: return 0;
+    }
+}
+
+pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap)
+{
+    if (!t || !buf || cap == 0) return PQ_ERR_INVALID_ARGUMENT;
+    const char *fixed = NULL;
+    int n = -1;
+    char u = unit_char(t->unit);
+    switch (t->id) {
+    case PQ_ARROW_NA: fixed = "n"; break;
+    case PQ_ARROW_BOOL: fixed = "b"; break;
+    case PQ_ARROW_INT8: fixed = "c"; break;
+    case PQ_ARROW_UINT8: fixed = "C"; break;
+    case PQ_ARROW_INT16: fixed = "s"; break;
+    case PQ_ARROW_UINT16: fixed = "S"; break;
+    case PQ_ARROW_INT32: fixed = "i"; break;
+    case PQ_ARROW_UINT32: fixed = "I"; break;
+    case PQ_ARROW_INT64: fixed = "l"; break;
+    case PQ_ARROW_UINT64: fixed = "L"; break;
+    case PQ_ARROW_FLOAT16: fixed = "e"; break;
+    case PQ_ARROW_FLOAT32: fixed = "f"; break;
+    case PQ_ARROW_FLOAT64: fixed = "g"; break;
+    case PQ_ARROW_STRING:
+    case PQ_ARROW_EXTENSION_JSON: fixed = "u"; break;
+    case PQ_ARROW_BINARY: fixed = "z"; break;
+    case PQ_ARROW_DATE32: fixed = "tdD"; break;
+    case PQ_ARROW_STRUCT: fixed = "+s"; break;
+    case PQ_ARROW_LIST: fixed = "+l"; break;
+    case PQ_ARROW_MAP: fixed = "+m"; break;
+    case PQ_ARROW_FIXED_SIZE_BINARY:
+    case PQ_ARROW_EXTENSION_UUID:
+        if (t->byte_width <= 0) return PQ_ERR_UNSUPPORTED;
+        n = snprintf(buf, cap, "w:%" PRId32, t->byte_width);
+        break;
+    case PQ_ARROW_DECIMAL128:
+        n = snprintf(buf, cap, "d:%" PRId32 ",%" PRId32, t->precision, t->scale);
+        break;
+    case PQ_ARROW_DECIMAL256:
+        n = snprintf(buf, cap, "d:%" PRId32 ",%" PRId32 ",256", t->precision, t->scale);
+        break;
+    case PQ_ARROW_TIME32:
+        if (t->unit != PQ_UNIT_MILLIS) return PQ_ERR_UNSUPPORTED;
+        fixed = "ttm";
+        break;
+    case PQ_ARROW_TIME64:
+        if (t->unit != PQ_UNIT_MICROS && t->unit != PQ_UNIT_NANOS) return PQ_ERR_UNSUPPORTED;
+        fixed = t->unit == PQ_UNIT_MICROS ? "ttu" : "ttn";
+        break;
+    case PQ_ARROW_TIMESTAMP:
+        if (!u) return PQ_ERR_UNSUPPORTED;
+        n = snprintf(buf, cap, "ts%c:%s", u, t->utc ? "UTC" : "");
+        break;
+    default: return PQ_ERR_UNSUPPORTED;
+    }
+    if (fixed) n = snprintf(buf, cap, "%s", fixed);
+    if (n < 0 || (size_t)n >= cap) return PQ_ERR_INVALID_ARGUMENT;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Field metadata (the C Data Interface's binary key/value encoding)
+ * ------------------------------------------------------------------------- */
+
+typedef struct meta_buf {
+    char bytes[META_CAP];
+    size_t len; /* 0: no metadata */
+    int32_t count;
+} meta_buf;
+
+static void put_i32(char *p, int32_t v)
+{
+    memcpy(p, &v, sizeof v); /* native byte order, per the spec */
+}
+
+/* Append one pair; the strings are short constants, META_CAP holds three. */
+static void meta_add(meta_buf *m, const char *key, const char *value)
+{
+    size_t kl = strlen(key), vl = strlen(value);
+    if (m->len == 0) m->len = 4;
+    if (m->len + 8 + kl + vl > META_CAP) return;
+    put_i32(m->bytes + m->len, (int32_t)kl);
+    memcpy(m->bytes + m->len + 4, key, kl);
+    put_i32(m->bytes + m->len + 4 + kl, (int32_t)vl);
+    memcpy(m->bytes + m->len + 8 + kl, value, vl);
+    m->len += 8 + kl + vl;
+    put_i32(m->bytes, ++m->count);
+}
+
+/* The metadata pyarrow gives the field made from `node` with type `at`. */
+static void field_meta(const pq_schema_node *node, const pq_arrow_type *at, meta_buf *m)
+{
+    const pq_schema_element *el = node ? node->element : NULL;
+    if (el && (el->set & PQ_SE_HAS_FIELD_ID)) {
+        char id[16];
+        snprintf(id, sizeof id, "%" PRId32, el->field_id);
+        meta_add(m, "PARQUET:field_id", id);
+    }
+    if (at->id == PQ_ARROW_EXTENSION_UUID || at->id == PQ_ARROW_EXTENSION_JSON) {
+        meta_add(m, "ARROW:extension:name",
+                 at->id == PQ_ARROW_EXTENSION_UUID ? "arrow.uuid" : "arrow.json");
+        meta_add(m, "ARROW:extension:metadata", "");
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * ArrowSchema nodes
+ * ------------------------------------------------------------------------- */
+
+static void release_schema(struct ArrowSchema *s)
+{
+    if (!s || !s->release) return;
+    for (int64_t i = 0; i < s->n_children; i++) {
+        struct ArrowSchema *c = s->children[i];
+        if (c->release) c->release(c);
+    }
+    free(s->private_data);
+    s->release = NULL;
+    s->private_data = NULL;
+}
+
+/* Fill `s` with one block holding n_children zeroed child structs and the
+ * strings. On failure `s` is left with release == NULL. */
+static pq_status node_init(export_ctx *x, struct ArrowSchema *s, const char *format,
+                           const char *name, const meta_buf *meta, int64_t flags,
+                           int64_t n_children)
+{
+    memset(s, 0, sizeof *s);
+    size_t n = (size_t)n_children;
+    size_t fl = strlen(format) + 1, nl = strlen(name) + 1;
+    size_t ml = meta ? meta->len : 0;
+    if (n > (SIZE_MAX / 2 - fl - nl - ml) / (sizeof(struct ArrowSchema) + sizeof(void *)))
+        return pq_error_set(x->err, PQ_ERR_NOMEM, "arrow schema: too many children");
+    size_t size = n * sizeof(struct ArrowSchema) + n * sizeof(struct ArrowSchema *) + fl + nl + ml;
+    char *block = calloc(1, size ? size : 1);
+    if (!block) return pq_error_set(x->err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+
+    struct ArrowSchema *kids = (struct ArrowSchema *)block;
+    struct ArrowSchema **ptrs = (struct ArrowSchema **)(block + n * sizeof *kids);
+    char *str = (char *)(ptrs + n);
+    for (size_t i = 0; i < n; i++) ptrs[i] = &kids[i];
+
+    if (ml) {
+        memcpy(str, meta->bytes, ml);
+        s->metadata = str;
+        str += ml;
+    }
+    memcpy(str, format, fl);
+    s->format = str;
+    memcpy(str + fl, name, nl);
+    s->name = str + fl;
+    s->flags = flags;
+    s->n_children = n_children;
+    s->children = n ? ptrs : NULL;
+    s->private_data = block;
+    s->release = release_schema;
+    return PQ_OK;
+}
+
+static const pq_schema_node *node_at(export_ctx *x, int32_t i)
+{
+    return &x->schema->nodes[i];
+}
+
+static bool is_repeated(const pq_schema_node *n)
+{
+    return (n->element->set & PQ_SE_HAS_REPETITION) && n->element->repetition == PQ_REPEATED;
+}
+
+static bool is_optional(const pq_schema_node *n)
+{
+    return (n->element->set & PQ_SE_HAS_REPETITION) && n->element->repetition == PQ_OPTIONAL;
+}
+
+static pq_status export_field(export_ctx *x, struct ArrowSchema *s, int32_t node);
+
+/* Export `node` as a field named `name` with type `at` (`at` ignores the
+ * node's own repetition). `meta_node` gives the field its field_id. */
+static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node,
+                              const pq_arrow_type *at, const char *name, int64_t flags,
+                              const pq_schema_node *meta_node)
+{
+    const pq_schema_node *nd = node_at(x, node);
+    char format[FORMAT_CAP];
+    meta_buf meta = {.len = 0};
+    pq_status st;
+
+    field_meta(meta_node, at, &meta);
+    if (pq_arrow_format(at, format, sizeof format) != PQ_OK)
+        return pq_error_set(x->err, PQ_ERR_UNSUPPORTED,
+                            "arrow schema: column '%.64s' has no Arrow type", nd->name);
+    bool nested = at->id == PQ_ARROW_STRUCT || at->id == PQ_ARROW_LIST || at->id == PQ_ARROW_MAP;
+    if (nested && nd->leaf_index >= 0)
+        return pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: leaf '%.64s' typed as nested",
+                            nd->name);
+
+    switch (at->id) {
+    case PQ_ARROW_STRUCT:
+        st = node_init(x, s, format, name, &meta, flags, nd->num_children);
+        for (int32_t i = 0; st == PQ_OK && i < nd->num_children; i++)
+            st = export_field(x, s->children[i], nd->children[i]);
+        break;
+
+    case PQ_ARROW_LIST: {
+        if (nd->num_children != 1)
+            return pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: list '%.64s' needs one child",
+                                nd->name);
+        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) return st;
+        const pq_schema_node *c = node_at(x, nd->children[0]);
+        bool structural = c->arrow.id == PQ_ARROW_LIST && c->leaf_index < 0 &&
+                          c->num_children == 1 && !is_repeated(node_at(x, c->children[0]));
+        if (structural) /* 3-level: the element is C's child, with its own name */
+            st = export_field(x, s->children[0], c->children[0]);
+        else /* 2-level: C is the element */
+            st = export_typed(x, s->children[0], nd->children[0], &c->arrow, c->name, 0, c);
+        break;
+    }
+
+    case PQ_ARROW_MAP: {
+        const pq_schema_node *kv = nd->num_children == 1 ? node_at(x, nd->children[0]) : NULL;
+        if (!kv || kv->num_children != 2 || kv->leaf_index >= 0)
+            return pq_error_set(x->err, PQ_ERR_SCHEMA,
+                                "arrow schema: map '%.64s' needs one key_value group of two",
+                                nd->name);
+        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) return st;
+        struct ArrowSchema *entries = s->children[0];
+        st = node_init(x, entries, "+s", nd->name, NULL, 0, 2);
+        if (st == PQ_OK) st = export_field(x, entries->children[0], kv->children[0]);
+        if (st == PQ_OK) {
+            entries->children[0]->flags &= ~(int64_t)ARROW_FLAG_NULLABLE;
+            st = export_field(x, entries->children[1], kv->children[1]);
+        }
+        break;
+    }
+
+    default:
+        if (nd->leaf_index < 0) /* an empty group typed as a value: cannot happen */
+            return pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: group '%.64s' typed as a leaf",
+                                nd->name);
+        st = node_init(x, s, format, name, &meta, flags, 0);
+        break;
+    }
+    if (st != PQ_OK) release_schema(s);
+    return st;
+}
+
+/* Export an ordinary node as the field of its name. */
+static pq_status export_field(export_ctx *x, struct ArrowSchema *s, int32_t node)
+{
+    const pq_schema_node *nd = node_at(x, node);
+    if (!is_repeated(nd))
+        return export_typed(x, s, node, &nd->arrow, nd->name,
+                            is_optional(nd) ? ARROW_FLAG_NULLABLE : 0, nd);
+
+    /* A repeated node outside a list: a required list of required values. */
+    pq_arrow_type value = {0};
+    if (nd->leaf_index >= 0) value = x->schema->leaves[nd->leaf_index].arrow;
+    else value.id = PQ_ARROW_STRUCT;
+    meta_buf meta = {.len = 0};
+    pq_arrow_type list = {0};
+    list.id = PQ_ARROW_LIST;
+    field_meta(nd, &list, &meta);
+    pq_status st = node_init(x, s, "+l", nd->name, &meta, 0, 1);
+    if (st != PQ_OK) return st;
+    st = export_typed(x, s->children[0], node, &value, nd->name, 0, nd);
+    if (st != PQ_OK) release_schema(s);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * The API
+ * ------------------------------------------------------------------------- */
+
+pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *columns,
+                                   size_t columns_len, struct ArrowSchema *out, pq_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!md || !out || (columns_len && !columns))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_metadata_arrow_schema: NULL argument");
+    const pq_schema *schema = pq_metadata_schema(md);
+    if (!schema || schema->nodes_len == 0)
+        return pq_error_set(err, PQ_ERR_SCHEMA, "arrow schema: the file has no schema");
+    const pq_schema_node *root = &schema->nodes[0];
+    export_ctx x = {schema, err};
+
+    /* Which top-level fields to keep: the ancestor at depth 1 of each leaf. */
+    int32_t n = root->num_children;
+    bool *keep = calloc(n ? (size_t)n : 1, sizeof *keep);
+    if (!keep) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    int64_t kept = columns ? 0 : n;
+    for (size_t i = 0; columns && i < columns_len; i++) {
+        if (columns[i] >= schema->leaves_len) {
+            free(keep);
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                "arrow schema: column %" PRIu32 " out of range (%" PRIu32 " leaves)",
+                                columns[i], schema->leaves_len);
+        }
+        int32_t j = schema->leaves[columns[i]].node;
+        while (schema->nodes[j].parent > 0) j = schema->nodes[j].parent;
+        /* root->children ascend (depth-first order): binary search */
+        int32_t lo = 0, hi = n;
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (root->children[mid] < j) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < n && root->children[lo] == j && !keep[lo]) {
+            keep[lo] = true;
+            kept++;
+        }
+    }
+
+    pq_status st = node_init(&x, out, "+s", "", NULL, 0, kept);
+    int64_t slot = 0;
+    for (int32_t k = 0; st == PQ_OK && k < n; k++)
+        if (!columns || keep[k]) st = export_field(&x, out->children[slot++], root->children[k]);
+    free(keep);
+    if (st != PQ_OK) release_schema(out);
+    return st;
+}
