@@ -4,7 +4,9 @@
 For every *.parquet under the corpus's data/ and bad_data/ (recursively):
   - when the file ends with "<le32 length>PAR1" and the length fits, the footer
     bytes (the Thrift FileMetaData) become one seed;
-  - otherwise the last 64 KiB of the file (a broken tail) become one seed.
+  - otherwise the last 64 KiB of the file (a broken tail) become one seed;
+  - the file's first 4 KiB after the leading magic (where the first column
+    chunk's page headers usually are) become one seed for the page fuzzer.
 Seeds are named by content hash, so reruns and duplicates cost nothing.
 Standard library only. The output is a build product: never commit it.
 
@@ -18,6 +20,7 @@ import struct
 import sys
 
 TAIL_SEED = 64 * 1024
+CHUNK_SEED = 4 * 1024
 
 
 def default_corpus():
@@ -49,7 +52,7 @@ def main():
         print(f"make_seeds: WARNING: no corpus at {args.corpus} (set PQSTEP_TEST_CORPUS); "
               f"no seeds", file=sys.stderr)
         return 0
-    counts = {"footer": 0, "tail": 0}
+    counts = {"footer": 0, "tail": 0, "pages": 0}
     for sub in ("data", "bad_data"):
         top = os.path.join(args.corpus, sub)
         for dirpath, _, names in sorted(os.walk(top)):
@@ -57,12 +60,16 @@ def main():
                 if not name.endswith(".parquet"):
                     continue
                 with open(os.path.join(dirpath, name), "rb") as f:
-                    seed, kind = seed_of(f.read())
-                digest = hashlib.sha1(seed).hexdigest()
-                with open(os.path.join(args.out, digest), "wb") as f:
-                    f.write(seed)
-                counts[kind] += 1
-    print(f"make_seeds: {counts['footer']} footers and {counts['tail']} broken tails "
+                    blob = f.read()
+                seed, kind = seed_of(blob)
+                for s, k in ((seed, kind), (blob[4:4 + CHUNK_SEED], "pages")):
+                    if not s:
+                        continue
+                    with open(os.path.join(args.out, hashlib.sha1(s).hexdigest()), "wb") as f:
+                        f.write(s)
+                    counts[k] += 1
+    print(f"make_seeds: {counts['footer']} footers, {counts['tail']} broken tails and "
+          f"{counts['pages']} page-header starts "
           f"from {args.corpus} -> {args.out}")
     return 0
 
