@@ -1,0 +1,453 @@
+"""pqstep — Python binding (ctypes) of libpqstep, a staged Parquet reader.
+
+The library reads a Parquet file in stages: footer -> select -> page
+headers -> decode. This build of the library implements the footer stage, so
+the binding reads footers: file metadata, the schema's leaf columns, row
+groups, the raw footer bytes, and reuse of parsed footers (hand metadata or
+footer bytes to a Reader, or share a MetadataCache between readers).
+Decoding values (read_table, Reader.read_row_group, Reader.iter_batches,
+Reader.select) comes with the decode stage; those calls exist and raise
+NotImplementedError until then.
+
+    import pqstep
+
+    md = pqstep.read_metadata("data/alltypes_plain.parquet")
+    print(md.num_rows, md.num_row_groups, md.created_by)
+    for col in md.columns:
+        print(col.path, col.physical_type, col.logical_type, col.arrow_type)
+
+    with pqstep.MetadataCache(64 << 20) as cache:
+        for _ in range(5):
+            with pqstep.Reader("data/alltypes_plain.parquet", cache=cache) as r:
+                print(r.stage, r.num_row_groups)      # "footer", 1
+        print(cache.stats()["hits"])                   # 4: one parse, four reuses
+
+    # No file I/O for the footer, one parse of the bytes:
+    r = pqstep.Reader(path, footer_bytes=md.footer_bytes())
+
+libpqstep.so is found through $PQSTEP_LIBRARY, next to this package, in the
+repository's build/ directory, or by ctypes.util.find_library("pqstep").
+
+Errors from the library raise pqstep.Error, whose .code is the status name
+("I/O error", "not a Parquet file", "corrupt footer", ...) and .message the
+library's one-line message.
+
+Threads: FileMetadata and MetadataCache may be used from any thread; a Reader
+by one thread at a time.
+"""
+import ctypes
+import os
+import weakref
+
+from . import _lib as _c
+
+__all__ = [
+    "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader",
+    "read_metadata", "read_table", "footer_parse_count", "library_version",
+    "LIBRARY_PATH",
+]
+
+LIBRARY_PATH = _c.LIBRARY_PATH
+
+_DECODE_LATER = "comes with the decode stage; this build of libpqstep reads footers only"
+
+# Stage names as the library spells them ("init", "footer", ...), by value.
+_STAGE_NAMES = [_c.pq_stage_name(i).decode() for i in range(_c.PQ_STAGE_COUNT)]
+
+
+def library_version():
+    """The version string of the loaded libpqstep, e.g. "0.1.0"."""
+    return _c.pq_version().decode()
+
+
+__version__ = library_version()
+
+
+def footer_parse_count():
+    """Footer parses done in this process so far (every successful or failed
+    parse, including those readers make); shows reuse at work."""
+    return int(_c.pq_footer_parse_count())
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+class Error(Exception):
+    """An error reported by libpqstep.
+
+    .code    the status name, e.g. "I/O error", "not a Parquet file"
+    .status  the numeric pq_status
+    .message the library's message
+    .path    the file, when the error concerns one
+    """
+
+    def __init__(self, code, message, status=None, path=None):
+        text = message if message.startswith(code) else "%s: %s" % (code, message)
+        if path is not None:
+            text = "%s: %s" % (os.fsdecode(path), text)
+        super().__init__(text)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.path = path
+
+
+def _status_name(status):
+    return _c.pq_status_name(status).decode()
+
+
+def _error(err, path=None):
+    status = int(err.code)
+    msg = err.message.decode("utf-8", "replace")
+    return Error(_status_name(status), msg, status, path)
+
+
+def _fspath(path):
+    return os.fsencode(os.fspath(path))
+
+
+def _text(b):
+    return b.decode("utf-8", "replace")
+
+
+def _format(fn, value):
+    """Run a pq_*_format function (snprintf-like contract) into a str."""
+    buf = ctypes.create_string_buffer(128)
+    need = fn(ctypes.byref(value), buf, len(buf))
+    if need >= len(buf):
+        buf = ctypes.create_string_buffer(need + 1)
+        fn(ctypes.byref(value), buf, len(buf))
+    return _text(buf.value)
+
+
+# ---------------------------------------------------------------------------
+# Metadata
+# ---------------------------------------------------------------------------
+
+class Column:
+    """One leaf column of the schema (copied out of the C structs)."""
+
+    __slots__ = ("index", "path", "physical_type", "type_length", "logical_type",
+                 "max_def", "max_rep", "arrow_type")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw[k])
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __eq__(self, other):
+        return isinstance(other, Column) and self.as_dict() == other.as_dict()
+
+    def __repr__(self):
+        return "Column(%s)" % ", ".join("%s=%r" % kv for kv in self.as_dict().items())
+
+
+class RowGroup:
+    """One row group's summary."""
+
+    __slots__ = ("index", "num_rows", "total_byte_size", "num_columns")
+
+    def __init__(self, index, num_rows, total_byte_size, num_columns):
+        self.index = index
+        self.num_rows = num_rows
+        self.total_byte_size = total_byte_size
+        self.num_columns = num_columns
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __repr__(self):
+        return "RowGroup(%s)" % ", ".join("%s=%r" % kv for kv in self.as_dict().items())
+
+
+class FileMetadata:
+    """A parsed footer. Holds one reference to the C pq_metadata, dropped by
+    close() (or when the object is collected). Immutable; shareable between
+    threads and readers."""
+
+    def __init__(self, handle):
+        """Takes ownership of one reference to `handle` (a pq_metadata *).
+        Use read_metadata(), FileMetadata.from_footer_bytes() or
+        Reader.metadata rather than calling this."""
+        if not handle:
+            raise ValueError("FileMetadata needs a pq_metadata handle")
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, _c.pq_metadata_release, handle)
+        f = _c.pq_metadata_file(handle).contents
+        self.version = int(f.version)
+        self.num_rows = int(f.num_rows)
+        self.num_row_groups = int(f.row_groups_len)
+        self.created_by = (_text(f.created_by.tobytes())
+                           if f.set & _c.PQ_FMD_HAS_CREATED_BY else None)
+        self.key_value_metadata = {}
+        for i in range(f.key_value_metadata_len):
+            kv = f.key_value_metadata[i]
+            self.key_value_metadata[kv.key.tobytes()] = (kv.value.tobytes()
+                                                         if kv.has_value else None)
+        self.row_groups = []
+        for i in range(self.num_row_groups):
+            rg = f.row_groups[i]
+            self.row_groups.append(RowGroup(i, int(rg.num_rows), int(rg.total_byte_size),
+                                            int(rg.columns_len)))
+        s = _c.pq_metadata_schema(handle).contents
+        self.columns = [self._leaf(i, s.leaves[i]) for i in range(s.leaves_len)]
+        self.num_columns = len(self.columns)
+        self.is_projected = bool(_c.pq_metadata_is_projected(handle))
+        self.memory_size = int(_c.pq_metadata_memory_size(handle))
+
+    @staticmethod
+    def _leaf(i, leaf):
+        logical = _format(_c.pq_logical_type_format, leaf.logical)
+        return Column(index=i, path=_text(leaf.path or b""),
+                      physical_type=_text(_c.pq_physical_type_name(leaf.physical_type)),
+                      type_length=int(leaf.type_length), logical_type=logical or None,
+                      max_def=int(leaf.max_def), max_rep=int(leaf.max_rep),
+                      arrow_type=_format(_c.pq_arrow_type_format, leaf.arrow))
+
+    @classmethod
+    def from_footer_bytes(cls, data):
+        """Parse footer bytes (the Thrift FileMetaData, as footer_bytes()
+        returns) without any file: one parse, no I/O."""
+        data = bytes(data)
+        err = _c.pq_error()
+        h = _c.pq_metadata_parse(data, len(data), None, ctypes.byref(err))
+        if not h:
+            raise _error(err)
+        return cls(h)
+
+    def _live(self):
+        if not self._finalizer.alive:
+            raise ValueError("FileMetadata is closed")
+        return self._handle
+
+    def footer_bytes(self):
+        """The raw footer (Thrift FileMetaData, without length and magic)."""
+        n = ctypes.c_size_t(0)
+        p = _c.pq_metadata_footer_bytes(self._live(), ctypes.byref(n))
+        return ctypes.string_at(p, n.value) if p and n.value else b""
+
+    def find_column(self, path):
+        """Leaf index of a dotted path (or a top-level name with one leaf), or
+        None."""
+        i = _c.pq_metadata_find_leaf(self._live(), path.encode("utf-8"))
+        return None if i < 0 else int(i)
+
+    def close(self):
+        """Drop this object's reference. Values already read stay usable."""
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return ("FileMetadata(num_rows=%d, num_row_groups=%d, num_columns=%d, created_by=%r)"
+                % (self.num_rows, self.num_row_groups, self.num_columns, self.created_by))
+
+
+class MetadataCache:
+    """A thread-safe, byte-bounded LRU cache of parsed footers, shared by the
+    Readers given it (keyed by path, size and modification time)."""
+
+    def __init__(self, max_bytes):
+        if max_bytes < 0:
+            raise ValueError("max_bytes must be >= 0")
+        err = _c.pq_error()
+        h = _c.pq_metadata_cache_create(max_bytes, ctypes.byref(err))
+        if not h:
+            raise _error(err)
+        self._handle = h
+        self._finalizer = weakref.finalize(self, _c.pq_metadata_cache_destroy, h)
+
+    def _live(self):
+        if not self._finalizer.alive:
+            raise ValueError("MetadataCache is closed")
+        return self._handle
+
+    def stats(self):
+        """dict: hits, misses, loads, evictions, entries, bytes, max_bytes."""
+        st = _c.pq_metadata_cache_stats()
+        _c.pq_metadata_cache_get_stats(self._live(), ctypes.byref(st))
+        return {name: int(getattr(st, name)) for name, _ in st._fields_}
+
+    def close(self):
+        """Destroy the cache. Metadata handed out earlier stays valid. Must
+        not race other use of this cache."""
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# ---------------------------------------------------------------------------
+# Reader
+# ---------------------------------------------------------------------------
+
+def _stage_value(stage):
+    if isinstance(stage, int):
+        if 0 <= stage < _c.PQ_STAGE_COUNT:
+            return stage
+    elif stage in _STAGE_NAMES:
+        return _STAGE_NAMES.index(stage)
+    raise ValueError("unknown stage %r (one of %s)" % (stage, ", ".join(_STAGE_NAMES)))
+
+
+class Reader:
+    """A reader over one file, advanced to the footer stage on open.
+
+    metadata     a FileMetadata to adopt (no I/O, no parse for the footer)
+    footer_bytes footer bytes to parse instead of reading the file's footer
+    cache        a MetadataCache to look the footer up in (and store it)
+    columns      leaf indexes (ints: the footer parse decodes only their
+                 column chunks) or dotted paths; kept for the later stages
+    At most one of metadata and footer_bytes.
+    """
+
+    def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
+                 footer_read_size=0, memory_limit=0):
+        self.path = os.fspath(path)
+        self._handle = None
+        self._md = None
+        opts = _c.pq_reader_options()
+        _c.pq_reader_options_init(ctypes.byref(opts))
+        opts.footer_read_size = footer_read_size
+        opts.memory_limit = memory_limit
+        keep = []  # buffers the options point to, alive until the footer stage is done
+        if metadata is not None:
+            if not isinstance(metadata, FileMetadata):
+                raise TypeError("metadata must be a pqstep.FileMetadata")
+            opts.metadata = metadata._live()
+        if footer_bytes is not None:
+            data = bytes(footer_bytes)
+            buf = ctypes.create_string_buffer(data, len(data))
+            keep.append(buf)
+            opts.footer_bytes = ctypes.cast(buf, ctypes.c_void_p)
+            opts.footer_bytes_len = len(data)
+        if cache is not None:
+            if not isinstance(cache, MetadataCache):
+                raise TypeError("cache must be a pqstep.MetadataCache")
+            opts.cache = cache._live()
+        self._cache = cache
+        names = None
+        if columns is not None:
+            columns = list(columns)
+            if all(isinstance(c, int) and not isinstance(c, bool) for c in columns):
+                if any(c < 0 or c > 0xFFFFFFFF for c in columns):
+                    raise Error(_status_name(1), "column index out of range", 1)
+                arr = (ctypes.c_uint32 * max(len(columns), 1))(*columns)
+                keep.append(arr)
+                opts.columns = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint32))
+                opts.columns_len = len(columns)
+            else:
+                names = columns
+
+        err = _c.pq_error()
+        h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
+        if not h:
+            raise _error(err, self.path)
+        self._handle = h
+        self._finalizer = weakref.finalize(self, _c.pq_reader_close, h)
+        st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_FOOTER, ctypes.byref(err))
+        del keep
+        if st != _c.PQ_OK:
+            self.close()
+            raise _error(err, self.path)
+        self.columns = columns if names is None else self._resolve(names)
+
+    def _resolve(self, names):
+        md = self.metadata
+        out = []
+        for c in names:
+            if isinstance(c, int) and not isinstance(c, bool):
+                i = c if 0 <= c < md.num_columns else None
+            elif isinstance(c, str):
+                i = md.find_column(c)
+            else:
+                raise TypeError("columns holds leaf indexes or paths, not %r" % (c,))
+            if i is None:
+                self.close()
+                raise Error(_status_name(1), "no leaf column %r" % (c,), 1, self.path)
+            out.append(i)
+        return out
+
+    def _live(self):
+        if self._handle is None or not self._finalizer.alive:
+            raise ValueError("Reader is closed")
+        return self._handle
+
+    @property
+    def stage(self):
+        """The last completed stage: "footer" once open."""
+        return _STAGE_NAMES[_c.pq_reader_stage(self._live())]
+
+    @property
+    def metadata(self):
+        """The footer as a FileMetadata sharing the reader's reference."""
+        h = self._live()
+        if self._md is None:
+            self._md = FileMetadata(_c.pq_metadata_retain(_c.pq_reader_metadata(h)))
+        return self._md
+
+    @property
+    def num_row_groups(self):
+        return self.metadata.num_row_groups
+
+    @property
+    def file_size(self):
+        return int(_c.pq_reader_file_size(self._live()))
+
+    def footer_bytes(self):
+        return self.metadata.footer_bytes()
+
+    def stage_stats(self, stage="footer"):
+        """Counters of one stage (a name from pq_stage_name or its number):
+        bytes_read, reads, nanoseconds, parses, reused, chunks, pages."""
+        st = _c.pq_stage_stats()
+        _c.pq_reader_stage_stats(self._live(), _stage_value(stage), ctypes.byref(st))
+        return {name: int(getattr(st, name)) for name, _ in st._fields_}
+
+    def select(self, columns=None, row_groups=None, filter=None):
+        self._live()
+        raise NotImplementedError("Reader.select " + _DECODE_LATER)
+
+    def read_row_group(self, i, columns=None):
+        self._live()
+        raise NotImplementedError("Reader.read_row_group " + _DECODE_LATER)
+
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None):
+        self._live()
+        raise NotImplementedError("Reader.iter_batches " + _DECODE_LATER)
+
+    def close(self):
+        """Close the file. self.metadata, once taken, stays usable."""
+        if self._handle is not None:
+            self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self._handle is None or not self._finalizer.alive else self.stage
+        return "Reader(%r, stage=%s)" % (self.path, state)
+
+
+def read_metadata(path, cache=None):
+    """Read and parse a file's footer; returns a FileMetadata."""
+    with Reader(path, cache=cache) as r:
+        return r.metadata
+
+
+def read_table(path, columns=None, row_groups=None, filter=None):
+    """Read a file into a pyarrow.Table (not yet available)."""
+    raise NotImplementedError("pqstep.read_table " + _DECODE_LATER)

@@ -1,0 +1,319 @@
+"""ctypes declarations for libpqstep.so: finding the library, the C structs
+the binding reads, and the prototypes of the functions it calls.
+
+Every Structure here mirrors its C struct field for field, in the same order
+and with the same C types and the same field names, so ctypes lays it out as
+the compiler does (tests/py/test_python_binding.py compiles a small C program
+and compares sizeof/offsetof). Pointers the binding never follows are
+declared c_void_p. Opaque handles (pq_metadata, pq_reader,
+pq_metadata_cache) are c_void_p too.
+"""
+import ctypes
+import ctypes.util
+import os
+
+# ---------------------------------------------------------------------------
+# Finding the library
+# ---------------------------------------------------------------------------
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_PYTHON_DIR = os.path.dirname(_PKG_DIR)
+
+
+def _candidates():
+    """(description, path or name) in lookup order."""
+    out = []
+    env = os.environ.get("PQSTEP_LIBRARY")
+    if env:
+        out.append(("$PQSTEP_LIBRARY", env))
+    out.append(("next to the package", os.path.join(_PKG_DIR, "libpqstep.so")))
+    out.append(("the repository's build/",
+                os.path.normpath(os.path.join(_PYTHON_DIR, "..", "build", "libpqstep.so"))))
+    found = ctypes.util.find_library("pqstep")
+    out.append(('ctypes.util.find_library("pqstep")', found))
+    return out
+
+
+def _load():
+    tried = []
+    for what, path in _candidates():
+        if not path:
+            tried.append("%s: not found" % what)
+            continue
+        # $PQSTEP_LIBRARY is taken as given: a wrong value is an error, not a
+        # reason to silently load some other copy.
+        if what != '$PQSTEP_LIBRARY' and os.sep in path and not os.path.exists(path):
+            tried.append("%s: %s does not exist" % (what, path))
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            if what == "$PQSTEP_LIBRARY":
+                raise ImportError("pqstep: cannot load $PQSTEP_LIBRARY=%s: %s" % (path, e))
+            tried.append("%s: %s: %s" % (what, path, e))
+    raise ImportError("pqstep: libpqstep.so not found; tried:\n  " + "\n  ".join(tried) +
+                      "\nBuild it (cmake --build build) or set PQSTEP_LIBRARY to its path.")
+
+
+lib, LIBRARY_PATH = _load()
+
+# ---------------------------------------------------------------------------
+# Constants (values from the headers)
+# ---------------------------------------------------------------------------
+
+PQ_ERROR_MESSAGE_SIZE = 256
+
+PQ_OK = 0
+PQ_ERR_IO = 2
+PQ_ERR_NOT_PARQUET = 3
+
+# pq_stage
+PQ_STAGE_INIT = 0
+PQ_STAGE_FOOTER = 1
+PQ_STAGE_SELECT = 2
+PQ_STAGE_PAGE_HEADERS = 3
+PQ_STAGE_DECODE = 4
+PQ_STAGE_COUNT = 5
+
+PQ_FMD_HAS_KEY_VALUE = 1 << 0
+PQ_FMD_HAS_CREATED_BY = 1 << 1
+
+# ---------------------------------------------------------------------------
+# Structs
+# ---------------------------------------------------------------------------
+
+c_enum = ctypes.c_int  # every pq_* enum here has int-sized values
+
+
+class pq_error(ctypes.Structure):
+    _fields_ = [
+        ("code", c_enum),
+        ("message", ctypes.c_char * PQ_ERROR_MESSAGE_SIZE),
+    ]
+
+
+class pq_range(ctypes.Structure):
+    _fields_ = [
+        ("offset", ctypes.c_uint64),
+        ("length", ctypes.c_uint64),
+    ]
+
+
+class pq_stage_stats(ctypes.Structure):
+    _fields_ = [
+        ("bytes_read", ctypes.c_uint64),
+        ("reads", ctypes.c_uint64),
+        ("nanoseconds", ctypes.c_uint64),
+        ("parses", ctypes.c_uint64),
+        ("reused", ctypes.c_uint64),
+        ("chunks", ctypes.c_uint64),
+        ("pages", ctypes.c_uint64),
+    ]
+
+
+class pq_metadata_cache_stats(ctypes.Structure):
+    _fields_ = [
+        ("hits", ctypes.c_uint64),
+        ("misses", ctypes.c_uint64),
+        ("loads", ctypes.c_uint64),
+        ("evictions", ctypes.c_uint64),
+        ("entries", ctypes.c_uint64),
+        ("bytes", ctypes.c_uint64),
+        ("max_bytes", ctypes.c_uint64),
+    ]
+
+
+class pq_reader_options(ctypes.Structure):
+    _fields_ = [
+        ("footer_read_size", ctypes.c_uint32),
+        ("metadata", ctypes.c_void_p),
+        ("footer_bytes", ctypes.c_void_p),
+        ("footer_bytes_len", ctypes.c_size_t),
+        ("cache", ctypes.c_void_p),
+        ("cache_key", ctypes.c_void_p),
+        ("cache_key_len", ctypes.c_size_t),
+        ("columns", ctypes.POINTER(ctypes.c_uint32)),
+        ("columns_len", ctypes.c_size_t),
+        ("memory_limit", ctypes.c_uint64),
+        ("row_groups", ctypes.POINTER(ctypes.c_uint32)),
+        ("row_groups_len", ctypes.c_size_t),
+        ("verify_checksums", ctypes.c_bool),
+    ]
+
+
+class pq_bytes(ctypes.Structure):
+    _fields_ = [
+        ("ptr", ctypes.c_void_p),
+        ("len", ctypes.c_uint32),
+    ]
+
+    def tobytes(self):
+        if not self.ptr or not self.len:
+            return b""
+        return ctypes.string_at(self.ptr, self.len)
+
+
+class pq_logical_type(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_uint8),
+        ("unit", ctypes.c_uint8),
+        ("is_adjusted_to_utc", ctypes.c_bool),
+        ("bit_width", ctypes.c_int8),
+        ("is_signed", ctypes.c_bool),
+        ("has_variant_version", ctypes.c_bool),
+        ("variant_version", ctypes.c_int8),
+        ("has_algorithm", ctypes.c_bool),
+        ("scale", ctypes.c_int32),
+        ("precision", ctypes.c_int32),
+        ("algorithm", ctypes.c_int32),
+        ("crs", pq_bytes),
+        ("has_crs", ctypes.c_bool),
+    ]
+
+
+class pq_key_value(ctypes.Structure):
+    _fields_ = [
+        ("key", pq_bytes),
+        ("value", pq_bytes),
+        ("has_value", ctypes.c_bool),
+    ]
+
+
+class pq_row_group(ctypes.Structure):
+    _fields_ = [
+        ("columns", ctypes.c_void_p),
+        ("columns_len", ctypes.c_uint32),
+        ("sorting_columns_len", ctypes.c_uint32),
+        ("sorting_columns", ctypes.c_void_p),
+        ("total_byte_size", ctypes.c_int64),
+        ("num_rows", ctypes.c_int64),
+        ("file_offset", ctypes.c_int64),
+        ("total_compressed_size", ctypes.c_int64),
+        ("ordinal", ctypes.c_int16),
+        ("set", ctypes.c_uint32),
+    ]
+
+
+class pq_file_metadata(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_int32),
+        ("schema_len", ctypes.c_uint32),
+        ("schema", ctypes.c_void_p),
+        ("num_rows", ctypes.c_int64),
+        ("row_groups", ctypes.POINTER(pq_row_group)),
+        ("row_groups_len", ctypes.c_uint32),
+        ("key_value_metadata_len", ctypes.c_uint32),
+        ("key_value_metadata", ctypes.POINTER(pq_key_value)),
+        ("created_by", pq_bytes),
+        ("column_orders", ctypes.c_void_p),
+        ("column_orders_len", ctypes.c_uint32),
+        ("encryption_algorithm", ctypes.c_int32),
+        ("footer_signing_key_metadata", pq_bytes),
+        ("set", ctypes.c_uint32),
+    ]
+
+
+class pq_arrow_type(ctypes.Structure):
+    _fields_ = [
+        ("id", ctypes.c_uint8),
+        ("unit", ctypes.c_uint8),
+        ("utc", ctypes.c_bool),
+        ("byte_width", ctypes.c_int32),
+        ("precision", ctypes.c_int32),
+        ("scale", ctypes.c_int32),
+    ]
+
+
+class pq_leaf(ctypes.Structure):
+    _fields_ = [
+        ("node", ctypes.c_int32),
+        ("path", ctypes.c_char_p),
+        ("max_def", ctypes.c_int16),
+        ("max_rep", ctypes.c_int16),
+        ("physical_type", ctypes.c_int32),
+        ("type_length", ctypes.c_int32),
+        ("logical", pq_logical_type),
+        ("arrow", pq_arrow_type),
+    ]
+
+
+class pq_schema(ctypes.Structure):
+    _fields_ = [
+        ("nodes", ctypes.c_void_p),
+        ("nodes_len", ctypes.c_uint32),
+        ("leaves", ctypes.POINTER(pq_leaf)),
+        ("leaves_len", ctypes.c_uint32),
+    ]
+
+
+# Every mirrored struct and its C name (the layout test walks this).
+STRUCTS = [
+    (pq_error, "pq_error"),
+    (pq_range, "pq_range"),
+    (pq_stage_stats, "pq_stage_stats"),
+    (pq_metadata_cache_stats, "pq_metadata_cache_stats"),
+    (pq_reader_options, "pq_reader_options"),
+    (pq_bytes, "pq_bytes"),
+    (pq_logical_type, "pq_logical_type"),
+    (pq_key_value, "pq_key_value"),
+    (pq_row_group, "pq_row_group"),
+    (pq_file_metadata, "pq_file_metadata"),
+    (pq_arrow_type, "pq_arrow_type"),
+    (pq_leaf, "pq_leaf"),
+    (pq_schema, "pq_schema"),
+]
+
+# ---------------------------------------------------------------------------
+# Prototypes
+# ---------------------------------------------------------------------------
+
+_P = ctypes.POINTER
+_vp = ctypes.c_void_p
+_err = _P(pq_error)
+
+
+def _proto(name, restype, *argtypes):
+    fn = getattr(lib, name)
+    fn.restype = restype
+    fn.argtypes = list(argtypes)
+    return fn
+
+
+pq_version = _proto("pq_version", ctypes.c_char_p)
+pq_status_name = _proto("pq_status_name", ctypes.c_char_p, c_enum)
+pq_stage_name = _proto("pq_stage_name", ctypes.c_char_p, c_enum)
+
+# metadata
+pq_metadata_parse = _proto("pq_metadata_parse", _vp, ctypes.c_char_p, ctypes.c_size_t, _vp, _err)
+pq_footer_parse_count = _proto("pq_footer_parse_count", ctypes.c_uint64)
+pq_metadata_retain = _proto("pq_metadata_retain", _vp, _vp)
+pq_metadata_release = _proto("pq_metadata_release", None, _vp)
+pq_metadata_file = _proto("pq_metadata_file", _P(pq_file_metadata), _vp)
+pq_metadata_schema = _proto("pq_metadata_schema", _P(pq_schema), _vp)
+pq_metadata_footer_bytes = _proto("pq_metadata_footer_bytes", _vp, _vp, _P(ctypes.c_size_t))
+pq_metadata_memory_size = _proto("pq_metadata_memory_size", ctypes.c_size_t, _vp)
+pq_metadata_is_projected = _proto("pq_metadata_is_projected", ctypes.c_bool, _vp)
+pq_metadata_find_leaf = _proto("pq_metadata_find_leaf", ctypes.c_int32, _vp, ctypes.c_char_p)
+pq_physical_type_name = _proto("pq_physical_type_name", ctypes.c_char_p, ctypes.c_int32)
+pq_converted_type_name = _proto("pq_converted_type_name", ctypes.c_char_p, ctypes.c_int32)
+pq_logical_type_format = _proto("pq_logical_type_format", ctypes.c_size_t,
+                                _P(pq_logical_type), ctypes.c_char_p, ctypes.c_size_t)
+pq_arrow_type_format = _proto("pq_arrow_type_format", ctypes.c_size_t,
+                              _P(pq_arrow_type), ctypes.c_char_p, ctypes.c_size_t)
+
+# cache
+pq_metadata_cache_create = _proto("pq_metadata_cache_create", _vp, ctypes.c_size_t, _err)
+pq_metadata_cache_destroy = _proto("pq_metadata_cache_destroy", None, _vp)
+pq_metadata_cache_get_stats = _proto("pq_metadata_cache_get_stats", None, _vp,
+                                     _P(pq_metadata_cache_stats))
+
+# reader
+pq_reader_options_init = _proto("pq_reader_options_init", None, _P(pq_reader_options))
+pq_reader_open_path = _proto("pq_reader_open_path", _vp, ctypes.c_char_p,
+                             _P(pq_reader_options), _err)
+pq_reader_close = _proto("pq_reader_close", None, _vp)
+pq_reader_stage = _proto("pq_reader_stage", c_enum, _vp)
+pq_reader_advance_to = _proto("pq_reader_advance_to", c_enum, _vp, c_enum, _err)
+pq_reader_metadata = _proto("pq_reader_metadata", _vp, _vp)
+pq_reader_file_size = _proto("pq_reader_file_size", ctypes.c_uint64, _vp)
+pq_reader_stage_stats = _proto("pq_reader_stage_stats", None, _vp, c_enum, _P(pq_stage_stats))
