@@ -1,0 +1,786 @@
+/*
+ * column_decode.c — one column chunk's pages into levels and values (see
+ * column_decode.h).
+ *
+ * One pass over the pages. Levels go straight into the output arrays, sized
+ * once from the data pages' value counts; values are appended to buffers
+ * that grow as pages come. Every allocation is counted against the memory
+ * limit, and every kernel error is re-issued with the page named.
+ */
+#include "pages/column_decode.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/byte_stream_split.h"
+#include "kernels/delta.h"
+#include "kernels/dictionary.h"
+#include "kernels/plain.h"
+#include "kernels/rle.h"
+#include "pages/codec.h"
+
+/* Values decoded per step when a kernel hands them out through a scratch
+ * array (levels, dictionary indices, RLE booleans). A multiple of 8, so that
+ * BIT_PACKED level batches end on a byte boundary. */
+#define BATCH 1024
+
+typedef struct cd_ctx {
+    const pq_leaf *leaf;
+    int32_t codec;
+    uint64_t limit;          /* 0: none */
+    uint64_t held;           /* bytes allocated now (buffers' capacities) */
+    pq_error *err;
+    pq_codec_ctx cctx;
+
+    size_t page;             /* the page being decoded, for messages */
+    const pq_page_info *pi;
+
+    size_t width;            /* output bytes per value; 0 for BYTE_ARRAY */
+
+    uint8_t *buf;            /* decompressed page */
+    size_t buf_cap;
+
+    bool have_dict;
+    size_t dict_n;
+    uint8_t *dict_values;    /* fixed width: dict_n * width */
+    size_t dict_values_cap;
+    int32_t *dict_offsets;   /* BYTE_ARRAY: dict_n + 1 */
+    size_t dict_offsets_cap;
+    uint8_t *dict_data;
+    size_t dict_data_cap;
+
+    pq_column_values *out;
+    size_t values_cap;       /* bytes */
+    size_t offsets_cap;      /* bytes */
+    size_t data_cap;         /* bytes */
+} cd_ctx;
+
+/* ---------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static pq_status fail(cd_ctx *c, pq_status code, const char *fmt, ...)
+{
+    if (!c->err) return code;
+    char *m = c->err->message;
+    size_t cap = sizeof c->err->message;
+    int k = 0;
+    c->err->code = code;
+    if (c->pi) {
+        /* The name functions may share one buffer for unknown values: copy. */
+        char type[32], enc[32];
+        snprintf(type, sizeof type, "%s", pq_page_type_name(c->pi->type));
+        snprintf(enc, sizeof enc, "%s", pq_encoding_name(c->pi->encoding));
+        k = snprintf(m, cap, "page %zu (%s, %s): ", c->page, type, enc);
+        if (k < 0 || (size_t)k >= cap) return code;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m + k, cap - (size_t)k, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* A kernel's error, with the page named. */
+static pq_status kfail(cd_ctx *c, pq_status code, const pq_error *kerr)
+{
+    return fail(c, code, "%s", kerr->message);
+}
+
+/* ---------------------------------------------------------------------------
+ * Memory
+ * ------------------------------------------------------------------------- */
+
+static bool mul_ok(size_t a, size_t b, size_t *r)
+{
+    if (a && b > SIZE_MAX / a) return false;
+    *r = a * b;
+    return true;
+}
+
+/* Grows *p (*cap bytes) to at least `need` bytes: doubling, but never past
+ * the memory limit, which counts every buffer the decode holds. */
+static pq_status grow(cd_ctx *c, void **p, size_t *cap, size_t need, const char *what)
+{
+    if (need <= *cap) return PQ_OK;
+    size_t want = need;
+    if (*cap <= SIZE_MAX / 2 && *cap * 2 > want) want = *cap * 2;
+    uint64_t others = c->held - *cap;
+    if (c->limit) {
+        if (need > c->limit || others > c->limit - need)
+            return fail(c, PQ_ERR_MEMORY_LIMIT, "%s: %zu bytes (with %llu held) exceed the memory limit of %llu",
+                        what, need, (unsigned long long)others, (unsigned long long)c->limit);
+        if (want > c->limit - others) want = (size_t)(c->limit - others);
+    }
+    void *q = realloc(*p, want);
+    if (!q) return fail(c, PQ_ERR_NOMEM, "%s: cannot allocate %zu bytes", what, want);
+    *p = q;
+    c->held = others + want;
+    *cap = want;
+    return PQ_OK;
+}
+
+/* Room for `n` more fixed-width values. */
+static pq_status reserve_values(cd_ctx *c, size_t n)
+{
+    size_t total = c->out->n_values + n, bytes;
+    if (total < n || !mul_ok(total, c->width, &bytes))
+        return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    return grow(c, (void **)&c->out->values, &c->values_cap, bytes, "values");
+}
+
+/* Room for `n` more byte-array offsets. */
+static pq_status reserve_offsets(cd_ctx *c, size_t n)
+{
+    size_t total = c->out->n_values + n + 1, bytes;
+    if (total < n || !mul_ok(total, sizeof(int32_t), &bytes))
+        return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    return grow(c, (void **)&c->out->offsets, &c->offsets_cap, bytes, "offsets");
+}
+
+/* Room for `n` more bytes of byte-array data. */
+static pq_status reserve_data(cd_ctx *c, size_t n)
+{
+    size_t total = c->out->data_len + n;
+    if (total < n) return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu bytes overflow the address space", n);
+    return grow(c, (void **)&c->out->data, &c->data_cap, total, "byte array data");
+}
+
+/* ---------------------------------------------------------------------------
+ * Page bytes
+ * ------------------------------------------------------------------------- */
+
+static const uint8_t empty_page[1];
+
+/* The decompressed bytes of [src, src + src_len), dst_len of them: the
+ * chunk's own bytes when the codec is UNCOMPRESSED, else the page buffer. */
+static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size_t src_len, size_t dst_len,
+                            const uint8_t **bytes)
+{
+    if (dst_len > PQ_MAX_PAGE_SIZE)
+        return fail(c, PQ_ERR_MEMORY_LIMIT, "uncompressed size %zu exceeds the %llu-byte page cap", dst_len,
+                    (unsigned long long)PQ_MAX_PAGE_SIZE);
+    if (!compressed || c->codec == PQ_CODEC_UNCOMPRESSED) {
+        if (compressed && src_len != dst_len)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "UNCOMPRESSED: %zu bytes stored, page header says %zu", src_len,
+                        dst_len);
+        *bytes = src_len ? src : empty_page;
+        return PQ_OK;
+    }
+    if (dst_len == 0 && src_len == 0) {
+        *bytes = empty_page;
+        return PQ_OK;
+    }
+    pq_status st = grow(c, (void **)&c->buf, &c->buf_cap, dst_len ? dst_len : 1, "page buffer");
+    if (st != PQ_OK) return st;
+    pq_error kerr;
+    st = pq_decompress_ctx(&c->cctx, c->codec, src, src_len, c->buf, dst_len, &kerr);
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    *bytes = c->buf;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Levels
+ * ------------------------------------------------------------------------- */
+
+/* Bits needed for levels 0..max. */
+static int level_bit_width(int16_t max)
+{
+    int bw = 0;
+    while (bw < 16 && (max >> bw) != 0) bw++;
+    return bw;
+}
+
+/* Checks a batch of levels against the maximum and stores them. */
+static pq_status store_levels(cd_ctx *c, const char *what, const uint32_t *tmp, size_t got, int16_t max,
+                              int16_t *out, size_t at)
+{
+    for (size_t i = 0; i < got; i++) {
+        if (tmp[i] > (uint32_t)max)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%s level %u at slot %zu exceeds the maximum %d", what, tmp[i],
+                        at + i, max);
+        out[at + i] = (int16_t)tmp[i];
+    }
+    return PQ_OK;
+}
+
+/* n levels from an RLE/bit-packed hybrid decoder. */
+static pq_status levels_rle(cd_ctx *c, pq_rle_decoder *d, const char *what, int16_t max, int16_t *out, size_t n)
+{
+    uint32_t tmp[BATCH];
+    size_t done = 0;
+    while (done < n) {
+        size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
+        pq_error kerr;
+        pq_status st = pq_rle_next(d, tmp, want, &got, &kerr);
+        if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
+        st = store_levels(c, what, tmp, got, max, out, done);
+        if (st != PQ_OK) return st;
+        done += got;
+        if (got < want)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%s levels: %zu decoded, the page has %zu values", what, done, n);
+    }
+    return PQ_OK;
+}
+
+/* Data page v1 levels: RLE with a 4-byte length prefix, or the deprecated
+ * BIT_PACKED. *consumed gets the bytes the section took. */
+static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc, const char *what, int16_t max,
+                           int16_t *out, size_t n, size_t *consumed)
+{
+    int bw = level_bit_width(max);
+    pq_error kerr;
+    pq_status st;
+    if (enc == PQ_ENC_RLE) {
+        pq_rle_decoder d;
+        st = pq_rle_init_prefixed(&d, p, len, bw, consumed, &kerr);
+        if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
+        return levels_rle(c, &d, what, max, out, n);
+    }
+    if (enc == PQ_ENC_BIT_PACKED) {
+        uint32_t tmp[BATCH];
+        size_t pos = 0;
+        for (size_t done = 0; done < n;) {
+            size_t want = n - done < BATCH ? n - done : BATCH, used = 0;
+            st = pq_bit_packed_levels(p + pos, len - pos, bw, want, tmp, &used, &kerr);
+            if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
+            st = store_levels(c, what, tmp, want, max, out, done);
+            if (st != PQ_OK) return st;
+            pos += used;
+            done += want;
+        }
+        *consumed = pos;
+        return PQ_OK;
+    }
+    return fail(c, PQ_ERR_UNSUPPORTED, "%s level encoding %s is not supported", what, pq_encoding_name(enc));
+}
+
+/* ---------------------------------------------------------------------------
+ * Dictionary page
+ * ------------------------------------------------------------------------- */
+
+static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
+{
+    const pq_page_info *pi = c->pi;
+    if (c->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "a second dictionary page in the chunk");
+    if (pi->encoding != PQ_ENC_PLAIN && pi->encoding != PQ_ENC_PLAIN_DICTIONARY)
+        return fail(c, PQ_ERR_UNSUPPORTED, "dictionary page encoding is not supported");
+    if (pi->num_values < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "num_values %d", pi->num_values);
+    size_t n = (size_t)pi->num_values, used = 0, bytes;
+    pq_error kerr;
+    pq_status st;
+    int32_t type = c->leaf->physical_type;
+
+    if (type == PQ_BYTE_ARRAY) {
+        if (n > len / 4)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
+        if ((st = grow(c, (void **)&c->dict_offsets, &c->dict_offsets_cap, (n + 1) * sizeof(int32_t),
+                       "dictionary")) != PQ_OK ||
+            (st = grow(c, (void **)&c->dict_data, &c->dict_data_cap, len ? len : 1, "dictionary")) != PQ_OK)
+            return st;
+        size_t data_len;
+        st = pq_plain_byte_array(src, len, n, c->dict_offsets, 0, c->dict_data, c->dict_data_cap, &data_len, &used,
+                                 &kerr);
+    } else if (type == PQ_BOOLEAN) {
+        if (n / 8 > len)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
+        if ((st = grow(c, (void **)&c->dict_values, &c->dict_values_cap, n ? n : 1, "dictionary")) != PQ_OK)
+            return st;
+        st = pq_plain_boolean(src, len, 0, n, c->dict_values, &used, &kerr);
+    } else {
+        if (n > len / c->width || !mul_ok(n, c->width, &bytes))
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes", n,
+                        c->width, len);
+        if ((st = grow(c, (void **)&c->dict_values, &c->dict_values_cap, bytes ? bytes : 1, "dictionary")) !=
+            PQ_OK)
+            return st;
+        st = pq_plain_fixed(src, len, c->width, n, c->dict_values, &used, &kerr);
+    }
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    c->dict_n = n;
+    c->have_dict = true;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Values
+ * ------------------------------------------------------------------------- */
+
+static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    size_t used = 0;
+    pq_error kerr;
+    pq_status st;
+    int32_t type = c->leaf->physical_type;
+
+    if (type == PQ_BYTE_ARRAY) {
+        if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
+        if ((st = reserve_offsets(c, n)) != PQ_OK || (st = reserve_data(c, len - 4 * n)) != PQ_OK) return st;
+        size_t got_len = 0;
+        st = pq_plain_byte_array(src, len, n, o->offsets + o->n_values, (int32_t)o->data_len,
+                                 o->data ? o->data + o->data_len : NULL, c->data_cap - o->data_len, &got_len, &used,
+                                 &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+        o->data_len += got_len;
+    } else if (type == PQ_BOOLEAN) {
+        if (n / 8 > len) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu booleans cannot fit in %zu bytes", n, len);
+        if ((st = reserve_values(c, n)) != PQ_OK) return st;
+        st = pq_plain_boolean(src, len, 0, n, o->values + o->n_values, &used, &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+    } else {
+        if (n > len / c->width)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values of %zu bytes cannot fit in %zu bytes", n, c->width, len);
+        if ((st = reserve_values(c, n)) != PQ_OK) return st;
+        st = pq_plain_fixed(src, len, c->width, n, o->values + o->n_values * c->width, &used, &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+    }
+    o->n_values += n;
+    return PQ_OK;
+}
+
+static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    if (!c->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
+    bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
+    if ((st = binary ? reserve_offsets(c, n) : reserve_values(c, n)) != PQ_OK) return st;
+
+    pq_rle_decoder d;
+    if ((st = pq_rle_init_dict_indices(&d, src, len, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+    uint32_t idx[BATCH];
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
+        if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        if (got < want)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                        done + got, n);
+        for (size_t i = 0; i < got; i++)
+            if (idx[i] >= c->dict_n)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
+                            idx[i], done + i, c->dict_n);
+        size_t at = o->n_values + done;
+        if (binary) {
+            size_t need = 0;
+            st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+                                       (int32_t)o->data_len, NULL, 0, &need, &kerr);
+            if (st != PQ_OK) return kfail(c, st, &kerr);
+            if ((st = reserve_data(c, need)) != PQ_OK) return st;
+            st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+                                       (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
+                                       c->data_cap - o->data_len, &need, &kerr);
+            if (st != PQ_OK) return kfail(c, st, &kerr);
+            o->data_len += need;
+        } else {
+            st = pq_dict_gather_fixed(c->dict_values, c->dict_n, c->width, idx, got, o->values + at * c->width,
+                                      &kerr);
+            if (st != PQ_OK) return kfail(c, st, &kerr);
+        }
+        done += got;
+    }
+    o->n_values += n;
+    return PQ_OK;
+}
+
+/* RLE-encoded booleans: a 4-byte length, then runs of bit width 1. */
+static pq_status values_rle_boolean(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    size_t used;
+    pq_rle_decoder d;
+    if ((st = reserve_values(c, n)) != PQ_OK) return st;
+    if ((st = pq_rle_init_prefixed(&d, src, len, 1, &used, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+    uint32_t tmp[BATCH];
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
+        if ((st = pq_rle_next(&d, tmp, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        if (got < want)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "RLE booleans: %zu decoded, the page has %zu non-null values",
+                        done + got, n);
+        for (size_t i = 0; i < got; i++) {
+            if (tmp[i] > 1) return fail(c, PQ_ERR_CORRUPT_DATA, "RLE boolean %u at value %zu", tmp[i], done + i);
+            o->values[o->n_values + done + i] = (uint8_t)tmp[i];
+        }
+        done += got;
+    }
+    o->n_values += n;
+    return PQ_OK;
+}
+
+static pq_status values_delta_binary(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    size_t got = 0, used = 0;
+    if ((st = reserve_values(c, n)) != PQ_OK) return st;
+    uint8_t *dst = o->values + o->n_values * c->width;
+    if (c->leaf->physical_type == PQ_INT32)
+        st = pq_delta_decode_i32(src, len, (int32_t *)(void *)dst, n, &got, &used, &kerr);
+    else
+        st = pq_delta_decode_i64(src, len, (int64_t *)(void *)dst, n, &got, &used, &kerr);
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    if (got != n)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "DELTA_BINARY_PACKED: %zu values, the page has %zu non-null values", got,
+                    n);
+    o->n_values += n;
+    return PQ_OK;
+}
+
+static pq_status values_delta_length(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    size_t got = 0, used = 0, dlen = 0;
+    const uint8_t *dsrc = NULL;
+    if ((st = reserve_offsets(c, n)) != PQ_OK) return st;
+    st = pq_delta_length_byte_array(src, len, n, o->offsets + o->n_values, (int32_t)o->data_len, &got, &dsrc, &dlen,
+                                    &used, &kerr);
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    if (got != n)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "DELTA_LENGTH_BYTE_ARRAY: %zu values, the page has %zu non-null values",
+                    got, n);
+    if ((st = reserve_data(c, dlen)) != PQ_OK) return st;
+    if (dlen) memcpy(o->data + o->data_len, dsrc, dlen);
+    o->data_len += dlen;
+    o->n_values += n;
+    return PQ_OK;
+}
+
+/* DELTA_BYTE_ARRAY for BYTE_ARRAY, and for FLBA, where every value must be
+ * type_length bytes: the values then lie back to back, as fixed-width ones. */
+static pq_status values_delta_byte_array(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
+    size_t got = 0, used = 0, need = 0, scratch_bytes;
+    int32_t *scratch = NULL, *offsets = NULL;
+    size_t scratch_cap = 0, offsets_cap = 0;
+
+    /* Prefix lengths (and the FLBA offsets) are scratch, counted while held. */
+    if (!mul_ok(n + 1, sizeof(int32_t), &scratch_bytes))
+        return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    st = grow(c, (void **)&scratch, &scratch_cap, scratch_bytes, "DELTA_BYTE_ARRAY prefixes");
+    if (st == PQ_OK && !binary)
+        st = grow(c, (void **)&offsets, &offsets_cap, scratch_bytes, "DELTA_BYTE_ARRAY offsets");
+    if (st == PQ_OK && binary) st = reserve_offsets(c, n);
+    if (st != PQ_OK) goto done;
+    if (binary) offsets = o->offsets + o->n_values;
+    int32_t base = binary ? (int32_t)o->data_len : 0;
+
+    st = pq_delta_byte_array(src, len, n, scratch, offsets, base, NULL, 0, &got, &need, &used, &kerr);
+    if (st != PQ_OK) {
+        st = kfail(c, st, &kerr);
+        goto done;
+    }
+    if (got != n) {
+        st = fail(c, PQ_ERR_CORRUPT_DATA, "DELTA_BYTE_ARRAY: %zu values, the page has %zu non-null values", got, n);
+        goto done;
+    }
+    uint8_t *dst;
+    size_t cap;
+    if (binary) {
+        if ((st = reserve_data(c, need)) != PQ_OK) goto done;
+        dst = o->data ? o->data + o->data_len : NULL;
+        cap = c->data_cap - o->data_len;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if ((size_t)(offsets[i + 1] - offsets[i]) != c->width) {
+                st = fail(c, PQ_ERR_CORRUPT_DATA, "DELTA_BYTE_ARRAY: value %zu is %d bytes, FIXED_LEN_BYTE_ARRAY(%zu)",
+                          i, offsets[i + 1] - offsets[i], c->width);
+                goto done;
+            }
+        }
+        if ((st = reserve_values(c, n)) != PQ_OK) goto done;
+        dst = o->values + o->n_values * c->width;
+        cap = n * c->width;
+    }
+    st = pq_delta_byte_array(src, len, n, scratch, offsets, base, dst, cap, &got, &need, &used, &kerr);
+    if (st != PQ_OK) {
+        st = kfail(c, st, &kerr);
+        goto done;
+    }
+    if (binary) o->data_len += need;
+    o->n_values += n;
+done:
+    free(scratch);
+    c->held -= scratch_cap;
+    if (!binary) {
+        free(offsets);
+        c->held -= offsets_cap;
+    }
+    return st;
+}
+
+static pq_status values_byte_stream_split(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    if (len % c->width || len / c->width != n)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "BYTE_STREAM_SPLIT: %zu bytes for %zu values of %zu bytes", len, n,
+                    c->width);
+    if ((st = reserve_values(c, n)) != PQ_OK) return st;
+    size_t total = 0;
+    st = pq_byte_stream_split(src, len, c->width, 0, n, o->values + o->n_values * c->width, &total, &kerr);
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    o->n_values += n;
+    return PQ_OK;
+}
+
+/* The n non-null values of a data page, encoded as `enc`, appended. */
+static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
+{
+    int32_t type = c->leaf->physical_type;
+    if (n == 0) return PQ_OK; /* writers differ on what an all-null page holds */
+    switch (enc) {
+    case PQ_ENC_PLAIN:
+        return values_plain(c, src, len, n);
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY:
+        return values_dictionary(c, src, len, n);
+    case PQ_ENC_RLE:
+        if (type == PQ_BOOLEAN) return values_rle_boolean(c, src, len, n);
+        break;
+    case PQ_ENC_DELTA_BINARY_PACKED:
+        if (type == PQ_INT32 || type == PQ_INT64) return values_delta_binary(c, src, len, n);
+        break;
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+        if (type == PQ_BYTE_ARRAY) return values_delta_length(c, src, len, n);
+        break;
+    case PQ_ENC_DELTA_BYTE_ARRAY:
+        if (type == PQ_BYTE_ARRAY || type == PQ_FIXED_LEN_BYTE_ARRAY)
+            return values_delta_byte_array(c, src, len, n);
+        break;
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+        if (type == PQ_FLOAT || type == PQ_DOUBLE || type == PQ_INT32 || type == PQ_INT64 ||
+            type == PQ_FIXED_LEN_BYTE_ARRAY)
+            return values_byte_stream_split(c, src, len, n);
+        break;
+    default:
+        return fail(c, PQ_ERR_UNSUPPORTED, "value encoding is not supported");
+    }
+    return fail(c, PQ_ERR_UNSUPPORTED, "encoding not valid for %s", pq_physical_type_name(type));
+}
+
+/* ---------------------------------------------------------------------------
+ * Data pages
+ * ------------------------------------------------------------------------- */
+
+/* Non-null values among the page's n slots at `at`. */
+static size_t count_non_null(const cd_ctx *c, size_t at, size_t n)
+{
+    if (c->leaf->max_def == 0) return n;
+    const int16_t *def = c->out->def_levels + at;
+    size_t nn = 0;
+    for (size_t i = 0; i < n; i++) nn += def[i] == c->leaf->max_def;
+    return nn;
+}
+
+/* A column chunk starts a record: its first repetition level is 0. */
+static pq_status check_record_start(cd_ctx *c, size_t at, size_t n)
+{
+    if (at == 0 && n > 0 && c->out->rep_levels[0] != 0)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "the chunk's first repetition level is %d, not 0 (a record start)",
+                    c->out->rep_levels[0]);
+    return PQ_OK;
+}
+
+static pq_status decode_data_v1(cd_ctx *c, const uint8_t *raw, size_t at)
+{
+    const pq_page_info *pi = c->pi;
+    const uint8_t *p;
+    size_t n = (size_t)pi->num_values, pos = 0, used = 0;
+    pq_status st = decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, &p);
+    if (st != PQ_OK) return st;
+    size_t len = (size_t)pi->uncompressed_size;
+    if (c->leaf->max_rep > 0) {
+        st = levels_v1(c, p, len, pi->rep_level_encoding, "repetition", c->leaf->max_rep, c->out->rep_levels + at, n,
+                       &used);
+        if (st != PQ_OK || (st = check_record_start(c, at, n)) != PQ_OK) return st;
+        pos += used;
+    }
+    if (c->leaf->max_def > 0) {
+        st = levels_v1(c, p + pos, len - pos, pi->def_level_encoding, "definition", c->leaf->max_def,
+                       c->out->def_levels + at, n, &used);
+        if (st != PQ_OK) return st;
+        pos += used;
+    }
+    return decode_values(c, pi->encoding, p + pos, len - pos, count_non_null(c, at, n));
+}
+
+static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
+{
+    const pq_page_info *pi = c->pi;
+    size_t n = (size_t)pi->num_values;
+    size_t comp = (size_t)pi->compressed_size, uncomp = (size_t)pi->uncompressed_size;
+    if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "negative level byte lengths");
+    size_t rl = (size_t)pi->rep_levels_byte_length, dl = (size_t)pi->def_levels_byte_length;
+    if (rl > comp || dl > comp - rl || rl + dl > uncomp)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "level byte lengths %zu + %zu exceed the page sizes %zu / %zu", rl, dl,
+                    comp, uncomp);
+    pq_error kerr;
+    pq_status st;
+    pq_rle_decoder d;
+    /* Levels are stored uncompressed, before the values. */
+    if (c->leaf->max_rep > 0) {
+        st = pq_rle_init_levels_v2(&d, raw, rl, level_bit_width(c->leaf->max_rep), &kerr);
+        if (st != PQ_OK) return fail(c, st, "repetition levels: %s", kerr.message);
+        if ((st = levels_rle(c, &d, "repetition", c->leaf->max_rep, c->out->rep_levels + at, n)) != PQ_OK ||
+            (st = check_record_start(c, at, n)) != PQ_OK)
+            return st;
+    }
+    if (c->leaf->max_def > 0) {
+        st = pq_rle_init_levels_v2(&d, raw + rl, dl, level_bit_width(c->leaf->max_def), &kerr);
+        if (st != PQ_OK) return fail(c, st, "definition levels: %s", kerr.message);
+        if ((st = levels_rle(c, &d, "definition", c->leaf->max_def, c->out->def_levels + at, n)) != PQ_OK) return st;
+    }
+    const uint8_t *p;
+    size_t vlen = pi->is_compressed ? uncomp - rl - dl : comp - rl - dl;
+    st = decompress(c, pi->is_compressed, raw + rl + dl, comp - rl - dl, vlen, &p);
+    if (st != PQ_OK) return st;
+    return decode_values(c, pi->encoding, p, vlen, count_non_null(c, at, n));
+}
+
+/* ---------------------------------------------------------------------------
+ * The chunk
+ * ------------------------------------------------------------------------- */
+
+static size_t value_width(const pq_leaf *leaf)
+{
+    switch (leaf->physical_type) {
+    case PQ_BOOLEAN: return 1;
+    case PQ_INT32: return 4;
+    case PQ_INT64: return 8;
+    case PQ_INT96: return 12;
+    case PQ_FLOAT: return 4;
+    case PQ_DOUBLE: return 8;
+    case PQ_FIXED_LEN_BYTE_ARRAY: return leaf->type_length > 0 ? (size_t)leaf->type_length : 0;
+    default: return 0;
+    }
+}
+
+static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len, const pq_page_info *pages,
+                              size_t npages)
+{
+    pq_column_values *o = c->out;
+    const pq_leaf *leaf = c->leaf;
+    pq_status st;
+
+    /* Level slots: every data page's num_values. */
+    size_t n_levels = 0;
+    for (size_t i = 0; i < npages; i++) {
+        const pq_page_info *pi = &pages[i];
+        if (pi->type != PQ_PAGE_DATA && pi->type != PQ_PAGE_DATA_V2) continue;
+        c->page = i;
+        c->pi = pi;
+        if (pi->num_values < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "num_values %d", pi->num_values);
+        n_levels += (size_t)pi->num_values;
+        if (n_levels < (size_t)pi->num_values) return fail(c, PQ_ERR_MEMORY_LIMIT, "value count overflows");
+    }
+    c->pi = NULL;
+    size_t level_bytes, def_cap = 0, rep_cap = 0;
+    if (!mul_ok(n_levels, sizeof(int16_t), &level_bytes))
+        return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu levels overflow the address space", n_levels);
+    if (leaf->max_def > 0 &&
+        (st = grow(c, (void **)&o->def_levels, &def_cap, level_bytes ? level_bytes : 1, "definition levels")) != PQ_OK)
+        return st;
+    if (leaf->max_rep > 0 &&
+        (st = grow(c, (void **)&o->rep_levels, &rep_cap, level_bytes ? level_bytes : 1, "repetition levels")) != PQ_OK)
+        return st;
+    o->n_levels = n_levels;
+    if (leaf->physical_type == PQ_BYTE_ARRAY) {
+        if ((st = reserve_offsets(c, 0)) != PQ_OK) return st;
+        o->offsets[0] = 0;
+    }
+
+    size_t at = 0;
+    for (size_t i = 0; i < npages; i++) {
+        const pq_page_info *pi = &pages[i];
+        c->page = i;
+        c->pi = pi;
+        if (pi->type == PQ_PAGE_INDEX) continue;
+        if (pi->compressed_size < 0 || pi->uncompressed_size < 0 || pi->data_offset > chunk_len ||
+            (uint64_t)pi->compressed_size > chunk_len - pi->data_offset)
+            return fail(c, PQ_ERR_INVALID_ARGUMENT, "page data [%llu, +%d) is outside the %zu-byte chunk",
+                        (unsigned long long)pi->data_offset, pi->compressed_size, chunk_len);
+        const uint8_t *raw = chunk + pi->data_offset;
+        if (pi->type == PQ_PAGE_DICTIONARY) {
+            const uint8_t *p;
+            st = decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, &p);
+            if (st == PQ_OK) st = decode_dictionary(c, p, (size_t)pi->uncompressed_size);
+        } else if (pi->type == PQ_PAGE_DATA) {
+            st = decode_data_v1(c, raw, at);
+            at += (size_t)pi->num_values;
+        } else if (pi->type == PQ_PAGE_DATA_V2) {
+            st = decode_data_v2(c, raw, at);
+            at += (size_t)pi->num_values;
+        } else {
+            st = fail(c, PQ_ERR_CORRUPT_DATA, "unknown page type");
+        }
+        if (st != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *chunk, size_t chunk_len,
+                           const pq_page_info *pages, size_t npages, uint64_t memory_limit, pq_column_values *out,
+                           pq_error *err)
+{
+    cd_ctx c;
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    if (!out) return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL output");
+    memset(out, 0, sizeof *out);
+    if (!leaf || (!chunk && chunk_len) || (!pages && npages))
+        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL argument");
+    if (leaf->max_def < 0 || leaf->max_rep < 0)
+        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "negative maximum level (%d, %d)", leaf->max_def, leaf->max_rep);
+    c.leaf = leaf;
+    c.codec = codec;
+    c.limit = memory_limit;
+    c.out = out;
+    c.width = value_width(leaf);
+    out->physical_type = leaf->physical_type;
+    out->width = c.width;
+    if (leaf->physical_type != PQ_BYTE_ARRAY && c.width == 0)
+        return fail(&c, PQ_ERR_UNSUPPORTED, "physical type %s (type_length %d)",
+                    pq_physical_type_name(leaf->physical_type), leaf->type_length);
+    if (!pq_codec_supported(codec)) return fail(&c, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
+
+    pq_codec_ctx_init(&c.cctx);
+    pq_status st = decode_pages(&c, chunk, chunk_len, pages, npages);
+    pq_codec_ctx_free(&c.cctx);
+    free(c.buf);
+    free(c.dict_values);
+    free(c.dict_offsets);
+    free(c.dict_data);
+    if (st != PQ_OK) pq_column_values_free(out);
+    return st;
+}
+
+void pq_column_values_free(pq_column_values *v)
+{
+    if (!v) return;
+    free(v->def_levels);
+    free(v->rep_levels);
+    free(v->values);
+    free(v->offsets);
+    free(v->data);
+    memset(v, 0, sizeof *v);
+}

@@ -1,0 +1,76 @@
+/*
+ * column_decode.h — one column chunk's pages decoded into levels and values.
+ *
+ * Input: the chunk's bytes and the pages the page walk found in them
+ * (pq_page_walk). Every page is decompressed, its repetition and definition
+ * levels decoded, and its non-null values decoded and appended. Dictionary
+ * pages are decoded once and kept; dictionary-encoded data pages gather from
+ * them, and a chunk may fall back to another encoding midway (later pages
+ * then carry PLAIN, say). Index pages are skipped.
+ *
+ * The result is flat, whatever the nesting: levels for every value slot
+ * (nulls and empty lists included) and the non-null values in order.
+ * Assembling nested arrays from the levels is the caller's job.
+ *
+ * Every count and size is checked: levels decoded must equal the page's
+ * num_values and lie within the leaf's maximum, values decoded must equal the
+ * page's non-null count (definition levels equal to max_def), dictionary
+ * indices must be below the dictionary size, and the chunk's first
+ * repetition level must be 0 (a chunk starts a record). Checking that the
+ * chunk holds the row group's row count is the caller's job (it knows
+ * num_rows). Errors name the page, e.g.
+ * "page 3 (DATA_PAGE, RLE_DICTIONARY): dictionary index 9 at 12 >= 4".
+ */
+#ifndef PQ_PAGES_COLUMN_DECODE_H
+#define PQ_PAGES_COLUMN_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+#include "pq_metadata.h"
+#include "pq_pages.h"
+
+/* Largest decompressed page accepted, whatever the memory limit. */
+#define PQ_MAX_PAGE_SIZE ((uint64_t)2 << 30)
+
+typedef struct pq_column_values {
+    int32_t physical_type;  /* pq_physical_type of the leaf */
+    size_t n_levels;        /* value slots: the sum of the data pages' num_values */
+    int16_t *def_levels;    /* n_levels entries; NULL when max_def == 0 */
+    int16_t *rep_levels;    /* n_levels entries; NULL when max_rep == 0 */
+    size_t n_values;        /* non-null values */
+    /* Fixed-width types: n_values * width bytes, little-endian as stored.
+     * BOOLEAN is one byte (0 or 1) per value, INT96 12 bytes, FLBA its
+     * type_length. NULL for BYTE_ARRAY (and possibly when n_values is 0). */
+    size_t width;           /* 0 for BYTE_ARRAY */
+    uint8_t *values;
+    /* BYTE_ARRAY: offsets (n_values + 1 entries, offsets[0] = 0) into data
+     * (data_len bytes). NULL otherwise. */
+    int32_t *offsets;
+    uint8_t *data;
+    size_t data_len;
+} pq_column_values;
+
+/* Decode the pages of one column chunk of `leaf`. `codec` is the chunk's
+ * pq_codec, `chunk` its bytes (chunk_len of them) and `pages` what the walk
+ * recorded for them (offsets are from the start of `chunk`).
+ *
+ * memory_limit caps what the decode holds at once (the output, the
+ * dictionary and the page buffer): 0 means no cap beyond what the declared
+ * sizes allow; a decompressed page is never more than PQ_MAX_PAGE_SIZE.
+ * Exceeding it is PQ_ERR_MEMORY_LIMIT.
+ *
+ * On success fills *out (free it with pq_column_values_free). On error *out
+ * is zeroed (everything freed) and `err` names the page. Errors:
+ * PQ_ERR_INVALID_ARGUMENT (NULL, a page outside the chunk),
+ * PQ_ERR_CORRUPT_DATA, PQ_ERR_UNSUPPORTED (an encoding the type cannot have,
+ * LZO), PQ_ERR_MEMORY_LIMIT, PQ_ERR_NOMEM. */
+pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *chunk, size_t chunk_len,
+                           const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                           pq_column_values *out, pq_error *err);
+
+/* Frees what pq_column_decode allocated and zeroes *v. NULL is a no-op. */
+void pq_column_values_free(pq_column_values *v);
+
+#endif
