@@ -20,6 +20,7 @@
 #include "metadata/compact.h"
 #include "metadata/error.h"
 #include "metadata/metadata_internal.h"
+#include "metadata/statistics_wire.h"
 
 #define MAX_SEGMENTS 16
 #define SEGMENT_SIZE 48
@@ -255,10 +256,6 @@ static int dec_key_value_list(footer_dec *d, const pq_key_value **out, uint32_t 
     return 0;
 }
 
-static const char *const stats_fields[9] = {
-    "", "max", "min", "null_count", "distinct_count", "max_value", "min_value",
-    "is_max_value_exact", "is_min_value_exact"};
-
 /* In-order fast path. Writers emit a struct's fields in id order, each with
  * a one-byte header (id delta << 4 | wire type). Testing for the header the
  * next expected field would have is a well-predicted compare, where the
@@ -311,53 +308,9 @@ HOT int next_bool(const pq_compact *c, int16_t id, int fid)
 HOT int stats_field(footer_dec *d, pq_compact *c, pq_statistics *s, int16_t id, int ft,
                     int depth)
 {
-    switch (id) {
-    case 1:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->max.ptr = pq_compact_binary(c, &s->max.len);
-        s->set |= PQ_STATS_HAS_MAX;
-        break;
-    case 2:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->min.ptr = pq_compact_binary(c, &s->min.len);
-        s->set |= PQ_STATS_HAS_MIN;
-        break;
-    case 3:
-        if (ft != PQ_WIRE_I64) goto skip;
-        s->null_count = pq_compact_i64(c);
-        s->set |= PQ_STATS_HAS_NULL_COUNT;
-        break;
-    case 4:
-        if (ft != PQ_WIRE_I64) goto skip;
-        s->distinct_count = pq_compact_i64(c);
-        s->set |= PQ_STATS_HAS_DISTINCT_COUNT;
-        break;
-    case 5:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->max_value.ptr = pq_compact_binary(c, &s->max_value.len);
-        s->set |= PQ_STATS_HAS_MAX_VALUE;
-        break;
-    case 6:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->min_value.ptr = pq_compact_binary(c, &s->min_value.len);
-        s->set |= PQ_STATS_HAS_MIN_VALUE;
-        break;
-    case 7:
-        if (!is_bool(ft)) goto skip;
-        s->is_max_value_exact = ft == PQ_WIRE_BOOL_TRUE;
-        s->set |= PQ_STATS_HAS_IS_MAX_EXACT;
-        break;
-    case 8:
-        if (!is_bool(ft)) goto skip;
-        s->is_min_value_exact = ft == PQ_WIRE_BOOL_TRUE;
-        s->set |= PQ_STATS_HAS_IS_MIN_EXACT;
-        break;
-    default:
-    skip:
-        if (skip_field(d, c, ft, id, depth)) return -1;
-    }
+    if (!pq_statistics_field(c, s, id, ft)) return skip_field(d, c, ft, id, depth);
     if (__builtin_expect(c->bad, 0))
-        return malformed(d, id >= 1 && id <= 8 ? stats_fields[id] : "field");
+        return malformed(d, id >= 1 && id <= 8 ? pq_statistics_field_names[id] : "field");
     return 0;
 }
 

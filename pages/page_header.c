@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "metadata/compact.h"
+#include "metadata/statistics_wire.h"
 #include "metadata/error.h"
 
 #define PH "PageHeader"
@@ -127,60 +128,12 @@ static inline int next_bool(const pq_compact *c, int16_t id, int fid)
  * Statistics
  * ------------------------------------------------------------------------- */
 
-static const char *const stats_names[9] = {
-    "", "max", "min", "null_count", "distinct_count", "max_value", "min_value",
-    "is_max_value_exact", "is_min_value_exact"};
-
 static int stats_field(ph_dec *d, pq_statistics *s, int16_t id, int ft, const char *path,
                        int depth)
 {
     pq_compact *c = &d->c;
-    switch (id) {
-    case 1:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->max.ptr = pq_compact_binary(c, &s->max.len);
-        s->set |= PQ_STATS_HAS_MAX;
-        break;
-    case 2:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->min.ptr = pq_compact_binary(c, &s->min.len);
-        s->set |= PQ_STATS_HAS_MIN;
-        break;
-    case 3:
-        if (ft != PQ_WIRE_I64) goto skip;
-        s->null_count = pq_compact_i64(c);
-        s->set |= PQ_STATS_HAS_NULL_COUNT;
-        break;
-    case 4:
-        if (ft != PQ_WIRE_I64) goto skip;
-        s->distinct_count = pq_compact_i64(c);
-        s->set |= PQ_STATS_HAS_DISTINCT_COUNT;
-        break;
-    case 5:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->max_value.ptr = pq_compact_binary(c, &s->max_value.len);
-        s->set |= PQ_STATS_HAS_MAX_VALUE;
-        break;
-    case 6:
-        if (ft != PQ_WIRE_BINARY) goto skip;
-        s->min_value.ptr = pq_compact_binary(c, &s->min_value.len);
-        s->set |= PQ_STATS_HAS_MIN_VALUE;
-        break;
-    case 7:
-        if (!is_bool(ft)) goto skip;
-        s->is_max_value_exact = ft == PQ_WIRE_BOOL_TRUE;
-        s->set |= PQ_STATS_HAS_IS_MAX_EXACT;
-        break;
-    case 8:
-        if (!is_bool(ft)) goto skip;
-        s->is_min_value_exact = ft == PQ_WIRE_BOOL_TRUE;
-        s->set |= PQ_STATS_HAS_IS_MIN_EXACT;
-        break;
-    default:
-    skip:
-        return skip_field(d, ft, id, path, depth);
-    }
-    if (c->bad) return malformed(d, path, stats_names[id]);
+    if (!pq_statistics_field(c, s, id, ft)) return skip_field(d, ft, id, path, depth);
+    if (c->bad) return malformed(d, path, pq_statistics_field_names[id]);
     return 0;
 }
 
