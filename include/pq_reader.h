@@ -7,7 +7,8 @@
  *   PQ_STAGE_SELECT      row groups and columns chosen (options row_groups
  *                        and columns; statistics/index pruning comes later)
  *   PQ_STAGE_PAGE_HEADERS every selected chunk read and its pages walked
- *   PQ_STAGE_DECODE      values decoded into Arrow arrays                (later)
+ *   PQ_STAGE_DECODE      values decoded into Arrow arrays (flat columns
+ *                        so far; nested columns come next)
  *
  * A reader moves forward with pq_reader_advance(). Each stage can say which
  * byte ranges of the file it needs before it reads them
@@ -202,6 +203,25 @@ PQ_API const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t 
  * NULL. */
 PQ_API const uint32_t *pq_reader_selected_row_groups(const pq_reader *r, size_t *count);
 PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *count);
+
+/* After PQ_STAGE_DECODE: export selected row group `row_group` (an index
+ * into the file, not into the selection) as a record batch: a struct
+ * ArrowArray ("+s", no nulls, one child per selected column in selection
+ * order) and its ArrowSchema (each field as pq_metadata_arrow_schema types
+ * it). Ownership moves to the caller, who must call out_array->release and
+ * out_schema->release; both stay valid after pq_reader_close(), and a row
+ * group may be exported any number of times (the batches share the
+ * decoded buffers, without copies). Only flat columns (max_rep 0, directly
+ * under the root) are decoded so far; the decode stage fails on others with
+ * PQ_ERR_UNSUPPORTED "nested column '<path>' is not decoded yet".
+ * Errors: PQ_ERR_STAGE before the decode stage, PQ_ERR_INVALID_ARGUMENT for
+ * NULL arguments or a row group that was not selected, PQ_ERR_NOMEM. On
+ * error both outputs have release == NULL. */
+struct ArrowArray;  /* pq_arrow.h */
+struct ArrowSchema;
+PQ_API pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group,
+                                            struct ArrowArray *out_array,
+                                            struct ArrowSchema *out_schema, pq_error *err);
 
 /* Counters of one stage. */
 PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);

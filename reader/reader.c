@@ -132,6 +132,7 @@ pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *o
 void pq_reader_close(pq_reader *r)
 {
     if (!r) return;
+    pq_reader_free_decoded(r);
     pq_reader_free_chunks(r);
     pq_reader_free_selection(r);
     pq_metadata_release(r->md);
@@ -383,10 +384,17 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
         pq_supplied_free(&r->supplied);
         return PQ_OK;
     }
+    case PQ_STAGE_PAGE_HEADERS: {
+        uint64_t t0 = pq_reader_now_ns();
+        pq_status st = pq_reader_stage_decode(r, err);
+        r->stats[PQ_STAGE_DECODE].nanoseconds += pq_reader_now_ns() - t0;
+        if (st != PQ_OK) return st;
+        r->stage = PQ_STAGE_DECODE;
+        return PQ_OK;
+    }
     default:
-        return pq_error_set(err, PQ_ERR_STAGE,
-                            "the %s stage is not implemented yet; the reader stays at '%s'",
-                            pq_stage_name((pq_stage)(r->stage + 1)), pq_stage_name(r->stage));
+        return pq_error_set(err, PQ_ERR_STAGE, "no stage follows '%s': the reader is done",
+                            pq_stage_name(r->stage));
     }
 }
 

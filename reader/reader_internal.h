@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "pages/page_walk.h"
+#include "reader/arrow_batch.h"
 #include "pq_reader.h"
 #include "reader/source.h"
 #include "reader/supplied.h"
@@ -66,6 +67,10 @@ struct pq_reader {
     size_t chunks_len;
     size_t chunks_walked;           /* entries done so far (sans-IO resumes here) */
     pq_page_walk_counters walk_counters;
+
+    /* decode stage: one column per entry of `chunks`, same order */
+    pq_arrow_column **decoded;
+    size_t decoded_len;
 };
 
 
@@ -84,9 +89,13 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 /* Ranges the page-header stage still needs (stage_pages.c). */
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
-/* Free what the select and page-header stages keep. */
+/* The decode stage (stage_decode.c): decode every selected chunk. */
+pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);
+
+/* Free what the select, page-header and decode stages keep. */
 void pq_reader_free_selection(pq_reader *r);
 void pq_reader_free_chunks(pq_reader *r);
+void pq_reader_free_decoded(pq_reader *r);
 
 static inline uint64_t pq_reader_now_ns(void)
 {

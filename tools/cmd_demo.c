@@ -112,8 +112,17 @@ static int stage_walk(const char *path, pq_metadata **md_out)
     print_duration(st.nanoseconds);
     printf("\n            keeps: %" PRIu64 " page headers (%.1f per chunk) and the chunks' bytes "
            "for the decode stage\n", st.pages, st.chunks ? (double)st.pages / (double)st.chunks : 0.0);
-    if (pq_reader_advance(r, &err) != PQ_OK)
-        printf("  decode    not in this version yet: %s\n", err.message);
+    /* Decode: flat columns so far; a file with nested columns says so. */
+    if (pq_reader_advance(r, &err) != PQ_OK) {
+        printf("  decode    %s\n", err.message);
+    } else {
+        pq_reader_stage_stats(r, PQ_STAGE_DECODE, &st);
+        printf("  decode    %" PRIu64 " chunks decoded into Arrow arrays, %" PRId64 " rows, ",
+               st.chunks, fm->num_rows);
+        print_duration(st.nanoseconds);
+        printf("\n            keeps: one record batch per row group, exported with "
+               "pq_reader_export_row_group\n");
+    }
     printf("\n");
 
     *md_out = pq_metadata_retain(md);

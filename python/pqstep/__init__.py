@@ -1,13 +1,13 @@
 """pqstep — Python binding (ctypes) of libpqstep, a staged Parquet reader.
 
 The library reads a Parquet file in stages: footer -> select -> page
-headers -> decode. This build of the library implements the footer stage, so
-the binding reads footers: file metadata, the schema's leaf columns, row
-groups, the raw footer bytes, and reuse of parsed footers (hand metadata or
-footer bytes to a Reader, or share a MetadataCache between readers).
-Decoding values (read_table, Reader.read_row_group, Reader.iter_batches,
-Reader.select) comes with the decode stage; those calls exist and raise
-NotImplementedError until then.
+headers -> decode. The binding reads footers: file metadata, the schema's
+leaf columns, row groups, the raw footer bytes, and reuse of parsed footers
+(hand metadata or footer bytes to a Reader, or share a MetadataCache between
+readers). It decodes files whose columns are flat (top-level, not repeated)
+into pyarrow through the Arrow C Data Interface, without copies:
+read_table() and Reader.read_row_group(). Nested columns, and
+Reader.iter_batches and Reader.select, raise NotImplementedError for now.
 
     import pqstep
 
@@ -24,6 +24,9 @@ NotImplementedError until then.
 
     # No file I/O for the footer, one parse of the bytes:
     r = pqstep.Reader(path, footer_bytes=md.footer_bytes())
+
+    table = pqstep.read_table("data/alltypes_plain.parquet")    # pyarrow.Table
+    batch = r.read_row_group(0, columns=["id", "bool_col"])    # pyarrow.RecordBatch
 
 libpqstep.so is found through $PQSTEP_LIBRARY, next to this package, in the
 repository's build/ directory, or by ctypes.util.find_library("pqstep").
@@ -419,8 +422,12 @@ class Reader:
         raise NotImplementedError("Reader.select " + _DECODE_LATER)
 
     def read_row_group(self, i, columns=None):
+        """Row group `i` as a pyarrow.RecordBatch (flat columns only so far;
+        nested ones raise NotImplementedError). `columns`: leaf indexes or
+        paths, default the reader's columns (all when none were given)."""
         self._live()
-        raise NotImplementedError("Reader.read_row_group " + _DECODE_LATER)
+        cols = self.columns if columns is None else self._resolve(list(columns))
+        return _read_batches(self.path, self.metadata, cols, [i])[0]
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None):
         self._live()
@@ -448,6 +455,77 @@ def read_metadata(path, cache=None):
         return r.metadata
 
 
+def _import_schema(md, cols):
+    import pyarrow as pa
+    sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+    err = _c.pq_error()
+    n = len(cols) if cols is not None else 0
+    arr = (ctypes.c_uint32 * max(n, 1))(*(cols or []))
+    st = _c.pq_metadata_arrow_schema(md._live(), arr if cols is not None else None, n,
+                                     ctypes.addressof(sbuf), ctypes.byref(err))
+    if st != _c.PQ_OK:
+        raise _error(err)
+    return pa.Schema._import_from_c(ctypes.addressof(sbuf))
+
+
+def _read_batches(path, metadata, columns, row_groups):
+    """Decode `row_groups` (file indexes) of `columns` (leaf indexes, None:
+    all) with one reader over `metadata`; a pyarrow.RecordBatch each."""
+    import pyarrow as pa
+    opts = _c.pq_reader_options()
+    _c.pq_reader_options_init(ctypes.byref(opts))
+    opts.metadata = metadata._live()
+    keep = []
+    if columns is not None:
+        arr = (ctypes.c_uint32 * max(len(columns), 1))(*columns)
+        keep.append(arr)
+        opts.columns = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint32))
+        opts.columns_len = len(columns)
+    rgs = list(row_groups)
+    if any(not isinstance(g, int) or g < 0 or g > 0xFFFFFFFF for g in rgs):
+        raise Error(_status_name(1), "row group index out of range", 1, path)
+    garr = (ctypes.c_uint32 * max(len(rgs), 1))(*rgs)
+    opts.row_groups = ctypes.cast(garr, ctypes.POINTER(ctypes.c_uint32))
+    opts.row_groups_len = len(rgs)
+    err = _c.pq_error()
+    h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
+    if not h:
+        raise _error(err, path)
+    try:
+        st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
+        if st != _c.PQ_OK:
+            msg = _text(err.message)
+            if st == _c.PQ_ERR_UNSUPPORTED and "nested column" in msg:
+                raise NotImplementedError("pqstep: %s: %s" % (path, msg))
+            raise _error(err, path)
+        out = []
+        for g in rgs:
+            abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
+            sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+            st = _c.pq_reader_export_row_group(h, g, ctypes.addressof(abuf),
+                                               ctypes.addressof(sbuf), ctypes.byref(err))
+            if st != _c.PQ_OK:
+                raise _error(err, path)
+            # pyarrow takes ownership of both structs (it calls release).
+            out.append(pa.RecordBatch._import_from_c(ctypes.addressof(abuf),
+                                                     ctypes.addressof(sbuf)))
+        return out
+    finally:
+        _c.pq_reader_close(h)
+
+
 def read_table(path, columns=None, row_groups=None, filter=None):
-    """Read a file into a pyarrow.Table (not yet available)."""
-    raise NotImplementedError("pqstep.read_table " + _DECODE_LATER)
+    """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
+    of `row_groups` (indexes; default all). Flat columns only so far: nested
+    ones raise NotImplementedError."""
+    import pyarrow as pa
+    if filter is not None:
+        raise NotImplementedError("pqstep.read_table(filter=...) is not implemented yet")
+    with Reader(path, columns=columns) as r:
+        md = r.metadata
+        cols = r.columns
+        groups = list(range(md.num_row_groups)) if row_groups is None else list(row_groups)
+        batches = _read_batches(r.path, md, cols, groups) if groups else []
+    if batches:
+        return pa.Table.from_batches(batches)
+    return _import_schema(md, cols).empty_table()

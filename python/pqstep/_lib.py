@@ -66,6 +66,7 @@ PQ_ERROR_MESSAGE_SIZE = 256
 PQ_OK = 0
 PQ_ERR_IO = 2
 PQ_ERR_NOT_PARQUET = 3
+PQ_ERR_UNSUPPORTED = 7
 
 # pq_stage
 PQ_STAGE_INIT = 0
@@ -317,3 +318,12 @@ pq_reader_advance_to = _proto("pq_reader_advance_to", c_enum, _vp, c_enum, _err)
 pq_reader_metadata = _proto("pq_reader_metadata", _vp, _vp)
 pq_reader_file_size = _proto("pq_reader_file_size", ctypes.c_uint64, _vp)
 pq_reader_stage_stats = _proto("pq_reader_stage_stats", None, _vp, c_enum, _P(pq_stage_stats))
+pq_reader_export_row_group = _proto("pq_reader_export_row_group", c_enum, _vp, ctypes.c_uint32,
+                                    _vp, _vp, _err)
+pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
+                                  _P(ctypes.c_uint32), ctypes.c_size_t, _vp, _err)
+
+# The Arrow C Data Interface structs are allocated by the binding and only
+# passed through (pyarrow reads them), so their size is what matters.
+ARROW_SCHEMA_SIZE = 72
+ARROW_ARRAY_SIZE = 80

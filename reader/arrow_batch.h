@@ -1,0 +1,48 @@
+/*
+ * arrow_batch.h — decoded flat columns as Arrow C Data Interface arrays.
+ *
+ * The decode stage turns each chunk's levels and values (pq_column_values)
+ * into a pq_arrow_column: the Arrow buffers of one flat column, reference
+ * counted. Exporting a record batch hands out ArrowArray structs that each
+ * hold a reference, so a batch outlives the reader that made it and one
+ * column may be exported any number of times without copying.
+ */
+#ifndef PQ_READER_ARROW_BATCH_H
+#define PQ_READER_ARROW_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pages/column_decode.h"
+#include "pq_arrow.h"
+
+typedef struct pq_arrow_column pq_arrow_column;
+
+/* Build the Arrow buffers of flat leaf `leaf` (max_rep 0) from `v`, laid out
+ * for the leaf's Arrow type. May take buffers out of `v` (they are then NULL
+ * there); the caller still frees `v`. On success *out holds one reference.
+ * Errors: PQ_ERR_UNSUPPORTED (a type with no layout here, naming the column),
+ * PQ_ERR_CORRUPT_DATA (counts that do not add up), PQ_ERR_NOMEM. */
+pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
+                                pq_error *err);
+
+/* Drop one reference; frees with the last. NULL is ignored. Thread-safe. */
+void pq_arrow_column_release(pq_arrow_column *c);
+
+/* Rows in the column. */
+int64_t pq_arrow_column_length(const pq_arrow_column *c);
+
+/* Export `n` columns of `length` rows each as a struct array ("+s", no
+ * nulls): one child per column, each holding its own reference, so any
+ * child may be moved out and released on its own. The caller owns *out and
+ * calls out->release. On failure *out has release == NULL. */
+pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, size_t n, int64_t length,
+                                struct ArrowArray *out, pq_error *err);
+
+/* The schema for such a batch: "+s" with one field per leaf in `columns`,
+ * in that order (duplicates repeat), each as pq_metadata_arrow_schema types
+ * it. The caller owns *out. On failure *out has release == NULL. */
+pq_status pq_arrow_batch_schema(const pq_metadata *md, const uint32_t *columns, size_t n,
+                                struct ArrowSchema *out, pq_error *err);
+
+#endif
