@@ -7,8 +7,7 @@
  *   PQ_STAGE_SELECT      row groups and columns chosen (options row_groups
  *                        and columns; statistics/index pruning comes later)
  *   PQ_STAGE_PAGE_HEADERS every selected chunk read and its pages walked
- *   PQ_STAGE_DECODE      values decoded into Arrow arrays (flat columns
- *                        so far; nested columns come next)
+ *   PQ_STAGE_DECODE      values decoded into Arrow arrays
  *
  * A reader moves forward with pq_reader_advance(). Each stage can say which
  * byte ranges of the file it needs before it reads them
@@ -211,9 +210,10 @@ PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *co
  * it). Ownership moves to the caller, who must call out_array->release and
  * out_schema->release; both stay valid after pq_reader_close(), and a row
  * group may be exported any number of times (the batches share the
- * decoded buffers, without copies). Only flat columns (max_rep 0, directly
- * under the root) are decoded so far; the decode stage fails on others with
- * PQ_ERR_UNSUPPORTED "nested column '<path>' is not decoded yet".
+ * decoded buffers, without copies). Nested columns are assembled into
+ * struct, list and map arrays; when any selected column is nested, the batch
+ * has one field per top-level field that holds selected leaves, in file
+ * order, and each column appears once.
  * Errors: PQ_ERR_STAGE before the decode stage, PQ_ERR_INVALID_ARGUMENT for
  * NULL arguments or a row group that was not selected, PQ_ERR_NOMEM. On
  * error both outputs have release == NULL. */

@@ -26,6 +26,18 @@ typedef struct pq_arrow_column pq_arrow_column;
 pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
                                 pq_error *err);
 
+/* Build the Arrow array of top-level field node `field` (a child of the
+ * schema root) from its selected leaves `leaves` (n of them, in file order,
+ * no repeats) and their decoded chunks `vals` (same order): structs, lists
+ * and maps as pq_metadata_arrow_schema types them, num_rows slots. Takes
+ * buffers out of `vals` as pq_arrow_column_build does; the caller still
+ * frees them. Errors: PQ_ERR_CORRUPT_DATA (levels that do not assemble,
+ * leaves that disagree on a shared struct or list), PQ_ERR_SCHEMA,
+ * PQ_ERR_UNSUPPORTED, PQ_ERR_NOMEM. */
+pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq_leaf *const *leaves,
+                                pq_column_values *vals, size_t n, int64_t num_rows, pq_arrow_column **out,
+                                pq_error *err);
+
 /* Drop one reference; frees with the last. NULL is ignored. Thread-safe. */
 void pq_arrow_column_release(pq_arrow_column *c);
 

@@ -112,7 +112,7 @@ static int stage_walk(const char *path, pq_metadata **md_out)
     print_duration(st.nanoseconds);
     printf("\n            keeps: %" PRIu64 " page headers (%.1f per chunk) and the chunks' bytes "
            "for the decode stage\n", st.pages, st.chunks ? (double)st.pages / (double)st.chunks : 0.0);
-    /* Decode: flat columns so far; a file with nested columns says so. */
+    /* Decode: every selected chunk into Arrow arrays. */
     if (pq_reader_advance(r, &err) != PQ_OK) {
         printf("  decode    %s\n", err.message);
     } else {

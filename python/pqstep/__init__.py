@@ -4,10 +4,10 @@ The library reads a Parquet file in stages: footer -> select -> page
 headers -> decode. The binding reads footers: file metadata, the schema's
 leaf columns, row groups, the raw footer bytes, and reuse of parsed footers
 (hand metadata or footer bytes to a Reader, or share a MetadataCache between
-readers). It decodes files whose columns are flat (top-level, not repeated)
+readers). It decodes files (flat and nested columns: structs, lists, maps)
 into pyarrow through the Arrow C Data Interface, without copies:
-read_table() and Reader.read_row_group(). Nested columns, and
-Reader.iter_batches and Reader.select, raise NotImplementedError for now.
+read_table() and Reader.read_row_group(). Reader.iter_batches and
+Reader.select raise NotImplementedError for now.
 
     import pqstep
 
@@ -422,9 +422,10 @@ class Reader:
         raise NotImplementedError("Reader.select " + _DECODE_LATER)
 
     def read_row_group(self, i, columns=None):
-        """Row group `i` as a pyarrow.RecordBatch (flat columns only so far;
-        nested ones raise NotImplementedError). `columns`: leaf indexes or
-        paths, default the reader's columns (all when none were given)."""
+        """Row group `i` as a pyarrow.RecordBatch. `columns`: leaf indexes or
+        paths, default the reader's columns (all when none were given). With
+        a nested column selected, the batch has one field per top-level
+        field holding selected leaves, in file order."""
         self._live()
         cols = self.columns if columns is None else self._resolve(list(columns))
         return _read_batches(self.path, self.metadata, cols, [i])[0]
@@ -494,9 +495,6 @@ def _read_batches(path, metadata, columns, row_groups):
     try:
         st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
         if st != _c.PQ_OK:
-            msg = _text(err.message)
-            if st == _c.PQ_ERR_UNSUPPORTED and "nested column" in msg:
-                raise NotImplementedError("pqstep: %s: %s" % (path, msg))
             raise _error(err, path)
         out = []
         for g in rgs:
@@ -516,8 +514,7 @@ def _read_batches(path, metadata, columns, row_groups):
 
 def read_table(path, columns=None, row_groups=None, filter=None):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
-    of `row_groups` (indexes; default all). Flat columns only so far: nested
-    ones raise NotImplementedError."""
+    of `row_groups` (indexes; default all)."""
     import pyarrow as pa
     if filter is not None:
         raise NotImplementedError("pqstep.read_table(filter=...) is not implemented yet")

@@ -321,8 +321,8 @@ def test_errors(path):
 
 
 def test_not_implemented(path):
-    # read_table / read_row_group decode flat files now (tests/py/test_read_flat.py
-    # checks their values and that nested files raise NotImplementedError).
+    # read_table / read_row_group decode now (tests/py/test_read_flat.py and
+    # test_read_nested.py check their values against pyarrow).
     with pqstep.Reader(path) as r:
         expect_raise(NotImplementedError, lambda: r.iter_batches(1024), "decode stage")
         expect_raise(NotImplementedError, lambda: r.select(columns=[0]), "decode stage")
