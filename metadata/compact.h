@@ -211,6 +211,48 @@ PQ_HOT_INLINE uint32_t pq_compact_list(pq_compact *c, int *elem_type)
     return (uint32_t)n;
 }
 
+/* In-order fast path for hand-written struct decoders. Writers emit a
+ * struct's fields in id order, each with a one-byte header (id delta << 4 |
+ * wire type). Testing for the header the next expected field would have is a
+ * well-predicted compare, where a generic loop's switch on the id is an
+ * indirect jump that mispredicts. Anything unexpected (absent, out of order,
+ * unknown) falls through to the decoder's generic loop, which continues from
+ * `id`. */
+PQ_HOT_INLINE bool pq_compact_next_is(const pq_compact *c, int16_t id, int fid, int wt)
+{
+    return c->p < c->end && fid > id && fid - id <= 15 &&
+           *c->p == (uint8_t)((fid - id) << 4 | wt);
+}
+
+/* Same for a bool field, whose value is its wire type: returns it, or 0. */
+PQ_HOT_INLINE int pq_compact_next_bool(const pq_compact *c, int16_t id, int fid)
+{
+    if (c->p >= c->end || fid <= id || fid - id > 15) return 0;
+    uint8_t b = *c->p;
+    int wt = b & 0x0f;
+    return (b >> 4) == fid - id && (wt == PQ_WIRE_BOOL_TRUE || wt == PQ_WIRE_BOOL_FALSE) ? wt : 0;
+}
+
+/* Decode field `fid` with FIELD(fid, wt) when it comes next; uses the
+ * decoder's locals `c` (cursor) and `id` (last field id), returns -1 when
+ * FIELD does. */
+#define PQ_IN_ORDER(FIELD, fid, wt)                                                            \
+    if (pq_compact_next_is(c, id, fid, wt)) {                                                  \
+        c->p++;                                                                                \
+        id = fid;                                                                              \
+        if (FIELD(fid, wt)) return -1;                                                         \
+    }
+
+#define PQ_IN_ORDER_BOOL(FIELD, fid)                                                           \
+    {                                                                                          \
+        int wt_ = pq_compact_next_bool(c, id, fid);                                            \
+        if (wt_) {                                                                             \
+            c->p++;                                                                            \
+            id = fid;                                                                          \
+            if (FIELD(fid, wt_)) return -1;                                                    \
+        }                                                                                      \
+    }
+
 /* Skip one value of `type`; `in_container` because bools take a byte there.
  * Returns false when malformed or nested deeper than PQ_COMPACT_MAX_DEPTH. */
 bool pq_compact_skip(pq_compact *c, int type, bool in_container, int depth);

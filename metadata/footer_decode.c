@@ -256,42 +256,6 @@ static int dec_key_value_list(footer_dec *d, const pq_key_value **out, uint32_t 
     return 0;
 }
 
-/* In-order fast path. Writers emit a struct's fields in id order, each with
- * a one-byte header (id delta << 4 | wire type). Testing for the header the
- * next expected field would have is a well-predicted compare, where the
- * generic loop's switch on the id is an indirect jump that mispredicts.
- * Anything unexpected (absent, out of order, unknown) falls through to the
- * generic loop, which continues from `id`. */
-HOT bool next_is(const pq_compact *c, int16_t id, int fid, int wt)
-{
-    return c->p < c->end && fid > id && fid - id <= 15 && *c->p == (uint8_t)((fid - id) << 4 | wt);
-}
-
-HOT int next_bool(const pq_compact *c, int16_t id, int fid)
-{
-    if (c->p >= c->end || fid <= id || fid - id > 15) return 0;
-    uint8_t b = *c->p;
-    int wt = b & 0x0f;
-    return (b >> 4) == fid - id && is_bool(wt) ? wt : 0;
-}
-
-#define IN_ORDER(FIELD, fid, wt)                                                                \
-    if (next_is(c, id, fid, wt)) {                                                             \
-        c->p++;                                                                                \
-        id = fid;                                                                              \
-        if (FIELD(fid, wt)) return -1;                                                         \
-    }
-
-#define IN_ORDER_BOOL(FIELD, fid)                                                              \
-    {                                                                                          \
-        int wt_ = next_bool(c, id, fid);                                                       \
-        if (wt_) {                                                                             \
-            c->p++;                                                                            \
-            id = fid;                                                                          \
-            if (FIELD(fid, wt_)) return -1;                                                    \
-        }                                                                                      \
-    }
-
 /* The end of a struct: usually just its STOP byte; else the generic loop
  * over whatever fields remain. */
 #define REMAINING_FIELDS(FIELD)                                                                 \
@@ -318,14 +282,14 @@ HOT int dec_statistics(footer_dec *d, pq_compact *c, pq_statistics *s, int depth
 {
     int16_t id = 0;
 #define F(fid, wt) stats_field(d, c, s, fid, wt, depth)
-    IN_ORDER(F, 1, PQ_WIRE_BINARY)
-    IN_ORDER(F, 2, PQ_WIRE_BINARY)
-    IN_ORDER(F, 3, PQ_WIRE_I64)
-    IN_ORDER(F, 4, PQ_WIRE_I64)
-    IN_ORDER(F, 5, PQ_WIRE_BINARY)
-    IN_ORDER(F, 6, PQ_WIRE_BINARY)
-    IN_ORDER_BOOL(F, 7)
-    IN_ORDER_BOOL(F, 8)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 6, PQ_WIRE_BINARY)
+    PQ_IN_ORDER_BOOL(F, 7)
+    PQ_IN_ORDER_BOOL(F, 8)
     REMAINING_FIELDS(F)
 #undef F
     if (c->bad) return malformed(d, "(struct end)");
@@ -359,9 +323,9 @@ HOT int dec_size_statistics(footer_dec *d, pq_compact *c, pq_size_statistics *s,
 {
     int16_t id = 0;
 #define F(fid, wt) size_stats_field(d, c, s, fid, wt, depth)
-    IN_ORDER(F, 1, PQ_WIRE_I64)
-    IN_ORDER(F, 2, PQ_WIRE_LIST)
-    IN_ORDER(F, 3, PQ_WIRE_LIST)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_LIST)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_LIST)
     REMAINING_FIELDS(F)
 #undef F
     if (c->bad) return malformed(d, "(struct end)");
@@ -853,23 +817,23 @@ HOT int dec_column_meta(footer_dec *d, pq_compact *c, pq_column_meta *m, int dep
     int16_t id = 0;
     unsigned seen = 0;
 #define F(fid, wt) cmd_field(d, c, m, fid, wt, depth, &seen)
-    IN_ORDER(F, 1, PQ_WIRE_I32)
-    IN_ORDER(F, 2, PQ_WIRE_LIST)
-    IN_ORDER(F, 3, PQ_WIRE_LIST)
-    IN_ORDER(F, 4, PQ_WIRE_I32)
-    IN_ORDER(F, 5, PQ_WIRE_I64)
-    IN_ORDER(F, 6, PQ_WIRE_I64)
-    IN_ORDER(F, 7, PQ_WIRE_I64)
-    IN_ORDER(F, 8, PQ_WIRE_LIST)
-    IN_ORDER(F, 9, PQ_WIRE_I64)
-    IN_ORDER(F, 10, PQ_WIRE_I64)
-    IN_ORDER(F, 11, PQ_WIRE_I64)
-    IN_ORDER(F, 12, PQ_WIRE_STRUCT)
-    IN_ORDER(F, 13, PQ_WIRE_LIST)
-    IN_ORDER(F, 14, PQ_WIRE_I64)
-    IN_ORDER(F, 15, PQ_WIRE_I32)
-    IN_ORDER(F, 16, PQ_WIRE_STRUCT)
-    IN_ORDER(F, 17, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_LIST)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_LIST)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 6, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 7, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 8, PQ_WIRE_LIST)
+    PQ_IN_ORDER(F, 9, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 10, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 11, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 12, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 13, PQ_WIRE_LIST)
+    PQ_IN_ORDER(F, 14, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 15, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 16, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 17, PQ_WIRE_STRUCT)
     REMAINING_FIELDS(F)
 #undef F
     if (c->bad) return malformed(d, "(struct end)");
@@ -961,13 +925,13 @@ static __attribute__((noinline)) int dec_column_chunk(footer_dec *d, pq_column_c
     pq_compact *c = &cur;
     int16_t id = 0;
 #define F(fid, wt) chunk_field(d, c, cc, fid, wt, depth)
-    IN_ORDER(F, 1, PQ_WIRE_BINARY)
-    IN_ORDER(F, 2, PQ_WIRE_I64)
-    IN_ORDER(F, 3, PQ_WIRE_STRUCT)
-    IN_ORDER(F, 4, PQ_WIRE_I64)
-    IN_ORDER(F, 5, PQ_WIRE_I32)
-    IN_ORDER(F, 6, PQ_WIRE_I64)
-    IN_ORDER(F, 7, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 6, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 7, PQ_WIRE_I32)
     REMAINING_FIELDS(F)
 #undef F
     if (c->bad) return malformed(d, "(struct end)");

@@ -78,39 +78,6 @@ static int skip_field(ph_dec *d, int ft, int16_t id, const char *path, int depth
     return malformed(d, path, NULL);
 }
 
-/* In-order fast path: is the next byte the one-byte header of field `fid`
- * with wire type `wt`, following field `id`? */
-static inline bool next_is(const pq_compact *c, int16_t id, int fid, int wt)
-{
-    return c->p < c->end && fid > id && fid - id <= 15 &&
-           *c->p == (uint8_t)((fid - id) << 4 | wt);
-}
-
-/* Same for a bool field, whose value is its wire type; returns it or 0. */
-static inline int next_bool(const pq_compact *c, int16_t id, int fid)
-{
-    if (c->p >= c->end || fid <= id || fid - id > 15) return 0;
-    uint8_t b = *c->p;
-    return (b >> 4) == fid - id && is_bool(b & 0x0f) ? (b & 0x0f) : 0;
-}
-
-#define IN_ORDER(FIELD, fid, wt)                                                               \
-    if (next_is(c, id, fid, wt)) {                                                            \
-        c->p++;                                                                               \
-        id = fid;                                                                             \
-        if (FIELD(fid, wt)) return -1;                                                        \
-    }
-
-#define IN_ORDER_BOOL(FIELD, fid)                                                             \
-    {                                                                                         \
-        int wt_ = next_bool(c, id, fid);                                                      \
-        if (wt_) {                                                                            \
-            c->p++;                                                                           \
-            id = fid;                                                                         \
-            if (FIELD(fid, wt_)) return -1;                                                   \
-        }                                                                                     \
-    }
-
 /* The rest of a struct: usually just its STOP byte. */
 #define REMAINING_FIELDS(FIELD, path)                                                         \
     if (c->p < c->end && *c->p == PQ_WIRE_STOP) {                                             \
@@ -143,14 +110,14 @@ static int dec_statistics(ph_dec *d, pq_statistics *s, const char *path, int dep
     int16_t id = 0;
     memset(s, 0, sizeof *s);
 #define F(fid, wt) stats_field(d, s, fid, wt, path, depth)
-    IN_ORDER(F, 1, PQ_WIRE_BINARY)
-    IN_ORDER(F, 2, PQ_WIRE_BINARY)
-    IN_ORDER(F, 3, PQ_WIRE_I64)
-    IN_ORDER(F, 4, PQ_WIRE_I64)
-    IN_ORDER(F, 5, PQ_WIRE_BINARY)
-    IN_ORDER(F, 6, PQ_WIRE_BINARY)
-    IN_ORDER_BOOL(F, 7)
-    IN_ORDER_BOOL(F, 8)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I64)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_BINARY)
+    PQ_IN_ORDER(F, 6, PQ_WIRE_BINARY)
+    PQ_IN_ORDER_BOOL(F, 7)
+    PQ_IN_ORDER_BOOL(F, 8)
     REMAINING_FIELDS(F, path)
 #undef F
     return 0;
@@ -196,11 +163,11 @@ static int dec_data_page_header(ph_dec *d, pq_data_page_header *h, int depth)
     int16_t id = 0;
     uint32_t seen = 0;
 #define F(fid, wt) dph_field(d, h, &seen, fid, wt, depth)
-    IN_ORDER(F, 1, PQ_WIRE_I32)
-    IN_ORDER(F, 2, PQ_WIRE_I32)
-    IN_ORDER(F, 3, PQ_WIRE_I32)
-    IN_ORDER(F, 4, PQ_WIRE_I32)
-    IN_ORDER(F, 5, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_STRUCT)
     REMAINING_FIELDS(F, DPH)
 #undef F
     for (int i = 1; i <= 4; i++)
@@ -232,9 +199,9 @@ static int dec_dictionary_page_header(ph_dec *d, pq_dictionary_page_header *h, i
     int16_t id = 0;
     uint32_t seen = 0;
 #define F(fid, wt) dict_field(d, h, &seen, fid, wt, depth)
-    IN_ORDER(F, 1, PQ_WIRE_I32)
-    IN_ORDER(F, 2, PQ_WIRE_I32)
-    IN_ORDER_BOOL(F, 3)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_I32)
+    PQ_IN_ORDER_BOOL(F, 3)
     REMAINING_FIELDS(F, DICT)
 #undef F
     if (!(seen & 1u << 1)) return missing(d, DICT, "num_values");
@@ -279,14 +246,14 @@ static int dec_data_page_header_v2(ph_dec *d, pq_data_page_header_v2 *h, int dep
     uint32_t seen = 0;
     h->is_compressed = true; /* the IDL default */
 #define F(fid, wt) dph2_field(d, h, &seen, fid, wt, depth)
-    IN_ORDER(F, 1, PQ_WIRE_I32)
-    IN_ORDER(F, 2, PQ_WIRE_I32)
-    IN_ORDER(F, 3, PQ_WIRE_I32)
-    IN_ORDER(F, 4, PQ_WIRE_I32)
-    IN_ORDER(F, 5, PQ_WIRE_I32)
-    IN_ORDER(F, 6, PQ_WIRE_I32)
-    IN_ORDER_BOOL(F, 7)
-    IN_ORDER(F, 8, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 6, PQ_WIRE_I32)
+    PQ_IN_ORDER_BOOL(F, 7)
+    PQ_IN_ORDER(F, 8, PQ_WIRE_STRUCT)
     REMAINING_FIELDS(F, DPH2)
 #undef F
     for (int i = 1; i <= 6; i++)
@@ -403,13 +370,13 @@ static int dec_page_header(ph_dec *d, pq_page_header *h)
     int16_t id = 0;
     uint32_t seen = 0;
 #define F(fid, wt) ph_field(d, h, &seen, fid, wt)
-    IN_ORDER(F, 1, PQ_WIRE_I32)
-    IN_ORDER(F, 2, PQ_WIRE_I32)
-    IN_ORDER(F, 3, PQ_WIRE_I32)
-    IN_ORDER(F, 4, PQ_WIRE_I32)
-    IN_ORDER(F, 5, PQ_WIRE_STRUCT)
-    IN_ORDER(F, 7, PQ_WIRE_STRUCT)
-    IN_ORDER(F, 8, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 1, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 2, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 3, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 4, PQ_WIRE_I32)
+    PQ_IN_ORDER(F, 5, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 7, PQ_WIRE_STRUCT)
+    PQ_IN_ORDER(F, 8, PQ_WIRE_STRUCT)
     REMAINING_FIELDS(F, PH)
 #undef F
     return validate(d, h, seen);
