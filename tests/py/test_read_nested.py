@@ -23,24 +23,8 @@ import glob
 import os
 import sys
 
-SKIP = 77
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as e:
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
-
-CORPUS = os.environ.get("PQSTEP_TEST_CORPUS") or os.environ.get("PQSTEP_DEFAULT_CORPUS")
-SOURCE = os.environ.get("PQSTEP_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")
-if not os.environ.get("PQSTEP_LIBRARY") or not os.path.exists(os.environ["PQSTEP_LIBRARY"]):
-    print("SKIP: PQSTEP_LIBRARY is not set to an existing library")
-    sys.exit(SKIP)
-if not CORPUS or not os.path.isdir(os.path.join(CORPUS, "data")):
-    print("SKIP: corpus not found (PQSTEP_TEST_CORPUS / PQSTEP_DEFAULT_CORPUS = %r)" % CORPUS)
-    sys.exit(SKIP)
-sys.path.insert(0, os.path.join(SOURCE, "python"))
-import pqstep  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from read_oracle import CORPUS, SKIP, pa, pq, pqstep, same as _same  # noqa: E402,F401
 
 # Files that must pass (the list): a skip of one of them is a failure.
 REQUIRED = {
@@ -62,28 +46,7 @@ def is_nested(pf):
 
 
 def same(ours, theirs, what):
-    assert ours.num_columns == theirs.num_columns, "%s: %d columns, pyarrow %d" % (
-        what, ours.num_columns, theirs.num_columns)
-    assert ours.num_rows == theirs.num_rows, "%s: %d rows, pyarrow %d" % (
-        what, ours.num_rows, theirs.num_rows)
-    for k in range(ours.num_columns):
-        a = ours.column(k)
-        b = theirs.column(k)
-        if isinstance(a, pa.ChunkedArray):
-            a = a.combine_chunks()
-        if isinstance(b, pa.ChunkedArray):
-            b = b.combine_chunks()
-        name = ours.schema.field(k).name
-        assert a.type == b.type, "%s column %s: type %s, pyarrow %s" % (what, name, a.type, b.type)
-        a.validate(full=True)
-        assert a.null_count == b.null_count, "%s column %s: %d nulls, pyarrow %d" % (
-            what, name, a.null_count, b.null_count)
-        if not a.equals(b):
-            for i in range(len(a)):
-                if not a.slice(i, 1).equals(b.slice(i, 1)):
-                    raise AssertionError("%s column %s row %d: %r, pyarrow %r" % (
-                        what, name, i, a[i], b[i]))
-            raise AssertionError("%s column %s differs" % (what, name))
+    _same(ours, theirs, what, validate=True)
 
 
 def check_file(path):
