@@ -118,6 +118,19 @@ typedef struct pq_reader_options {
     /* Page-header stage: verify each page's CRC-32 where the writer stored
      * one; a mismatch fails the stage naming the chunk and page. */
     bool verify_checksums;
+    /* Row range: skip the first `row_offset` rows of the selected row groups
+     * (counted across them in selection order) and deliver at most
+     * `row_limit` rows after those (0: no limit). The select stage drops row
+     * groups outside the range; inside a row group, the page-header stage
+     * reads and keeps only the pages that overlap the range when the chunk
+     * has an offset index (the whole chunk otherwise), and the decode stage
+     * decodes only those. See pq_reader_row_group_range(). */
+    uint64_t row_offset;
+    uint64_t row_limit;
+    /* Decode stage: threads that decode column chunks in parallel. 0: one
+     * per online CPU core; 1: only the calling thread. The output does not
+     * depend on it (same arrays, same errors). */
+    uint32_t threads;
 } pq_reader_options;
 
 /* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */
@@ -222,6 +235,35 @@ struct ArrowSchema;
 PQ_API pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group,
                                             struct ArrowArray *out_array,
                                             struct ArrowSchema *out_schema, pq_error *err);
+
+/* After the select stage: the rows of selected row group `row_group` that
+ * the reader delivers, [*first_row, *first_row + *num_rows) in the row
+ * group's own numbering: all of them unless the options set a row range.
+ * Errors: PQ_ERR_STAGE before the select stage, PQ_ERR_INVALID_ARGUMENT for
+ * NULL arguments or a row group that was not selected. */
+PQ_API pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group,
+                                           uint64_t *first_row, uint64_t *num_rows, pq_error *err);
+
+/* After PQ_STAGE_DECODE: export rows [first_row, first_row + num_rows) of
+ * selected row group `row_group` (row-group numbering) as a record batch,
+ * like pq_reader_export_row_group() but sliced: the arrays share the decoded
+ * buffers and carry Arrow offsets (no copy). The rows must lie inside the
+ * row group's range (pq_reader_row_group_range); PQ_ERR_INVALID_ARGUMENT
+ * otherwise. Ownership and lifetime as for pq_reader_export_row_group(). */
+PQ_API pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_t first_row,
+                                       uint64_t num_rows, struct ArrowArray *out_array,
+                                       struct ArrowSchema *out_schema, pq_error *err);
+
+/* After PQ_STAGE_DECODE: the next record batch of at most `max_rows` rows
+ * (0: a whole row group's range at a time), walking the selected row
+ * groups in selection order; a batch never spans two row groups. Each call
+ * continues where the previous one stopped. When every row has been handed
+ * out it returns PQ_OK with out_array->release and out_schema->release
+ * NULL (end of data). Ownership and lifetime as for
+ * pq_reader_export_row_group(). Errors: PQ_ERR_STAGE before the decode
+ * stage, PQ_ERR_INVALID_ARGUMENT for NULL outputs, PQ_ERR_NOMEM. */
+PQ_API pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
+                                      struct ArrowSchema *out_schema, pq_error *err);
 
 /* Counters of one stage. */
 PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);
