@@ -256,7 +256,8 @@ PQ_API pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_
 
 /* After PQ_STAGE_DECODE: the next record batch of at most `max_rows` rows
  * (0: a whole row group's range at a time), walking the selected row
- * groups in selection order; a batch never spans two row groups. Each call
+ * groups in selection order; a batch never spans two row groups, and a
+ * selected row group with no rows gives one empty batch. Each call
  * continues where the previous one stopped. When every row has been handed
  * out it returns PQ_OK with out_array->release and out_schema->release
  * NULL (end of data). Ownership and lifetime as for

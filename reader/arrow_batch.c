@@ -401,10 +401,17 @@ static void release_batch(struct ArrowArray *a)
     a->release = NULL;
 }
 
-pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, size_t n, int64_t length,
-                                struct ArrowArray *out, pq_error *err)
+pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, const int64_t *offsets, size_t n,
+                                int64_t length, struct ArrowArray *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        int64_t off = offsets ? offsets[i] : 0;
+        if (length < 0 || off < 0 || off > cols[i]->length || length > cols[i]->length - off)
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                "rows [%lld, +%lld) of a %lld-row column are out of range",
+                                (long long)off, (long long)length, (long long)cols[i]->length);
+    }
     /* One block: the children, the pointers to them, the parent's buffer list. */
     size_t size = n * (sizeof(struct ArrowArray) + sizeof(struct ArrowArray *)) + sizeof(void *);
     char *block = calloc(1, size);
@@ -418,6 +425,14 @@ pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, size_t n, int64_t 
             for (size_t k = 0; k < i; k++) kids[k].release(&kids[k]);
             free(block);
             return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting a record batch");
+        }
+        /* A slice: same buffers, an Arrow offset, and a null count the
+         * consumer computes (-1) unless the column has none. */
+        int64_t off = offsets ? offsets[i] : 0;
+        if (off != 0 || length != cols[i]->length) {
+            kids[i].offset = off;
+            kids[i].length = length;
+            if (kids[i].null_count != 0) kids[i].null_count = -1;
         }
     }
     parent_buffers[0] = NULL; /* a struct's validity: none, no nulls */

@@ -44,12 +44,15 @@ void pq_arrow_column_release(pq_arrow_column *c);
 /* Rows in the column. */
 int64_t pq_arrow_column_length(const pq_arrow_column *c);
 
-/* Export `n` columns of `length` rows each as a struct array ("+s", no
- * nulls): one child per column, each holding its own reference, so any
- * child may be moved out and released on its own. The caller owns *out and
- * calls out->release. On failure *out has release == NULL. */
-pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, size_t n, int64_t length,
-                                struct ArrowArray *out, pq_error *err);
+/* Export `n` columns as a struct array ("+s", no nulls) of `length` rows:
+ * child i is rows [offsets[i], offsets[i] + length) of column i (offsets
+ * NULL: all from row 0), a slice that shares the buffers through the Arrow
+ * offset. Each child holds its own reference, so any child may be moved out
+ * and released on its own. The caller owns *out and calls out->release.
+ * PQ_ERR_INVALID_ARGUMENT when a slice is out of a column's rows. On
+ * failure *out has release == NULL. */
+pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, const int64_t *offsets, size_t n,
+                                int64_t length, struct ArrowArray *out, pq_error *err);
 
 /* The schema for such a batch: "+s" with one field per leaf in `columns`,
  * in that order (duplicates repeat), each as pq_metadata_arrow_schema types

@@ -14,11 +14,27 @@
 #include "reader/source.h"
 #include "reader/supplied.h"
 
-/* A walked column chunk and its bytes. */
+/* Steps of one chunk in the page-header stage. */
+typedef enum chunk_step {
+    CHUNK_NEED_OFFSET_INDEX, /* a row range cuts the chunk: read its offset index first */
+    CHUNK_NEED_PAGES,        /* parts[] known: read them and walk the pages */
+    CHUNK_WALKED
+} chunk_step;
+
+/* A walked column chunk and the bytes kept for decoding. A row range with an
+ * offset index keeps only the pages that overlap it: `parts` are then the
+ * chunk's head (dictionary page) and the run of overlapping data pages,
+ * stored back to back in `bytes`; page offsets are into `bytes`. */
 typedef struct pq_reader_chunk {
     pq_chunk_pages info;  /* public view: place in the file and the pages */
     pq_page_info *pages;  /* owned (info.pages points here) */
-    uint8_t *bytes;       /* owned: the chunk's bytes, info.length of them */
+    uint8_t *bytes;       /* owned: the kept bytes, parts[0].length + parts[1].length */
+    chunk_step step;
+    pq_range parts[2];    /* file ranges kept; nparts of them */
+    size_t nparts;
+    size_t data_pages;    /* data pages the offset index says the parts hold (0: unchecked) */
+    uint64_t first_row;   /* rows the kept pages hold, in row-group numbering */
+    uint64_t num_rows;
 } pq_reader_chunk;
 
 /* Steps inside the footer stage. */
@@ -60,6 +76,9 @@ struct pq_reader {
     size_t sel_row_groups_len;
     uint32_t *sel_columns;
     size_t sel_columns_len;
+    uint64_t *sel_first_row;        /* per selected row group: rows delivered */
+    uint64_t *sel_num_rows;
+    bool row_range;                 /* options set row_offset or row_limit */
 
     /* page-header stage: one entry per selected (row group, column), in
      * row-group-major order; the chunk bytes are kept for the decode stage */
@@ -70,7 +89,11 @@ struct pq_reader {
 
     /* decode stage: one column per entry of `chunks`, same order */
     pq_arrow_column **decoded;
+    uint64_t *decoded_first_row;    /* per entry: the row-group row its array starts at */
     size_t decoded_len;
+    size_t batch_group;             /* pq_reader_next_batch: next selected row group */
+    uint64_t batch_row;             /* and the row in it (row-group numbering) */
+    bool batch_started;             /* batch_row is set for batch_group */
 };
 
 
@@ -96,6 +119,26 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);
 void pq_reader_free_selection(pq_reader *r);
 void pq_reader_free_chunks(pq_reader *r);
 void pq_reader_free_decoded(pq_reader *r);
+
+/* The top-level field (a child of the schema root) a leaf lies under, or
+ * -1 when the schema path is broken. */
+static inline int32_t pq_reader_leaf_field(const pq_schema *schema, const pq_leaf *leaf)
+{
+    int32_t j = leaf->node;
+    for (uint32_t steps = 0; steps <= schema->nodes_len; steps++) {
+        if (j <= 0 || (uint32_t)j >= schema->nodes_len) return -1;
+        if (schema->nodes[j].parent == 0) return j;
+        j = schema->nodes[j].parent;
+    }
+    return -1;
+}
+
+/* A leaf directly under the root with no repetition. */
+static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf *leaf)
+{
+    return leaf->max_rep == 0 && leaf->node > 0 && (uint32_t)leaf->node < schema->nodes_len &&
+           schema->nodes[leaf->node].parent == 0;
+}
 
 static inline uint64_t pq_reader_now_ns(void)
 {

@@ -1,14 +1,22 @@
 /*
  * stage_decode.c — the decode stage: every selected chunk's pages decoded
  * (pq_column_decode) into the Arrow buffers of its column, kept in the
- * reader; pq_reader_export_row_group() hands a row group out as a record
- * batch. Nested columns (structs, lists, maps) are assembled from their
- * leaves' levels into one array per top-level field.
+ * reader; pq_reader_export_row_group(), pq_reader_export_rows() and
+ * pq_reader_next_batch() hand rows out as record batches. Nested columns
+ * (structs, lists, maps) are assembled from their leaves' levels into one
+ * array per top-level field.
+ *
+ * The work is cut into independent units (a flat chunk, or the chunks of
+ * one nested field in one row group) that run on pq_parallel_for's threads.
+ * Each unit writes only its own output slot and its own error, and the
+ * stage reports the error of the first failing unit in order, so the
+ * result does not depend on the thread count.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "metadata/error.h"
+#include "reader/parallel.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_decoded(pq_reader *r)
@@ -16,39 +24,26 @@ void pq_reader_free_decoded(pq_reader *r)
     for (size_t i = 0; r->decoded && i < r->decoded_len; i++)
         pq_arrow_column_release(r->decoded[i]);
     free(r->decoded);
+    free(r->decoded_first_row);
     r->decoded = NULL;
+    r->decoded_first_row = NULL;
     r->decoded_len = 0;
-}
-
-/* A leaf directly under the root with no repetition. */
-static bool leaf_is_flat(const pq_schema *schema, const pq_leaf *leaf)
-{
-    return leaf->max_rep == 0 && leaf->node > 0 && (uint32_t)leaf->node < schema->nodes_len &&
-           schema->nodes[leaf->node].parent == 0;
+    r->batch_group = 0;
+    r->batch_row = 0;
+    r->batch_started = false;
 }
 
 static bool selection_is_flat(const pq_reader *r, const pq_schema *schema)
 {
     for (size_t c = 0; c < r->sel_columns_len; c++)
-        if (!leaf_is_flat(schema, &schema->leaves[r->sel_columns[c]])) return false;
+        if (!pq_reader_leaf_is_flat(schema, &schema->leaves[r->sel_columns[c]])) return false;
     return true;
 }
 
-/* The top-level field (root child) a leaf lies under, or -1. */
-static int32_t leaf_field(const pq_schema *schema, const pq_leaf *leaf)
-{
-    int32_t j = leaf->node;
-    for (uint32_t steps = 0; steps <= schema->nodes_len; steps++) {
-        if (j <= 0 || (uint32_t)j >= schema->nodes_len) return -1;
-        if (schema->nodes[j].parent == 0) return j;
-        j = schema->nodes[j].parent;
-    }
-    return -1;
-}
-
-/* Decode one chunk's pages and check its value count against the rows
- * (levels of a flat column; records for a nested one, checked later). */
-static pq_status decode_chunk(pq_reader *r, size_t i, pq_column_values *v, pq_error *err)
+/* Decode one chunk's kept pages and check the value count against the rows
+ * they hold (levels of a flat column; records of a nested one are checked
+ * when assembled). */
+static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -56,87 +51,124 @@ static pq_status decode_chunk(pq_reader *r, size_t i, pq_column_values *v, pq_er
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     const pq_leaf *leaf = &schema->leaves[ch->info.column];
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
-    pq_status st = pq_column_decode(leaf, codec, ch->bytes, (size_t)ch->info.length, ch->pages,
-                                    ch->info.npages, r->opts.memory_limit, v, err);
+    uint64_t kept = 0;
+    for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
+    pq_status st = pq_column_decode(leaf, codec, ch->bytes, (size_t)kept, ch->pages, ch->info.npages,
+                                    r->opts.memory_limit, v, err);
     if (st != PQ_OK) return st;
-    if (rg->num_rows < 0 || (leaf->max_rep == 0 && v->n_levels != (uint64_t)rg->num_rows)) {
-        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %lld rows",
-                          ch->info.row_group, leaf->path, v->n_levels, (long long)rg->num_rows);
+    if (leaf->max_rep == 0 && v->n_levels != ch->num_rows) {
+        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
+                          ch->info.row_group, leaf->path, v->n_levels,
+                          (unsigned long long)ch->num_rows);
         pq_column_values_free(v);
     }
     return st;
 }
 
-/* Flat selection: one column per chunk, in selection order. */
-static pq_status decode_flat(pq_reader *r, pq_error *err)
+/* One top-level field's selected leaves: order[a..b) (see plan_fields). */
+typedef struct field_span {
+    size_t a, b;
+} field_span;
+
+typedef struct decode_job {
+    pq_reader *r;
+    bool flat;
+    size_t *order;          /* nested: selection offsets of the leaves, in file order */
+    field_span *fields;     /* nested: the fields, in file order */
+    size_t nfields;
+    pq_status *status;      /* per unit */
+    pq_error *errors;       /* per unit */
+} decode_job;
+
+/* A flat unit: chunk i into decoded[i]. */
+static pq_status run_flat(pq_reader *r, size_t i, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
-    pq_status st = PQ_OK;
-    for (size_t i = 0; st == PQ_OK && i < r->chunks_len; i++) {
-        pq_column_values v;
-        st = decode_chunk(r, i, &v, err);
-        if (st != PQ_OK) break;
-        st = pq_arrow_column_build(&schema->leaves[r->chunks[i].info.column], &v, &r->decoded[i], err);
-        pq_column_values_free(&v);
-    }
+    pq_column_values v;
+    pq_status st = decode_chunk(r, i, &v, err);
+    if (st != PQ_OK) return st;
+    st = pq_arrow_column_build(&schema->leaves[r->chunks[i].info.column], &v, &r->decoded[i], err);
+    pq_column_values_free(&v);
+    r->decoded_first_row[i] = r->chunks[i].first_row;
     return st;
 }
 
-/* Nested selection: per row group, one array per top-level field holding
- * selected leaves, in file order (as pq_metadata_arrow_schema exports the
- * selection), packed at the start of the row group's entries; the rest
- * stay NULL. Repeated leaves are decoded once. */
-static pq_status decode_nested(pq_reader *r, pq_error *err)
+/* A nested unit: field j of selected row group g, packed into slot
+ * g * n + j, as pq_metadata_arrow_schema exports the selection. */
+static pq_status run_nested(pq_reader *r, const decode_job *job, size_t g, size_t j, pq_error *err)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t n = r->sel_columns_len;
-    pq_column_values *vals = calloc(n ? n : 1, sizeof *vals);
-    const pq_leaf **leaves = calloc(n ? n : 1, sizeof *leaves);
-    size_t *order = calloc(n ? n : 1, sizeof *order); /* chunk offsets, file order, unique */
-    pq_status st = PQ_OK;
-    if (!vals || !leaves || !order) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    size_t a = job->fields[j].a, m = job->fields[j].b - a;
+    pq_column_values *vals = calloc(m, sizeof *vals);
+    const pq_leaf **leaves = calloc(m, sizeof *leaves);
+    pq_status st = vals && leaves ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    size_t done = 0;
+    for (; st == PQ_OK && done < m; done++) {
+        leaves[done] = &schema->leaves[r->sel_columns[job->order[a + done]]];
+        st = decode_chunk(r, g * n + job->order[a + done], &vals[done], err);
+        if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
+    }
+    /* All leaves of a field keep the same rows: whole chunks, or the pages
+     * of a field's only leaf (stage_pages.c, pages_may_be_skipped). */
+    const pq_reader_chunk *first = &r->chunks[g * n + job->order[a]];
+    size_t slot = g * n + j;
+    if (st == PQ_OK) {
+        if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
+            st = pq_arrow_column_build(leaves[0], &vals[0], &r->decoded[slot], err);
+        } else {
+            int32_t field = pq_reader_leaf_field(schema, leaves[0]);
+            st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->num_rows,
+                                       &r->decoded[slot], err);
+        }
+    }
+    r->decoded_first_row[slot] = first->first_row;
+    for (size_t k = 0; vals && k < m; k++) pq_column_values_free(&vals[k]);
+    free(vals);
+    free(leaves);
+    return st;
+}
+
+static bool run_unit(void *ctx, size_t u)
+{
+    decode_job *job = ctx;
+    pq_status st = job->flat ? run_flat(job->r, u, &job->errors[u])
+                             : run_nested(job->r, job, u / job->nfields, u % job->nfields,
+                                          &job->errors[u]);
+    job->status[u] = st;
+    return st == PQ_OK;
+}
+
+/* Nested selection: the selected leaves in file order (each once), grouped
+ * by top-level field. */
+static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    size_t n = r->sel_columns_len;
+    job->order = calloc(n ? n : 1, sizeof *job->order);
+    job->fields = calloc(n ? n : 1, sizeof *job->fields);
+    if (!job->order || !job->fields) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t m = 0;
-    for (uint32_t leaf = 0; st == PQ_OK && leaf < schema->leaves_len; leaf++) {
+    for (uint32_t leaf = 0; leaf < schema->leaves_len; leaf++) {
         for (size_t c = 0; c < n; c++)
             if (r->sel_columns[c] == leaf) {
-                if (leaf_field(schema, &schema->leaves[leaf]) < 0)
-                    st = pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': bad schema path",
-                                      schema->leaves[leaf].path);
-                order[m++] = c;
+                if (pq_reader_leaf_field(schema, &schema->leaves[leaf]) < 0)
+                    return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': bad schema path",
+                                        schema->leaves[leaf].path);
+                job->order[m++] = c;
                 break;
             }
     }
-    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
-        int64_t num_rows = fm->row_groups[r->sel_row_groups[g]].num_rows;
-        size_t fields = 0;
-        for (size_t a = 0; st == PQ_OK && a < m;) {
-            const pq_leaf *first = &schema->leaves[r->sel_columns[order[a]]];
-            int32_t field = leaf_field(schema, first);
-            size_t b = a;
-            for (; st == PQ_OK && b < m; b++) {
-                const pq_leaf *leaf = &schema->leaves[r->sel_columns[order[b]]];
-                if (leaf_field(schema, leaf) != field) break;
-                leaves[b - a] = leaf;
-                st = decode_chunk(r, g * n + order[b], &vals[b - a], err);
-                if (st != PQ_OK) memset(&vals[b - a], 0, sizeof vals[b - a]);
-            }
-            if (st == PQ_OK) {
-                pq_arrow_column **slot = &r->decoded[g * n + fields++];
-                if (b - a == 1 && leaf_is_flat(schema, first)) {
-                    st = pq_arrow_column_build(first, &vals[0], slot, err);
-                } else {
-                    st = pq_arrow_nested_build(schema, field, leaves, vals, b - a, num_rows, slot, err);
-                }
-            }
-            for (size_t k = 0; k < b - a; k++) pq_column_values_free(&vals[k]);
-            a = b;
-        }
+    job->nfields = 0;
+    for (size_t a = 0; a < m;) {
+        int32_t field = pq_reader_leaf_field(schema, &schema->leaves[r->sel_columns[job->order[a]]]);
+        size_t b = a + 1;
+        while (b < m && pq_reader_leaf_field(schema, &schema->leaves[r->sel_columns[job->order[b]]]) == field)
+            b++;
+        job->fields[job->nfields++] = (field_span){a, b};
+        a = b;
     }
-    free(vals);
-    free(leaves);
-    free(order);
-    return st;
+    return PQ_OK;
 }
 
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
@@ -146,10 +178,40 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
 
     size_t n = r->chunks_len;
     r->decoded = calloc(n ? n : 1, sizeof *r->decoded);
-    if (!r->decoded) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    r->decoded_first_row = calloc(n ? n : 1, sizeof *r->decoded_first_row);
+    if (!r->decoded || !r->decoded_first_row) {
+        pq_reader_free_decoded(r);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
     r->decoded_len = n;
 
-    pq_status st = selection_is_flat(r, schema) ? decode_flat(r, err) : decode_nested(r, err);
+    decode_job job = {.r = r, .flat = selection_is_flat(r, schema)};
+    pq_status st = PQ_OK;
+    size_t units = n;
+    if (!job.flat) {
+        st = plan_fields(r, &job, err);
+        units = r->sel_row_groups_len * job.nfields;
+    }
+    if (st == PQ_OK && units) {
+        job.status = calloc(units, sizeof *job.status);
+        job.errors = calloc(units, sizeof *job.errors);
+        if (!job.status || !job.errors) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st == PQ_OK && units) {
+        for (size_t u = 0; u < units; u++) job.status[u] = PQ_ERR_STAGE; /* not run */
+        pq_parallel_for(units, r->opts.threads, run_unit, &job);
+        /* The first failure in unit order; units after it may not have run. */
+        for (size_t u = 0; u < units; u++)
+            if (job.status[u] != PQ_OK) {
+                *err = job.errors[u];
+                st = job.status[u];
+                break;
+            }
+    }
+    free(job.order);
+    free(job.fields);
+    free(job.status);
+    free(job.errors);
     if (st != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
@@ -158,34 +220,50 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct ArrowArray *out_array,
-                                     struct ArrowSchema *out_schema, pq_error *err)
-{
-    if (out_array) memset(out_array, 0, sizeof *out_array);
-    if (out_schema) memset(out_schema, 0, sizeof *out_schema);
-    if (!r || !out_array || !out_schema)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
-    if (r->stage < PQ_STAGE_DECODE || !r->decoded)
-        return pq_error_set(err, PQ_ERR_STAGE,
-                            "export needs the decode stage; the reader is at '%s'",
-                            pq_stage_name(r->stage));
-    size_t g = 0;
-    while (g < r->sel_row_groups_len && r->sel_row_groups[g] != row_group) g++;
-    if (g == r->sel_row_groups_len)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected",
-                            row_group);
+/* ---------------------------------------------------------------------------
+ * Handing rows out
+ * ------------------------------------------------------------------------- */
 
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    pq_arrow_column **cols = r->decoded + g * r->sel_columns_len;
-    size_t ncols = r->sel_columns_len;
+/* Index of file row group `row_group` in the selection, or SIZE_MAX. */
+static size_t selected_index(const pq_reader *r, uint32_t row_group)
+{
+    for (size_t g = 0; g < r->sel_row_groups_len; g++)
+        if (r->sel_row_groups[g] == row_group) return g;
+    return SIZE_MAX;
+}
+
+pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group, uint64_t *first_row,
+                                    uint64_t *num_rows, pq_error *err)
+{
+    if (!r || !first_row || !num_rows)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_first_row)
+        return pq_error_set(err, PQ_ERR_STAGE, "the row range needs the select stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    *first_row = r->sel_first_row[g];
+    *num_rows = r->sel_num_rows[g];
+    return PQ_OK;
+}
+
+/* Export rows [first, first + count) of selected row group g. */
+static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count,
+                              struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
+{
+    size_t n = r->sel_columns_len;
+    pq_arrow_column **cols = r->decoded + g * n;
+    const uint64_t *bases = r->decoded_first_row + g * n;
+    size_t ncols = n;
     pq_status st;
     if (selection_is_flat(r, pq_metadata_schema(r->md))) {
         st = pq_arrow_batch_schema(r->md, r->sel_columns, ncols, out_schema, err);
     } else {
-        /* One field per top-level field, as decode_nested packed them. */
+        /* One field per top-level field, as run_nested packed them. */
         st = pq_metadata_arrow_schema(r->md, r->sel_columns, ncols, out_schema, err);
         ncols = 0;
-        while (ncols < r->sel_columns_len && cols[ncols]) ncols++;
+        while (ncols < n && cols[ncols]) ncols++;
         if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
             out_schema->release(out_schema);
             st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
@@ -193,7 +271,87 @@ pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct Ar
         }
     }
     if (st != PQ_OK) return st;
-    st = pq_arrow_batch_export(cols, ncols, fm->row_groups[row_group].num_rows, out_array, err);
+    int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);
+    if (!offsets) {
+        out_schema->release(out_schema);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < ncols; i++) offsets[i] = (int64_t)(first - bases[i]);
+    st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
+    free(offsets);
     if (st != PQ_OK) out_schema->release(out_schema);
     return st;
+}
+
+/* Common checks of the export calls; *g gets the selection index. */
+static pq_status export_check(pq_reader *r, struct ArrowArray *out_array, struct ArrowSchema *out_schema,
+                              pq_error *err)
+{
+    if (out_array) memset(out_array, 0, sizeof *out_array);
+    if (out_schema) memset(out_schema, 0, sizeof *out_schema);
+    if (!r || !out_array || !out_schema)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    if (r->stage < PQ_STAGE_DECODE || !r->decoded)
+        return pq_error_set(err, PQ_ERR_STAGE, "export needs the decode stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    return PQ_OK;
+}
+
+pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_t first_row, uint64_t num_rows,
+                                struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
+{
+    pq_status st = export_check(r, out_array, out_schema, err);
+    if (st != PQ_OK) return st;
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    uint64_t lo = r->sel_first_row[g], hi = lo + r->sel_num_rows[g];
+    if (first_row < lo || first_row > hi || num_rows > hi - first_row)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                            "rows [%llu, +%llu) of row group %u are outside its range [%llu, %llu)",
+                            (unsigned long long)first_row, (unsigned long long)num_rows, row_group,
+                            (unsigned long long)lo, (unsigned long long)hi);
+    return export_slice(r, g, first_row, num_rows, out_array, out_schema, err);
+}
+
+pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct ArrowArray *out_array,
+                                     struct ArrowSchema *out_schema, pq_error *err)
+{
+    pq_status st = export_check(r, out_array, out_schema, err);
+    if (st != PQ_OK) return st;
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    return export_slice(r, g, r->sel_first_row[g], r->sel_num_rows[g], out_array, out_schema, err);
+}
+
+pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
+                               struct ArrowSchema *out_schema, pq_error *err)
+{
+    pq_status st = export_check(r, out_array, out_schema, err);
+    if (st != PQ_OK) return st;
+    while (r->batch_group < r->sel_row_groups_len) {
+        size_t g = r->batch_group;
+        uint64_t lo = r->sel_first_row[g], hi = lo + r->sel_num_rows[g];
+        if (!r->batch_started) {
+            r->batch_started = true;
+            r->batch_row = lo;
+            if (hi == lo) { /* a row group with no rows still gives one (empty) batch */
+                r->batch_group++;
+                r->batch_started = false;
+                return export_slice(r, g, lo, 0, out_array, out_schema, err);
+            }
+        }
+        if (r->batch_row >= hi) {
+            r->batch_group++;
+            r->batch_started = false;
+            continue;
+        }
+        uint64_t count = hi - r->batch_row;
+        if (max_rows && count > max_rows) count = max_rows;
+        st = export_slice(r, g, r->batch_row, count, out_array, out_schema, err);
+        if (st == PQ_OK) r->batch_row += count;
+        return st;
+    }
+    return PQ_OK; /* end of data: both outputs released (zeroed) */
 }

@@ -2,11 +2,18 @@
  * stage_pages.c — the page-header stage: read every selected column chunk
  * and walk its page headers, keeping both: the decode stage then reads no
  * byte twice and walks no chunk twice.
+ *
+ * With a row range that cuts a row group, a chunk with an offset index is
+ * read in part: its head (the dictionary page) and the run of data pages
+ * that overlap the range. That takes two steps per chunk (the offset index,
+ * then the pages), and a sans-IO reader asks for all offset indexes first,
+ * then for all page ranges.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "metadata/error.h"
+#include "metadata/page_index.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_chunks(pq_reader *r)
@@ -20,6 +27,37 @@ void pq_reader_free_chunks(pq_reader *r)
     r->chunks_len = r->chunks_walked = 0;
 }
 
+/* Prefix an error with the chunk it concerns. */
+static pq_status chunk_error(pq_error *err, pq_status st, const pq_reader_chunk *ch)
+{
+    char what[PQ_ERROR_MESSAGE_SIZE];
+    memcpy(what, err->message, sizeof what);
+    return pq_error_set(err, st, "RowGroup[%u].columns[%u]: %s", ch->info.row_group, ch->info.column,
+                        what);
+}
+
+/* May the row range skip pages of leaf `col`? Only when its array is made
+ * from it alone: the leaves of one nested field are assembled together and
+ * must cover the same rows, but their pages end at different rows. */
+static bool pages_may_be_skipped(const pq_reader *r, uint32_t col)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_leaf *leaf = &schema->leaves[col];
+    if (pq_reader_leaf_is_flat(schema, leaf)) return true;
+    int32_t field = pq_reader_leaf_field(schema, leaf);
+    for (size_t c = 0; c < r->sel_columns_len; c++) {
+        uint32_t other = r->sel_columns[c];
+        if (other != col && pq_reader_leaf_field(schema, &schema->leaves[other]) == field) return false;
+    }
+    return true;
+}
+
+static bool has_offset_index(const pq_column_chunk *cc)
+{
+    unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH;
+    return (cc->set & both) == both && cc->offset_index_offset > 0 && cc->offset_index_length > 0;
+}
+
 /* Lay out one entry per selected chunk with its byte range. */
 static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
@@ -31,73 +69,226 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
     size_t k = 0;
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
         uint32_t rg = r->sel_row_groups[g];
+        uint64_t rows = (uint64_t)fm->row_groups[rg].num_rows;
+        bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < rows;
         for (size_t c = 0; c < r->sel_columns_len; c++, k++) {
             uint32_t col = r->sel_columns[c];
+            const pq_column_chunk *cc = fm->row_groups[rg].columns[col];
             pq_reader_chunk *ch = &r->chunks[k];
             ch->info.row_group = rg;
             ch->info.column = col;
-            pq_status st = pq_chunk_byte_range_for_writer(fm->row_groups[rg].columns[col],
-                                                          fm->created_by, r->file_size,
+            pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size,
                                                           &ch->info.offset, &ch->info.length, err);
-            if (st != PQ_OK) {
-                char what[PQ_ERROR_MESSAGE_SIZE];
-                memcpy(what, err->message, sizeof what);
-                return pq_error_set(err, st, "RowGroup[%u].columns[%u]: %s", rg, col, what);
-            }
+            if (st != PQ_OK) return chunk_error(err, st, ch);
             if (r->opts.memory_limit && ch->info.length > r->opts.memory_limit)
                 return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
                                     "RowGroup[%u].columns[%u]: chunk of %llu bytes exceeds the "
                                     "memory limit", rg, col, (unsigned long long)ch->info.length);
+            ch->first_row = 0;
+            ch->num_rows = rows;
+            if (cut && has_offset_index(cc) && pages_may_be_skipped(r, col)) {
+                ch->step = CHUNK_NEED_OFFSET_INDEX;
+            } else {
+                ch->step = CHUNK_NEED_PAGES;
+                ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
+                ch->nparts = 1;
+            }
         }
     }
     return PQ_OK;
 }
 
+/* From the offset index, the parts of the chunk that hold rows
+ * [first, first + n) of row group `g`'s chunk. */
+static void plan_parts(pq_reader_chunk *ch, const pq_offset_index *oi, uint64_t first, uint64_t n,
+                       int64_t rg_rows)
+{
+    size_t k0 = 0, k1 = 0;
+    for (size_t i = 0; i < oi->npages; i++) {
+        uint64_t fri = (uint64_t)oi->pages[i].first_row_index;
+        if (fri <= first) k0 = i;
+        if (fri < first + n) k1 = i;
+    }
+    uint64_t head_end = (uint64_t)oi->pages[0].offset;
+    uint64_t span_start = (uint64_t)oi->pages[k0].offset;
+    uint64_t span_end = (uint64_t)oi->pages[k1].offset + (uint64_t)oi->pages[k1].compressed_page_size;
+    ch->nparts = 0;
+    if (k0 == 0) {
+        ch->parts[ch->nparts++] = (pq_range){ch->info.offset, span_end - ch->info.offset};
+    } else {
+        if (head_end > ch->info.offset)
+            ch->parts[ch->nparts++] = (pq_range){ch->info.offset, head_end - ch->info.offset};
+        ch->parts[ch->nparts++] = (pq_range){span_start, span_end - span_start};
+    }
+    ch->data_pages = k1 - k0 + 1;
+    ch->first_row = (uint64_t)oi->pages[k0].first_row_index;
+    uint64_t end_row = k1 + 1 < oi->npages ? (uint64_t)oi->pages[k1 + 1].first_row_index : (uint64_t)rg_rows;
+    ch->num_rows = end_row - ch->first_row;
+}
+
+/* Selected row group index g of the chunk at entry k. */
+static size_t chunk_group(const pq_reader *r, size_t k)
+{
+    return r->sel_columns_len ? k / r->sel_columns_len : 0;
+}
+
+/* Read and decode the offset index of entry k; plan its parts. */
+static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
+{
+    pq_reader_chunk *ch = &r->chunks[k];
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
+    const pq_column_chunk *cc = rg->columns[ch->info.column];
+    uint64_t off = (uint64_t)cc->offset_index_offset;
+    size_t len = (size_t)cc->offset_index_length;
+    if (off > r->file_size || len > r->file_size - off)
+        return chunk_error(err, pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                             "offset index [%llu, +%zu) is outside the file",
+                                             (unsigned long long)off, len), ch);
+    uint8_t *buf = malloc(len);
+    if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for an offset index");
+    pq_status st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, off, len, buf, err);
+    if (st == PQ_OK) {
+        pq_offset_index oi;
+        st = pq_offset_index_decode(buf, len, ch->info.offset, ch->info.length, rg->num_rows, &oi, err);
+        if (st == PQ_OK) {
+            size_t g = chunk_group(r, k);
+            plan_parts(ch, &oi, r->sel_first_row[g], r->sel_num_rows[g], rg->num_rows);
+            pq_offset_index_free(&oi);
+            ch->step = CHUNK_NEED_PAGES;
+        } else {
+            st = chunk_error(err, st, ch);
+        }
+    }
+    free(buf);
+    return st;
+}
+
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
 {
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
     size_t count = 0;
+    /* Offset indexes first: the page ranges depend on them. */
+    bool any_index = false;
     for (size_t i = r->chunks_walked; i < r->chunks_len; i++) {
-        const pq_chunk_pages *c = &r->chunks[i].info;
-        if (pq_supplied_covers(&r->supplied, c->offset, c->length)) continue;
-        if (count < cap) out[count] = (pq_range){c->offset, c->length};
+        const pq_reader_chunk *ch = &r->chunks[i];
+        if (ch->step != CHUNK_NEED_OFFSET_INDEX) continue;
+        any_index = true;
+        const pq_column_chunk *cc = fm->row_groups[ch->info.row_group].columns[ch->info.column];
+        pq_range want = {(uint64_t)cc->offset_index_offset, (uint64_t)cc->offset_index_length};
+        if (pq_supplied_covers(&r->supplied, want.offset, want.length)) continue;
+        if (count < cap) out[count] = want;
         count++;
     }
+    if (any_index) return count;
+    for (size_t i = r->chunks_walked; i < r->chunks_len; i++) {
+        const pq_reader_chunk *ch = &r->chunks[i];
+        for (size_t p = 0; p < ch->nparts; p++) {
+            if (pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length)) continue;
+            if (count < cap) out[count] = ch->parts[p];
+            count++;
+        }
+    }
     return count;
+}
+
+/* Walk `len` bytes holding whole pages, appending them to *pages; their
+ * offsets are shifted by `base` (where these bytes start in the chunk's
+ * kept bytes). */
+static pq_status walk_part(pq_reader *r, const uint8_t *bytes, uint64_t len, int64_t num_values,
+                           uint64_t base, pq_page_info **pages, size_t *npages, pq_error *err)
+{
+    unsigned flags = r->opts.verify_checksums ? PQ_WALK_VERIFY_CRC : 0;
+    pq_page_info *got = NULL;
+    size_t ngot = 0;
+    pq_status st = pq_page_walk(bytes, len, num_values, flags, &got, &ngot, &r->walk_counters, err);
+    if (st == PQ_OK && ngot) {
+        pq_page_info *all = realloc(*pages, (*npages + ngot) * sizeof *all);
+        if (!all) {
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for page headers");
+        } else {
+            for (size_t i = 0; i < ngot; i++) {
+                got[i].header_offset += base;
+                got[i].data_offset += base;
+                all[*npages + i] = got[i];
+            }
+            *pages = all;
+            *npages += ngot;
+        }
+    }
+    free(got);
+    return st;
+}
+
+static size_t count_data_pages(const pq_page_info *pages, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += pages[i].type == PQ_PAGE_DATA || pages[i].type == PQ_PAGE_DATA_V2;
+    return k;
 }
 
 static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_column_chunk *cc = fm->row_groups[ch->info.row_group].columns[ch->info.column];
-    size_t len = (size_t)ch->info.length;
+    uint64_t total = 0;
+    for (size_t p = 0; p < ch->nparts; p++) total += ch->parts[p].length;
+    size_t len = (size_t)total;
     uint8_t *bytes = malloc(len ? len : 1);
     if (!bytes) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
-    pq_status st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ch->info.offset, len, bytes, err);
+    pq_status st = PQ_OK;
+    uint64_t at = 0;
+    for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
+        st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ch->parts[p].offset,
+                                  (size_t)ch->parts[p].length, bytes + at, err);
+        at += ch->parts[p].length;
+    }
     if (st != PQ_OK) {
         free(bytes);
         return st;
     }
-    unsigned flags = r->opts.verify_checksums ? PQ_WALK_VERIFY_CRC : 0;
     pq_page_info *pages = NULL;
     size_t npages = 0;
     uint64_t before = r->walk_counters.pages;
-    st = pq_page_walk(bytes, len, cc->meta_data.num_values, flags, &pages, &npages,
-                      &r->walk_counters, err);
+    if (ch->data_pages == 0) {
+        /* The whole chunk: its value count says where the pages end. */
+        st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, err);
+    } else {
+        at = 0;
+        for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
+            st = walk_part(r, bytes + at, ch->parts[p].length, -1, at, &pages, &npages, err);
+            at += ch->parts[p].length;
+        }
+        if (st == PQ_OK && count_data_pages(pages, npages) != ch->data_pages)
+            st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                              "the offset index lists %zu data pages for rows [%llu, %llu) but the "
+                              "page headers there hold %zu",
+                              ch->data_pages, (unsigned long long)ch->first_row,
+                              (unsigned long long)(ch->first_row + ch->num_rows),
+                              count_data_pages(pages, npages));
+    }
     if (st != PQ_OK) {
         free(pages);
         free(bytes);
-        char what[PQ_ERROR_MESSAGE_SIZE];
-        memcpy(what, err->message, sizeof what);
-        return pq_error_set(err, st, "RowGroup[%u].columns[%u]: %s", ch->info.row_group,
-                            ch->info.column, what);
+        return chunk_error(err, st, ch);
     }
     ch->bytes = bytes;
     ch->pages = pages;
     ch->info.pages = pages;
     ch->info.npages = npages;
+    ch->step = CHUNK_WALKED;
     r->stats[PQ_STAGE_PAGE_HEADERS].chunks++;
     r->stats[PQ_STAGE_PAGE_HEADERS].pages += r->walk_counters.pages - before;
     return PQ_OK;
+}
+
+static pq_status need_more(const pq_reader *r, pq_error *err)
+{
+    size_t missing = pq_reader_pages_needed(r, NULL, 0);
+    return pq_error_set(err, PQ_ERR_NEED_DATA,
+                        "the page-header stage needs %zu more range%s (see pq_reader_needed_ranges)",
+                        missing, missing == 1 ? "" : "s");
 }
 
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
@@ -109,16 +300,25 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
             return st;
         }
     }
+    /* Every offset index the row range needs, before any page. */
+    bool missing = false;
+    for (size_t k = r->chunks_walked; k < r->chunks_len; k++) {
+        if (r->chunks[k].step != CHUNK_NEED_OFFSET_INDEX) continue;
+        pq_status st = read_offset_index(r, k, err);
+        if (st == PQ_ERR_NEED_DATA) {
+            missing = true;
+            continue;
+        }
+        if (st != PQ_OK) {
+            pq_reader_free_chunks(r);
+            return st;
+        }
+    }
+    if (missing) return need_more(r, err);
     /* A sans-IO reader may stop at a chunk it lacks and resume there. */
     while (r->chunks_walked < r->chunks_len) {
         pq_status st = walk_chunk(r, &r->chunks[r->chunks_walked], err);
-        if (st == PQ_ERR_NEED_DATA) {
-            /* Ask for every missing chunk at once, not one per call. */
-            size_t missing = pq_reader_pages_needed(r, NULL, 0);
-            return pq_error_set(err, PQ_ERR_NEED_DATA,
-                                "the page-header stage needs %zu more column chunk range%s "
-                                "(see pq_reader_needed_ranges)", missing, missing == 1 ? "" : "s");
-        }
+        if (st == PQ_ERR_NEED_DATA) return need_more(r, err);
         if (st != PQ_OK) {
             pq_reader_free_chunks(r);
             return st;

@@ -1,8 +1,8 @@
 /*
- * stage_select.c — the select stage: which row groups and leaf columns the
- * later stages read. For now the choice is the caller's (options row_groups
- * and columns); pruning by statistics, dictionaries, bloom filters and the
- * page index will narrow it here.
+ * stage_select.c — the select stage: which row groups, leaf columns and rows
+ * the later stages read. For now the choice is the caller's (options
+ * row_groups, columns, row_offset and row_limit); pruning by statistics,
+ * dictionaries, bloom filters and the page index will narrow it here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,9 @@ void pq_reader_free_selection(pq_reader *r)
 {
     free(r->sel_row_groups);
     free(r->sel_columns);
+    free(r->sel_first_row);
+    free(r->sel_num_rows);
+    r->sel_first_row = r->sel_num_rows = NULL;
     r->sel_row_groups = r->sel_columns = NULL;
     r->sel_row_groups_len = r->sel_columns_len = 0;
 }
@@ -36,6 +39,42 @@ static pq_status pick(const uint32_t *want, size_t want_len, uint32_t n, const c
     }
     *out = v;
     *out_len = len;
+    return PQ_OK;
+}
+
+/* The rows each selected row group delivers. With a row range, rows are
+ * counted across the selected row groups in order, and row groups it does
+ * not reach are dropped from the selection. */
+static pq_status apply_row_range(pq_reader *r, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    size_t n = r->sel_row_groups_len;
+    r->sel_first_row = malloc((n ? n : 1) * sizeof *r->sel_first_row);
+    r->sel_num_rows = malloc((n ? n : 1) * sizeof *r->sel_num_rows);
+    if (!r->sel_first_row || !r->sel_num_rows) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    r->row_range = r->opts.row_offset || r->opts.row_limit;
+    uint64_t lo = r->opts.row_offset;
+    uint64_t hi = r->opts.row_limit && r->opts.row_limit <= UINT64_MAX - lo ? lo + r->opts.row_limit
+                                                                              : UINT64_MAX;
+    uint64_t start = 0; /* first row of row group g in the selection's numbering */
+    size_t kept = 0;
+    for (size_t g = 0; g < n; g++) {
+        int64_t rows = fm->row_groups[r->sel_row_groups[g]].num_rows;
+        if (rows < 0)
+            return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER, "RowGroup[%u].num_rows: negative (%lld)",
+                                r->sel_row_groups[g], (long long)rows);
+        uint64_t end = start + (uint64_t)rows;
+        uint64_t a = lo > start ? lo : start;
+        uint64_t b = hi < end ? hi : end;
+        if (!r->row_range || a < b) {
+            r->sel_row_groups[kept] = r->sel_row_groups[g];
+            r->sel_first_row[kept] = r->row_range ? a - start : 0;
+            r->sel_num_rows[kept] = r->row_range ? b - a : (uint64_t)rows;
+            kept++;
+        }
+        start = end;
+    }
+    r->sel_row_groups_len = kept;
     return PQ_OK;
 }
 
@@ -62,6 +101,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
             }
         }
     }
+    if (st == PQ_OK) st = apply_row_range(r, err);
     if (st != PQ_OK) {
         pq_reader_free_selection(r);
         return st;

@@ -52,7 +52,7 @@ __all__ = [
 
 LIBRARY_PATH = _c.LIBRARY_PATH
 
-_DECODE_LATER = "comes with the decode stage; this build of libpqstep reads footers only"
+_DECODE_LATER = "(predicate pushdown) is not implemented yet"
 
 # Stage names as the library spells them ("init", "footer", ...), by value.
 _STAGE_NAMES = [_c.pq_stage_name(i).decode() for i in range(_c.PQ_STAGE_COUNT)]
@@ -430,9 +430,22 @@ class Reader:
         cols = self.columns if columns is None else self._resolve(list(columns))
         return _read_batches(self.path, self.metadata, cols, [i])[0]
 
-    def iter_batches(self, batch_size=65536, columns=None, row_groups=None):
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
+        """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
+        row group by row group (a batch never spans two). Only one row group
+        is decoded at a time, and every row group reuses this reader's
+        parsed footer. `columns`, `row_groups`: as for read_row_group and
+        read_table; `threads`: decode threads (None: one per core)."""
         self._live()
-        raise NotImplementedError("Reader.iter_batches " + _DECODE_LATER)
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError("batch_size must be a positive int")
+        cols = self.columns if columns is None else self._resolve(list(columns))
+        md = self.metadata
+        groups = range(md.num_row_groups) if row_groups is None else list(row_groups)
+        for g in groups:
+            for b in _decoded_batches(self.path, md, cols, [g], batch_size=batch_size,
+                                      threads=threads):
+                yield b
 
     def close(self):
         """Close the file. self.metadata, once taken, stays usable."""
@@ -469,9 +482,13 @@ def _import_schema(md, cols):
     return pa.Schema._import_from_c(ctypes.addressof(sbuf))
 
 
-def _read_batches(path, metadata, columns, row_groups):
-    """Decode `row_groups` (file indexes) of `columns` (leaf indexes, None:
-    all) with one reader over `metadata`; a pyarrow.RecordBatch each."""
+def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
+                     row_limit=None, threads=None):
+    """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
+    indexes, None: all) with one reader over `metadata` and yield
+    pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
+    group), for the rows [row_offset, row_offset + row_limit) of the
+    selection."""
     import pyarrow as pa
     opts = _c.pq_reader_options()
     _c.pq_reader_options_init(ctypes.byref(opts))
@@ -482,12 +499,23 @@ def _read_batches(path, metadata, columns, row_groups):
         keep.append(arr)
         opts.columns = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint32))
         opts.columns_len = len(columns)
-    rgs = list(row_groups)
-    if any(not isinstance(g, int) or g < 0 or g > 0xFFFFFFFF for g in rgs):
-        raise Error(_status_name(1), "row group index out of range", 1, path)
-    garr = (ctypes.c_uint32 * max(len(rgs), 1))(*rgs)
-    opts.row_groups = ctypes.cast(garr, ctypes.POINTER(ctypes.c_uint32))
-    opts.row_groups_len = len(rgs)
+    if row_groups is not None:
+        rgs = list(row_groups)
+        if any(not isinstance(g, int) or g < 0 or g > 0xFFFFFFFF for g in rgs):
+            raise Error(_status_name(1), "row group index out of range", 1, path)
+        garr = (ctypes.c_uint32 * max(len(rgs), 1))(*rgs)
+        keep.append(garr)
+        opts.row_groups = ctypes.cast(garr, ctypes.POINTER(ctypes.c_uint32))
+        opts.row_groups_len = len(rgs)
+    for name, v in (("row_offset", row_offset), ("row_limit", row_limit), ("threads", threads)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise ValueError("%s must be a non-negative int" % name)
+    opts.row_offset = row_offset or 0
+    if row_limit is not None:
+        if row_limit == 0:
+            return
+        opts.row_limit = row_limit
+    opts.threads = threads or 0
     err = _c.pq_error()
     h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
     if not h:
@@ -496,33 +524,41 @@ def _read_batches(path, metadata, columns, row_groups):
         st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
         if st != _c.PQ_OK:
             raise _error(err, path)
-        out = []
-        for g in rgs:
+        while True:
             abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
             sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
-            st = _c.pq_reader_export_row_group(h, g, ctypes.addressof(abuf),
-                                               ctypes.addressof(sbuf), ctypes.byref(err))
+            st = _c.pq_reader_next_batch(h, batch_size, ctypes.addressof(abuf),
+                                         ctypes.addressof(sbuf), ctypes.byref(err))
             if st != _c.PQ_OK:
                 raise _error(err, path)
+            if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
+                return  # release == NULL: end of data
             # pyarrow takes ownership of both structs (it calls release).
-            out.append(pa.RecordBatch._import_from_c(ctypes.addressof(abuf),
-                                                     ctypes.addressof(sbuf)))
-        return out
+            yield pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))
     finally:
         _c.pq_reader_close(h)
 
 
-def read_table(path, columns=None, row_groups=None, filter=None):
+def _read_batches(path, metadata, columns, row_groups):
+    """One pyarrow.RecordBatch per row group in `row_groups`."""
+    return list(_decoded_batches(path, metadata, columns, row_groups))
+
+
+def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
+               threads=None):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
-    of `row_groups` (indexes; default all)."""
-    import pyarrow as pa
+    of `row_groups` (indexes; default all), rows [row_offset, row_offset +
+    row_limit) of those (counted across them in order; pages outside the
+    range are skipped through the offset index where the file has one),
+    decoded on `threads` threads (None: one per core)."""
     if filter is not None:
         raise NotImplementedError("pqstep.read_table(filter=...) is not implemented yet")
+    import pyarrow as pa
     with Reader(path, columns=columns) as r:
         md = r.metadata
         cols = r.columns
-        groups = list(range(md.num_row_groups)) if row_groups is None else list(row_groups)
-        batches = _read_batches(r.path, md, cols, groups) if groups else []
+        batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
+                                        row_limit=row_limit, threads=threads))
     if batches:
         return pa.Table.from_batches(batches)
     return _import_schema(md, cols).empty_table()

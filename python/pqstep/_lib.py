@@ -67,6 +67,8 @@ PQ_OK = 0
 PQ_ERR_IO = 2
 PQ_ERR_NOT_PARQUET = 3
 PQ_ERR_UNSUPPORTED = 7
+PQ_ERR_INVALID_ARGUMENT = 1
+PQ_ERR_NEED_DATA = 10
 
 # pq_stage
 PQ_STAGE_INIT = 0
@@ -139,6 +141,9 @@ class pq_reader_options(ctypes.Structure):
         ("row_groups", ctypes.POINTER(ctypes.c_uint32)),
         ("row_groups_len", ctypes.c_size_t),
         ("verify_checksums", ctypes.c_bool),
+        ("row_offset", ctypes.c_uint64),
+        ("row_limit", ctypes.c_uint64),
+        ("threads", ctypes.c_uint32),
     ]
 
 
@@ -320,6 +325,17 @@ pq_reader_file_size = _proto("pq_reader_file_size", ctypes.c_uint64, _vp)
 pq_reader_stage_stats = _proto("pq_reader_stage_stats", None, _vp, c_enum, _P(pq_stage_stats))
 pq_reader_export_row_group = _proto("pq_reader_export_row_group", c_enum, _vp, ctypes.c_uint32,
                                     _vp, _vp, _err)
+pq_reader_export_rows = _proto("pq_reader_export_rows", c_enum, _vp, ctypes.c_uint32,
+                               ctypes.c_uint64, ctypes.c_uint64, _vp, _vp, _err)
+pq_reader_next_batch = _proto("pq_reader_next_batch", c_enum, _vp, ctypes.c_uint64, _vp, _vp, _err)
+pq_reader_row_group_range = _proto("pq_reader_row_group_range", c_enum, _vp, ctypes.c_uint32,
+                                   _P(ctypes.c_uint64), _P(ctypes.c_uint64), _err)
+pq_reader_open_sans_io = _proto("pq_reader_open_sans_io", _vp, ctypes.c_uint64,
+                                _P(pq_reader_options), _err)
+pq_reader_needed_ranges = _proto("pq_reader_needed_ranges", ctypes.c_size_t, _vp, _P(pq_range),
+                                 ctypes.c_size_t)
+pq_reader_supply = _proto("pq_reader_supply", c_enum, _vp, ctypes.c_uint64, ctypes.c_char_p,
+                          ctypes.c_size_t, _err)
 pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
                                   _P(ctypes.c_uint32), ctypes.c_size_t, _vp, _err)
 

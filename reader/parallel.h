@@ -1,0 +1,26 @@
+/*
+ * parallel.h — run n independent tasks on a few threads.
+ *
+ * The decode stage's pool: threads are started for one call and joined
+ * before it returns, so nothing outlives a stage and there is no global
+ * state. Tasks are handed out in index order from one atomic counter, which
+ * balances uneven tasks (a wide string chunk next to a boolean one).
+ */
+#ifndef PQ_READER_PARALLEL_H
+#define PQ_READER_PARALLEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Run task(ctx, i) for every i in [0, n). The task returns false to ask
+ * that tasks after i be skipped (an error: their results would be thrown
+ * away); tasks before i, and any already running, still complete.
+ * `threads` 0 means one per online core; it is capped at n. The calling
+ * thread works too, and runs everything alone when threads is 1 or a
+ * thread cannot be started. Returns the number of threads used. */
+unsigned pq_parallel_for(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i), void *ctx);
+
+/* Online CPU cores (at least 1). */
+unsigned pq_parallel_cores(void);
+
+#endif
