@@ -131,6 +131,11 @@ typedef struct pq_reader_options {
      * per online CPU core; 1: only the calling thread. The output does not
      * depend on it (same arrays, same errors). */
     uint32_t threads;
+    /* Decode stage: check that every value of a string column (Arrow type
+     * utf8: Parquet STRING / UTF8, and JSON) is well-formed UTF-8;
+     * a bad one fails the stage naming the row group, column and value.
+     * Off by default, as in pyarrow, which hands such bytes through. */
+    bool validate_utf8;
 } pq_reader_options;
 
 /* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/utf8.h"
 #include "metadata/error.h"
 #include "reader/parallel.h"
 #include "reader/reader_internal.h"
@@ -56,6 +57,20 @@ static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v,
     pq_status st = pq_column_decode(leaf, codec, ch->bytes, (size_t)kept, ch->pages, ch->info.npages,
                                     r->opts.memory_limit, v, err);
     if (st != PQ_OK) return st;
+    if (r->opts.validate_utf8 && v->offsets &&
+        (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
+        for (size_t k = 0; k < v->n_values; k++) {
+            size_t len = (size_t)(v->offsets[k + 1] - v->offsets[k]);
+            size_t bad = pq_utf8_invalid_at(v->data + v->offsets[k], len);
+            if (bad < len) {
+                pq_column_values_free(v);
+                return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                    "row group %u, column '%s': non-null value %zu is not valid "
+                                    "UTF-8 (byte %zu of %zu)",
+                                    ch->info.row_group, leaf->path, k, bad, len);
+            }
+        }
+    }
     if (leaf->max_rep == 0 && v->n_levels != ch->num_rows) {
         st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
                           ch->info.row_group, leaf->path, v->n_levels,

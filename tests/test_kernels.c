@@ -16,6 +16,7 @@
 #include "kernels/plain.h"
 #include "kernels/primitives.h"
 #include "kernels/rle.h"
+#include "kernels/utf8.h"
 
 /* ---- Tiny encoders (test oracles, bit by bit, independent of kernels/) ---- */
 
@@ -912,6 +913,60 @@ START_TEST(dictionary_gather)
 }
 END_TEST
 
+/* UTF-8: hand-picked valid and invalid sequences (RFC 3629 table 3.7 of
+ * the Unicode standard: the well-formed byte ranges). */
+START_TEST(utf8_validation)
+{
+    static const struct {
+        const char *s;
+        size_t len, bad; /* bad: offset of the first invalid byte, or len */
+    } v[] = {
+        {"", 0, 0},
+        {"plain ascii, longer than eight bytes", 36, 36},
+        {"\x7f", 1, 1},
+        {"caf\xc3\xa9", 5, 5},                 /* U+00E9 */
+        {"\xe2\x82\xac", 3, 3},               /* U+20AC */
+        {"\xf0\x9f\x98\x80", 4, 4},          /* U+1F600 */
+        {"\xf4\x8f\xbf\xbf", 4, 4},          /* U+10FFFF, the last */
+        {"\xed\x9f\xbf", 3, 3},               /* U+D7FF, before the surrogates */
+        {"\xee\x80\x80", 3, 3},               /* U+E000, after them */
+        {"ab\x80", 3, 2},                      /* lone continuation */
+        {"\xc0\xaf", 2, 0},                    /* overlong '/' */
+        {"\xc1\xbf", 2, 0},
+        {"\xe0\x9f\xbf", 3, 0},               /* overlong 3-byte */
+        {"\xf0\x8f\xbf\xbf", 4, 0},          /* overlong 4-byte */
+        {"\xed\xa0\x80", 3, 0},               /* U+D800, a surrogate */
+        {"\xf4\x90\x80\x80", 4, 0},          /* U+110000 */
+        {"\xf5\x80\x80\x80", 4, 0},
+        {"\xff", 1, 0},
+        {"x\xc3", 2, 1},                       /* truncated */
+        {"12345678\xe2\x82", 10, 8},          /* truncated after an ASCII word */
+        {"\xe2\x28\xa1", 3, 0},               /* bad continuation */
+        {"\xf0\x9f\x98\x28", 4, 0},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ck_assert_msg(pq_utf8_invalid_at((const uint8_t *)v[i].s, v[i].len) == v[i].bad,
+                      "case %zu: %zu, want %zu", i,
+                      pq_utf8_invalid_at((const uint8_t *)v[i].s, v[i].len), v[i].bad);
+    /* Every code point encodes to bytes the validator accepts. */
+    for (uint32_t cp = 0; cp <= 0x10ffff; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff) continue;
+        uint8_t b[8] = {0}; /* 8: the validator's word path may be inlined here */
+        size_t n;
+        if (cp < 0x80) { b[0] = (uint8_t)cp; n = 1; }
+        else if (cp < 0x800) { b[0] = (uint8_t)(0xc0 | cp >> 6); b[1] = (uint8_t)(0x80 | (cp & 63)); n = 2; }
+        else if (cp < 0x10000) {
+            b[0] = (uint8_t)(0xe0 | cp >> 12); b[1] = (uint8_t)(0x80 | (cp >> 6 & 63));
+            b[2] = (uint8_t)(0x80 | (cp & 63)); n = 3;
+        } else {
+            b[0] = (uint8_t)(0xf0 | cp >> 18); b[1] = (uint8_t)(0x80 | (cp >> 12 & 63));
+            b[2] = (uint8_t)(0x80 | (cp >> 6 & 63)); b[3] = (uint8_t)(0x80 | (cp & 63)); n = 4;
+        }
+        ck_assert_msg(pq_utf8_invalid_at(b, n) == n, "U+%04X rejected", cp);
+    }
+}
+END_TEST
+
 static Suite *kernels_suite(void)
 {
     Suite *s = suite_create("kernels");
@@ -942,6 +997,7 @@ static Suite *kernels_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("dictionary");
     tcase_add_test(tc, dictionary_gather);
+    tcase_add_test(tc, utf8_validation);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -483,7 +483,7 @@ def _import_schema(md, cols):
 
 
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
-                     row_limit=None, threads=None):
+                     row_limit=None, threads=None, validate_utf8=False):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -516,6 +516,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
             return
         opts.row_limit = row_limit
     opts.threads = threads or 0
+    opts.validate_utf8 = bool(validate_utf8)
     err = _c.pq_error()
     h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
     if not h:
@@ -545,12 +546,13 @@ def _read_batches(path, metadata, columns, row_groups):
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
-               threads=None):
+               threads=None, validate_utf8=False):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
     range are skipped through the offset index where the file has one),
-    decoded on `threads` threads (None: one per core)."""
+    decoded on `threads` threads (None: one per core). validate_utf8: fail
+    on a string value that is not UTF-8 (pyarrow passes such bytes on)."""
     if filter is not None:
         raise NotImplementedError("pqstep.read_table(filter=...) is not implemented yet")
     import pyarrow as pa
@@ -558,7 +560,8 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
         md = r.metadata
         cols = r.columns
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
-                                        row_limit=row_limit, threads=threads))
+                                        row_limit=row_limit, threads=threads,
+                                        validate_utf8=validate_utf8))
     if batches:
         return pa.Table.from_batches(batches)
     return _import_schema(md, cols).empty_table()

@@ -144,6 +144,7 @@ class pq_reader_options(ctypes.Structure):
         ("row_offset", ctypes.c_uint64),
         ("row_limit", ctypes.c_uint64),
         ("threads", ctypes.c_uint32),
+        ("validate_utf8", ctypes.c_bool),
     ]
 
 

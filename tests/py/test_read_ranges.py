@@ -236,6 +236,30 @@ def test_sans_io(path):
         _c.pq_reader_close(h)
 
 
+def test_utf8(tmp):
+    """A string column holding bytes that are not UTF-8: by default the
+    bytes come through as pyarrow gives them; validate_utf8 names the
+    column and the value."""
+    raw = pa.array([b"ok", None, b"caf\xc3\xa9", b"\xff\xfe", b"x"], pa.binary())
+    s = pa.Array.from_buffers(pa.string(), len(raw), raw.buffers(), null_count=raw.null_count)
+    for dictionary in (False, True):
+        path = os.path.join(tmp, "bad_utf8_%d.parquet" % dictionary)
+        pq.write_table(pa.table({"s": s}), path, use_dictionary=dictionary, row_group_size=3)
+        ours = pqstep.read_table(path)
+        theirs = pq.read_table(path)
+        assert ours.column(0).cast(pa.binary()).equals(theirs.column(0).cast(pa.binary()))
+        try:
+            pqstep.read_table(path, validate_utf8=True)
+        except pqstep.Error as e:
+            assert "row group 1, column 's': non-null value 0 is not valid UTF-8 (byte 0 of 2)" \
+                in str(e), e
+        else:
+            raise AssertionError("validate_utf8 accepted \\xff\\xfe")
+        # Row group 0 alone is valid.
+        good = pqstep.read_table(path, row_limit=3, validate_utf8=True)
+        assert good.column(0).to_pylist() == ["ok", None, "caf\u00e9"], good
+
+
 def corpus_files():
     data = os.path.join(CORPUS, "data")
     for name in sorted(os.listdir(data)):
@@ -256,6 +280,7 @@ def main():
         tests.append(("threads " + name, lambda p=path, n=name: check_threads(p, n)))
     tests.append(("page skipping", lambda: test_page_skipping(files)))
     tests.append(("sans-IO", lambda: test_sans_io(files["indexed_v1"])))
+    tests.append(("utf8", lambda: test_utf8(tmp)))
     for path in corpus_files():
         rel = os.path.relpath(path, CORPUS)
         try:
