@@ -68,11 +68,13 @@ static pq_status check_locations(const pq_offset_index *oi, uint64_t chunk_offse
                                 "the chunk [%llu, %llu) or overlaps the page before",
                                 i, (long long)p->offset, p->compressed_page_size,
                                 (unsigned long long)chunk_offset, (unsigned long long)chunk_end);
+        /* Writers put empty pages (no rows) in, so rows may repeat, and a
+         * last empty page may start at num_rows. */
         bool rows_ok = i == 0 ? p->first_row_index == 0
-                              : p->first_row_index > oi->pages[i - 1].first_row_index;
-        if (!rows_ok || p->first_row_index >= (num_rows > 0 ? num_rows : 1))
+                              : p->first_row_index >= oi->pages[i - 1].first_row_index;
+        if (!rows_ok || p->first_row_index > num_rows)
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                "OffsetIndex.page_locations[%zu]: first_row_index %lld out of order "
+                                "OffsetIndex.page_locations[%zu]: first_row_index %lld goes back "
                                 "or past the row group's %lld rows",
                                 i, (long long)p->first_row_index, (long long)num_rows);
         prev_end = (uint64_t)p->offset + (uint64_t)p->compressed_page_size;

@@ -26,8 +26,9 @@ typedef struct pq_offset_index {
 /* Decode an OffsetIndex from `len` bytes at `buf` and check it against the
  * chunk it describes: at least one page; pages in file order, each inside
  * [chunk_offset, chunk_offset + chunk_len) and not overlapping the next;
- * first_row_index 0 for the first page and strictly increasing after it,
- * below `num_rows` (the row group's). Errors: PQ_ERR_CORRUPT_DATA naming
+ * first_row_index 0 for the first page and never decreasing after it (an
+ * empty page starts where the next one does), at most `num_rows` (the row
+ * group's). Errors: PQ_ERR_CORRUPT_DATA naming
  * the field or the page, PQ_ERR_NOMEM. On success free with
  * pq_offset_index_free(). */
 pq_status pq_offset_index_decode(const uint8_t *buf, size_t len, uint64_t chunk_offset,

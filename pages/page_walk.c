@@ -45,6 +45,13 @@ pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t file_size, uin
     int64_t start = dict ? dict : data;                             /* data < 4: dict if any */
 
     int64_t size = m->total_compressed_size;
+    if (size == 0 && m->num_values == 0) {
+        /* A chunk without pages (Arrow writes one for an empty row group,
+         * data_page_offset 0): an empty range. */
+        *offset = LEADING_MAGIC;
+        *len = 0;
+        return PQ_OK;
+    }
     if (start < LEADING_MAGIC)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                             "ColumnMetaData.data_page_offset: %" PRId64 " is inside the file header",

@@ -33,6 +33,9 @@
  *  - a data_page_offset inside the leading "PAR1" (Arrow writes 0 for chunks
  *    holding no data page, data/column_chunk_key_value_metadata.parquet)
  *    with a valid dictionary_page_offset: the chunk starts at the dictionary.
+ *  - a chunk with total_compressed_size 0 and num_values 0 holds no page
+ *    (Arrow writes data_page_offset 0 for an empty row group): the empty
+ *    range [4, 4).
  * Then the range must lie in [4, file_size - 8) (after the leading magic,
  * before the footer length and trailing magic). Errors: PQ_ERR_INVALID_ARGUMENT
  * (NULL, a chunk skipped by a projected parse), PQ_ERR_ENCRYPTED (encrypted

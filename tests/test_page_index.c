@@ -109,15 +109,28 @@ START_TEST(rejects_what_does_not_fit_the_chunk)
     offset_index(&o, 3, 1000, 100, 40);
     expect_error(&o, 1000, 299, 120, "page_locations[2]: page at 1200 (100 bytes) is outside");
     expect_error(&o, 1001, 400, 120, "page_locations[0]");
-    expect_error(&o, 1000, 300, 80, "page_locations[2]: first_row_index 80");
-    /* Rows that do not increase. */
+    expect_error(&o, 1000, 300, 79, "page_locations[2]: first_row_index 80");
+    /* Rows that go back. */
     o.n = 0;
     put(&o, 0x19);
-    put(&o, 0x2c);
+    put(&o, 0x3c);
+    location(&o, 0, 10, 0);
+    location(&o, 10, 10, 3);
+    location(&o, 20, 10, 2);
+    put(&o, 0);
+    expect_error(&o, 0, 30, 5, "page_locations[2]: first_row_index 2 goes back");
+    /* Empty pages repeat a row, and the last may start at num_rows. */
+    o.n = 0;
+    put(&o, 0x19);
+    put(&o, 0x3c);
     location(&o, 0, 10, 0);
     location(&o, 10, 10, 0);
+    location(&o, 20, 10, 5);
     put(&o, 0);
-    expect_error(&o, 0, 20, 5, "page_locations[1]: first_row_index 0 out of order");
+    pq_offset_index oi;
+    pq_error err;
+    ck_assert_msg(pq_offset_index_decode(o.b, o.n, 0, 30, 5, &oi, &err) == PQ_OK, "%s", err.message);
+    pq_offset_index_free(&oi);
     /* A first page that does not start at row 0. */
     o.n = 0;
     put(&o, 0x19);

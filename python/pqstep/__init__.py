@@ -445,7 +445,8 @@ class Reader:
         for g in groups:
             for b in _decoded_batches(self.path, md, cols, [g], batch_size=batch_size,
                                       threads=threads):
-                yield b
+                if b.num_rows:  # an empty row group gives no batch, as in pyarrow
+                    yield b
 
     def close(self):
         """Close the file. self.metadata, once taken, stays usable."""
