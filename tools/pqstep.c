@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     {"meta", pq_cmd_meta, "footer summary: row groups, column chunks, statistics"},
     {"schema", pq_cmd_schema, "schema tree with types, levels and Arrow types"},
     {"pages", pq_cmd_pages, "every page of the selected column chunks"},
+    {"cat", pq_cmd_cat, "the values, as a table, CSV or JSON lines"},
     {"demo", pq_cmd_demo, "walk the reader's stages and measure footer reuse"},
 };
 

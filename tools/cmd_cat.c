@@ -1,0 +1,477 @@
+/*
+ * cmd_cat.c — `pqstep cat FILE [--columns A,B] [--row-groups N,M]
+ * [--limit N] [--format table|csv|jsonl]`: the values of a file as text.
+ *
+ * The reader is driven to the decode stage with the chosen columns, row
+ * groups and row limit; record batches of at most BATCH_ROWS rows are
+ * exported (pq_reader_next_batch) and their rows written out as they are
+ * rendered (tools/arrow_text.c), so the text is never held in memory
+ * beyond one block of table rows.
+ */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow_text.h"
+
+static const char cat_usage[] =
+    "pqstep cat [--columns A,B] [--row-groups N,M] [--limit N] [--format table|csv|jsonl] FILE";
+
+/* Table output is aligned per block of this many rows. */
+#define TABLE_BLOCK_ROWS 1000
+
+/* Rows per exported batch (batches share the decoded buffers: no copy). */
+#define BATCH_ROWS 65536
+
+static void cat_help(void)
+{
+    printf("usage: %s\n"
+           "\n"
+           "Print the values of a Parquet file, one line per row.\n"
+           "\n"
+           "options:\n"
+           "  --columns A,B       columns by leaf path or field name; a group selects all\n"
+           "                      its leaves (default: all); output keeps file order\n"
+           "  --row-groups N,M    row groups by index, in this order (default: all)\n"
+           "  --limit N           stop after N rows\n"
+           "  --format FORMAT     table (default): aligned columns with a header\n"
+           "                      csv: RFC 4180 with a header row, null as an empty field\n"
+           "                      jsonl: one JSON object per row\n"
+           "  -h, --help          show this help\n"
+           "\n"
+           "Values: integers exact, floats as the shortest text that reads back,\n"
+           "decimals exact, dates/times/timestamps in ISO 8601 (Z when the type has a\n"
+           "time zone), binary as lowercase hex, nested values as JSON. Details in\n"
+           "docs/cli.md.\n",
+           cat_usage);
+}
+
+typedef enum cat_format { CAT_TABLE, CAT_CSV, CAT_JSONL } cat_format;
+
+typedef struct cat_args {
+    const char *file;
+    const char *columns;    /* comma-separated, or NULL */
+    const char *row_groups; /* comma-separated, or NULL */
+    uint64_t limit;
+    bool has_limit;
+    cat_format format;
+    bool help;
+} cat_args;
+
+/* A decimal number without sign that fits in `max`. */
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (*s < '0' || *s > '9') return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (max - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, cat_args *a)
+{
+    memset(a, 0, sizeof *a);
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (options_done || s[0] != '-' || !s[1]) {
+            if (a->file) return cli_usage_error(cat_usage, "cat: more than one FILE");
+            a->file = s;
+            continue;
+        }
+        if (strcmp(s, "--") == 0) {
+            options_done = true;
+        } else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            a->help = true;
+        } else if (strcmp(s, "--columns") == 0 || strcmp(s, "--row-groups") == 0 ||
+                   strcmp(s, "--limit") == 0 || strcmp(s, "--format") == 0) {
+            if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: %s wants a value", s);
+            const char *v = argv[++i];
+            if (strcmp(s, "--columns") == 0) {
+                a->columns = v;
+            } else if (strcmp(s, "--row-groups") == 0) {
+                a->row_groups = v;
+            } else if (strcmp(s, "--limit") == 0) {
+                if (!parse_u64(v, UINT64_MAX, &a->limit))
+                    return cli_usage_error(cat_usage, "cat: --limit wants a row count, not '%s'", v);
+                a->has_limit = true;
+            } else if (strcmp(v, "table") == 0) {
+                a->format = CAT_TABLE;
+            } else if (strcmp(v, "csv") == 0) {
+                a->format = CAT_CSV;
+            } else if (strcmp(v, "jsonl") == 0) {
+                a->format = CAT_JSONL;
+            } else {
+                return cli_usage_error(cat_usage, "cat: --format is table, csv or jsonl, not '%s'", v);
+            }
+        } else {
+            return cli_usage_error(cat_usage, "cat: unknown option '%s'", s);
+        }
+    }
+    if (!a->help && !a->file) return cli_usage_error(cat_usage, "cat: missing FILE");
+    return CLI_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Selection
+ * ------------------------------------------------------------------------- */
+
+typedef struct u32_list {
+    uint32_t *v;
+    size_t len, cap;
+} u32_list;
+
+static void list_push(u32_list *l, uint32_t x)
+{
+    if (l->len == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->v = cli_xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->len++] = x;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Split `spec` at commas and hand each piece (NUL-terminated) to `fn`;
+ * stops at the first failure. An empty piece is an error. */
+static int for_each_item(const char *spec, const char *what,
+                         int (*fn)(const char *item, const pq_metadata *md, u32_list *out),
+                         const pq_metadata *md, u32_list *out)
+{
+    size_t n = strlen(spec);
+    char *copy = cli_xrealloc(NULL, n + 1);
+    memcpy(copy, spec, n + 1);
+    int rc = CLI_EXIT_OK;
+    char *p = copy;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        if (!*p) {
+            rc = cli_usage_error(cat_usage, "cat: empty item in %s '%s'", what, spec);
+            break;
+        }
+        rc = fn(p, md, out);
+        if (rc != CLI_EXIT_OK || !comma) break;
+        p = comma + 1;
+    }
+    free(copy);
+    return rc;
+}
+
+/* A leaf path, a field name with one leaf (pq_metadata_find_leaf), or a
+ * group's dotted path: all leaves under it. */
+static int add_column(const char *name, const pq_metadata *md, u32_list *out)
+{
+    int32_t leaf = pq_metadata_find_leaf(md, name);
+    if (leaf >= 0) {
+        list_push(out, (uint32_t)leaf);
+        return CLI_EXIT_OK;
+    }
+    const pq_schema *schema = pq_metadata_schema(md);
+    size_t n = strlen(name);
+    bool found = false;
+    for (uint32_t i = 0; i < schema->leaves_len; i++) {
+        const char *path = schema->leaves[i].path;
+        if (path && strncmp(path, name, n) == 0 && path[n] == '.') {
+            list_push(out, i);
+            found = true;
+        }
+    }
+    if (!found) {
+        char *shown = cli_text_dup(name, n);
+        int rc = cli_usage_error(cat_usage, "cat: no column '%s' (see pqstep schema)", shown);
+        free(shown);
+        return rc;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int add_row_group(const char *item, const pq_metadata *md, u32_list *out)
+{
+    uint32_t n = pq_metadata_file(md)->row_groups_len;
+    uint64_t v;
+    if (!parse_u64(item, UINT32_MAX, &v))
+        return cli_usage_error(cat_usage, "cat: --row-groups wants indexes, not '%s'", item);
+    if (v >= n)
+        return cli_usage_error(cat_usage, "cat: row group %" PRIu64 " out of range (the file has %u)",
+                               v, n);
+    list_push(out, (uint32_t)v);
+    return CLI_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Output
+ * ------------------------------------------------------------------------- */
+
+typedef struct cat_out {
+    cat_format format;
+    const arrow_text_type *head; /* names and alignment (the file's schema) */
+    char *align;                 /* table: 'l' / 'r' per column */
+    cli_table table;
+    size_t block_rows;           /* table rows buffered */
+    bool header_done;
+    at_buf cell;
+    at_buf line;
+} cat_out;
+
+static void csv_field(at_buf *line, const char *s, size_t n)
+{
+    bool quote = n == 0; /* "" is an empty string; an empty field is null */
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!quote) {
+        at_buf_put(line, s, n);
+        return;
+    }
+    at_buf_put(line, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') at_buf_put(line, "\"", 1);
+        at_buf_put(line, s + i, 1);
+    }
+    at_buf_put(line, "\"", 1);
+}
+
+static void out_init(cat_out *o, cat_format format, const arrow_text_type *head)
+{
+    memset(o, 0, sizeof *o);
+    o->format = format;
+    o->head = head;
+    size_t n = head->nchildren;
+    o->align = cli_xrealloc(NULL, n + 1);
+    for (size_t k = 0; k < n; k++) o->align[k] = arrow_text_is_numeric(head->children[k]) ? 'r' : 'l';
+    o->align[n] = '\0';
+    cli_table_init(&o->table, o->align);
+}
+
+static void table_flush(cat_out *o)
+{
+    cli_table_print(&o->table, stdout, "");
+    cli_table_free(&o->table);
+    cli_table_init(&o->table, o->align);
+    o->block_rows = 0;
+}
+
+static void out_header(cat_out *o)
+{
+    const arrow_text_type *h = o->head;
+    o->header_done = true;
+    switch (o->format) {
+    case CAT_TABLE:
+        for (size_t k = 0; k < h->nchildren; k++)
+            cli_table_add_text(&o->table, 0, h->children[k]->name, strlen(h->children[k]->name));
+        break;
+    case CAT_CSV:
+        o->line.len = 0;
+        for (size_t k = 0; k < h->nchildren; k++) {
+            if (k) at_buf_put(&o->line, ",", 1);
+            csv_field(&o->line, h->children[k]->name, strlen(h->children[k]->name));
+        }
+        at_buf_put(&o->line, "\n", 1);
+        fwrite(o->line.p, 1, o->line.len, stdout);
+        break;
+    case CAT_JSONL:
+        break;
+    }
+}
+
+/* Write row `i` of the batch `a` (type `t`, checked). False when a value
+ * is malformed; `*bad` names its column. */
+static bool out_row(cat_out *o, const arrow_text_type *t, const struct ArrowArray *a, int64_t i,
+                    size_t *bad)
+{
+    int64_t p = a->offset + i; /* the children's logical index */
+    if (o->format == CAT_TABLE) {
+        for (size_t k = 0; k < t->nchildren; k++) {
+            o->cell.len = 0;
+            if (!arrow_text_format(t->children[k], a->children[k], p, ARROW_TEXT_PLAIN, &o->cell)) {
+                *bad = k;
+                return false;
+            }
+            cli_table_add_text(&o->table, 0, o->cell.p, o->cell.len);
+        }
+        if (++o->block_rows == TABLE_BLOCK_ROWS) table_flush(o);
+        return true;
+    }
+    at_buf *line = &o->line;
+    line->len = 0;
+    if (o->format == CAT_JSONL) at_buf_put(line, "{", 1);
+    for (size_t k = 0; k < t->nchildren; k++) {
+        const arrow_text_type *ct = t->children[k];
+        const struct ArrowArray *ca = a->children[k];
+        if (k) at_buf_put(line, ",", 1);
+        if (o->format == CAT_JSONL) {
+            const char *name = o->head->children[k]->name;
+            arrow_text_json_string(line, name, strlen(name));
+            at_buf_put(line, ":", 1);
+            if (!arrow_text_format(ct, ca, p, ARROW_TEXT_JSON, line)) {
+                *bad = k;
+                return false;
+            }
+        } else if (!arrow_text_is_null(ct, ca, p)) {
+            o->cell.len = 0;
+            if (!arrow_text_format(ct, ca, p, ARROW_TEXT_PLAIN, &o->cell)) {
+                *bad = k;
+                return false;
+            }
+            csv_field(line, o->cell.p, o->cell.len);
+        }
+    }
+    at_buf_put(line, o->format == CAT_JSONL ? "}\n" : "\n", o->format == CAT_JSONL ? 2 : 1);
+    fwrite(line->p, 1, line->len, stdout);
+    return true;
+}
+
+static void out_finish(cat_out *o)
+{
+    if (o->format == CAT_TABLE && (o->block_rows || o->table.ncells)) table_flush(o);
+}
+
+static void out_free(cat_out *o)
+{
+    cli_table_free(&o->table);
+    free(o->align);
+    at_buf_free(&o->cell);
+    at_buf_free(&o->line);
+}
+
+/* ---------------------------------------------------------------------------
+ * The command
+ * ------------------------------------------------------------------------- */
+
+static int batch_error(const char *file, const char *msg)
+{
+    pq_error e = {0};
+    e.code = PQ_ERR_CORRUPT_DATA;
+    snprintf(e.message, sizeof e.message, "%s", msg);
+    return cli_file_error(file, &e);
+}
+
+/* Print the rows of one exported batch, at most `*left` of them. */
+static int print_batch(cat_out *o, const char *file, struct ArrowArray *a, struct ArrowSchema *s,
+                       uint64_t *left)
+{
+    char msg[256];
+    arrow_text_type *t = arrow_text_type_new(s, msg, sizeof msg);
+    if (!t) return batch_error(file, msg);
+    int rc = CLI_EXIT_OK;
+    if (t->kind != AT_STRUCT || t->dict || t->nchildren != o->head->nchildren) {
+        rc = batch_error(file, "the batch does not match the file's schema");
+    } else if (!arrow_text_check(t, a, msg, sizeof msg)) {
+        rc = batch_error(file, msg);
+    } else {
+        for (int64_t i = 0; i < a->length && *left > 0 && !ferror(stdout); i++, (*left)--) {
+            size_t bad = 0;
+            if (!out_row(o, t, a, i, &bad)) {
+                snprintf(msg, sizeof msg, "column '%s': malformed value in row %" PRId64,
+                         o->head->children[bad]->name, i);
+                rc = batch_error(file, msg);
+                break;
+            }
+        }
+    }
+    arrow_text_type_free(t);
+    return rc;
+}
+
+int pq_cmd_cat(int argc, char **argv)
+{
+    cat_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_EXIT_OK) return rc;
+    if (a.help) {
+        cat_help();
+        return CLI_EXIT_OK;
+    }
+
+    uint64_t file_size = 0;
+    pq_metadata *md = cli_open_metadata(a.file, &file_size);
+    if (!md) return CLI_EXIT_ERROR;
+
+    u32_list cols = {0}, rgs = {0};
+    if (a.columns) rc = for_each_item(a.columns, "--columns", add_column, md, &cols);
+    if (rc == CLI_EXIT_OK && a.row_groups)
+        rc = for_each_item(a.row_groups, "--row-groups", add_row_group, md, &rgs);
+    if (rc != CLI_EXIT_OK) goto done_md;
+    /* The batch holds the columns in file order; so does the header. */
+    if (cols.len) {
+        qsort(cols.v, cols.len, sizeof *cols.v, cmp_u32);
+        size_t k = 0;
+        for (size_t i = 0; i < cols.len; i++)
+            if (k == 0 || cols.v[i] != cols.v[k - 1]) cols.v[k++] = cols.v[i];
+        cols.len = k;
+    }
+
+    pq_error err = {0};
+    struct ArrowSchema hs;
+    if (pq_metadata_arrow_schema(md, a.columns ? cols.v : NULL, cols.len, &hs, &err) != PQ_OK) {
+        rc = cli_file_error(a.file, &err);
+        goto done_md;
+    }
+    char msg[256];
+    arrow_text_type *head = arrow_text_type_new(&hs, msg, sizeof msg);
+    hs.release(&hs);
+    if (!head) {
+        rc = batch_error(a.file, msg);
+        goto done_md;
+    }
+
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.metadata = md; /* no second footer read */
+    if (a.columns) {
+        opts.columns = cols.v;
+        opts.columns_len = cols.len;
+    }
+    if (a.row_groups) {
+        opts.row_groups = rgs.v;
+        opts.row_groups_len = rgs.len;
+    }
+    /* The reader decodes only the pages the first N rows need. --limit 0
+     * prints the header alone: nothing is decoded. */
+    if (a.has_limit) opts.row_limit = a.limit;
+    pq_stage last = a.has_limit && a.limit == 0 ? PQ_STAGE_SELECT : PQ_STAGE_DECODE;
+    pq_reader *r = pq_reader_open_path(a.file, &opts, &err);
+    if (!r || pq_reader_advance_to(r, last, &err) != PQ_OK) {
+        rc = cli_file_error(a.file, &err);
+        pq_reader_close(r);
+        arrow_text_type_free(head);
+        goto done_md;
+    }
+
+    cat_out o;
+    out_init(&o, a.format, head);
+    out_header(&o);
+    uint64_t left = a.has_limit ? a.limit : UINT64_MAX;
+    while (left > 0 && rc == CLI_EXIT_OK && !ferror(stdout)) {
+        struct ArrowArray arr;
+        struct ArrowSchema sch;
+        if (pq_reader_next_batch(r, BATCH_ROWS, &arr, &sch, &err) != PQ_OK) {
+            rc = cli_file_error(a.file, &err);
+            break;
+        }
+        if (!arr.release) break; /* end of data */
+        rc = print_batch(&o, a.file, &arr, &sch, &left);
+        arr.release(&arr);
+        sch.release(&sch);
+    }
+    if (rc == CLI_EXIT_OK) out_finish(&o);
+    out_free(&o);
+    pq_reader_close(r);
+    arrow_text_type_free(head);
+done_md:
+    free(cols.v);
+    free(rgs.v);
+    pq_metadata_release(md);
+    return rc;
+}
