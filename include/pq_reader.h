@@ -78,7 +78,8 @@ typedef struct pq_stage_stats {
     uint64_t reads;         /* read_at calls issued, or supply() calls */
     uint64_t nanoseconds;   /* wall time spent in the stage (I/O included) */
     uint64_t parses;        /* footer stage: Thrift footer parses done by this reader (0 on reuse) */
-    uint64_t reused;        /* footer stage: 1 when metadata came from the caller, footer bytes or a cache */
+    uint64_t reused;        /* footer stage: 1 when metadata came from the caller, footer bytes or a cache;
+                             * page headers: chunks taken over from the previous selection (reselect) */
     uint64_t chunks;        /* select: column chunks selected; page headers: chunks walked */
     uint64_t pages;         /* page headers stage: page headers decoded */
 } pq_stage_stats;
@@ -148,8 +149,9 @@ typedef struct pq_reader pq_reader;
  * ------------------------------------------------------------------------- */
 
 /* Open a file by path. The file is opened and stat'ed now; nothing is read
- * until pq_reader_advance(). `opts` may be NULL; it is copied (the pointers in
- * it must stay valid until the footer stage is done). Returns NULL + err. */
+ * until pq_reader_advance(). `opts` may be NULL; it is copied, the arrays
+ * `columns` and `row_groups` included; `footer_bytes` and `cache_key` must
+ * stay valid until the footer stage is done. Returns NULL + err. */
 PQ_API pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, pq_error *err);
 
 /* Open over `size` bytes at `data`, which the caller owns and must keep alive
@@ -270,6 +272,29 @@ PQ_API pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_
  * stage, PQ_ERR_INVALID_ARGUMENT for NULL outputs, PQ_ERR_NOMEM. */
 PQ_API pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
                                       struct ArrowSchema *out_schema, pq_error *err);
+
+/* A new choice for pq_reader_reselect(). */
+typedef struct pq_selection {
+    const uint32_t *row_groups;  /* NULL: all row groups */
+    size_t row_groups_len;
+    const uint32_t *columns;     /* NULL: the columns the reader has now */
+    size_t columns_len;
+    uint64_t row_offset;         /* as pq_reader_options.row_offset / row_limit */
+    uint64_t row_limit;
+} pq_selection;
+
+/* Choose again, after the footer stage: the reader goes back to
+ * PQ_STAGE_SELECT with `sel` (copied) and is advanced again as after
+ * opening. Arrays decoded so far are dropped (batches exported from them
+ * stay valid). Chunks walked by the previous page-header stage are kept: one
+ * the new selection needs is neither read nor walked again when its kept
+ * pages hold the new rows, and the page-header stage counts it in `reused`
+ * (pq_stage_stats); the others are freed. Counters keep adding up.
+ * Errors: PQ_ERR_INVALID_ARGUMENT (NULL), PQ_ERR_STAGE before the footer
+ * stage, the select stage's (an out-of-range index, a column a projected
+ * footer left out), after which the reader is back at PQ_STAGE_FOOTER with
+ * its previous choice. */
+PQ_API pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *err);
 
 /* Counters of one stage. */
 PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);

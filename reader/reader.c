@@ -37,6 +37,18 @@ void pq_reader_options_init(pq_reader_options *opts)
  * Opening
  * ------------------------------------------------------------------------- */
 
+/* Point *arr at an owned copy of its n entries (left NULL when NULL). */
+static bool copy_indexes(const uint32_t **arr, size_t n, uint32_t **own)
+{
+    *own = NULL;
+    if (!*arr) return true;
+    *own = malloc((n ? n : 1) * sizeof **own);
+    if (!*own) return false;
+    if (n) memcpy(*own, *arr, n * sizeof **own);
+    *arr = *own;
+    return true;
+}
+
 static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
 {
     if (opts && opts->metadata && opts->footer_bytes) {
@@ -50,6 +62,15 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
         return NULL;
     }
     if (opts) r->opts = *opts;
+    /* The selection arrays are used by the select stage, possibly long after
+     * opening: keep copies. */
+    if (!copy_indexes(&r->opts.columns, r->opts.columns_len, &r->own_columns) ||
+        !copy_indexes(&r->opts.row_groups, r->opts.row_groups_len, &r->own_row_groups)) {
+        free(r->own_columns);
+        free(r);
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     if (r->opts.footer_read_size == 0) r->opts.footer_read_size = DEFAULT_FOOTER_READ_SIZE;
     if (r->opts.footer_read_size < FOOTER_TRAILER_LEN) r->opts.footer_read_size = FOOTER_TRAILER_LEN;
     r->file.fd = -1;
@@ -140,7 +161,61 @@ void pq_reader_close(pq_reader *r)
     pq_supplied_free(&r->supplied);
     free(r->tail);
     free(r->path);
+    free(r->own_columns);
+    free(r->own_row_groups);
     free(r);
+}
+
+pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *err)
+{
+    if (!r || !sel) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or selection is NULL");
+    if (r->stage < PQ_STAGE_FOOTER)
+        return pq_error_set(err, PQ_ERR_STAGE, "reselect needs the footer stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    const uint32_t *groups = sel->row_groups, *columns = sel->columns;
+    uint32_t *own_groups = NULL, *own_columns = NULL;
+    if (!copy_indexes(&groups, sel->row_groups_len, &own_groups) ||
+        !copy_indexes(&columns, sel->columns_len, &own_columns)) {
+        free(own_groups);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    pq_reader_options saved = r->opts;
+    uint32_t *saved_groups = r->own_row_groups, *saved_columns = r->own_columns;
+    r->opts.row_groups = groups;
+    r->opts.row_groups_len = sel->row_groups_len;
+    if (sel->columns) {
+        r->opts.columns = columns;
+        r->opts.columns_len = sel->columns_len;
+        r->own_columns = own_columns;
+    }
+    r->opts.row_offset = sel->row_offset;
+    r->opts.row_limit = sel->row_limit;
+    r->own_row_groups = own_groups;
+
+    /* Keep the walked chunks for the next page-header stage to reuse; an
+     * unfinished (sans-IO) walk is dropped. */
+    pq_reader_free_decoded(r);
+    pq_reader_keep_chunks_for_reuse(r);
+    pq_reader_free_selection(r);
+    pq_supplied_free(&r->supplied);
+    uint64_t t0 = pq_reader_now_ns();
+    pq_status st = pq_reader_stage_select(r, err);
+    r->stats[PQ_STAGE_SELECT].nanoseconds += pq_reader_now_ns() - t0;
+    if (st != PQ_OK) {
+        /* Back to the footer stage with the old choice. */
+        free(own_groups);
+        free(own_columns);
+        r->opts = saved;
+        r->own_row_groups = saved_groups;
+        r->own_columns = saved_columns;
+        r->stage = PQ_STAGE_FOOTER;
+        return st;
+    }
+    free(saved_groups);
+    if (sel->columns) free(saved_columns);
+    else free(own_columns);
+    r->stage = PQ_STAGE_SELECT;
+    return PQ_OK;
 }
 
 /* ---------------------------------------------------------------------------

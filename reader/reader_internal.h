@@ -59,6 +59,8 @@ struct pq_reader {
     pq_file_source file;
     pq_memory_source memory;
     char *path;                     /* path readers: for the cache key */
+    uint32_t *own_columns;          /* copies of opts.columns / opts.row_groups */
+    uint32_t *own_row_groups;
     uint64_t file_size;
 
     /* footer stage */
@@ -85,6 +87,8 @@ struct pq_reader {
     pq_reader_chunk *chunks;
     size_t chunks_len;
     size_t chunks_walked;           /* entries done so far (sans-IO resumes here) */
+    pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
+    size_t prev_chunks_len;
     pq_page_walk_counters walk_counters;
 
     /* decode stage: one column per entry of `chunks`, same order */
@@ -114,6 +118,10 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
 /* The decode stage (stage_decode.c): decode every selected chunk. */
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);
+
+/* Move the walked chunks aside for the next plan to take over
+ * (stage_pages.c); chunks not walked to the end are freed. */
+void pq_reader_keep_chunks_for_reuse(pq_reader *r);
 
 /* Free what the select, page-header and decode stages keep. */
 void pq_reader_free_selection(pq_reader *r);

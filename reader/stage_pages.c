@@ -16,15 +16,60 @@
 #include "metadata/page_index.h"
 #include "reader/reader_internal.h"
 
+static void free_chunk_array(pq_reader_chunk *chunks, size_t n)
+{
+    for (size_t i = 0; chunks && i < n; i++) {
+        free(chunks[i].pages);
+        free(chunks[i].bytes);
+    }
+    free(chunks);
+}
+
 void pq_reader_free_chunks(pq_reader *r)
 {
-    for (size_t i = 0; i < r->chunks_len; i++) {
-        free(r->chunks[i].pages);
-        free(r->chunks[i].bytes);
-    }
-    free(r->chunks);
+    free_chunk_array(r->chunks, r->chunks_len);
     r->chunks = NULL;
     r->chunks_len = r->chunks_walked = 0;
+    free_chunk_array(r->prev_chunks, r->prev_chunks_len);
+    r->prev_chunks = NULL;
+    r->prev_chunks_len = 0;
+}
+
+void pq_reader_keep_chunks_for_reuse(pq_reader *r)
+{
+    pq_reader_chunk *chunks = r->chunks;
+    size_t n = r->chunks_len;
+    r->chunks = NULL;
+    r->chunks_len = r->chunks_walked = 0;
+    pq_reader_free_chunks(r); /* an older generation, if any */
+    for (size_t i = 0; chunks && i < n; i++)
+        if (chunks[i].step != CHUNK_WALKED) {
+            free(chunks[i].pages);
+            free(chunks[i].bytes);
+            chunks[i].pages = NULL;
+            chunks[i].bytes = NULL;
+        }
+    r->prev_chunks = chunks;
+    r->prev_chunks_len = n;
+}
+
+/* Take over a walked chunk of the previous selection for (rg, col) whose
+ * kept pages hold rows [first, first + n). */
+static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, uint64_t first, uint64_t n)
+{
+    for (size_t i = 0; i < r->prev_chunks_len; i++) {
+        pq_reader_chunk *old = &r->prev_chunks[i];
+        if (old->step != CHUNK_WALKED || old->info.row_group != ch->info.row_group ||
+            old->info.column != ch->info.column)
+            continue;
+        if (old->first_row > first || old->first_row + old->num_rows < first + n) return false;
+        *ch = *old;
+        memset(old, 0, sizeof *old);
+        old->step = CHUNK_NEED_PAGES; /* emptied */
+        r->stats[PQ_STAGE_PAGE_HEADERS].reused++;
+        return true;
+    }
+    return false;
 }
 
 /* Prefix an error with the chunk it concerns. */
@@ -77,6 +122,7 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
             pq_reader_chunk *ch = &r->chunks[k];
             ch->info.row_group = rg;
             ch->info.column = col;
+            if (reuse_walked(r, ch, r->sel_first_row[g], r->sel_num_rows[g])) continue;
             pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size,
                                                           &ch->info.offset, &ch->info.length, err);
             if (st != PQ_OK) return chunk_error(err, st, ch);
@@ -183,6 +229,7 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
     if (any_index) return count;
     for (size_t i = r->chunks_walked; i < r->chunks_len; i++) {
         const pq_reader_chunk *ch = &r->chunks[i];
+        if (ch->step == CHUNK_WALKED) continue;
         for (size_t p = 0; p < ch->nparts; p++) {
             if (pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length)) continue;
             if (count < cap) out[count] = ch->parts[p];
@@ -295,6 +342,10 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
 {
     if (!r->chunks) {
         pq_status st = plan_chunks(r, err);
+        /* What the new plan did not take over is not needed any more. */
+        free_chunk_array(r->prev_chunks, r->prev_chunks_len);
+        r->prev_chunks = NULL;
+        r->prev_chunks_len = 0;
         if (st != PQ_OK) {
             pq_reader_free_chunks(r);
             return st;
@@ -317,6 +368,10 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
     if (missing) return need_more(r, err);
     /* A sans-IO reader may stop at a chunk it lacks and resume there. */
     while (r->chunks_walked < r->chunks_len) {
+        if (r->chunks[r->chunks_walked].step == CHUNK_WALKED) { /* reused */
+            r->chunks_walked++;
+            continue;
+        }
         pq_status st = walk_chunk(r, &r->chunks[r->chunks_walked], err);
         if (st == PQ_ERR_NEED_DATA) return need_more(r, err);
         if (st != PQ_OK) {

@@ -315,7 +315,7 @@ class Reader:
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
-                 footer_read_size=0, memory_limit=0):
+                 footer_read_size=0, memory_limit=0, threads=None, validate_utf8=False):
         self.path = os.fspath(path)
         self._handle = None
         self._md = None
@@ -323,6 +323,8 @@ class Reader:
         _c.pq_reader_options_init(ctypes.byref(opts))
         opts.footer_read_size = footer_read_size
         opts.memory_limit = memory_limit
+        opts.threads = threads or 0
+        opts.validate_utf8 = bool(validate_utf8)
         keep = []  # buffers the options point to, alive until the footer stage is done
         if metadata is not None:
             if not isinstance(metadata, FileMetadata):
@@ -430,6 +432,50 @@ class Reader:
         cols = self.columns if columns is None else self._resolve(list(columns))
         return _read_batches(self.path, self.metadata, cols, [i])[0]
 
+    def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None):
+        """Decode with this reader's own stages and return a pyarrow.Table:
+        `row_groups` (None: all), rows [row_offset, row_offset + row_limit)
+        of them, `columns` (None: the reader's). Each call goes back to the
+        select stage (pq_reader_reselect), so a later read of chunks an
+        earlier one walked neither reads nor walks them again when they hold
+        the rows: see stage_stats("page headers")["reused"]."""
+        import pyarrow as pa
+        h = self._live()
+        cols = self.columns if columns is None else self._resolve(list(columns))
+        if cols is None:
+            cols = list(range(self.metadata.num_columns))
+        sel = _c.pq_selection()
+        keep = []
+        if row_groups is not None:
+            rgs = list(row_groups)
+            if any(not isinstance(g, int) or g < 0 or g > 0xFFFFFFFF for g in rgs):
+                raise Error(_status_name(1), "row group index out of range", 1, self.path)
+            garr = (ctypes.c_uint32 * max(len(rgs), 1))(*rgs)
+            keep.append(garr)
+            sel.row_groups = ctypes.cast(garr, ctypes.POINTER(ctypes.c_uint32))
+            sel.row_groups_len = len(rgs)
+        if cols is not None:
+            carr = (ctypes.c_uint32 * max(len(cols), 1))(*cols)
+            keep.append(carr)
+            sel.columns = ctypes.cast(carr, ctypes.POINTER(ctypes.c_uint32))
+            sel.columns_len = len(cols)
+        for name, v in (("row_offset", row_offset), ("row_limit", row_limit)):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                raise ValueError("%s must be a non-negative int" % name)
+        if row_limit == 0:
+            return _import_schema(self.metadata, cols).empty_table()
+        sel.row_offset = row_offset or 0
+        sel.row_limit = row_limit or 0
+        err = _c.pq_error()
+        if _c.pq_reader_reselect(h, ctypes.byref(sel), ctypes.byref(err)) != _c.PQ_OK:
+            raise _error(err, self.path)
+        if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
+            raise _error(err, self.path)
+        batches = list(_export_batches(h, 0, self.path))
+        if batches:
+            return pa.Table.from_batches(batches)
+        return _import_schema(self.metadata, cols).empty_table()
+
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
         """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
         row group by row group (a batch never spans two). Only one row group
@@ -526,19 +572,27 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
         st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
         if st != _c.PQ_OK:
             raise _error(err, path)
-        while True:
-            abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
-            sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
-            st = _c.pq_reader_next_batch(h, batch_size, ctypes.addressof(abuf),
-                                         ctypes.addressof(sbuf), ctypes.byref(err))
-            if st != _c.PQ_OK:
-                raise _error(err, path)
-            if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
-                return  # release == NULL: end of data
-            # pyarrow takes ownership of both structs (it calls release).
-            yield pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))
+        for b in _export_batches(h, batch_size, path):
+            yield b
     finally:
         _c.pq_reader_close(h)
+
+
+def _export_batches(h, batch_size, path):
+    """pq_reader_next_batch until the end: pyarrow.RecordBatch objects."""
+    import pyarrow as pa
+    err = _c.pq_error()
+    while True:
+        abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
+        sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+        st = _c.pq_reader_next_batch(h, batch_size, ctypes.addressof(abuf),
+                                     ctypes.addressof(sbuf), ctypes.byref(err))
+        if st != _c.PQ_OK:
+            raise _error(err, path)
+        if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
+            return  # release == NULL: end of data
+        # pyarrow takes ownership of both structs (it calls release).
+        yield pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))
 
 
 def _read_batches(path, metadata, columns, row_groups):

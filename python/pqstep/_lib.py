@@ -148,6 +148,17 @@ class pq_reader_options(ctypes.Structure):
     ]
 
 
+class pq_selection(ctypes.Structure):
+    _fields_ = [
+        ("row_groups", ctypes.POINTER(ctypes.c_uint32)),
+        ("row_groups_len", ctypes.c_size_t),
+        ("columns", ctypes.POINTER(ctypes.c_uint32)),
+        ("columns_len", ctypes.c_size_t),
+        ("row_offset", ctypes.c_uint64),
+        ("row_limit", ctypes.c_uint64),
+    ]
+
+
 class pq_bytes(ctypes.Structure):
     _fields_ = [
         ("ptr", ctypes.c_void_p),
@@ -257,6 +268,7 @@ class pq_schema(ctypes.Structure):
 STRUCTS = [
     (pq_error, "pq_error"),
     (pq_range, "pq_range"),
+    (pq_selection, "pq_selection"),
     (pq_stage_stats, "pq_stage_stats"),
     (pq_metadata_cache_stats, "pq_metadata_cache_stats"),
     (pq_reader_options, "pq_reader_options"),
@@ -337,6 +349,7 @@ pq_reader_needed_ranges = _proto("pq_reader_needed_ranges", ctypes.c_size_t, _vp
                                  ctypes.c_size_t)
 pq_reader_supply = _proto("pq_reader_supply", c_enum, _vp, ctypes.c_uint64, ctypes.c_char_p,
                           ctypes.c_size_t, _err)
+pq_reader_reselect = _proto("pq_reader_reselect", c_enum, _vp, _P(pq_selection), _err)
 pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
                                   _P(ctypes.c_uint32), ctypes.c_size_t, _vp, _err)
 

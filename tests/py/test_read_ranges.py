@@ -260,6 +260,44 @@ def test_utf8(tmp):
         assert good.column(0).to_pylist() == ["ok", None, "caf\u00e9"], good
 
 
+def test_reselect(files):
+    """Reader.read() goes back to the select stage each time: chunks an
+    earlier read walked are reused (no bytes, no walk) when their kept pages
+    hold the new rows, and read again when not."""
+    path = files["indexed_v1"]
+    full = pq.read_table(path)
+    leaves = pq.ParquetFile(path).metadata.num_columns  # 7
+    g = ROWS_PER_GROUP
+    with pqstep.Reader(path) as r:
+        def step(what, expect, reused, new_bytes, **kw):
+            before = r.stage_stats("page headers")
+            ours = r.read(**kw)
+            after = r.stage_stats("page headers")
+            same(ours, expect, what, float_bits=True, validate=True)
+            got = (after["reused"] - before["reused"], after["bytes_read"] > before["bytes_read"])
+            assert got == (reused, new_bytes), "%s: reused %d, read more %s; want %d, %s" % (
+                (what,) + got + (reused, new_bytes))
+        step("rows 1500+10", full.slice(g + 500, 10), 0, True, row_offset=g + 500, row_limit=10)
+        step("rows 1502+5 (same pages)", full.slice(g + 502, 5), leaves, False,
+             row_offset=g + 502, row_limit=5)
+        # The whole row group: the struct's leaves were read whole, and so
+        # was the boolean (one page holds all its rows); the other four only
+        # in part.
+        step("row group 1", full.slice(g, g), 3, True, row_groups=[1])
+        step("rows 900+50 of row group 1", full.slice(g + 900, 50), leaves, False,
+             row_groups=[1], row_offset=900, row_limit=50)
+        step("two columns of row group 1", full.select(["id", "flag"]).slice(g, g), 2, False,
+             row_groups=[1], columns=["id", "flag"])
+        try:
+            r.read(row_groups=[7])
+        except pqstep.Error as e:
+            assert "row group 7 is out of range" in str(e), e
+        else:
+            raise AssertionError("row group 7 accepted")
+        assert r.stage == "footer", r.stage
+        step("all rows after an error", full, 0, True)
+
+
 def corpus_files():
     data = os.path.join(CORPUS, "data")
     for name in sorted(os.listdir(data)):
@@ -281,6 +319,7 @@ def main():
     tests.append(("page skipping", lambda: test_page_skipping(files)))
     tests.append(("sans-IO", lambda: test_sans_io(files["indexed_v1"])))
     tests.append(("utf8", lambda: test_utf8(tmp)))
+    tests.append(("reselect", lambda: test_reselect(files)))
     for path in corpus_files():
         rel = os.path.relpath(path, CORPUS)
         try:
