@@ -6,7 +6,8 @@ For every *.parquet under the corpus's data/ and bad_data/ (recursively):
     bytes (the Thrift FileMetaData) become one seed;
   - otherwise the last 64 KiB of the file (a broken tail) become one seed;
   - the file's first 4 KiB after the leading magic (where the first column
-    chunk's page headers usually are) become one seed for the page fuzzer.
+    chunk's page headers usually are) become one seed for the page fuzzer;
+  - a file of at most 64 KiB becomes a seed as a whole, for the read fuzzer.
 Seeds are named by content hash, so reruns and duplicates cost nothing.
 Standard library only. The output is a build product: never commit it.
 
@@ -20,6 +21,7 @@ import struct
 import sys
 
 TAIL_SEED = 64 * 1024
+WHOLE_SEED = 64 * 1024
 CHUNK_SEED = 4 * 1024
 
 
@@ -52,7 +54,7 @@ def main():
         print(f"make_seeds: WARNING: no corpus at {args.corpus} (set PQSTEP_TEST_CORPUS); "
               f"no seeds", file=sys.stderr)
         return 0
-    counts = {"footer": 0, "tail": 0, "pages": 0}
+    counts = {"footer": 0, "tail": 0, "pages": 0, "file": 0}
     for sub in ("data", "bad_data"):
         top = os.path.join(args.corpus, sub)
         for dirpath, _, names in sorted(os.walk(top)):
@@ -62,14 +64,17 @@ def main():
                 with open(os.path.join(dirpath, name), "rb") as f:
                     blob = f.read()
                 seed, kind = seed_of(blob)
-                for s, k in ((seed, kind), (blob[4:4 + CHUNK_SEED], "pages")):
+                seeds = [(seed, kind), (blob[4:4 + CHUNK_SEED], "pages")]
+                if len(blob) <= WHOLE_SEED:
+                    seeds.append((blob, "file"))
+                for s, k in seeds:
                     if not s:
                         continue
                     with open(os.path.join(args.out, hashlib.sha1(s).hexdigest()), "wb") as f:
                         f.write(s)
                     counts[k] += 1
-    print(f"make_seeds: {counts['footer']} footers, {counts['tail']} broken tails and "
-          f"{counts['pages']} page-header starts "
+    print(f"make_seeds: {counts['footer']} footers, {counts['tail']} broken tails, "
+          f"{counts['pages']} page-header starts and {counts['file']} whole files "
           f"from {args.corpus} -> {args.out}")
     return 0
 
