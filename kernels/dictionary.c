@@ -61,3 +61,24 @@ pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict
     *data_len = (size_t)out;
     return PQ_OK;
 }
+
+int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t *dict_data,
+                                     const uint32_t *idx, size_t n, int32_t *offsets, int32_t base,
+                                     uint8_t *data)
+{
+    const uint8_t *d0 = dict_data - dict_offsets[0];
+    uint64_t out = 0;
+    offsets[0] = base;
+    for (size_t i = 0; i < n; i++) {
+        int32_t s = dict_offsets[idx[i]], e = dict_offsets[idx[i] + 1];
+        size_t l = (size_t)(e - s);
+        /* Short entries (most strings in dictionaries): one fixed-size
+         * copy, which compiles to two vector moves, instead of a call. */
+        if (l <= PQ_DICT_COPY_SLACK) memcpy(data + out, d0 + s, PQ_DICT_COPY_SLACK);
+        else memcpy(data + out, d0 + s, l);
+        out += l;
+        if (out > (uint64_t)INT32_MAX - (uint64_t)base) return -1;
+        offsets[i + 1] = base + (int32_t)out;
+    }
+    return (int64_t)out;
+}

@@ -29,4 +29,19 @@ pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict
                                 const uint32_t *idx, size_t n, int32_t *offsets, int32_t base, uint8_t *data,
                                 size_t data_cap, size_t *data_len, pq_error *err);
 
+/* Slack pq_dict_gather_binary_padded needs after the dictionary's data and
+ * after the output's room: it copies short entries 16 bytes at a time. */
+#define PQ_DICT_COPY_SLACK 16
+
+/* pq_dict_gather_binary for the hot path, when the caller has checked every
+ * index against the dictionary and made room: `data` holds at least
+ * (sum of the entries' lengths) + PQ_DICT_COPY_SLACK bytes, and the
+ * dictionary data is readable PQ_DICT_COPY_SLACK bytes past its end. The
+ * bytes past each entry in `data` are scratch until the next entry. Returns
+ * the bytes written, or -1 when an end offset would pass INT32_MAX (nothing
+ * to trust in offsets then). */
+int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t *dict_data,
+                                     const uint32_t *idx, size_t n, int32_t *offsets, int32_t base,
+                                     uint8_t *data);
+
 #endif

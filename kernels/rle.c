@@ -125,9 +125,13 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
             if (k > n - done) k = n - done;
             if (out) {
                 size_t i = 0;
-                /* whole groups straight into the output */
+                /* whole groups straight into the output; wide loads while
+                 * the input has room for them */
+                const uint8_t *end = d->src + d->len;
                 while (k - i >= 8 && (d->lit_index & 7) == 0) {
-                    pq_unpack8_u32(d->lit + (size_t)(d->lit_index / 8) * (size_t)bw, bw, out + done + i);
+                    const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
+                    if ((size_t)(end - g) >= PQ_UNPACK8_SLACK(bw)) pq_unpack8_u32_wide(g, bw, out + done + i);
+                    else pq_unpack8_u32(g, bw, out + done + i);
                     d->lit_index += 8;
                     i += 8;
                 }

@@ -45,6 +45,7 @@ typedef struct cd_ctx {
 
     bool have_dict;
     size_t dict_n;
+    size_t dict_max_len;     /* BYTE_ARRAY: the longest entry */
     uint8_t *dict_values;    /* fixed width: dict_n * width */
     size_t dict_values_cap;
     int32_t *dict_offsets;   /* BYTE_ARRAY: dict_n + 1 */
@@ -281,13 +282,23 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
     if (type == PQ_BYTE_ARRAY) {
         if (n > len / 4)
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
+        /* Padded for the gather's 16-byte copies (PQ_DICT_COPY_SLACK). */
         if ((st = grow(c, (void **)&c->dict_offsets, &c->dict_offsets_cap, (n + 1) * sizeof(int32_t),
                        "dictionary")) != PQ_OK ||
-            (st = grow(c, (void **)&c->dict_data, &c->dict_data_cap, len ? len : 1, "dictionary")) != PQ_OK)
+            (st = grow(c, (void **)&c->dict_data, &c->dict_data_cap, len + PQ_DICT_COPY_SLACK, "dictionary")) !=
+                PQ_OK)
             return st;
         size_t data_len;
         st = pq_plain_byte_array(src, len, n, c->dict_offsets, 0, c->dict_data, c->dict_data_cap, &data_len, &used,
                                  &kerr);
+        if (st == PQ_OK) {
+            memset(c->dict_data + data_len, 0, PQ_DICT_COPY_SLACK); /* defined bytes for the copies */
+            c->dict_max_len = 0;
+            for (size_t i = 0; i < n; i++) {
+                size_t l = (size_t)(c->dict_offsets[i + 1] - c->dict_offsets[i]);
+                if (l > c->dict_max_len) c->dict_max_len = l;
+            }
+        }
     } else if (type == PQ_BOOLEAN) {
         if (n / 8 > len)
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
@@ -369,7 +380,16 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
                 return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
                             idx[i], done + i, c->dict_n);
         size_t at = o->n_values + done;
-        if (binary) {
+        size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
+        if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
+            /* Room for the longest entry each time (rarely more than a few MB
+             * ahead of what is needed): one pass. */
+            if ((st = reserve_data(c, bound)) != PQ_OK) return st;
+            int64_t wrote = pq_dict_gather_binary_padded(c->dict_offsets, c->dict_data, idx, got, o->offsets + at,
+                                                         (int32_t)o->data_len, o->data + o->data_len);
+            if (wrote < 0) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
+            o->data_len += (size_t)wrote;
+        } else if (binary) {
             size_t need = 0;
             st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
                                        (int32_t)o->data_len, NULL, 0, &need, &kerr);

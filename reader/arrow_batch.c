@@ -20,6 +20,12 @@
 #include "metadata/error.h"
 #include "reader/arrow_batch.h"
 
+/* Arrow buffers are in the host's byte order; the conversions below write
+ * little-endian values and load them with memcpy. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "pqstep's Arrow output assumes a little-endian host"
+#endif
+
 /* Julian day of 1970-01-01 and nanoseconds per day, for INT96 timestamps. */
 #define JULIAN_EPOCH_DAY 2440588
 #define NANOS_PER_DAY 86400000000000ull
@@ -134,25 +140,58 @@ static bool column_own(pq_arrow_column *c, int i, void *p)
 
 /* Validity from the definition levels: NULL (and *nulls 0) when every slot
  * is defined. Checks that the defined slots match the value count. */
+/* Set bits per byte value (no popcount instruction is assumed). */
+static const uint8_t popcount8[256] = {
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+    B6(0), B6(1), B6(1), B6(2)
+#undef B2
+#undef B4
+#undef B6
+};
+
 static pq_status build_validity(const pq_leaf *leaf, const pq_column_values *v, uint8_t **out,
                                 int64_t *nulls, pq_error *err)
 {
     size_t n = v->n_levels, defined = n;
     *out = NULL;
     *nulls = 0;
+    uint8_t *bits = NULL;
     if (leaf->max_def > 0 && v->def_levels) {
+        /* One pass: a bitmap byte per 8 levels, counted as it is built. */
+        bits = malloc((n + 7) / 8 + 1);
+        if (!bits) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", leaf->path);
+        const int16_t *def = v->def_levels;
+        int16_t max = leaf->max_def;
         defined = 0;
-        for (size_t i = 0; i < n; i++) defined += v->def_levels[i] == leaf->max_def;
+        size_t full = n / 8;
+        for (size_t b = 0; b < full; b++) {
+            const int16_t *d = def + 8 * b;
+            uint8_t byte = (uint8_t)((d[0] == max) | (d[1] == max) << 1 | (d[2] == max) << 2 |
+                                     (d[3] == max) << 3 | (d[4] == max) << 4 | (d[5] == max) << 5 |
+                                     (d[6] == max) << 6 | (d[7] == max) << 7);
+            bits[b] = byte;
+            defined += popcount8[byte];
+        }
+        uint8_t last = 0;
+        for (size_t i = 8 * full; i < n; i++)
+            if (def[i] == max) {
+                last |= (uint8_t)(1u << (i & 7));
+                defined++;
+            }
+        bits[full] = last;
     }
-    if (defined != v->n_values)
+    if (defined != v->n_values) {
+        free(bits);
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                             "column '%s': %zu defined slots but %zu values", leaf->path, defined,
                             v->n_values);
-    if (defined == n) return PQ_OK;
-    uint8_t *bits = calloc((n + 7) / 8, 1);
-    if (!bits) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", leaf->path);
-    for (size_t i = 0; i < n; i++)
-        if (v->def_levels[i] == leaf->max_def) bit_set(bits, i);
+    }
+    if (defined == n) {
+        free(bits);
+        return PQ_OK;
+    }
     *out = bits;
     *nulls = (int64_t)(n - defined);
     return PQ_OK;
@@ -200,39 +239,155 @@ static pq_status build_binary(pq_arrow_column *c, pq_column_values *v, const uin
     return column_own(c, 2, data) ? PQ_OK : PQ_ERR_NOMEM;
 }
 
-/* Fixed-width output of ow bytes per slot, converted by `kind`. */
+/* Dense conversion loops: n values of width w into n slots of width ow.
+ * Each (w, ow) pair the types produce is a loop with constant widths, which
+ * the compiler unrolls and vectorizes; the generic helpers take the rest. */
+static void conv_ints(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n, bool is_signed)
+{
+#define CONV_LOOP(IN, OUT)                                                                         \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        IN x;                                                                                      \
+        memcpy(&x, src + i * sizeof(IN), sizeof x);                                                \
+        OUT y = (OUT)x;                                                                            \
+        memcpy(dst + i * sizeof(OUT), &y, sizeof y);                                               \
+    }                                                                                              \
+    return
+    if (w == 4 && ow == 1) { if (is_signed) { CONV_LOOP(int32_t, int8_t); } CONV_LOOP(uint32_t, uint8_t); }
+    if (w == 4 && ow == 2) { if (is_signed) { CONV_LOOP(int32_t, int16_t); } CONV_LOOP(uint32_t, uint16_t); }
+    if (w == 4 && ow == 8) { if (is_signed) { CONV_LOOP(int32_t, int64_t); } CONV_LOOP(uint32_t, uint64_t); }
+    if (w == 8 && ow == 4) { CONV_LOOP(uint64_t, uint32_t); }
+#undef CONV_LOOP
+    for (size_t i = 0; i < n; i++) conv_int(dst + i * ow, ow, src + i * w, w, is_signed);
+}
+
+/* Big-endian two's complement values of len <= 16 bytes (FLBA decimals)
+ * into 16- or 32-byte little-endian slots. */
+static void conv_be_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t len, size_t n)
+{
+    if (len == 0 || len > 16) {
+        for (size_t i = 0; i < n; i++) conv_be_decimal(dst + i * ow, ow, src + i * len, len);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = src + i * len;
+        /* Accumulate as a 128-bit big-endian number, then sign-extend. */
+        uint64_t hi = 0, lo = 0;
+        for (size_t k = 0; k < len; k++) {
+            hi = hi << 8 | lo >> 56;
+            lo = lo << 8 | p[k];
+        }
+        unsigned bits = (unsigned)(8 * len);
+        if (p[0] & 0x80) {
+            if (bits < 64) {
+                lo |= ~0ull << bits;
+                hi = ~0ull;
+            } else if (bits < 128) {
+                hi |= ~0ull << (bits - 64);
+            }
+        }
+        uint8_t *d = dst + i * ow;
+        memcpy(d, &lo, 8);
+        memcpy(d + 8, &hi, 8);
+        if (ow > 16) memset(d + 16, (int64_t)hi < 0 ? 0xff : 0, ow - 16);
+    }
+}
+
+/* Integers (INT32/INT64 decimals) into 16- or 32-byte slots. */
+static void conv_int_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t x;
+        if (w == 4) {
+            int32_t y;
+            memcpy(&y, src + i * 4, 4);
+            x = y;
+        } else {
+            memcpy(&x, src + i * 8, 8);
+        }
+        uint8_t *d = dst + i * ow;
+        memcpy(d, &x, 8);
+        memset(d + 8, x < 0 ? 0xff : 0, ow - 8);
+    }
+}
+
+/* Spread n_values dense slots of width ow, at the start of buf, out to the
+ * n slots the validity bitmap gives them, in place: walking backwards, a
+ * value only ever moves to a later slot, so nothing is overwritten before
+ * it is moved. Null slots are zeroed. Whole bytes of the bitmap (8 slots)
+ * that are all valid or all null move or clear as one block. */
+static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values)
+{
+    size_t j = n_values;
+    size_t i = n;
+    while (i > 0) {
+        size_t start = (i - 1) & ~(size_t)7; /* first slot of this bitmap byte */
+        uint8_t bits = validity[start >> 3];
+        size_t count = i - start;
+        if (count == 8 && bits == 0xff) {
+            j -= 8;
+            if (j != start) memmove(buf + start * ow, buf + j * ow, 8 * ow);
+        } else if (count == 8 && bits == 0) {
+            memset(buf + start * ow, 0, 8 * ow);
+        } else {
+            for (size_t k = i; k-- > start;) {
+                uint8_t *dst = buf + k * ow;
+                if ((bits >> (k & 7)) & 1) {
+                    j--;
+                    if (j != k) memmove(dst, buf + j * ow, ow);
+                } else {
+                    memset(dst, 0, ow);
+                }
+            }
+        }
+        i = start;
+    }
+}
+
+/* Fixed-width output of ow bytes per slot, converted by `kind`: the values
+ * are converted densely (in the decoder's buffer when the width stays the
+ * same), then spread out to their slots when there are nulls. */
 static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity,
                              size_t ow, conv_kind kind, bool is_signed)
 {
-    size_t n = v->n_levels, w = v->width;
-    if (kind == CONV_COPY && w == ow && !validity && v->values) {
-        void *p = v->values; /* already laid out: take it */
-        v->values = NULL;
-        return column_own(c, 1, p) ? PQ_OK : PQ_ERR_NOMEM;
-    }
+    size_t n = v->n_levels, w = v->width, m = v->n_values;
     if (n > SIZE_MAX / (ow ? ow : 1) - 1) return PQ_ERR_NOMEM;
-    uint8_t *out = calloc(n ? n : 1, ow);
-    if (!out) return PQ_ERR_NOMEM;
-    for (size_t i = 0, j = 0; i < n; i++) {
-        if (!slot_valid(validity, i)) continue;
-        uint8_t *dst = out + i * ow;
-        if (v->offsets) { /* BYTE_ARRAY decimals */
-            size_t len = (size_t)(v->offsets[j + 1] - v->offsets[j]);
-            if (len) conv_be_decimal(dst, ow, v->data + v->offsets[j], len);
-            j++;
-            continue;
+    uint8_t *out;
+    if (kind == CONV_COPY && w == ow && v->values) {
+        out = v->values; /* already laid out: take it */
+        v->values = NULL;
+        if (validity && n > m) {
+            uint8_t *q = realloc(out, n * ow);
+            if (!q) {
+                free(out);
+                return PQ_ERR_NOMEM;
+            }
+            out = q;
         }
-        const uint8_t *src = v->values + j++ * w;
+    } else {
+        out = malloc((n ? n : 1) * ow);
+        if (!out) return PQ_ERR_NOMEM;
         switch (kind) {
-        case CONV_COPY: memcpy(dst, src, ow); break;
-        case CONV_INT: conv_int(dst, ow, src, w, is_signed); break;
-        case CONV_INT96: store_le(dst, 8, (uint64_t)int96_nanos(src)); break;
+        case CONV_COPY: memcpy(out, v->values, m * ow); break;
+        case CONV_INT: conv_ints(out, ow, v->values, w, m, is_signed); break;
+        case CONV_INT96:
+            for (size_t j = 0; j < m; j++) store_le(out + j * 8, 8, (uint64_t)int96_nanos(v->values + j * w));
+            break;
         case CONV_DECIMAL:
-            if (v->physical_type == PQ_FIXED_LEN_BYTE_ARRAY) conv_be_decimal(dst, ow, src, w);
-            else conv_int(dst, ow, src, w, true);
+            if (v->offsets) { /* BYTE_ARRAY decimals */
+                for (size_t j = 0; j < m; j++) {
+                    size_t len = (size_t)(v->offsets[j + 1] - v->offsets[j]);
+                    if (len) conv_be_decimal(out + j * ow, ow, v->data + v->offsets[j], len);
+                    else memset(out + j * ow, 0, ow);
+                }
+            } else if (v->physical_type == PQ_FIXED_LEN_BYTE_ARRAY) {
+                conv_be_decimals(out, ow, v->values, w, m);
+            } else {
+                conv_int_decimals(out, ow, v->values, w, m);
+            }
             break;
         }
     }
+    if (validity) spread_in_place(out, ow, validity, n, m);
     return column_own(c, 1, out) ? PQ_OK : (free(out), PQ_ERR_NOMEM);
 }
 
@@ -253,7 +408,8 @@ static size_t fixed_plan(const pq_leaf *leaf, const pq_column_values *v, conv_ki
             [PQ_ARROW_INT8] = 1, [PQ_ARROW_INT16] = 2, [PQ_ARROW_INT32] = 4, [PQ_ARROW_INT64] = 8,
             [PQ_ARROW_UINT8] = 1, [PQ_ARROW_UINT16] = 2, [PQ_ARROW_UINT32] = 4, [PQ_ARROW_UINT64] = 8};
         if (!int32 && !int64) return 0;
-        *kind = CONV_INT;
+        /* Same width: the bits are the value, signed or not. */
+        *kind = width[leaf->arrow.id] == v->width ? CONV_COPY : CONV_INT;
         return width[leaf->arrow.id];
     }
     case PQ_ARROW_DATE32: return int32 ? 4 : 0;

@@ -154,6 +154,29 @@ START_TEST(unpack_spec_example)
 }
 END_TEST
 
+/* The wide unpacker (8-byte loads) against the bit-by-bit definition,
+ * pq_bits_at, for every width and pseudo-random bytes. */
+START_TEST(unpack_wide_matches_bits_at)
+{
+    uint8_t in[32 + 16];
+    uint32_t x = 12345;
+    for (int round = 0; round < 64; round++) {
+        for (size_t i = 0; i < sizeof in; i++) {
+            x = x * 1103515245u + 12345u;
+            in[i] = (uint8_t)(x >> 16);
+        }
+        for (int bw = 1; bw <= 32; bw++) {
+            ck_assert_uint_le(PQ_UNPACK8_SLACK(bw), sizeof in);
+            uint32_t out[8];
+            pq_unpack8_u32_wide(in, bw, out);
+            for (int i = 0; i < 8; i++)
+                ck_assert_msg(out[i] == (uint32_t)pq_bits_at(in, (uint64_t)i * (uint64_t)bw, bw),
+                              "width %d value %d", bw, i);
+        }
+    }
+}
+END_TEST
+
 START_TEST(unpack_fixed_widths)
 {
     /* width 1: 1,0,1,1,0,0,0,1 -> bit i = value i -> 0b10001101 = 0x8D */
@@ -998,6 +1021,7 @@ static Suite *kernels_suite(void)
     tc = tcase_create("dictionary");
     tcase_add_test(tc, dictionary_gather);
     tcase_add_test(tc, utf8_validation);
+    tcase_add_test(tc, unpack_wide_matches_bits_at);
     suite_add_tcase(s, tc);
     return s;
 }
