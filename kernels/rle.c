@@ -48,6 +48,18 @@ pq_status pq_rle_init_dict_indices(pq_rle_decoder *d, const uint8_t *src, size_t
     return pq_rle_init(d, src + 1, len - 1, src[0], err);
 }
 
+bool pq_rle_leading_run(const pq_rle_decoder *d, uint32_t *value, uint64_t *count)
+{
+    if (d->repeat_left || d->lit_index < d->lit_count || d->pos >= d->len) return false;
+    uint64_t h;
+    size_t used = pq_uleb128(d->src + d->pos, d->len - d->pos, &h);
+    int nbytes = (d->bit_width + 7) / 8;
+    if (!used || (h & 1) || (size_t)nbytes > d->len - d->pos - used) return false;
+    *count = h >> 1;
+    *value = d->bit_width ? (uint32_t)pq_load_le_n(d->src + d->pos + used, nbytes) : 0;
+    return true;
+}
+
 /* Reads the next run header. Returns 1 for a run, 0 at the end of the
  * input, -1 on a malformed run (err filled). */
 static int next_run(pq_rle_decoder *d, pq_error *err)

@@ -21,6 +21,7 @@
 #ifndef PQ_KERNELS_RLE_H
 #define PQ_KERNELS_RLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,12 @@ typedef struct pq_rle_decoder {
     uint32_t lit_index;    /* values of it already returned */
     uint32_t lit_count;    /* values it holds (present in the buffer) */
 } pq_rle_decoder;
+
+/* Peek at the run the decoder is about to read (nothing consumed): true,
+ * with its value and length, when it is a repeated-value run; false for a
+ * bit-packed run, a run already started, or the end. Lets a caller see that
+ * a page's levels are all one value without expanding them. */
+bool pq_rle_leading_run(const pq_rle_decoder *d, uint32_t *value, uint64_t *count);
 
 /* A decoder over len bytes of runs. bit_width must be 0..32
  * (PQ_ERR_CORRUPT_DATA otherwise). */

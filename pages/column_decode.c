@@ -53,6 +53,12 @@ typedef struct cd_ctx {
     uint8_t *dict_data;
     size_t dict_data_cap;
 
+    /* Definition levels of a leaf without repetition are stored only once a
+     * page has a null: until then every level is max_def and def_levels
+     * stays NULL, which saves two bytes per value of most columns. */
+    bool defs_lazy;
+    size_t def_cap;          /* bytes */
+
     pq_column_values *out;
     size_t values_cap;       /* bytes */
     size_t offsets_cap;      /* bytes */
@@ -231,11 +237,41 @@ static pq_status levels_rle(cd_ctx *c, pq_rle_decoder *d, const char *what, int1
     return PQ_OK;
 }
 
+/* Store definition levels from now on: the first `at` slots, all defined
+ * so far, get max_def. */
+static pq_status materialize_defs(cd_ctx *c, size_t at)
+{
+    pq_column_values *o = c->out;
+    if (o->def_levels) return PQ_OK;
+    size_t bytes = o->n_levels * sizeof(int16_t); /* checked in decode_pages */
+    pq_status st = grow(c, (void **)&o->def_levels, &c->def_cap, bytes ? bytes : 1, "definition levels");
+    if (st != PQ_OK) return st;
+    for (size_t i = 0; i < at; i++) o->def_levels[i] = c->leaf->max_def;
+    return PQ_OK;
+}
+
+/* The definition levels of a page (n slots at `at`) from RLE runs: nothing
+ * stored when they are one run of max_def and none was stored before. */
+static pq_status def_levels_rle(cd_ctx *c, pq_rle_decoder *d, size_t at, size_t n)
+{
+    int16_t max = c->leaf->max_def;
+    if (c->defs_lazy && !c->out->def_levels) {
+        uint32_t value;
+        uint64_t count;
+        if (pq_rle_leading_run(d, &value, &count) && value == (uint32_t)max && count >= n) return PQ_OK;
+        pq_status st = materialize_defs(c, at);
+        if (st != PQ_OK) return st;
+    }
+    return levels_rle(c, d, "definition", max, c->out->def_levels + at, n);
+}
+
 /* Data page v1 levels: RLE with a 4-byte length prefix, or the deprecated
  * BIT_PACKED. *consumed gets the bytes the section took. */
-static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc, const char *what, int16_t max,
-                           int16_t *out, size_t n, size_t *consumed)
+static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc, bool definition, size_t at,
+                           size_t n, size_t *consumed)
 {
+    const char *what = definition ? "definition" : "repetition";
+    int16_t max = definition ? c->leaf->max_def : c->leaf->max_rep;
     int bw = level_bit_width(max);
     pq_error kerr;
     pq_status st;
@@ -243,8 +279,11 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
         pq_rle_decoder d;
         st = pq_rle_init_prefixed(&d, p, len, bw, consumed, &kerr);
         if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
-        return levels_rle(c, &d, what, max, out, n);
+        if (definition) return def_levels_rle(c, &d, at, n);
+        return levels_rle(c, &d, what, max, c->out->rep_levels + at, n);
     }
+    if (definition && (st = materialize_defs(c, at)) != PQ_OK) return st;
+    int16_t *out = (definition ? c->out->def_levels : c->out->rep_levels) + at;
     if (enc == PQ_ENC_BIT_PACKED) {
         uint32_t tmp[BATCH];
         size_t pos = 0;
@@ -604,7 +643,7 @@ static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_
 /* Non-null values among the page's n slots at `at`. */
 static size_t count_non_null(const cd_ctx *c, size_t at, size_t n)
 {
-    if (c->leaf->max_def == 0) return n;
+    if (c->leaf->max_def == 0 || !c->out->def_levels) return n;
     const int16_t *def = c->out->def_levels + at;
     size_t nn = 0;
     for (size_t i = 0; i < n; i++) nn += def[i] == c->leaf->max_def;
@@ -629,14 +668,12 @@ static pq_status decode_data_v1(cd_ctx *c, const uint8_t *raw, size_t at)
     if (st != PQ_OK) return st;
     size_t len = (size_t)pi->uncompressed_size;
     if (c->leaf->max_rep > 0) {
-        st = levels_v1(c, p, len, pi->rep_level_encoding, "repetition", c->leaf->max_rep, c->out->rep_levels + at, n,
-                       &used);
+        st = levels_v1(c, p, len, pi->rep_level_encoding, false, at, n, &used);
         if (st != PQ_OK || (st = check_record_start(c, at, n)) != PQ_OK) return st;
         pos += used;
     }
     if (c->leaf->max_def > 0) {
-        st = levels_v1(c, p + pos, len - pos, pi->def_level_encoding, "definition", c->leaf->max_def,
-                       c->out->def_levels + at, n, &used);
+        st = levels_v1(c, p + pos, len - pos, pi->def_level_encoding, true, at, n, &used);
         if (st != PQ_OK) return st;
         pos += used;
     }
@@ -668,7 +705,7 @@ static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
     if (c->leaf->max_def > 0) {
         st = pq_rle_init_levels_v2(&d, raw + rl, dl, level_bit_width(c->leaf->max_def), &kerr);
         if (st != PQ_OK) return fail(c, st, "definition levels: %s", kerr.message);
-        if ((st = levels_rle(c, &d, "definition", c->leaf->max_def, c->out->def_levels + at, n)) != PQ_OK) return st;
+        if ((st = def_levels_rle(c, &d, at, n)) != PQ_OK) return st;
     }
     const uint8_t *p;
     size_t vlen = pi->is_compressed ? uncomp - rl - dl : comp - rl - dl;
@@ -714,16 +751,15 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
         if (n_levels < (size_t)pi->num_values) return fail(c, PQ_ERR_MEMORY_LIMIT, "value count overflows");
     }
     c->pi = NULL;
-    size_t level_bytes, def_cap = 0, rep_cap = 0;
+    size_t level_bytes, rep_cap = 0;
     if (!mul_ok(n_levels, sizeof(int16_t), &level_bytes))
         return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu levels overflow the address space", n_levels);
-    if (leaf->max_def > 0 &&
-        (st = grow(c, (void **)&o->def_levels, &def_cap, level_bytes ? level_bytes : 1, "definition levels")) != PQ_OK)
-        return st;
+    c->defs_lazy = leaf->max_rep == 0;
+    o->n_levels = n_levels;
+    if (leaf->max_def > 0 && !c->defs_lazy && (st = materialize_defs(c, 0)) != PQ_OK) return st;
     if (leaf->max_rep > 0 &&
         (st = grow(c, (void **)&o->rep_levels, &rep_cap, level_bytes ? level_bytes : 1, "repetition levels")) != PQ_OK)
         return st;
-    o->n_levels = n_levels;
     if (leaf->physical_type == PQ_BYTE_ARRAY) {
         if ((st = reserve_offsets(c, 0)) != PQ_OK) return st;
         o->offsets[0] = 0;
@@ -803,4 +839,13 @@ void pq_column_values_free(pq_column_values *v)
     free(v->offsets);
     free(v->data);
     memset(v, 0, sizeof *v);
+}
+
+pq_status pq_column_values_definition_levels(pq_column_values *v, int16_t max_def)
+{
+    if (v->def_levels || max_def <= 0) return PQ_OK;
+    v->def_levels = malloc((v->n_levels ? v->n_levels : 1) * sizeof *v->def_levels);
+    if (!v->def_levels) return PQ_ERR_NOMEM;
+    for (size_t i = 0; i < v->n_levels; i++) v->def_levels[i] = max_def;
+    return PQ_OK;
 }

@@ -37,7 +37,9 @@
 typedef struct pq_column_values {
     int32_t physical_type;  /* pq_physical_type of the leaf */
     size_t n_levels;        /* value slots: the sum of the data pages' num_values */
-    int16_t *def_levels;    /* n_levels entries; NULL when max_def == 0 */
+    int16_t *def_levels;    /* n_levels entries; NULL when max_def == 0, and for a
+                             * leaf with max_rep == 0 when every level is max_def
+                             * (see pq_column_values_definition_levels) */
     int16_t *rep_levels;    /* n_levels entries; NULL when max_rep == 0 */
     size_t n_values;        /* non-null values */
     /* Fixed-width types: n_values * width bytes, little-endian as stored.
@@ -69,6 +71,10 @@ typedef struct pq_column_values {
 pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *chunk, size_t chunk_len,
                            const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                            pq_column_values *out, pq_error *err);
+
+/* v->def_levels, stored now if it was left out because every level is
+ * max_def (max_def > 0): for consumers that need the array. PQ_ERR_NOMEM. */
+pq_status pq_column_values_definition_levels(pq_column_values *v, int16_t max_def);
 
 /* Frees what pq_column_decode allocated and zeroes *v. NULL is a no-op. */
 void pq_column_values_free(pq_column_values *v);

@@ -872,6 +872,11 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
     for (size_t i = 0; st == PQ_OK && i < n; i++) {
         ls[i].leaf = leaves[i];
         ls[i].v = &vals[i];
+        /* Assembly walks the levels: store them if the decoder left them out. */
+        if (pq_column_values_definition_levels(&vals[i], leaves[i]->max_def) != PQ_OK) {
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory assembling nested columns");
+            break;
+        }
         ptrs[i] = &ls[i];
         st = nest_levels(schema, field, &ls[i], err);
         if (st == PQ_OK) st = nest_assemble(&ls[i], num_rows, err);

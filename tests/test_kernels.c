@@ -177,6 +177,42 @@ START_TEST(unpack_wide_matches_bits_at)
 }
 END_TEST
 
+/* pq_rle_leading_run: a repeated run is seen without being consumed; a
+ * bit-packed run, a started run and the end are not. Hand-encoded runs:
+ * header = count << 1 (repeat) or groups << 1 | 1 (bit-packed). */
+START_TEST(rle_leading_run)
+{
+    /* width 1: 300 ones (header varint 600 = 0xd8 0x04, value byte 1) */
+    const uint8_t rep[] = {0xd8, 0x04, 0x01, 0x03, 0x55};
+    pq_rle_decoder d;
+    uint32_t v = 99;
+    uint64_t count = 0;
+    ck_assert_int_eq(pq_rle_init(&d, rep, sizeof rep, 1, NULL), PQ_OK);
+    ck_assert(pq_rle_leading_run(&d, &v, &count));
+    ck_assert_uint_eq(v, 1);
+    ck_assert_uint_eq(count, 300);
+    uint32_t out[4];
+    size_t got = 0;
+    ck_assert_int_eq(pq_rle_next(&d, out, 4, &got, NULL), PQ_OK); /* nothing was consumed */
+    ck_assert_uint_eq(got, 4);
+    ck_assert_uint_eq(out[0], 1);
+    ck_assert(!pq_rle_leading_run(&d, &v, &count)); /* inside a run */
+    /* width 2, value 3 in one byte */
+    const uint8_t rep2[] = {0x10, 0x03};
+    ck_assert_int_eq(pq_rle_init(&d, rep2, sizeof rep2, 2, NULL), PQ_OK);
+    ck_assert(pq_rle_leading_run(&d, &v, &count));
+    ck_assert_uint_eq(v, 3);
+    ck_assert_uint_eq(count, 8);
+    /* a bit-packed run first; a truncated value; no input */
+    ck_assert_int_eq(pq_rle_init(&d, (const uint8_t[]){0x03, 0xff}, 2, 1, NULL), PQ_OK);
+    ck_assert(!pq_rle_leading_run(&d, &v, &count));
+    ck_assert_int_eq(pq_rle_init(&d, (const uint8_t[]){0x10}, 1, 2, NULL), PQ_OK);
+    ck_assert(!pq_rle_leading_run(&d, &v, &count));
+    ck_assert_int_eq(pq_rle_init(&d, NULL, 0, 1, NULL), PQ_OK);
+    ck_assert(!pq_rle_leading_run(&d, &v, &count));
+}
+END_TEST
+
 START_TEST(unpack_fixed_widths)
 {
     /* width 1: 1,0,1,1,0,0,0,1 -> bit i = value i -> 0b10001101 = 0x8D */
@@ -1022,6 +1058,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, dictionary_gather);
     tcase_add_test(tc, utf8_validation);
     tcase_add_test(tc, unpack_wide_matches_bits_at);
+    tcase_add_test(tc, rle_leading_run);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -156,6 +156,13 @@ int main(int argc, char **argv)
         pq_reader_close(r);
         return 1;
     }
+    /* Levels as written: store them where the decoder left them out. */
+    if (pq_column_values_definition_levels(&v, leaf->max_def) != PQ_OK) {
+        fprintf(stderr, "error: out of memory\n");
+        pq_column_values_free(&v);
+        pq_reader_close(r);
+        return 1;
+    }
     printf("{\"n_levels\":%zu", v.n_levels);
     print_levels("def", v.def_levels, v.n_levels);
     print_levels("rep", v.rep_levels, v.n_levels);
