@@ -27,11 +27,18 @@ pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width,
     /* indices are uint32: a larger dictionary is as good as UINT32_MAX entries */
     uint32_t dn = dict_n > UINT32_MAX ? UINT32_MAX : (uint32_t)dict_n;
     size_t done;
+    /* Constant widths for the common types (ints, floats, FLBA decimals of
+     * up to 16 bytes, INT96): each copy becomes a move or two. */
+#define GATHER_CASE(W)                                                                             \
+    case W: done = gather_fixed(dict, dn, W, idx, n, out); break
     switch (width) {
-    case 4: done = gather_fixed(dict, dn, 4, idx, n, out); break;
-    case 8: done = gather_fixed(dict, dn, 8, idx, n, out); break;
+        GATHER_CASE(1); GATHER_CASE(2); GATHER_CASE(3); GATHER_CASE(4); GATHER_CASE(5);
+        GATHER_CASE(6); GATHER_CASE(7); GATHER_CASE(8); GATHER_CASE(9); GATHER_CASE(10);
+        GATHER_CASE(11); GATHER_CASE(12); GATHER_CASE(13); GATHER_CASE(14); GATHER_CASE(15);
+        GATHER_CASE(16);
     default: done = gather_fixed(dict, dn, width, idx, n, out); break;
     }
+#undef GATHER_CASE
     if (done < n) return bad_index(err, done, idx[done], dict_n);
     return PQ_OK;
 }

@@ -260,37 +260,56 @@ static void conv_ints(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, siz
     for (size_t i = 0; i < n; i++) conv_int(dst + i * ow, ow, src + i * w, w, is_signed);
 }
 
-/* Big-endian two's complement values of len <= 16 bytes (FLBA decimals)
- * into 16- or 32-byte little-endian slots. */
+/* Big-endian two's complement values of LEN bytes (a constant at each use)
+ * into 16 little-endian bytes each: the LEN bytes are copied to the top of
+ * a zeroed word, whose byte swap is the value's low bits, then sign-extended
+ * with shifts. A few instructions per value. */
+#define BE_DECIMAL_STORE                                                                           \
+    uint8_t *d = dst + i * ow;                                                                     \
+    memcpy(d, &lo, 8);                                                                             \
+    memcpy(d + 8, &hi, 8);                                                                         \
+    if (ow > 16) memset(d + 16, hi < 0 ? 0xff : 0, ow - 16)
+
+#define BE_DECIMAL_SMALL(LEN) /* LEN 1..8 */                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        uint64_t x = 0;                                                                            \
+        memcpy((uint8_t *)&x + 8 - (LEN), src + i * (LEN), (LEN));                                 \
+        int64_t lo = (int64_t)(__builtin_bswap64(x) << (64 - 8 * (LEN))) >> (64 - 8 * (LEN));      \
+        int64_t hi = lo >> 63;                                                                     \
+        BE_DECIMAL_STORE;                                                                          \
+    }                                                                                              \
+    return
+
+#define BE_DECIMAL_BIG(LEN) /* LEN 9..16 */                                                        \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        const uint8_t *p = src + i * (LEN);                                                        \
+        uint64_t h = 0, l;                                                                         \
+        memcpy((uint8_t *)&h + 16 - (LEN), p, (LEN) - 8);                                          \
+        memcpy(&l, p + (LEN) - 8, 8);                                                              \
+        int64_t lo = (int64_t)__builtin_bswap64(l);                                                \
+        int64_t hi = (int64_t)(__builtin_bswap64(h) << (128 - 8 * (LEN))) >> (128 - 8 * (LEN));   \
+        BE_DECIMAL_STORE;                                                                          \
+    }                                                                                              \
+    return
+
+/* Big-endian two's complement values of len bytes (FLBA decimals) into
+ * 16- or 32-byte little-endian slots. */
 static void conv_be_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t len, size_t n)
 {
-    if (len == 0 || len > 16) {
+    switch (len) {
+    case 1: BE_DECIMAL_SMALL(1); case 2: BE_DECIMAL_SMALL(2); case 3: BE_DECIMAL_SMALL(3);
+    case 4: BE_DECIMAL_SMALL(4); case 5: BE_DECIMAL_SMALL(5); case 6: BE_DECIMAL_SMALL(6);
+    case 7: BE_DECIMAL_SMALL(7); case 8: BE_DECIMAL_SMALL(8); case 9: BE_DECIMAL_BIG(9);
+    case 10: BE_DECIMAL_BIG(10); case 11: BE_DECIMAL_BIG(11); case 12: BE_DECIMAL_BIG(12);
+    case 13: BE_DECIMAL_BIG(13); case 14: BE_DECIMAL_BIG(14); case 15: BE_DECIMAL_BIG(15);
+    case 16: BE_DECIMAL_BIG(16);
+    default:
         for (size_t i = 0; i < n; i++) conv_be_decimal(dst + i * ow, ow, src + i * len, len);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *p = src + i * len;
-        /* Accumulate as a 128-bit big-endian number, then sign-extend. */
-        uint64_t hi = 0, lo = 0;
-        for (size_t k = 0; k < len; k++) {
-            hi = hi << 8 | lo >> 56;
-            lo = lo << 8 | p[k];
-        }
-        unsigned bits = (unsigned)(8 * len);
-        if (p[0] & 0x80) {
-            if (bits < 64) {
-                lo |= ~0ull << bits;
-                hi = ~0ull;
-            } else if (bits < 128) {
-                hi |= ~0ull << (bits - 64);
-            }
-        }
-        uint8_t *d = dst + i * ow;
-        memcpy(d, &lo, 8);
-        memcpy(d + 8, &hi, 8);
-        if (ow > 16) memset(d + 16, (int64_t)hi < 0 ? 0xff : 0, ow - 16);
     }
 }
+#undef BE_DECIMAL_SMALL
+#undef BE_DECIMAL_BIG
+#undef BE_DECIMAL_STORE
 
 /* Integers (INT32/INT64 decimals) into 16- or 32-byte slots. */
 static void conv_int_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
