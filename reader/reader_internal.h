@@ -28,7 +28,8 @@ typedef enum chunk_step {
 typedef struct pq_reader_chunk {
     pq_chunk_pages info;  /* public view: place in the file and the pages */
     pq_page_info *pages;  /* owned (info.pages points here) */
-    uint8_t *bytes;       /* owned: the kept bytes, parts[0].length + parts[1].length */
+    const uint8_t *data;  /* the kept bytes, parts[0].length + parts[1].length */
+    uint8_t *bytes;       /* owned copy of them; NULL when `data` is in a memory source */
     chunk_step step;
     pq_range parts[2];    /* file ranges kept; nparts of them */
     size_t nparts;

@@ -54,7 +54,7 @@ static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v,
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
     uint64_t kept = 0;
     for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
-    pq_status st = pq_column_decode(leaf, codec, ch->bytes, (size_t)kept, ch->pages, ch->info.npages,
+    pq_status st = pq_column_decode(leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
                                     r->opts.memory_limit, v, err);
     if (st != PQ_OK) return st;
     if (r->opts.validate_utf8 && v->offsets &&

@@ -14,6 +14,7 @@
 
 #include "metadata/error.h"
 #include "metadata/page_index.h"
+#include "reader/parallel.h"
 #include "reader/reader_internal.h"
 
 static void free_chunk_array(pq_reader_chunk *chunks, size_t n)
@@ -48,6 +49,7 @@ void pq_reader_keep_chunks_for_reuse(pq_reader *r)
             free(chunks[i].bytes);
             chunks[i].pages = NULL;
             chunks[i].bytes = NULL;
+            chunks[i].data = NULL;
         }
     r->prev_chunks = chunks;
     r->prev_chunks_len = n;
@@ -239,16 +241,55 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
     return count;
 }
 
+/* What a walk adds to the stage's counters. Parallel walks each fill their
+ * own, summed after the join. */
+typedef struct walk_acc {
+    uint64_t bytes, reads, chunks;
+    pq_page_walk_counters wc;
+} walk_acc;
+
+static void acc_merge(pq_reader *r, const walk_acc *a)
+{
+    pq_stage_stats *st = &r->stats[PQ_STAGE_PAGE_HEADERS];
+    st->bytes_read += a->bytes;
+    st->reads += a->reads;
+    st->chunks += a->chunks;
+    st->pages += a->wc.pages;
+    pq_page_walk_counters *w = &r->walk_counters;
+    w->walks += a->wc.walks;
+    w->pages += a->wc.pages;
+    w->data_pages += a->wc.data_pages;
+    w->dictionary_pages += a->wc.dictionary_pages;
+    w->index_pages += a->wc.index_pages;
+    w->header_bytes += a->wc.header_bytes;
+    w->crc_checked += a->wc.crc_checked;
+}
+
+/* Bytes of the file: from the source directly on a parallel walk (file and
+ * memory sources, whose reads are thread-safe), else through
+ * pq_reader_read_range (supplied ranges, caller sources; it counts). */
+static pq_status read_part(pq_reader *r, bool direct, uint64_t off, size_t len, uint8_t *dst, walk_acc *acc,
+                           pq_error *err)
+{
+    if (!direct) return pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, off, len, dst, err);
+    pq_status st = r->src.read_at(r->src.user, off, len, dst, err);
+    if (st == PQ_OK) {
+        acc->bytes += len;
+        acc->reads++;
+    }
+    return st;
+}
+
 /* Walk `len` bytes holding whole pages, appending them to *pages; their
  * offsets are shifted by `base` (where these bytes start in the chunk's
  * kept bytes). */
-static pq_status walk_part(pq_reader *r, const uint8_t *bytes, uint64_t len, int64_t num_values,
-                           uint64_t base, pq_page_info **pages, size_t *npages, pq_error *err)
+static pq_status walk_part(const pq_reader *r, const uint8_t *bytes, uint64_t len, int64_t num_values,
+                           uint64_t base, pq_page_info **pages, size_t *npages, walk_acc *acc, pq_error *err)
 {
     unsigned flags = r->opts.verify_checksums ? PQ_WALK_VERIFY_CRC : 0;
     pq_page_info *got = NULL;
     size_t ngot = 0;
-    pq_status st = pq_page_walk(bytes, len, num_values, flags, &got, &ngot, &r->walk_counters, err);
+    pq_status st = pq_page_walk(bytes, len, num_values, flags, &got, &ngot, &acc->wc, err);
     if (st == PQ_OK && ngot) {
         pq_page_info *all = realloc(*pages, (*npages + ngot) * sizeof *all);
         if (!all) {
@@ -275,36 +316,45 @@ static size_t count_data_pages(const pq_page_info *pages, size_t n)
     return k;
 }
 
-static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, pq_error *err)
+/* Read a chunk's kept parts and walk their pages. A memory source's single
+ * part is used where it lies, without a copy. */
+static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk_acc *acc, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_column_chunk *cc = fm->row_groups[ch->info.row_group].columns[ch->info.column];
     uint64_t total = 0;
     for (size_t p = 0; p < ch->nparts; p++) total += ch->parts[p].length;
     size_t len = (size_t)total;
-    uint8_t *bytes = malloc(len ? len : 1);
-    if (!bytes) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
     pq_status st = PQ_OK;
-    uint64_t at = 0;
-    for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
-        st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ch->parts[p].offset,
-                                  (size_t)ch->parts[p].length, bytes + at, err);
-        at += ch->parts[p].length;
-    }
-    if (st != PQ_OK) {
-        free(bytes);
-        return st;
+    uint8_t *owned = NULL;
+    const uint8_t *bytes;
+    if (r->kind == SOURCE_MEMORY && ch->nparts == 1) {
+        bytes = (const uint8_t *)r->memory.data + ch->parts[0].offset; /* bounds: plan_chunks */
+        acc->bytes += len;
+        acc->reads++;
+    } else {
+        owned = malloc(len ? len : 1);
+        if (!owned) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
+        uint64_t at = 0;
+        for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
+            st = read_part(r, direct, ch->parts[p].offset, (size_t)ch->parts[p].length, owned + at, acc, err);
+            at += ch->parts[p].length;
+        }
+        if (st != PQ_OK) {
+            free(owned);
+            return st;
+        }
+        bytes = owned;
     }
     pq_page_info *pages = NULL;
     size_t npages = 0;
-    uint64_t before = r->walk_counters.pages;
     if (ch->data_pages == 0) {
         /* The whole chunk: its value count says where the pages end. */
-        st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, err);
+        st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, acc, err);
     } else {
-        at = 0;
+        uint64_t at = 0;
         for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
-            st = walk_part(r, bytes + at, ch->parts[p].length, -1, at, &pages, &npages, err);
+            st = walk_part(r, bytes + at, ch->parts[p].length, -1, at, &pages, &npages, acc, err);
             at += ch->parts[p].length;
         }
         if (st == PQ_OK && count_data_pages(pages, npages) != ch->data_pages)
@@ -317,17 +367,66 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, pq_error *err)
     }
     if (st != PQ_OK) {
         free(pages);
-        free(bytes);
+        free(owned);
         return chunk_error(err, st, ch);
     }
-    ch->bytes = bytes;
+    ch->bytes = owned;
+    ch->data = bytes;
     ch->pages = pages;
     ch->info.pages = pages;
     ch->info.npages = npages;
     ch->step = CHUNK_WALKED;
-    r->stats[PQ_STAGE_PAGE_HEADERS].chunks++;
-    r->stats[PQ_STAGE_PAGE_HEADERS].pages += r->walk_counters.pages - before;
+    acc->chunks++;
     return PQ_OK;
+}
+
+/* Parallel walks: one task per chunk, each with its own counters and error;
+ * the first failure in chunk order is the stage's, as on one thread. */
+typedef struct walk_job {
+    pq_reader *r;
+    size_t first;
+    walk_acc *acc;
+    pq_status *status;
+    pq_error *errors;
+} walk_job;
+
+static bool walk_task(void *ctx, size_t i)
+{
+    walk_job *job = ctx;
+    pq_reader_chunk *ch = &job->r->chunks[job->first + i];
+    if (ch->step == CHUNK_WALKED) {
+        job->status[i] = PQ_OK;
+        return true;
+    }
+    job->status[i] = walk_chunk(job->r, ch, true, &job->acc[i], &job->errors[i]);
+    return job->status[i] == PQ_OK;
+}
+
+static pq_status walk_parallel(pq_reader *r, pq_error *err)
+{
+    size_t first = r->chunks_walked, n = r->chunks_len - first;
+    walk_job job = {.r = r, .first = first};
+    job.acc = calloc(n, sizeof *job.acc);
+    job.status = calloc(n, sizeof *job.status);
+    job.errors = calloc(n, sizeof *job.errors);
+    pq_status st = PQ_OK;
+    if (!job.acc || !job.status || !job.errors) {
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    } else {
+        for (size_t i = 0; i < n; i++) job.status[i] = PQ_ERR_STAGE; /* not run */
+        pq_parallel_for(n, r->opts.threads, walk_task, &job);
+        for (size_t i = 0; i < n; i++) acc_merge(r, &job.acc[i]);
+        for (size_t i = 0; i < n && st == PQ_OK; i++)
+            if (job.status[i] != PQ_OK) {
+                *err = job.errors[i];
+                st = job.status[i];
+            }
+        if (st == PQ_OK) r->chunks_walked = r->chunks_len;
+    }
+    free(job.acc);
+    free(job.status);
+    free(job.errors);
+    return st;
 }
 
 static pq_status need_more(const pq_reader *r, pq_error *err)
@@ -366,13 +465,24 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
         }
     }
     if (missing) return need_more(r, err);
+    /* Sources the reader owns (a file, memory) are read and walked on the
+     * decode threads; a caller's source only from this thread. */
+    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 &&
+        r->chunks_len - r->chunks_walked > 1) {
+        pq_status st = walk_parallel(r, err);
+        if (st != PQ_OK) pq_reader_free_chunks(r);
+        return st;
+    }
     /* A sans-IO reader may stop at a chunk it lacks and resume there. */
     while (r->chunks_walked < r->chunks_len) {
         if (r->chunks[r->chunks_walked].step == CHUNK_WALKED) { /* reused */
             r->chunks_walked++;
             continue;
         }
-        pq_status st = walk_chunk(r, &r->chunks[r->chunks_walked], err);
+        walk_acc acc;
+        memset(&acc, 0, sizeof acc);
+        pq_status st = walk_chunk(r, &r->chunks[r->chunks_walked], false, &acc, err);
+        acc_merge(r, &acc);
         if (st == PQ_ERR_NEED_DATA) return need_more(r, err);
         if (st != PQ_OK) {
             pq_reader_free_chunks(r);

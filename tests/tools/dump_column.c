@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     int32_t codec = fm->row_groups[rg].columns[leaf_index]->meta_data.codec;
 
     pq_column_values v;
-    if (pq_column_decode(leaf, codec, r->chunks[0].bytes, (size_t)cp->length, cp->pages, cp->npages, limit, &v,
+    if (pq_column_decode(leaf, codec, r->chunks[0].data, (size_t)cp->length, cp->pages, cp->npages, limit, &v,
                          &err) != PQ_OK) {
         fprintf(stderr, "error: %s: %s\n", pq_status_name(err.code), err.message);
         pq_reader_close(r);
