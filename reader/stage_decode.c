@@ -56,7 +56,12 @@ static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v,
     for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
     pq_status st = pq_column_decode(leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
                                     r->opts.memory_limit, v, err);
-    if (st != PQ_OK) return st;
+    if (st != PQ_OK) { /* name the chunk, as the page-header stage does */
+        char what[PQ_ERROR_MESSAGE_SIZE];
+        memcpy(what, err->message, sizeof what);
+        return pq_error_set(err, st, "RowGroup[%u].columns[%u] '%s': %s", ch->info.row_group, ch->info.column,
+                            leaf->path, what);
+    }
     if (r->opts.validate_utf8 && v->offsets &&
         (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
         for (size_t k = 0; k < v->n_values; k++) {
