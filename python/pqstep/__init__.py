@@ -530,7 +530,7 @@ def _import_schema(md, cols):
 
 
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
-                     row_limit=None, threads=None, validate_utf8=False):
+                     row_limit=None, threads=None, validate_utf8=False, memory_limit=0):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -564,6 +564,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
         opts.row_limit = row_limit
     opts.threads = threads or 0
     opts.validate_utf8 = bool(validate_utf8)
+    opts.memory_limit = memory_limit or 0
     err = _c.pq_error()
     h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
     if not h:
@@ -601,13 +602,16 @@ def _read_batches(path, metadata, columns, row_groups):
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
-               threads=None, validate_utf8=False):
+               threads=None, validate_utf8=False, memory_limit=0):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
     range are skipped through the offset index where the file has one),
     decoded on `threads` threads (None: one per core). validate_utf8: fail
-    on a string value that is not UTF-8 (pyarrow passes such bytes on)."""
+    on a string value that is not UTF-8 (pyarrow passes such bytes on).
+    memory_limit: bytes any one allocation the file asks for may take (0:
+    only what the file's declared sizes allow); more is a pqstep.Error
+    with code "memory limit exceeded"."""
     if filter is not None:
         raise NotImplementedError("pqstep.read_table(filter=...) is not implemented yet")
     import pyarrow as pa
@@ -616,7 +620,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
         cols = r.columns
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
                                         row_limit=row_limit, threads=threads,
-                                        validate_utf8=validate_utf8))
+                                        validate_utf8=validate_utf8, memory_limit=memory_limit))
     if batches:
         return pa.Table.from_batches(batches)
     return _import_schema(md, cols).empty_table()

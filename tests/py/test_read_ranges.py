@@ -298,6 +298,21 @@ def test_reselect(files):
         step("all rows after an error", full, 0, True)
 
 
+def test_memory_limit():
+    """data/large_string_map.brotli.parquet is 4 KB and declares about
+    1 GiB per string: a 256 MiB limit stops the read before it allocates."""
+    path = os.path.join(CORPUS, "data", "large_string_map.brotli.parquet")
+    if not os.path.exists(path):
+        print("skip memory limit: %s is not in the corpus" % path)
+        return
+    try:
+        pqstep.read_table(path, memory_limit=256 << 20)
+    except pqstep.Error as e:
+        assert e.code == "memory limit exceeded" and "exceed the memory limit" in str(e), e
+    else:
+        raise AssertionError("read past a 256 MiB memory limit")
+
+
 def corpus_files():
     data = os.path.join(CORPUS, "data")
     for name in sorted(os.listdir(data)):
@@ -320,6 +335,7 @@ def main():
     tests.append(("sans-IO", lambda: test_sans_io(files["indexed_v1"])))
     tests.append(("utf8", lambda: test_utf8(tmp)))
     tests.append(("reselect", lambda: test_reselect(files)))
+    tests.append(("memory limit", test_memory_limit))
     for path in corpus_files():
         rel = os.path.relpath(path, CORPUS)
         try:
