@@ -3,8 +3,11 @@
  * a column chunk's bytes. Every page header is decoded and walked (with CRC
  * checks), each page's data is decompressed with a codec picked from the
  * input, and v1 data pages have their definition levels run through the
- * RLE/bit-packed decoder. Nothing may crash, leak or read out of bounds;
- * successful results must keep their promises (pages inside the input).
+ * RLE/bit-packed decoder. Then the whole chunk goes through
+ * pq_column_decode for a leaf (physical type, levels) picked from the input:
+ * decompression, levels, every value encoding, dictionaries. Nothing may
+ * crash, leak or read out of bounds; successful results must keep their
+ * promises (pages inside the input, counts and offsets consistent).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "kernels/rle.h"
+#include "pages/column_decode.h"
 #include "pages/codec.h"
 #include "pages/page_header.h"
 #include "pages/page_walk.h"
@@ -48,6 +52,37 @@ static void decode_levels(const uint8_t *page, size_t len, int32_t num_values, i
     }
 }
 
+/* The chunk as the column `pick` describes, through the decoder the decode
+ * stage uses; on success the output must add up. */
+static void decode_chunk(const uint8_t *data, size_t size, const pq_page_info *pages, size_t npages,
+                         int32_t codec, uint8_t pick)
+{
+    static const int32_t types[8] = {PQ_BOOLEAN, PQ_INT32, PQ_INT64, PQ_INT96,
+                                     PQ_FLOAT, PQ_DOUBLE, PQ_BYTE_ARRAY, PQ_FIXED_LEN_BYTE_ARRAY};
+    pq_leaf leaf;
+    memset(&leaf, 0, sizeof leaf);
+    leaf.path = "fuzz";
+    leaf.physical_type = types[pick & 7];
+    leaf.type_length = 1 + 5 * (pick >> 6); /* FLBA: 1, 6, 11, 16 */
+    leaf.max_def = (int16_t)((pick >> 3) & 3);
+    leaf.max_rep = (int16_t)((pick >> 5) & 1);
+    pq_column_values v;
+    pq_error err;
+    if (pq_column_decode(&leaf, codec, data, size, pages, npages, 64u << 20, &v, &err) != PQ_OK) return;
+    FUZZ_CHECK(v.n_values <= v.n_levels, "no more values than slots");
+    for (size_t i = 0; v.def_levels && i < v.n_levels; i++)
+        FUZZ_CHECK(v.def_levels[i] >= 0 && v.def_levels[i] <= leaf.max_def, "definition level in range");
+    for (size_t i = 0; v.rep_levels && i < v.n_levels; i++)
+        FUZZ_CHECK(v.rep_levels[i] >= 0 && v.rep_levels[i] <= leaf.max_rep, "repetition level in range");
+    if (leaf.physical_type == PQ_BYTE_ARRAY && v.offsets) {
+        FUZZ_CHECK(v.offsets[0] == 0, "offsets start at 0");
+        for (size_t i = 0; i < v.n_values; i++)
+            FUZZ_CHECK(v.offsets[i] <= v.offsets[i + 1], "offsets never go back");
+        FUZZ_CHECK((size_t)v.offsets[v.n_values] == v.data_len, "offsets end at the data's length");
+    }
+    pq_column_values_free(&v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pq_error err;
@@ -80,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (p->type == PQ_PAGE_DATA) decode_levels(out, out_len, p->num_values, (int)(i % 4));
     }
     free(out);
+    if (size >= 2) decode_chunk(data, size, pages, npages, codec, data[size - 2]);
     free(pages);
     return 0;
 }
