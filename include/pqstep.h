@@ -22,6 +22,7 @@
 #include "pq_cache.h"
 #include "pq_reader.h"
 #include "pq_arrow.h"
+#include "pq_text.h"
 
 #ifdef __cplusplus
 extern "C" {

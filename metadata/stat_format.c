@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/utf8.h"
 #include "metadata/text_out.h"
+#include "pq_text.h"
 #include "pq_metadata.h"
 
 static void put_hex(out *o, const uint8_t *p, size_t n)
@@ -140,96 +142,41 @@ static void put_half(out *o, uint16_t h)
  * Dates and times
  * ------------------------------------------------------------------------- */
 
-/* Floor division and its non-negative remainder. */
-static inline int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
-{
-    int64_t q = a / b, r = a % b;
-    if (r < 0) {
-        r += b;
-        q--;
-    }
-    *rem = r;
-    return q;
-}
-
-/* Days since 1970-01-01 to a proleptic Gregorian date, using 400-year eras
- * of 146097 days counted from 0000-03-01. */
-static void civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d)
-{
-    int64_t doe;
-    int64_t era = floor_div(days + 719468, 146097, &doe);
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-static void put_date(out *o, int64_t days)
-{
-    int64_t y;
-    unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
-    if (y < 0) {
-        put_ch(o, '-');
-        put_u64(o, (uint64_t)0 - (uint64_t)y, 4);
-    } else {
-        if (y > 9999) put_ch(o, '+');
-        put_u64(o, (uint64_t)y, 4);
-    }
-    put_ch(o, '-');
-    put_u64(o, m, 2);
-    put_ch(o, '-');
-    put_u64(o, d, 2);
-}
-
-/* Digits of the fraction and ticks per second of a time unit; 0 if unknown. */
-static int unit_digits(uint8_t unit, int64_t *per_second)
+/* Time units' fraction digits; 0 if unknown. */
+static int unit_digits(uint8_t unit)
 {
     switch (unit) {
-    case PQ_UNIT_MILLIS: *per_second = 1000; return 3;
-    case PQ_UNIT_MICROS: *per_second = 1000000; return 6;
-    case PQ_UNIT_NANOS: *per_second = 1000000000; return 9;
+    case PQ_UNIT_MILLIS: return 3;
+    case PQ_UNIT_MICROS: return 6;
+    case PQ_UNIT_NANOS: return 9;
     default: return 0;
     }
 }
 
-/* HH:MM:SS.fff for `secs` seconds (>= 0) and `frac` ticks into the second. */
-static void put_clock(out *o, uint64_t secs, uint64_t frac, int digits)
+static void put_date(out *o, int64_t days)
 {
-    put_u64(o, secs / 3600, 2);
-    put_ch(o, ':');
-    put_u64(o, secs / 60 % 60, 2);
-    put_ch(o, ':');
-    put_u64(o, secs % 60, 2);
-    put_ch(o, '.');
-    put_u64(o, frac, digits);
+    char t[32];
+    pq_format_date(days, t, sizeof t);
+    put(o, t);
 }
 
-/* Time of day; a negative value (invalid, but possible) gets a '-' sign. */
 static bool put_time(out *o, int64_t v, uint8_t unit)
 {
-    int64_t per_second;
-    int digits = unit_digits(unit, &per_second);
+    int digits = unit_digits(unit);
     if (!digits) return false;
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    if (v < 0) put_ch(o, '-');
-    put_clock(o, mag / (uint64_t)per_second, mag % (uint64_t)per_second, digits);
+    char t[48];
+    pq_format_time(v, digits, t, sizeof t);
+    put(o, t);
     return true;
 }
 
 static bool put_timestamp(out *o, int64_t v, uint8_t unit, bool utc)
 {
-    int64_t per_second, frac, secs_of_day;
-    int digits = unit_digits(unit, &per_second);
+    int digits = unit_digits(unit);
     if (!digits) return false;
-    int64_t secs = floor_div(v, per_second, &frac);
-    int64_t days = floor_div(secs, 86400, &secs_of_day);
-    put_date(o, days);
-    put_ch(o, 'T');
-    put_clock(o, (uint64_t)secs_of_day, (uint64_t)frac, digits);
-    if (utc) put_ch(o, 'Z');
+    char t[64];
+    pq_format_timestamp(v, digits, utc, t, sizeof t);
+    put(o, t);
     return true;
 }
 
@@ -237,82 +184,21 @@ static bool put_timestamp(out *o, int64_t v, uint8_t unit, bool utc)
  * Decimals
  * ------------------------------------------------------------------------- */
 
-/* Place the decimal point `scale` digits from the right of the magnitude
- * `digits` (no sign, no leading zeros, at least "0"). Scales outside
- * [0, 255] are written in exponent form: "123E-300", "5E+3". */
-static void put_scaled(out *o, bool negative, const char *digits, int32_t scale)
+/* Big-endian two's complement of 1..64 bytes, exactly. */
+static bool put_decimal_be(out *o, const uint8_t *p, size_t n, int32_t scale)
 {
-    size_t n = strlen(digits);
-    if (negative) put_ch(o, '-');
-    if (scale < 0 || scale > 255) {
-        put(o, digits);
-        put(o, scale < 0 ? "E+" : "E-");
-        put_u64(o, scale < 0 ? (uint64_t)0 - (uint64_t)(int64_t)scale : (uint64_t)scale, 1);
-        return;
-    }
-    size_t s = (size_t)scale;
-    if (s == 0) {
-        put(o, digits);
-        return;
-    }
-    if (n > s) {
-        put_mem(o, digits, n - s);
-    } else {
-        put_ch(o, '0');
-    }
-    put_ch(o, '.');
-    for (size_t i = n; i < s; i++) put_ch(o, '0');
-    put(o, n > s ? digits + (n - s) : digits);
+    if (n == 0 || n > 64) return false;
+    char t[PQ_FORMAT_DECIMAL_MAX];
+    pq_format_decimal(p, n, scale, t, sizeof t);
+    put(o, t);
+    return true;
 }
 
 static void put_decimal_i64(out *o, int64_t v, int32_t scale)
 {
-    char tmp[24];
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    snprintf(tmp, sizeof tmp, "%" PRIu64, mag);
-    put_scaled(o, v < 0, tmp, scale);
-}
-
-#define MAX_DECIMAL_BYTES 64
-
-/* Big-endian two's complement of 1..64 bytes, exactly: negate when negative,
- * then divide the magnitude by 10 repeatedly. */
-static bool put_decimal_be(out *o, const uint8_t *p, size_t n, int32_t scale)
-{
-    if (n == 0 || n > MAX_DECIMAL_BYTES) return false;
-    uint8_t mag[MAX_DECIMAL_BYTES];
-    bool negative = p[0] & 0x80;
-    memcpy(mag, p, n);
-    if (negative) {
-        unsigned carry = 1;
-        for (size_t i = n; i-- > 0;) {
-            unsigned b = (uint8_t)~mag[i] + carry;
-            mag[i] = (uint8_t)b;
-            carry = b >> 8;
-        }
-    }
-    char digits[MAX_DECIMAL_BYTES * 3 + 2]; /* 8 bits < 3 decimal digits */
-    size_t nd = 0, start = 0;
-    for (;;) {
-        while (start < n && mag[start] == 0) start++;
-        if (start == n) break;
-        unsigned rem = 0;
-        for (size_t i = start; i < n; i++) {
-            unsigned cur = rem << 8 | mag[i];
-            mag[i] = (uint8_t)(cur / 10);
-            rem = cur % 10;
-        }
-        digits[nd++] = (char)('0' + rem);
-    }
-    if (nd == 0) digits[nd++] = '0';
-    for (size_t i = 0; i < nd / 2; i++) { /* least significant digit came first */
-        char t = digits[i];
-        digits[i] = digits[nd - 1 - i];
-        digits[nd - 1 - i] = t;
-    }
-    digits[nd] = '\0';
-    put_scaled(o, negative, digits, scale);
-    return true;
+    uint8_t be[8];
+    for (int k = 0; k < 8; k++) be[k] = (uint8_t)((uint64_t)v >> (56 - 8 * k));
+    put_decimal_be(o, be, sizeof be, scale);
 }
 
 /* ---------------------------------------------------------------------------
@@ -322,29 +208,7 @@ static bool put_decimal_be(out *o, const uint8_t *p, size_t n, int32_t scale)
 /* Well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF) without NUL. */
 static bool is_clean_utf8(const uint8_t *p, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c == 0) return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t cp, min;
-        if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1f; min = 0x80; }
-        else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0f; min = 0x800; }
-        else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07; min = 0x10000; }
-        else return false;
-        if (n - i < len) return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((p[i + k] & 0xc0) != 0x80) return false;
-            cp = cp << 6 | (p[i + k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-        i += len;
-    }
-    return true;
+    return !memchr(p, 0, n) && pq_utf8_invalid_at(p, n) == n;
 }
 
 static void put_uuid(out *o, const uint8_t *p)

@@ -386,7 +386,9 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
         out = malloc((n ? n : 1) * ow);
         if (!out) return PQ_ERR_NOMEM;
         switch (kind) {
-        case CONV_COPY: memcpy(out, v->values, m * ow); break;
+        case CONV_COPY:
+            if (m) memcpy(out, v->values, m * ow);
+            break;
         case CONV_INT: conv_ints(out, ow, v->values, w, m, is_signed); break;
         case CONV_INT96:
             for (size_t j = 0; j < m; j++) store_le(out + j * 8, 8, (uint64_t)int96_nanos(v->values + j * w));

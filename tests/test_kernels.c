@@ -204,9 +204,10 @@ START_TEST(rle_leading_run)
     ck_assert_uint_eq(v, 3);
     ck_assert_uint_eq(count, 8);
     /* a bit-packed run first; a truncated value; no input */
-    ck_assert_int_eq(pq_rle_init(&d, (const uint8_t[]){0x03, 0xff}, 2, 1, NULL), PQ_OK);
+    const uint8_t packed[] = {0x03, 0xff}, cut[] = {0x10};
+    ck_assert_int_eq(pq_rle_init(&d, packed, sizeof packed, 1, NULL), PQ_OK);
     ck_assert(!pq_rle_leading_run(&d, &v, &count));
-    ck_assert_int_eq(pq_rle_init(&d, (const uint8_t[]){0x10}, 1, 2, NULL), PQ_OK);
+    ck_assert_int_eq(pq_rle_init(&d, cut, sizeof cut, 2, NULL), PQ_OK);
     ck_assert(!pq_rle_leading_run(&d, &v, &count));
     ck_assert_int_eq(pq_rle_init(&d, NULL, 0, 1, NULL), PQ_OK);
     ck_assert(!pq_rle_leading_run(&d, &v, &count));

@@ -253,7 +253,7 @@ START_TEST(decimals_int)
     d32.logical = decimal(9, 3);
     expect_i32(&d32, INT32_MIN, "-2147483.648");
     d32.logical = decimal(9, -2);
-    expect_i32(&d32, 5, "5E+2");
+    expect_i32(&d32, 5, "500");
     d32.logical = decimal(9, 300);
     expect_i32(&d32, -5, "-5E-300");
 
@@ -485,11 +485,57 @@ START_TEST(buffer_contract)
 }
 END_TEST
 
+/* pq_text.h directly: the snprintf contract, time without a fraction,
+ * pre-1970 timestamps, negative and exponent scales. Hand-computed. */
+START_TEST(text_functions)
+{
+    char b[64];
+    ck_assert_uint_eq(pq_format_date(-1, b, sizeof b), 10);
+    ck_assert_str_eq(b, "1969-12-31");
+    ck_assert_uint_eq(pq_format_date(0, b, 5), 10); /* cut, but says what it needs */
+    ck_assert_str_eq(b, "1970");
+    ck_assert_uint_eq(pq_format_date(0, NULL, 0), 10);
+    pq_format_time(3661, 0, b, sizeof b);
+    ck_assert_str_eq(b, "01:01:01");
+    pq_format_time(-1500, 3, b, sizeof b);
+    ck_assert_str_eq(b, "-00:00:01.500");
+    ck_assert_uint_eq(pq_format_time(1, 2, b, sizeof b), 0); /* no such unit */
+    pq_format_timestamp(-1, 0, true, b, sizeof b);
+    ck_assert_str_eq(b, "1969-12-31T23:59:59Z");
+    pq_format_timestamp(-1, 9, false, b, sizeof b);
+    ck_assert_str_eq(b, "1969-12-31T23:59:59.999999999");
+    const uint8_t minus_105[2] = {0xff, 0x97}; /* -105 */
+    pq_format_decimal(minus_105, 2, 2, b, sizeof b);
+    ck_assert_str_eq(b, "-1.05");
+    pq_format_decimal(minus_105, 2, 5, b, sizeof b);
+    ck_assert_str_eq(b, "-0.00105");
+    pq_format_decimal(minus_105, 2, -3, b, sizeof b);
+    ck_assert_str_eq(b, "-105000");
+    pq_format_decimal(minus_105, 2, -300, b, sizeof b);
+    ck_assert_str_eq(b, "-105E+300");
+    const uint8_t zero[1] = {0};
+    pq_format_decimal(zero, 1, -2, b, sizeof b);
+    ck_assert_str_eq(b, "0");
+    ck_assert_uint_eq(pq_format_decimal(zero, 0, 0, b, sizeof b), 0);
+    /* 2^255 - 1 at scale 0 is 77 digits; with scale 255 it needs 0. + 255 */
+    uint8_t big[32];
+    memset(big, 0xff, sizeof big);
+    big[0] = 0x7f;
+    ck_assert_uint_eq(pq_format_decimal(big, 32, 0, NULL, 0), 77);
+    ck_assert_uint_le(pq_format_decimal(big, 32, 255, NULL, 0) + 1, PQ_FORMAT_DECIMAL_MAX);
+    uint8_t widest[64];
+    memset(widest, 0x80, 1);
+    memset(widest + 1, 0, 63); /* -2^511: the longest magnitude */
+    ck_assert_uint_le(pq_format_decimal(widest, 64, 255, NULL, 0) + 1, PQ_FORMAT_DECIMAL_MAX);
+}
+END_TEST
+
 static Suite *stat_format_suite(void)
 {
     Suite *s = suite_create("stat_format");
     TCase *tc = tcase_create("fixed");
     tcase_add_test(tc, boolean);
+    tcase_add_test(tc, text_functions);
     tcase_add_test(tc, int32_plain_and_integer);
     tcase_add_test(tc, int64_plain_and_integer);
     tcase_add_test(tc, dates);

@@ -18,7 +18,6 @@
 #define MAX_DEPTH 256
 
 /* Decimal widths up to 256 bits; scales beyond this are refused. */
-#define MAX_DECIMAL_BYTES 32
 #define MAX_SCALE 4096
 
 /* ---------------------------------------------------------------------------
@@ -523,132 +522,35 @@ static void put_half(at_buf *b, uint16_t h, bool json)
  * decimal point `scale` digits from the right (negative: append zeros). */
 static void put_decimal(at_buf *b, const uint8_t *le, int n, int32_t scale)
 {
-    uint8_t mag[MAX_DECIMAL_BYTES]; /* big-endian magnitude */
-    bool negative = le[n - 1] & 0x80;
-    for (int i = 0; i < n; i++) mag[i] = le[n - 1 - i];
-    if (negative) {
-        unsigned carry = 1;
-        for (int i = n; i-- > 0;) {
-            unsigned v = (uint8_t)~mag[i] + carry;
-            mag[i] = (uint8_t)v;
-            carry = v >> 8;
-        }
-    }
-    char digits[MAX_DECIMAL_BYTES * 3 + 2]; /* a byte adds fewer than 3 digits */
-    int nd = 0, start = 0;
-    for (;;) {
-        while (start < n && mag[start] == 0) start++;
-        if (start == n) break;
-        unsigned rem = 0;
-        for (int i = start; i < n; i++) {
-            unsigned cur = rem << 8 | mag[i];
-            mag[i] = (uint8_t)(cur / 10);
-            rem = cur % 10;
-        }
-        digits[nd++] = (char)('0' + rem);
-    }
-    if (nd == 0) digits[nd++] = '0';
-    /* digits[] holds the least significant digit first */
-    if (negative) put_ch(b, '-');
-    if (scale <= 0) {
-        for (int i = nd; i-- > 0;) put_ch(b, digits[i]);
-        if (!(nd == 1 && digits[0] == '0'))
-            for (int32_t k = 0; k < -scale; k++) put_ch(b, '0');
-        return;
-    }
-    if (nd <= scale) {
-        put_str(b, "0.");
-        for (int32_t k = nd; k < scale; k++) put_ch(b, '0');
-        for (int i = nd; i-- > 0;) put_ch(b, digits[i]);
-        return;
-    }
-    for (int i = nd; i-- > 0;) {
-        put_ch(b, digits[i]);
-        if (i == scale) put_ch(b, '.');
-    }
+    uint8_t be[32];
+    for (int i = 0; i < n; i++) be[i] = le[n - 1 - i];
+    char t[PQ_FORMAT_DECIMAL_MAX];
+    put_str(b, pq_format_decimal(be, (size_t)n, scale, t, sizeof t) ? t : "?");
 }
 
 /* ---------------------------------------------------------------------------
- * Dates and times
+ * Dates and times (pq_text.h)
  * ------------------------------------------------------------------------- */
 
-/* Floor division and its non-negative remainder (b > 0). */
-static inline int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
-{
-    int64_t q = a / b, r = a % b;
-    if (r < 0) {
-        r += b;
-        q--;
-    }
-    *rem = r;
-    return q;
-}
-
-/* Days since 1970-01-01 to a proleptic Gregorian date (400-year eras of
- * 146097 days counted from 0000-03-01). */
-static void civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d)
-{
-    int64_t doe;
-    int64_t era = floor_div(days + 719468, 146097, &doe);
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* YYYY-MM-DD; years outside 0000..9999 get a sign. */
 static void put_date(at_buf *b, int64_t days)
 {
-    int64_t y;
-    unsigned m, d;
-    civil_from_days(days, &y, &m, &d);
-    if (y < 0) {
-        put_ch(b, '-');
-        put_u64(b, (uint64_t)0 - (uint64_t)y, 4);
-    } else {
-        if (y > 9999) put_ch(b, '+');
-        put_u64(b, (uint64_t)y, 4);
-    }
-    put_ch(b, '-');
-    put_u64(b, m, 2);
-    put_ch(b, '-');
-    put_u64(b, d, 2);
+    char t[32];
+    pq_format_date(days, t, sizeof t);
+    put_str(b, t);
 }
 
-/* HH:MM:SS[.fff] for `secs` seconds and `frac` ticks into the second. */
-static void put_clock(at_buf *b, uint64_t secs, uint64_t frac, int digits)
-{
-    put_u64(b, secs / 3600, 2);
-    put_ch(b, ':');
-    put_u64(b, secs / 60 % 60, 2);
-    put_ch(b, ':');
-    put_u64(b, secs % 60, 2);
-    if (digits) {
-        put_ch(b, '.');
-        put_u64(b, frac, digits);
-    }
-}
-
-/* Time of day; out-of-range values keep counting hours (and a '-' sign). */
 static void put_time(at_buf *b, const arrow_text_type *t, int64_t v)
 {
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    uint64_t per = (uint64_t)t->per_second;
-    if (v < 0) put_ch(b, '-');
-    put_clock(b, mag / per, mag % per, t->digits);
+    char s[48];
+    pq_format_time(v, t->digits, s, sizeof s);
+    put_str(b, s);
 }
 
 static void put_timestamp(at_buf *b, const arrow_text_type *t, int64_t v)
 {
-    int64_t frac, secs_of_day;
-    int64_t secs = floor_div(v, t->per_second, &frac);
-    int64_t days = floor_div(secs, 86400, &secs_of_day);
-    put_date(b, days);
-    put_ch(b, 'T');
-    put_clock(b, (uint64_t)secs_of_day, (uint64_t)frac, t->digits);
-    if (t->tz) put_ch(b, 'Z');
+    char s[64];
+    pq_format_timestamp(v, t->digits, t->tz, s, sizeof s);
+    put_str(b, s);
 }
 
 /* ---------------------------------------------------------------------------
@@ -819,10 +721,11 @@ static bool format(const arrow_text_type *t, const struct ArrowArray *a, int64_t
         return true;
     case AT_DATE32:
     case AT_DATE64: {
-        int64_t v = load_int(data, p, t->width, true), ms;
+        int64_t v = load_int(data, p, t->width, true);
         open_quote(b, json);
         /* date64 counts milliseconds; a remainder within the day is dropped */
-        put_date(b, t->kind == AT_DATE32 ? v : floor_div(v, 86400000, &ms));
+        if (t->kind == AT_DATE64) v = v / 86400000 - (v % 86400000 < 0);
+        put_date(b, v);
         open_quote(b, json);
         return true;
     }
