@@ -36,6 +36,15 @@ PQ_API size_t pq_format_time(int64_t ticks, int digits, char *buf, size_t cap);
  * (-1 s = 1969-12-31T23:59:59). Other digit counts write nothing, return 0. */
 PQ_API size_t pq_format_timestamp(int64_t ticks, int digits, bool utc, char *buf, size_t cap);
 
+/* Floating-point values as the shortest text that reads back to the same
+ * value (with strtod / strtof / to the nearest binary16), in plain notation
+ * when the decimal exponent is 0..15 ("100", "65504", "0.1", "1e-05",
+ * "1e+16"), as Python's repr writes them; "nan", "inf", "-inf". float16
+ * takes the IEEE 754 binary16 bits. At most 32 bytes. */
+PQ_API size_t pq_format_double(double v, char *buf, size_t cap);
+PQ_API size_t pq_format_float(float v, char *buf, size_t cap);
+PQ_API size_t pq_format_float16(uint16_t bits, char *buf, size_t cap);
+
 /* A decimal held as `n` bytes (1..64) of big-endian two's complement (the
  * Parquet form), exactly: the decimal point `scale` digits from the right
  * ("-1.05", "0.001", "12"); a negative scale appends zeros ("1200" for 12

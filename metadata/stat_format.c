@@ -56,86 +56,25 @@ static inline uint64_t load_u64le(const uint8_t *p)
  * Floating point
  * ------------------------------------------------------------------------- */
 
-/* nan / inf / -inf, as Python prints them; false for finite values. */
-static bool put_nonfinite(out *o, double v)
-{
-    if (isnan(v)) put(o, "nan");
-    else if (isinf(v)) put(o, v < 0 ? "-inf" : "inf");
-    else return false;
-    return true;
-}
-
-/* Write `v` with `prec` significant digits, the shortest that read back to
- * it. Like Python's repr, plain notation is used for exponents -4..15:
- * "100" and "65504" rather than "1e+02" and "6.55e+04". */
-static void put_digits(out *o, double v, int prec)
-{
-    char tmp[40];
-    snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-    const char *e = strchr(tmp, 'e');
-    if (e) {
-        int exp10 = atoi(e + 1);
-        if (exp10 >= 0 && exp10 < 16) snprintf(tmp, sizeof tmp, "%.*g", exp10 + 1, v);
-    }
-    put(o, tmp);
-}
-
 static void put_double(out *o, double v)
 {
-    if (put_nonfinite(o, v)) return;
-    char tmp[40];
-    int prec = 1;
-    for (; prec < 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v) break;
-    }
-    put_digits(o, v, prec);
+    char t[40];
+    pq_format_double(v, t, sizeof t);
+    put(o, t);
 }
 
 static void put_float(out *o, float v)
 {
-    if (put_nonfinite(o, v)) return;
-    char tmp[40];
-    int prec = 1;
-    for (; prec < 9; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, (double)v);
-        if (strtof(tmp, NULL) == v) break;
-    }
-    put_digits(o, v, prec);
+    char t[40];
+    pq_format_float(v, t, sizeof t);
+    put(o, t);
 }
 
-/* IEEE 754 binary16 to double (exact). */
-static double half_to_double(uint16_t h)
-{
-    int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-    double v;
-    if (exp == 0) v = ldexp(frac, -24);                         /* zero, subnormal */
-    else if (exp == 31) v = frac ? NAN : INFINITY;
-    else v = ldexp(frac | 0x400, exp - 25);
-    return sign ? -v : v;
-}
-
-/* The shortest text that rounds back to half `h`: a candidate is good when it
- * is closer to h than to either neighbouring half (ties only for even h). */
 static void put_half(out *o, uint16_t h)
 {
-    double x = half_to_double(h);
-    if (put_nonfinite(o, x)) return;
-    uint16_t mag = h & 0x7fff, sign = h & 0x8000;
-    /* neighbours by magnitude; the one below zero is -smallest subnormal */
-    double up = half_to_double((uint16_t)(sign | (mag + 1)));
-    double down = mag ? half_to_double((uint16_t)(sign | (mag - 1)))
-                      : -half_to_double((uint16_t)(sign | 1));
-    char tmp[40];
-    int prec = 1;
-    for (; prec < 5; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
-        double d = strtod(tmp, NULL), e = fabs(d - x);
-        double eu = isinf(up) ? INFINITY : fabs(d - up), ed = fabs(d - down);
-        bool even = (h & 1) == 0;
-        if ((e < eu || (e == eu && even)) && (e < ed || (e == ed && even))) break;
-    }
-    put_digits(o, x, prec);
+    char t[40];
+    pq_format_float16(h, t, sizeof t);
+    put(o, t);
 }
 
 /* ---------------------------------------------------------------------------

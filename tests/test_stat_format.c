@@ -523,6 +523,23 @@ START_TEST(text_functions)
     big[0] = 0x7f;
     ck_assert_uint_eq(pq_format_decimal(big, 32, 0, NULL, 0), 77);
     ck_assert_uint_le(pq_format_decimal(big, 32, 255, NULL, 0) + 1, PQ_FORMAT_DECIMAL_MAX);
+    /* floats: shortest round trip, plain notation for exponents 0..15 */
+    pq_format_double(0.1, b, sizeof b);
+    ck_assert_str_eq(b, "0.1");
+    pq_format_double(100.0, b, sizeof b);
+    ck_assert_str_eq(b, "100");
+    pq_format_double(1e16, b, sizeof b);
+    ck_assert_str_eq(b, "1e+16");
+    pq_format_double(-1e-5, b, sizeof b);
+    ck_assert_str_eq(b, "-1e-05");
+    pq_format_float(0.1f, b, sizeof b);
+    ck_assert_str_eq(b, "0.1");
+    pq_format_float16(0x7bff, b, sizeof b); /* the largest binary16 */
+    ck_assert_str_eq(b, "65504");
+    pq_format_float16(0x3555, b, sizeof b); /* 0.333251953125 */
+    ck_assert_str_eq(b, "0.3333");
+    pq_format_float16(0xfc00, b, sizeof b);
+    ck_assert_str_eq(b, "-inf");
     uint8_t widest[64];
     memset(widest, 0x80, 1);
     memset(widest + 1, 0, 63); /* -2^511: the longest magnitude */

@@ -420,102 +420,35 @@ static bool load_span(const void *buf, int64_t p, int width, int64_t *start, int
  * Numbers
  * ------------------------------------------------------------------------- */
 
-/* nan / inf / -inf; quoted in JSON (JSON has no such numbers). */
-static bool put_nonfinite(at_buf *b, double v, bool json)
+/* Floats by pq_text.h; nan / inf / -inf are quoted in JSON, which has no
+ * such numbers. */
+static void put_number_text(at_buf *b, const char *t, bool json)
 {
-    const char *s;
-    if (isnan(v)) s = "nan";
-    else if (isinf(v)) s = v < 0 ? "-inf" : "inf";
-    else return false;
-    if (json) put_ch(b, '"');
-    put_str(b, s);
-    if (json) put_ch(b, '"');
-    return true;
-}
-
-/* `v` with `prec` significant digits as %g, but in plain notation when the
- * decimal exponent is 0..15 (as Python's repr: "100", not "1e+02"). */
-static void put_digits(at_buf *b, double v, int prec)
-{
-    char tmp[48];
-    snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-    const char *e = strchr(tmp, 'e');
-    if (e) {
-        int exp10 = atoi(e + 1);
-        if (exp10 >= 0 && exp10 < 16) snprintf(tmp, sizeof tmp, "%.*g", exp10 + 1, v);
-    }
-    put_str(b, tmp);
+    bool quote = json && (t[0] == 'n' || t[0] == 'i' || (t[0] == '-' && t[1] == 'i'));
+    if (quote) put_ch(b, '"');
+    put_str(b, t);
+    if (quote) put_ch(b, '"');
 }
 
 static void put_double(at_buf *b, double v, bool json)
 {
-    if (put_nonfinite(b, v, json)) return;
-    char tmp[48];
-    int prec = 1;
-    for (; prec < 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v) break;
-    }
-    put_digits(b, v, prec);
+    char t[40];
+    pq_format_double(v, t, sizeof t);
+    put_number_text(b, t, json);
 }
 
 static void put_float(at_buf *b, float v, bool json)
 {
-    if (put_nonfinite(b, v, json)) return;
-    char tmp[48];
-    int prec = 1;
-    for (; prec < 9; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, (double)v);
-        if (strtof(tmp, NULL) == v) break;
-    }
-    put_digits(b, v, prec);
+    char t[40];
+    pq_format_float(v, t, sizeof t);
+    put_number_text(b, t, json);
 }
 
-/* IEEE 754 binary16 to double: exact. */
-static double half_to_double(uint16_t h)
-{
-    int exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-    double v;
-    if (exp == 0) v = ldexp(frac, -24);
-    else if (exp == 31) v = frac ? NAN : INFINITY;
-    else v = ldexp(frac | 0x400, exp - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-/* Finite double to binary16 bits, rounding to nearest, ties to even;
- * overflow gives infinity. */
-static uint16_t double_to_half(double d)
-{
-    uint16_t sign = signbit(d) ? 0x8000 : 0;
-    double m = fabs(d);
-    if (m >= 65520.0) return sign | 0x7c00; /* halfway to 2^16 and beyond round to inf */
-    int e;
-    frexp(m, &e); /* m = f * 2^e, f in [0.5, 1) */
-    /* Quantum: 2^(e-11) for normals (11 significant bits), 2^-24 below. */
-    int q = e - 11 < -24 ? -24 : e - 11;
-    double n = nearbyint(ldexp(m, -q)); /* default rounding mode: ties to even */
-    double r = ldexp(n, q);
-    /* Re-encode the rounded value exactly. */
-    if (r == 0) return sign;
-    int re;
-    frexp(r, &re);
-    if (re - 1 < -14) return sign | (uint16_t)ldexp(r, 24); /* subnormal */
-    uint16_t frac = (uint16_t)((uint32_t)ldexp(r, -(re - 1) + 10) & 0x3ff);
-    return sign | (uint16_t)((re - 1 + 15) << 10) | frac;
-}
-
-/* The fewest digits (1..5) whose %g text rounds back to the same half. */
 static void put_half(at_buf *b, uint16_t h, bool json)
 {
-    double x = half_to_double(h);
-    if (put_nonfinite(b, x, json)) return;
-    char tmp[48];
-    int prec = 1;
-    for (; prec < 5; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
-        if (double_to_half(strtod(tmp, NULL)) == h) break;
-    }
-    put_digits(b, x, prec);
+    char t[40];
+    pq_format_float16(h, t, sizeof t);
+    put_number_text(b, t, json);
 }
 
 /* Little-endian two's complement of `n` bytes (n <= 32), exactly, with the
