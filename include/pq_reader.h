@@ -82,6 +82,8 @@ typedef struct pq_stage_stats {
                              * page headers: chunks taken over from the previous selection (reselect) */
     uint64_t chunks;        /* select: column chunks selected; page headers: chunks walked */
     uint64_t pages;         /* page headers stage: page headers decoded */
+    uint64_t rows;          /* decode stage: rows decoded, all selected row groups */
+    uint64_t bytes_out;     /* decode stage: bytes of the Arrow buffers made */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------

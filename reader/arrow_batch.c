@@ -37,6 +37,7 @@ struct pq_arrow_column {
     int64_t n_buffers;
     const void *buffers[3]; /* what ArrowArray.buffers points at */
     void *owned[3];         /* what to free */
+    uint64_t nbytes;        /* bytes of this node's buffers (the children's not counted) */
     /* Nested arrays (struct, list, map): one reference to each child. */
     size_t n_children;
     pq_arrow_column **children;
@@ -123,14 +124,23 @@ int64_t pq_arrow_column_length(const pq_arrow_column *c)
     return c ? c->length : 0;
 }
 
+uint64_t pq_arrow_column_bytes(const pq_arrow_column *c)
+{
+    if (!c) return 0;
+    uint64_t n = c->nbytes;
+    for (size_t i = 0; i < c->n_children; i++) n += pq_arrow_column_bytes(c->children[i]);
+    return n;
+}
+
 /* Give buffer slot i the memory p (owned), or a 1-byte block when p is
  * NULL: Arrow wants value buffers present even when empty. */
-static bool column_own(pq_arrow_column *c, int i, void *p)
+static bool column_own(pq_arrow_column *c, int i, void *p, size_t size)
 {
     if (!p) p = calloc(1, 8);
     if (!p) return false;
     c->owned[i] = p;
     c->buffers[i] = p;
+    c->nbytes += size;
     return true;
 }
 
@@ -209,7 +219,7 @@ static pq_status build_bool(pq_arrow_column *c, const pq_column_values *v, const
     if (!bits) return PQ_ERR_NOMEM;
     for (size_t i = 0, j = 0; i < n; i++)
         if (slot_valid(validity, i) && v->values[j++]) bit_set(bits, i);
-    return column_own(c, 1, bits) ? PQ_OK : PQ_ERR_NOMEM;
+    return column_own(c, 1, bits, (n + 7) / 8) ? PQ_OK : PQ_ERR_NOMEM;
 }
 
 /* Strings and binary: int32 offsets over the values' data, which is taken
@@ -230,13 +240,14 @@ static pq_status build_binary(pq_arrow_column *c, pq_column_values *v, const uin
             offsets[i + 1] = v->offsets ? v->offsets[j] : 0;
         }
     }
-    if (!column_own(c, 1, offsets)) {
+    if (!column_own(c, 1, offsets, (n + 1) * sizeof *offsets)) {
         free(offsets);
         return PQ_ERR_NOMEM;
     }
     uint8_t *data = v->data;
+    size_t data_len = v->data_len;
     v->data = NULL;
-    return column_own(c, 2, data) ? PQ_OK : PQ_ERR_NOMEM;
+    return column_own(c, 2, data, data_len) ? PQ_OK : PQ_ERR_NOMEM;
 }
 
 /* Dense conversion loops: n values of width w into n slots of width ow.
@@ -409,7 +420,7 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
         }
     }
     if (validity) spread_in_place(out, ow, validity, n, m);
-    return column_own(c, 1, out) ? PQ_OK : (free(out), PQ_ERR_NOMEM);
+    return column_own(c, 1, out, n * ow) ? PQ_OK : (free(out), PQ_ERR_NOMEM);
 }
 
 /* The output width and conversion for the leaf, or 0 when unsupported. */
@@ -482,6 +493,7 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
     }
     c->owned[0] = validity;
     c->buffers[0] = validity;
+    c->nbytes = validity ? (v->n_levels + 7) / 8 : 0;
     c->n_buffers = 2;
 
     conv_kind kind;
@@ -832,6 +844,7 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
     if (f->out[k].nulls) {
         c->owned[0] = f->out[k].validity;
         c->buffers[0] = f->out[k].validity;
+        c->nbytes += (count + 7) / 8;
         f->out[k].validity = NULL;
     }
     /* Children: runs of leaves that share the next level's node. */
@@ -847,6 +860,7 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
         c->n_buffers = 2;
         c->owned[1] = f->out[k].offsets;
         c->buffers[1] = f->out[k].offsets;
+        c->nbytes += (count + 1) * sizeof(int32_t);
         f->out[k].offsets = NULL;
         if (runs != 1)
             st = pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': a list with %zu elements", f->leaf->path,

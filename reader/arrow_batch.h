@@ -44,6 +44,9 @@ void pq_arrow_column_release(pq_arrow_column *c);
 /* Rows in the column. */
 int64_t pq_arrow_column_length(const pq_arrow_column *c);
 
+/* Bytes of the column's Arrow buffers, its children's included. */
+uint64_t pq_arrow_column_bytes(const pq_arrow_column *c);
+
 /* Export `n` columns as a struct array ("+s", no nulls) of `length` rows:
  * child i is rows [offsets[i], offsets[i] + length) of column i (offsets
  * NULL: all from row 0), a slice that shares the buffers through the Arrow

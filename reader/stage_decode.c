@@ -236,7 +236,10 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         pq_reader_free_decoded(r);
         return st;
     }
-    r->stats[PQ_STAGE_DECODE].chunks = n;
+    pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
+    ds->chunks = n;
+    for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->decoded[i]);
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->sel_num_rows[g];
     return PQ_OK;
 }
 

@@ -313,6 +313,19 @@ def test_memory_limit():
         raise AssertionError("read past a 256 MiB memory limit")
 
 
+def test_decode_counters(files):
+    """The decode stage counts the rows it made and the bytes of the Arrow
+    buffers, which pyarrow measures on the same arrays
+    (Table.get_total_buffer_size)."""
+    for name, path in sorted(files.items()):
+        with pqstep.Reader(path) as r:
+            t = r.read()
+            st = r.stage_stats("decode")
+        assert st["rows"] == t.num_rows, (name, st["rows"], t.num_rows)
+        assert st["bytes_out"] == t.get_total_buffer_size(), (name, st["bytes_out"],
+                                                              t.get_total_buffer_size())
+
+
 def corpus_files():
     data = os.path.join(CORPUS, "data")
     for name in sorted(os.listdir(data)):
@@ -336,6 +349,7 @@ def main():
     tests.append(("utf8", lambda: test_utf8(tmp)))
     tests.append(("reselect", lambda: test_reselect(files)))
     tests.append(("memory limit", test_memory_limit))
+    tests.append(("decode counters", lambda: test_decode_counters(files)))
     for path in corpus_files():
         rel = os.path.relpath(path, CORPUS)
         try:
