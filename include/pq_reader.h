@@ -73,6 +73,8 @@ typedef struct pq_range {
     uint64_t length;
 } pq_range;
 
+struct pq_expr; /* pq_predicate.h */
+
 typedef struct pq_stage_stats {
     uint64_t bytes_read;    /* bytes fetched through the source or supplied */
     uint64_t reads;         /* read_at calls issued, or supply() calls */
@@ -84,6 +86,8 @@ typedef struct pq_stage_stats {
     uint64_t pages;         /* page headers stage: page headers decoded */
     uint64_t rows;          /* decode stage: rows decoded, all selected row groups */
     uint64_t bytes_out;     /* decode stage: bytes of the Arrow buffers made */
+    uint64_t pruned_statistics; /* select: row groups pruned by statistics */
+    uint64_t rows_filtered;     /* decode: rows decoded that the filter removed */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------
@@ -139,7 +143,29 @@ typedef struct pq_reader_options {
      * a bad one fails the stage naming the row group, column and value.
      * Off by default, as in pyarrow, which hands such bytes through. */
     bool validate_utf8;
+    /* Predicate pushdown (pq_predicate.h): only rows for which `filter` is
+     * true are delivered. The reader binds its own copy to the file's
+     * schema in the select stage (binding errors fail that stage), prunes
+     * row groups by the steps not disabled below, decodes the predicate's
+     * columns (also when not projected) and keeps the matching rows; the
+     * row range (row_offset, row_limit) applies to the rows before the
+     * filter. The reader copies `filter` when it opens (the caller keeps
+     * and frees its own). */
+    const struct pq_expr *filter;
+    /* PQ_PRUNE_* bits of pruning steps to skip (0: use every step). */
+    uint32_t prune_disable;
+    /* Prune only: deliver every row of the row groups that survive pruning,
+     * without evaluating the predicate on the rows. */
+    bool prune_only;
 } pq_reader_options;
+
+/* Pruning steps of the select stage (pq_reader_options.prune_disable). */
+enum {
+    PQ_PRUNE_STATISTICS = 1u << 0,  /* row-group min/max/null counts */
+    PQ_PRUNE_DICTIONARY = 1u << 1,  /* dictionary pages, for = and IN (not yet built) */
+    PQ_PRUNE_BLOOM_FILTER = 1u << 2,/* split-block bloom filters, for = and IN (not yet built) */
+    PQ_PRUNE_PAGE_INDEX = 1u << 3   /* column and offset indexes (not yet built) */
+};
 
 /* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */
 PQ_API void pq_reader_options_init(pq_reader_options *opts);
@@ -283,6 +309,8 @@ typedef struct pq_selection {
     size_t columns_len;
     uint64_t row_offset;         /* as pq_reader_options.row_offset / row_limit */
     uint64_t row_limit;
+    const struct pq_expr *filter;/* as pq_reader_options.filter (copied; NULL: none) */
+    uint32_t prune_disable;      /* as pq_reader_options.prune_disable */
 } pq_selection;
 
 /* Choose again, after the footer stage: the reader goes back to
@@ -297,6 +325,16 @@ typedef struct pq_selection {
  * footer left out), after which the reader is back at PQ_STAGE_FOOTER with
  * its previous choice. */
 PQ_API pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *err);
+
+/* After the select stage with a filter: the PQ_PRUNE_* step that dropped
+ * file row group `row_group`, or 0 when it was kept (or not selected, or
+ * there is no filter). */
+PQ_API uint32_t pq_reader_pruned_by(const pq_reader *r, uint32_t row_group);
+
+/* After the select stage: the filter as bound to this file, as text
+ * (pq_expr_format; literals typed for their columns), snprintf contract;
+ * "" without a filter. */
+PQ_API size_t pq_reader_filter_text(const pq_reader *r, char *buf, size_t cap);
 
 /* Counters of one stage. */
 PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);

@@ -23,6 +23,7 @@
 #include "pq_reader.h"
 #include "pq_arrow.h"
 #include "pq_text.h"
+#include "pq_predicate.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -38,10 +38,22 @@ struct pq_arrow_column {
     const void *buffers[3]; /* what ArrowArray.buffers points at */
     void *owned[3];         /* what to free */
     uint64_t nbytes;        /* bytes of this node's buffers (the children's not counted) */
+    uint8_t layout;         /* column_layout: how the buffers are laid out */
+    uint32_t width;         /* LAYOUT_FIXED: bytes per slot */
     /* Nested arrays (struct, list, map): one reference to each child. */
     size_t n_children;
     pq_arrow_column **children;
 };
+
+/* The Arrow layouts a column can have (for taking rows out of it). */
+typedef enum column_layout {
+    LAYOUT_NULL = 0,  /* no buffers */
+    LAYOUT_BOOL,      /* validity, bits */
+    LAYOUT_FIXED,     /* validity, width bytes per slot */
+    LAYOUT_BINARY,    /* validity, int32 offsets, data */
+    LAYOUT_STRUCT,    /* validity, children */
+    LAYOUT_LIST       /* validity, int32 offsets, one child (lists and maps) */
+} column_layout;
 
 /* What one value slot of the output is made from. */
 typedef enum conv_kind {
@@ -501,16 +513,20 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
     size_t ow;
     switch (leaf->arrow.id) {
     case PQ_ARROW_BOOL:
+        c->layout = LAYOUT_BOOL;
         st = leaf->physical_type == PQ_BOOLEAN ? build_bool(c, v, validity) : PQ_ERR_UNSUPPORTED;
         break;
     case PQ_ARROW_STRING:
     case PQ_ARROW_BINARY:
     case PQ_ARROW_EXTENSION_JSON:
         c->n_buffers = 3;
+        c->layout = LAYOUT_BINARY;
         st = leaf->physical_type == PQ_BYTE_ARRAY ? build_binary(c, v, validity) : PQ_ERR_UNSUPPORTED;
         break;
     default:
         ow = fixed_plan(leaf, v, &kind, &is_signed);
+        c->layout = LAYOUT_FIXED;
+        c->width = (uint32_t)ow;
         st = ow ? build_fixed(c, v, validity, ow, kind, is_signed) : PQ_ERR_UNSUPPORTED;
         break;
     }
@@ -646,8 +662,60 @@ static void release_batch_schema(struct ArrowSchema *s)
     s->release = NULL;
 }
 
+/* Leaf i's field of a one-column export, moved out of the structs above it
+ * (a leaf under structs exports as its top-level field). */
+static pq_status leaf_field_schema(const pq_metadata *md, uint32_t column, bool descend, struct ArrowSchema *out,
+                                   pq_error *err)
+{
+    struct ArrowSchema one;
+    pq_status st = pq_metadata_arrow_schema(md, &column, 1, &one, err);
+    if (st == PQ_OK && one.n_children != 1) {
+        one.release(&one);
+        st = pq_error_set(err, PQ_ERR_SCHEMA, "column %u does not export as one field", column);
+    }
+    if (st != PQ_OK) return st;
+    *out = *one.children[0];
+    one.children[0]->release = NULL;
+    one.release(&one);
+    if (!descend) return PQ_OK;
+    /* Down the structs to the leaf: at each level, the child the leaf's
+     * path goes through (the export keeps the schema's child order). */
+    const pq_schema *schema = pq_metadata_schema(md);
+    int32_t chain[64];
+    int depth = 0;
+    for (int32_t j = schema->leaves[column].node; j > 0 && depth < 64; j = schema->nodes[j].parent)
+        chain[depth++] = j;
+    for (int d = depth - 2; d >= 0 && strcmp(out->format, "+s") == 0; d--) {
+        const pq_schema_node *parent = &schema->nodes[chain[d + 1]];
+        int64_t k = 0;
+        while (k < parent->num_children && parent->children[k] != chain[d]) k++;
+        if (k >= out->n_children) break;
+        struct ArrowSchema up = *out;
+        *out = *up.children[k];
+        up.children[k]->release = NULL;
+        up.release(&up);
+    }
+    return PQ_OK;
+}
+
+/* A "+s" schema of n fields, each from leaf_field_schema. */
+static pq_status fields_schema(const pq_metadata *md, const uint32_t *columns, size_t n, bool descend,
+                               struct ArrowSchema *out, pq_error *err);
+
+pq_status pq_arrow_leaf_schema(const pq_metadata *md, const uint32_t *columns, size_t n, struct ArrowSchema *out,
+                               pq_error *err)
+{
+    return fields_schema(md, columns, n, true, out, err);
+}
+
 pq_status pq_arrow_batch_schema(const pq_metadata *md, const uint32_t *columns, size_t n,
                                 struct ArrowSchema *out, pq_error *err)
+{
+    return fields_schema(md, columns, n, false, out, err);
+}
+
+static pq_status fields_schema(const pq_metadata *md, const uint32_t *columns, size_t n, bool descend,
+                               struct ArrowSchema *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t size = n * (sizeof(struct ArrowSchema) + sizeof(struct ArrowSchema *)) + 1;
@@ -665,20 +733,11 @@ pq_status pq_arrow_batch_schema(const pq_metadata *md, const uint32_t *columns, 
     /* Each field is exported alone and moved out of its wrapper (a move the
      * spec allows), so the order and repeats follow `columns`. */
     for (size_t i = 0; i < n; i++) {
-        struct ArrowSchema one;
-        pq_status st = pq_metadata_arrow_schema(md, &columns[i], 1, &one, err);
-        if (st == PQ_OK && one.n_children != 1) {
-            one.release(&one);
-            st = pq_error_set(err, PQ_ERR_SCHEMA, "column %u does not export as one field",
-                              columns[i]);
-        }
+        pq_status st = leaf_field_schema(md, columns[i], descend, &kids[i], err);
         if (st != PQ_OK) {
             release_batch_schema(out);
             return st;
         }
-        kids[i] = *one.children[0];
-        one.children[0]->release = NULL;
-        one.release(&one);
         ptrs[i] = &kids[i];
         out->n_children = (int64_t)i + 1;
     }
@@ -857,6 +916,7 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
     }
     pq_status st = PQ_OK;
     if (lv->kind == PQ_ASM_LIST) {
+        c->layout = LAYOUT_LIST;
         c->n_buffers = 2;
         c->owned[1] = f->out[k].offsets;
         c->buffers[1] = f->out[k].offsets;
@@ -873,6 +933,7 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
                                   f->leaf->path, off[count], (long long)c->children[0]->length);
         }
     } else {
+        c->layout = LAYOUT_STRUCT;
         c->n_buffers = 1;
         for (size_t i = 0, start = 0; st == PQ_OK && i <= nl; i++) {
             if (i > start && (i == nl || ls[i]->keys[k + 1] != ls[start]->keys[k + 1])) {
@@ -921,4 +982,167 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
     free(ls);
     free(ptrs);
     return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Taking rows: the filter's output
+ * ------------------------------------------------------------------------- */
+
+static inline bool keep_bit(const uint8_t *keep, int64_t i)
+{
+    return (keep[i >> 3] >> (i & 7)) & 1;
+}
+
+/* Rows [at, at + n) of c where `keep` (n bits) is set, `kept` of them, as a
+ * new column (one reference). Validity is carried; a null slot stays null. */
+static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uint8_t *keep, int64_t kept,
+                      pq_arrow_column **out, int depth, pq_error *err)
+{
+    *out = NULL;
+    if (depth > 64) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "filter: arrays nested too deep");
+    pq_arrow_column *t = column_new(kept);
+    if (!t) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory filtering rows");
+    t->layout = c->layout;
+    t->width = c->width;
+    t->n_buffers = c->n_buffers;
+    pq_status st = PQ_OK;
+    const uint8_t *valid = c->buffers[0];
+    if (valid && c->layout != LAYOUT_NULL) {
+        uint8_t *bits = calloc((size_t)(kept + 7) / 8 + 1, 1);
+        if (!bits) st = PQ_ERR_NOMEM;
+        int64_t j = 0, nulls = 0;
+        for (int64_t i = 0; bits && i < n; i++)
+            if (keep_bit(keep, i)) {
+                if (bit_get(valid, (size_t)(at + i))) bit_set(bits, (size_t)j);
+                else nulls++;
+                j++;
+            }
+        if (bits) {
+            t->owned[0] = bits;
+            t->buffers[0] = bits;
+            t->nbytes += (uint64_t)(kept + 7) / 8;
+            t->null_count = nulls;
+        }
+    } else if (c->layout == LAYOUT_NULL) {
+        t->null_count = kept;
+    }
+    switch (st == PQ_OK ? c->layout : LAYOUT_NULL) {
+    case LAYOUT_NULL:
+        break;
+    case LAYOUT_BOOL: {
+        uint8_t *bits = calloc((size_t)(kept + 7) / 8 + 1, 1);
+        const uint8_t *src = c->buffers[1];
+        if (!bits || !column_own(t, 1, bits, (size_t)(kept + 7) / 8)) {
+            free(bits);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (keep_bit(keep, i)) {
+                if (bit_get(src, (size_t)(at + i))) bit_set(bits, (size_t)j);
+                j++;
+            }
+        break;
+    }
+    case LAYOUT_FIXED: {
+        size_t w = c->width;
+        uint8_t *dst = malloc((size_t)(kept ? kept : 1) * w);
+        const uint8_t *src = (const uint8_t *)c->buffers[1] + (size_t)at * w;
+        if (!dst || !column_own(t, 1, dst, (size_t)kept * w)) {
+            free(dst);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (keep_bit(keep, i)) memcpy(dst + (size_t)j++ * w, src + (size_t)i * w, w);
+        break;
+    }
+    case LAYOUT_BINARY: {
+        const int32_t *off = (const int32_t *)c->buffers[1] + at;
+        const uint8_t *data = c->buffers[2];
+        uint64_t bytes = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (keep_bit(keep, i)) bytes += (uint64_t)(off[i + 1] - off[i]);
+        int32_t *o = malloc((size_t)(kept + 1) * sizeof *o);
+        uint8_t *d = malloc(bytes ? (size_t)bytes : 1);
+        if (!o || !d || !column_own(t, 1, o, (size_t)(kept + 1) * sizeof *o)) {
+            free(o);
+            free(d);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        if (!column_own(t, 2, d, (size_t)bytes)) {
+            free(d);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        o[0] = 0;
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (keep_bit(keep, i)) {
+                size_t len = (size_t)(off[i + 1] - off[i]);
+                memcpy(d + o[j], data + off[i], len);
+                o[j + 1] = o[j] + (int32_t)len;
+                j++;
+            }
+        break;
+    }
+    case LAYOUT_STRUCT:
+        t->children = calloc(c->n_children ? c->n_children : 1, sizeof *t->children);
+        if (!t->children) {
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        for (size_t k = 0; st == PQ_OK && k < c->n_children; k++) {
+            st = take(c->children[k], at, n, keep, kept, &t->children[k], depth + 1, err);
+            if (st == PQ_OK) t->n_children++;
+        }
+        break;
+    case LAYOUT_LIST: {
+        /* New offsets over the kept lists; the child keeps their elements. */
+        const int32_t *off = (const int32_t *)c->buffers[1] + at;
+        const pq_arrow_column *child = c->children[0];
+        int64_t cbase = off[0], cn = off[n] - off[0], ckept = 0;
+        int32_t *o = malloc((size_t)(kept + 1) * sizeof *o);
+        uint8_t *ckeep = calloc((size_t)(cn + 7) / 8 + 1, 1);
+        t->children = calloc(1, sizeof *t->children);
+        if (!o || !ckeep || !t->children || !column_own(t, 1, o, (size_t)(kept + 1) * sizeof *o)) {
+            if (!t->owned[1]) free(o);
+            free(ckeep);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        o[0] = 0;
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (keep_bit(keep, i)) {
+                for (int32_t e = off[i]; e < off[i + 1]; e++) bit_set(ckeep, (size_t)(e - cbase));
+                ckept += off[i + 1] - off[i];
+                o[j + 1] = o[j] + (off[i + 1] - off[i]);
+                j++;
+            }
+        st = take(child, cbase, cn, ckeep, ckept, &t->children[0], depth + 1, err);
+        if (st == PQ_OK) t->n_children = 1;
+        free(ckeep);
+        break;
+    }
+    }
+    if (st != PQ_OK) {
+        pq_arrow_column_release(t);
+        return st == PQ_ERR_NOMEM ? pq_error_set(err, st, "out of memory filtering rows") : st;
+    }
+    *out = t;
+    return PQ_OK;
+}
+
+pq_status pq_arrow_column_take(const pq_arrow_column *c, int64_t offset, int64_t length, const uint8_t *keep,
+                               pq_arrow_column **out, pq_error *err)
+{
+    *out = NULL;
+    if (!c || offset < 0 || length < 0 || offset > c->length || length > c->length - offset)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "filter: rows [%lld, +%lld) out of the column",
+                            (long long)offset, (long long)length);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < length; i++) kept += keep_bit(keep, i);
+    return take(c, offset, length, keep, kept, out, 0, err);
 }

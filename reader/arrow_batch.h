@@ -44,6 +44,13 @@ void pq_arrow_column_release(pq_arrow_column *c);
 /* Rows in the column. */
 int64_t pq_arrow_column_length(const pq_arrow_column *c);
 
+/* The rows [offset, offset + length) of c whose bit is set in `keep`
+ * (`length` bits), copied into a new column (one reference in *out): the
+ * filter's output. Nested columns keep their kept rows' children. Errors:
+ * PQ_ERR_INVALID_ARGUMENT (rows out of the column), PQ_ERR_NOMEM. */
+pq_status pq_arrow_column_take(const pq_arrow_column *c, int64_t offset, int64_t length, const uint8_t *keep,
+                               pq_arrow_column **out, pq_error *err);
+
 /* Bytes of the column's Arrow buffers, its children's included. */
 uint64_t pq_arrow_column_bytes(const pq_arrow_column *c);
 
@@ -62,5 +69,11 @@ pq_status pq_arrow_batch_export(pq_arrow_column *const *cols, const int64_t *off
  * it. The caller owns *out. On failure *out has release == NULL. */
 pq_status pq_arrow_batch_schema(const pq_metadata *md, const uint32_t *columns, size_t n,
                                 struct ArrowSchema *out, pq_error *err);
+
+/* The same with each field the leaf's own (a leaf under structs is not
+ * wrapped in them): the schema of flat columns built from nested leaves,
+ * as the filter evaluates them. */
+pq_status pq_arrow_leaf_schema(const pq_metadata *md, const uint32_t *columns, size_t n, struct ArrowSchema *out,
+                               pq_error *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "metadata/error.h"
+#include "metadata/predicate.h"
 #include "reader/reader_internal.h"
 
 #define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)
@@ -70,6 +71,16 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
         free(r);
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         return NULL;
+    }
+    if (r->opts.filter) {
+        r->own_filter = pq_expr_clone(r->opts.filter, err);
+        if (!r->own_filter) {
+            free(r->own_columns);
+            free(r->own_row_groups);
+            free(r);
+            return NULL;
+        }
+        r->opts.filter = r->own_filter;
     }
     if (r->opts.footer_read_size == 0) r->opts.footer_read_size = DEFAULT_FOOTER_READ_SIZE;
     if (r->opts.footer_read_size < FOOTER_TRAILER_LEN) r->opts.footer_read_size = FOOTER_TRAILER_LEN;
@@ -163,6 +174,7 @@ void pq_reader_close(pq_reader *r)
     free(r->path);
     free(r->own_columns);
     free(r->own_row_groups);
+    pq_expr_free(r->own_filter);
     free(r);
 }
 
@@ -174,9 +186,12 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
                             pq_stage_name(r->stage));
     const uint32_t *groups = sel->row_groups, *columns = sel->columns;
     uint32_t *own_groups = NULL, *own_columns = NULL;
+    pq_expr *own_filter = NULL;
     if (!copy_indexes(&groups, sel->row_groups_len, &own_groups) ||
-        !copy_indexes(&columns, sel->columns_len, &own_columns)) {
+        !copy_indexes(&columns, sel->columns_len, &own_columns) ||
+        (sel->filter && !(own_filter = pq_expr_clone(sel->filter, err)))) {
         free(own_groups);
+        free(own_columns);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     pq_reader_options saved = r->opts;
@@ -190,6 +205,10 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
     }
     r->opts.row_offset = sel->row_offset;
     r->opts.row_limit = sel->row_limit;
+    r->opts.filter = own_filter;
+    r->opts.prune_disable = sel->prune_disable;
+    pq_expr *saved_filter = r->own_filter;
+    r->own_filter = own_filter;
     r->own_row_groups = own_groups;
 
     /* Keep the walked chunks for the next page-header stage to reuse; an
@@ -205,13 +224,16 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
         /* Back to the footer stage with the old choice. */
         free(own_groups);
         free(own_columns);
+        pq_expr_free(own_filter);
         r->opts = saved;
         r->own_row_groups = saved_groups;
         r->own_columns = saved_columns;
+        r->own_filter = saved_filter;
         r->stage = PQ_STAGE_FOOTER;
         return st;
     }
     free(saved_groups);
+    pq_expr_free(saved_filter);
     if (sel->columns) free(saved_columns);
     else free(own_columns);
     r->stage = PQ_STAGE_SELECT;
@@ -563,8 +585,8 @@ const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t row_gro
     /* Chunks are laid out row group by row group, columns in selection order. */
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
         if (r->sel_row_groups[g] != row_group) continue;
-        for (size_t c = 0; c < r->sel_columns_len; c++)
-            if (r->sel_columns[c] == column) return &r->chunks[g * r->sel_columns_len + c].info;
+        for (size_t c = 0; c < r->walk_columns_len; c++)
+            if (r->walk_columns[c] == column) return &r->chunks[g * r->walk_columns_len + c].info;
     }
     return NULL;
 }

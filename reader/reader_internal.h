@@ -60,8 +60,9 @@ struct pq_reader {
     pq_file_source file;
     pq_memory_source memory;
     char *path;                     /* path readers: for the cache key */
-    uint32_t *own_columns;          /* copies of opts.columns / opts.row_groups */
+    uint32_t *own_columns;          /* copies of opts.columns / opts.row_groups / opts.filter */
     uint32_t *own_row_groups;
+    struct pq_expr *own_filter;
     uint64_t file_size;
 
     /* footer stage */
@@ -79,11 +80,15 @@ struct pq_reader {
     size_t sel_row_groups_len;
     uint32_t *sel_columns;
     size_t sel_columns_len;
+    uint32_t *walk_columns;         /* sel_columns, then the filter's leaves not among them */
+    size_t walk_columns_len;        /* the stride of `chunks` */
+    struct pq_expr *filter;         /* the options' filter, bound to md (owned) */
+    uint8_t *pruned_by;             /* per file row group: the PQ_PRUNE_* step that dropped it, or 0 */
     uint64_t *sel_first_row;        /* per selected row group: rows delivered */
     uint64_t *sel_num_rows;
     bool row_range;                 /* options set row_offset or row_limit */
 
-    /* page-header stage: one entry per selected (row group, column), in
+    /* page-header stage: one entry per selected row group x walk column, in
      * row-group-major order; the chunk bytes are kept for the decode stage */
     pq_reader_chunk *chunks;
     size_t chunks_len;

@@ -18,6 +18,7 @@
 #include "kernels/utf8.h"
 #include "metadata/error.h"
 #include "reader/parallel.h"
+#include "reader/predicate_eval.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_decoded(pq_reader *r)
@@ -100,17 +101,31 @@ typedef struct decode_job {
     pq_error *errors;       /* per unit */
 } decode_job;
 
-/* A flat unit: chunk i into decoded[i]. */
-static pq_status run_flat(pq_reader *r, size_t i, pq_error *err)
+/* The chunk of selected row group g and walk column c. */
+static inline size_t chunk_at(const pq_reader *r, size_t g, size_t c)
+{
+    return g * r->walk_columns_len + c;
+}
+
+/* One chunk decoded into a flat column (one reference in *out). */
+static pq_status decode_flat_chunk(const pq_reader *r, size_t k, pq_arrow_column **out, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     pq_column_values v;
-    pq_status st = decode_chunk(r, i, &v, err);
+    pq_status st = decode_chunk(r, k, &v, err);
     if (st != PQ_OK) return st;
-    st = pq_arrow_column_build(&schema->leaves[r->chunks[i].info.column], &v, &r->decoded[i], err);
+    st = pq_arrow_column_build(&schema->leaves[r->chunks[k].info.column], &v, out, err);
     pq_column_values_free(&v);
-    r->decoded_first_row[i] = r->chunks[i].first_row;
     return st;
+}
+
+/* A flat unit: output slot i (row group i / n, column i % n). */
+static pq_status run_flat(pq_reader *r, size_t i, pq_error *err)
+{
+    size_t n = r->sel_columns_len;
+    size_t k = chunk_at(r, i / n, i % n);
+    r->decoded_first_row[i] = r->chunks[k].first_row;
+    return decode_flat_chunk(r, k, &r->decoded[i], err);
 }
 
 /* A nested unit: field j of selected row group g, packed into slot
@@ -126,12 +141,12 @@ static pq_status run_nested(pq_reader *r, const decode_job *job, size_t g, size_
     size_t done = 0;
     for (; st == PQ_OK && done < m; done++) {
         leaves[done] = &schema->leaves[r->sel_columns[job->order[a + done]]];
-        st = decode_chunk(r, g * n + job->order[a + done], &vals[done], err);
+        st = decode_chunk(r, chunk_at(r, g, job->order[a + done]), &vals[done], err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
      * of a field's only leaf (stage_pages.c, pages_may_be_skipped). */
-    const pq_reader_chunk *first = &r->chunks[g * n + job->order[a]];
+    const pq_reader_chunk *first = &r->chunks[chunk_at(r, g, job->order[a])];
     size_t slot = g * n + j;
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
@@ -191,12 +206,136 @@ static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
     return PQ_OK;
 }
 
+/* ---------------------------------------------------------------------------
+ * The filter on rows
+ * ------------------------------------------------------------------------- */
+
+typedef struct filter_job {
+    pq_reader *r;
+    uint32_t *leaves;       /* the filter's leaves */
+    size_t nleaves;
+    pq_status *status;      /* per selected row group */
+    pq_error *errors;
+    uint64_t *removed;
+} filter_job;
+
+/* Walk column of leaf `leaf`. */
+static size_t walk_index(const pq_reader *r, uint32_t leaf)
+{
+    for (size_t c = 0; c < r->walk_columns_len; c++)
+        if (r->walk_columns[c] == leaf) return c;
+    return SIZE_MAX; /* bind_filter put every filter leaf there */
+}
+
+/* Evaluate the filter on selected row group g's delivered rows and keep
+ * only the matching ones in its output columns. The filter's columns are
+ * decoded here as flat columns of their own. */
+static pq_status filter_group(pq_reader *r, const filter_job *job, size_t g, uint64_t *removed, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    size_t nl = job->nleaves, n = r->sel_columns_len;
+    int64_t first = (int64_t)r->sel_first_row[g], len = (int64_t)r->sel_num_rows[g];
+    pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
+    int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
+    const struct ArrowArray **by_leaf = calloc(schema->leaves_len, sizeof *by_leaf);
+    const struct ArrowSchema **types = calloc(schema->leaves_len, sizeof *types);
+    uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
+    struct ArrowArray batch = {0};
+    struct ArrowSchema bschema = {0};
+    pq_status st = cols && offsets && by_leaf && types && keep ? PQ_OK
+                                                               : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        size_t ch = chunk_at(r, g, walk_index(r, job->leaves[k]));
+        st = decode_flat_chunk(r, ch, &cols[k], err);
+        offsets[k] = first - (int64_t)r->chunks[ch].first_row;
+    }
+    if (st == PQ_OK) st = pq_arrow_batch_export(cols, offsets, nl, len, &batch, err);
+    if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, job->leaves, nl, &bschema, err);
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        by_leaf[job->leaves[k]] = batch.children[k];
+        types[job->leaves[k]] = bschema.children[k];
+    }
+    if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, len, keep, err);
+    int64_t kept = 0;
+    for (int64_t i = 0; st == PQ_OK && i < len; i++) kept += (keep[i >> 3] >> (i & 7)) & 1;
+    if (st == PQ_OK && kept < len) {
+        /* Replace each output column by its matching rows. */
+        for (size_t c = 0; st == PQ_OK && c < n; c++) {
+            size_t slot = g * n + c;
+            if (!r->decoded[slot]) continue; /* nested: fields are packed first */
+            pq_arrow_column *t;
+            st = pq_arrow_column_take(r->decoded[slot], first - (int64_t)r->decoded_first_row[slot], len, keep,
+                                      &t, err);
+            if (st == PQ_OK) {
+                pq_arrow_column_release(r->decoded[slot]);
+                r->decoded[slot] = t;
+                r->decoded_first_row[slot] = 0;
+            }
+        }
+        if (st == PQ_OK) {
+            r->sel_first_row[g] = 0;
+            r->sel_num_rows[g] = (uint64_t)kept;
+            *removed = (uint64_t)(len - kept);
+        }
+    }
+    if (batch.release) batch.release(&batch);
+    if (bschema.release) bschema.release(&bschema);
+    for (size_t k = 0; cols && k < nl; k++) pq_arrow_column_release(cols[k]);
+    free(cols);
+    free(offsets);
+    free(by_leaf);
+    free(types);
+    free(keep);
+    return st;
+}
+
+static bool filter_unit(void *ctx, size_t g)
+{
+    filter_job *job = ctx;
+    job->status[g] = filter_group(job->r, job, g, &job->removed[g], &job->errors[g]);
+    return job->status[g] == PQ_OK;
+}
+
+/* The filter on every selected row group, in parallel; the first failing
+ * row group's error is the stage's. */
+static pq_status filter_rows(pq_reader *r, pq_error *err)
+{
+    size_t groups = r->sel_row_groups_len;
+    if (!groups) return PQ_OK;
+    filter_job job = {.r = r};
+    job.nleaves = pq_expr_columns(r->filter, NULL, 0);
+    job.leaves = malloc((job.nleaves ? job.nleaves : 1) * sizeof *job.leaves);
+    job.status = calloc(groups, sizeof *job.status);
+    job.errors = calloc(groups, sizeof *job.errors);
+    job.removed = calloc(groups, sizeof *job.removed);
+    pq_status st = PQ_OK;
+    if (!job.leaves || !job.status || !job.errors || !job.removed) {
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    } else {
+        pq_expr_columns(r->filter, job.leaves, job.nleaves);
+        for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
+        pq_parallel_for(groups, r->opts.threads, filter_unit, &job);
+        for (size_t g = 0; g < groups && st == PQ_OK; g++) {
+            if (job.status[g] != PQ_OK) {
+                *err = job.errors[g];
+                st = job.status[g];
+            }
+            r->stats[PQ_STAGE_DECODE].rows_filtered += job.removed[g];
+        }
+    }
+    free(job.leaves);
+    free(job.status);
+    free(job.errors);
+    free(job.removed);
+    return st;
+}
+
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     pq_reader_free_decoded(r);
 
-    size_t n = r->chunks_len;
+    size_t n = r->sel_row_groups_len * r->sel_columns_len; /* output slots */
     r->decoded = calloc(n ? n : 1, sizeof *r->decoded);
     r->decoded_first_row = calloc(n ? n : 1, sizeof *r->decoded_first_row);
     if (!r->decoded || !r->decoded_first_row) {
@@ -236,8 +375,12 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         pq_reader_free_decoded(r);
         return st;
     }
+    if (r->filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
+        pq_reader_free_decoded(r);
+        return st;
+    }
     pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
-    ds->chunks = n;
+    ds->chunks = r->chunks_len;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->decoded[i]);
     for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->sel_num_rows[g];
     return PQ_OK;

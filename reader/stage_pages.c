@@ -109,7 +109,7 @@ static bool has_offset_index(const pq_column_chunk *cc)
 static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    size_t n = r->sel_row_groups_len * r->sel_columns_len;
+    size_t n = r->sel_row_groups_len * r->walk_columns_len;
     r->chunks = calloc(n ? n : 1, sizeof *r->chunks);
     if (!r->chunks) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     r->chunks_len = n;
@@ -118,8 +118,8 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
         uint32_t rg = r->sel_row_groups[g];
         uint64_t rows = (uint64_t)fm->row_groups[rg].num_rows;
         bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < rows;
-        for (size_t c = 0; c < r->sel_columns_len; c++, k++) {
-            uint32_t col = r->sel_columns[c];
+        for (size_t c = 0; c < r->walk_columns_len; c++, k++) {
+            uint32_t col = r->walk_columns[c];
             const pq_column_chunk *cc = fm->row_groups[rg].columns[col];
             pq_reader_chunk *ch = &r->chunks[k];
             ch->info.row_group = rg;
@@ -177,7 +177,7 @@ static void plan_parts(pq_reader_chunk *ch, const pq_offset_index *oi, uint64_t 
 /* Selected row group index g of the chunk at entry k. */
 static size_t chunk_group(const pq_reader *r, size_t k)
 {
-    return r->sel_columns_len ? k / r->sel_columns_len : 0;
+    return r->walk_columns_len ? k / r->walk_columns_len : 0;
 }
 
 /* Read and decode the offset index of entry k; plan its parts. */

@@ -1,13 +1,15 @@
 /*
  * stage_select.c — the select stage: which row groups, leaf columns and rows
  * the later stages read. For now the choice is the caller's (options
- * row_groups, columns, row_offset and row_limit); pruning by statistics,
- * dictionaries, bloom filters and the page index will narrow it here.
+ * row_groups, columns, row_offset and row_limit), narrowed by the filter:
+ * row groups whose statistics rule it out are dropped (prune_stats.c).
+ * Dictionaries, bloom filters and the page index will narrow it further.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "metadata/error.h"
+#include "reader/prune_stats.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_selection(pq_reader *r)
@@ -16,6 +18,13 @@ void pq_reader_free_selection(pq_reader *r)
     free(r->sel_columns);
     free(r->sel_first_row);
     free(r->sel_num_rows);
+    free(r->walk_columns);
+    pq_expr_free(r->filter);
+    free(r->pruned_by);
+    r->pruned_by = NULL;
+    r->filter = NULL;
+    r->walk_columns = NULL;
+    r->walk_columns_len = 0;
     r->sel_first_row = r->sel_num_rows = NULL;
     r->sel_row_groups = r->sel_columns = NULL;
     r->sel_row_groups_len = r->sel_columns_len = 0;
@@ -78,6 +87,64 @@ static pq_status apply_row_range(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
+/* Bind a copy of the options' filter to this file, and list the columns
+ * the later stages walk: the projection, then the filter's leaves that are
+ * not in it (decoded to evaluate the filter, not delivered). */
+static pq_status bind_filter(pq_reader *r, pq_error *err)
+{
+    size_t n = r->sel_columns_len, extra = 0;
+    uint32_t *pred = NULL;
+    size_t npred = 0;
+    if (r->opts.filter) {
+        r->filter = pq_expr_clone(r->opts.filter, err);
+        if (!r->filter) return err->code;
+        pq_status st = pq_expr_bind(r->filter, r->md, err);
+        if (st != PQ_OK) return st;
+        /* Prune only: the rows are not evaluated, their columns not needed. */
+        npred = r->opts.prune_only ? 0 : pq_expr_columns(r->filter, NULL, 0);
+        pred = malloc((npred ? npred : 1) * sizeof *pred);
+        if (!pred) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        pq_expr_columns(r->filter, pred, npred);
+    }
+    r->walk_columns = malloc((n + npred ? n + npred : 1) * sizeof *r->walk_columns);
+    if (!r->walk_columns) {
+        free(pred);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (n) memcpy(r->walk_columns, r->sel_columns, n * sizeof *r->walk_columns);
+    for (size_t k = 0; k < npred; k++) {
+        bool projected = false;
+        for (size_t c = 0; c < n && !projected; c++) projected = r->sel_columns[c] == pred[k];
+        if (!projected) r->walk_columns[n + extra++] = pred[k];
+    }
+    r->walk_columns_len = n + extra;
+    free(pred);
+    return PQ_OK;
+}
+
+/* Drop the row groups whose statistics rule the filter out. */
+static void prune_by_statistics(pq_reader *r)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    if (r->filter) r->pruned_by = calloc(fm->row_groups_len ? fm->row_groups_len : 1, 1);
+    if (!r->filter || (r->opts.prune_disable & PQ_PRUNE_STATISTICS)) return;
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    size_t kept = 0;
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) {
+        pq_maybe m = pq_prune_by_statistics(r->filter, fm, schema, &fm->row_groups[r->sel_row_groups[g]]);
+        if (!m.can_true) {
+            r->stats[PQ_STAGE_SELECT].pruned_statistics++;
+            if (r->pruned_by) r->pruned_by[r->sel_row_groups[g]] = PQ_PRUNE_STATISTICS;
+            continue;
+        }
+        r->sel_row_groups[kept] = r->sel_row_groups[g];
+        r->sel_first_row[kept] = r->sel_first_row[g];
+        r->sel_num_rows[kept] = r->sel_num_rows[g];
+        kept++;
+    }
+    r->sel_row_groups_len = kept;
+}
+
 pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
@@ -102,10 +169,35 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
         }
     }
     if (st == PQ_OK) st = apply_row_range(r, err);
+    if (st == PQ_OK) st = bind_filter(r, err);
+    if (st == PQ_OK) prune_by_statistics(r);
+    /* The filter's own columns must be in a projected footer too. */
+    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
+        const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
+        for (size_t c = r->sel_columns_len; st == PQ_OK && c < r->walk_columns_len; c++)
+            if (rg->columns[r->walk_columns[c]]->set & PQ_CC_SKIPPED)
+                st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                  "the filter reads column %u, which was left out when the footer was "
+                                  "parsed (projected metadata)", r->walk_columns[c]);
+    }
     if (st != PQ_OK) {
         pq_reader_free_selection(r);
         return st;
     }
-    r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel_row_groups_len * r->sel_columns_len;
+    r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel_row_groups_len * r->walk_columns_len;
     return PQ_OK;
+}
+
+uint32_t pq_reader_pruned_by(const pq_reader *r, uint32_t row_group)
+{
+    if (!r || r->stage < PQ_STAGE_SELECT || !r->pruned_by) return 0;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    return row_group < fm->row_groups_len ? r->pruned_by[row_group] : 0;
+}
+
+size_t pq_reader_filter_text(const pq_reader *r, char *buf, size_t cap)
+{
+    if (r && r->stage >= PQ_STAGE_SELECT && r->filter) return pq_expr_format(r->filter, buf, cap);
+    if (cap) buf[0] = '\0';
+    return 0;
 }

@@ -33,6 +33,7 @@ int pq_cmd_meta(int argc, char **argv);
 int pq_cmd_schema(int argc, char **argv);
 int pq_cmd_demo(int argc, char **argv);
 int pq_cmd_pages(int argc, char **argv);
+int pq_cmd_prune(int argc, char **argv);
 int pq_cmd_cat(int argc, char **argv);
 
 /* ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ static const cli_command commands[] = {
     {"schema", pq_cmd_schema, "schema tree with types, levels and Arrow types"},
     {"pages", pq_cmd_pages, "every page of the selected column chunks"},
     {"cat", pq_cmd_cat, "the values, as a table, CSV or JSON lines"},
+    {"prune", pq_cmd_prune, "how a predicate prunes row groups before any data is read"},
     {"demo", pq_cmd_demo, "walk the reader's stages and measure footer reuse"},
 };
 

@@ -420,8 +420,9 @@ class Reader:
         return {name: int(getattr(st, name)) for name, _ in st._fields_}
 
     def select(self, columns=None, row_groups=None, filter=None):
-        self._live()
-        raise NotImplementedError("Reader.select " + _DECODE_LATER)
+        """The rows of `row_groups` (None: all) for which `filter` is true,
+        as a pyarrow.Table of `columns`: Reader.read with a filter."""
+        return self.read(row_groups=row_groups, columns=columns, filter=filter)
 
     def read_row_group(self, i, columns=None):
         """Row group `i` as a pyarrow.RecordBatch. `columns`: leaf indexes or
@@ -432,13 +433,16 @@ class Reader:
         cols = self.columns if columns is None else self._resolve(list(columns))
         return _read_batches(self.path, self.metadata, cols, [i])[0]
 
-    def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None):
+    def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None, filter=None,
+             prune=True):
         """Decode with this reader's own stages and return a pyarrow.Table:
         `row_groups` (None: all), rows [row_offset, row_offset + row_limit)
         of them, `columns` (None: the reader's). Each call goes back to the
         select stage (pq_reader_reselect), so a later read of chunks an
         earlier one walked neither reads nor walks them again when they hold
-        the rows: see stage_stats("page headers")["reused"]."""
+        the rows: see stage_stats("page headers")["reused"]. filter, prune:
+        as for read_table; stage_stats("select")["pruned_statistics"] and
+        stage_stats("decode")["rows_filtered"] count what they did."""
         import pyarrow as pa
         h = self._live()
         cols = self.columns if columns is None else self._resolve(list(columns))
@@ -466,6 +470,9 @@ class Reader:
             return _import_schema(self.metadata, cols).empty_table()
         sel.row_offset = row_offset or 0
         sel.row_limit = row_limit or 0
+        flt = _Filter(filter, self.path) if filter is not None else None
+        sel.filter = flt.handle if flt else None
+        sel.prune_disable = 0 if prune else _c.PQ_PRUNE_ALL
         err = _c.pq_error()
         if _c.pq_reader_reselect(h, ctypes.byref(sel), ctypes.byref(err)) != _c.PQ_OK:
             raise _error(err, self.path)
@@ -529,8 +536,22 @@ def _import_schema(md, cols):
     return pa.Schema._import_from_c(ctypes.addressof(sbuf))
 
 
+class _Filter:
+    """A predicate parsed by the library (pq_expr_parse), freed with the object."""
+
+    def __init__(self, text, path=None):
+        if not isinstance(text, str):
+            raise TypeError("filter must be a string in pqstep's predicate syntax")
+        err = _c.pq_error()
+        self.handle = _c.pq_expr_parse(text.encode("utf-8"), ctypes.byref(err))
+        if not self.handle:
+            raise _error(err, path)
+        self._finalizer = weakref.finalize(self, _c.pq_expr_free, self.handle)
+
+
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
-                     row_limit=None, threads=None, validate_utf8=False, memory_limit=0):
+                     row_limit=None, threads=None, validate_utf8=False, memory_limit=0,
+                     filter=None, prune=True):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -565,6 +586,12 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     opts.threads = threads or 0
     opts.validate_utf8 = bool(validate_utf8)
     opts.memory_limit = memory_limit or 0
+    if filter is not None:
+        flt = _Filter(filter, path)
+        keep.append(flt)
+        opts.filter = flt.handle
+    if not prune:
+        opts.prune_disable = _c.PQ_PRUNE_ALL
     err = _c.pq_error()
     h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
     if not h:
@@ -602,7 +629,7 @@ def _read_batches(path, metadata, columns, row_groups):
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
-               threads=None, validate_utf8=False, memory_limit=0):
+               threads=None, validate_utf8=False, memory_limit=0, prune=True):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
@@ -611,16 +638,19 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     on a string value that is not UTF-8 (pyarrow passes such bytes on).
     memory_limit: bytes any one allocation the file asks for may take (0:
     only what the file's declared sizes allow); more is a pqstep.Error
-    with code "memory limit exceeded"."""
-    if filter is not None:
-        raise NotImplementedError("pqstep.read_table(filter=...) is not implemented yet")
+    with code "memory limit exceeded". filter: a predicate in pqstep's
+    syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
+    its statistics rule out are skipped, and only the rows where it is true
+    are returned (the row range counts rows before the filter); prune=False
+    turns the pruning steps off (the rows are the same)."""
     import pyarrow as pa
     with Reader(path, columns=columns) as r:
         md = r.metadata
         cols = r.columns
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
                                         row_limit=row_limit, threads=threads,
-                                        validate_utf8=validate_utf8, memory_limit=memory_limit))
+                                        validate_utf8=validate_utf8, memory_limit=memory_limit,
+                                        filter=filter, prune=prune))
     if batches:
         return pa.Table.from_batches(batches)
     return _import_schema(md, cols).empty_table()

@@ -70,6 +70,9 @@ PQ_ERR_UNSUPPORTED = 7
 PQ_ERR_INVALID_ARGUMENT = 1
 PQ_ERR_NEED_DATA = 10
 
+# pruning steps (pq_reader_options.prune_disable)
+PQ_PRUNE_ALL = 0xF
+
 # pq_stage
 PQ_STAGE_INIT = 0
 PQ_STAGE_FOOTER = 1
@@ -113,6 +116,8 @@ class pq_stage_stats(ctypes.Structure):
         ("pages", ctypes.c_uint64),
         ("rows", ctypes.c_uint64),
         ("bytes_out", ctypes.c_uint64),
+        ("pruned_statistics", ctypes.c_uint64),
+        ("rows_filtered", ctypes.c_uint64),
     ]
 
 
@@ -147,6 +152,9 @@ class pq_reader_options(ctypes.Structure):
         ("row_limit", ctypes.c_uint64),
         ("threads", ctypes.c_uint32),
         ("validate_utf8", ctypes.c_bool),
+        ("filter", ctypes.c_void_p),
+        ("prune_disable", ctypes.c_uint32),
+        ("prune_only", ctypes.c_bool),
     ]
 
 
@@ -158,6 +166,8 @@ class pq_selection(ctypes.Structure):
         ("columns_len", ctypes.c_size_t),
         ("row_offset", ctypes.c_uint64),
         ("row_limit", ctypes.c_uint64),
+        ("filter", ctypes.c_void_p),
+        ("prune_disable", ctypes.c_uint32),
     ]
 
 
@@ -352,6 +362,9 @@ pq_reader_needed_ranges = _proto("pq_reader_needed_ranges", ctypes.c_size_t, _vp
 pq_reader_supply = _proto("pq_reader_supply", c_enum, _vp, ctypes.c_uint64, ctypes.c_char_p,
                           ctypes.c_size_t, _err)
 pq_reader_reselect = _proto("pq_reader_reselect", c_enum, _vp, _P(pq_selection), _err)
+pq_expr_parse = _proto("pq_expr_parse", _vp, ctypes.c_char_p, _err)
+pq_expr_free = _proto("pq_expr_free", None, _vp)
+pq_expr_format = _proto("pq_expr_format", ctypes.c_size_t, _vp, ctypes.c_char_p, ctypes.c_size_t)
 pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
                                   _P(ctypes.c_uint32), ctypes.c_size_t, _vp, _err)
 

@@ -1,0 +1,110 @@
+/*
+ * predicate.h — the inside of a pq_expr (pq_predicate.h), shared by the
+ * parser and binder (metadata/predicate*.c) and the code that uses bound
+ * predicates: pruning by statistics, dictionaries, bloom filters and the
+ * page index, and row evaluation (reader/).
+ *
+ * After pq_expr_bind every leaf node names its column by leaf index and
+ * holds its literals as pq_value in the column's physical domain, and the
+ * binder has rewritten what the column cannot represent into exact forms:
+ * `x = 1.5` on an integer column becomes PQ_NODE_CONST false, `x < 1.5`
+ * becomes `x <= 1`, `x != 1.5` becomes `x IS NOT NULL`, an out-of-range
+ * literal turns its comparison into a constant or IS NOT NULL.
+ */
+#ifndef PQ_METADATA_PREDICATE_H
+#define PQ_METADATA_PREDICATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_predicate.h"
+
+typedef enum pq_node_kind {
+    PQ_NODE_CMP = 0,     /* column op value */
+    PQ_NODE_IN,          /* column IN (values...) */
+    PQ_NODE_IS_NULL,     /* column IS NULL (is_null) / IS NOT NULL (!is_null) */
+    PQ_NODE_AND,
+    PQ_NODE_OR,
+    PQ_NODE_NOT,
+    PQ_NODE_CONST        /* a constant truth value (never null): TRUE/FALSE in the
+                            text, or what the binder rewrote a comparison into */
+} pq_node_kind;
+
+/* How pq_value_compare orders the values of a bound column. */
+typedef enum pq_value_order {
+    PQ_ORDER_SIGNED = 0,    /* i as int64: signed integers, DATE, TIME, TIMESTAMP,
+                               DECIMAL on INT32/INT64, BOOLEAN (0 < 1) */
+    PQ_ORDER_UNSIGNED,      /* i as uint64: unsigned integers (zero-extended) */
+    PQ_ORDER_FLOAT,         /* d: FLOAT, DOUBLE */
+    PQ_ORDER_BYTES,         /* bytes, unsigned lexicographic */
+    PQ_ORDER_DECIMAL_BYTES  /* bytes as a big-endian two's complement integer
+                               of any length: DECIMAL on (FIXED_LEN_)BYTE_ARRAY */
+} pq_value_order;
+
+/* A literal typed for its column (bound), in the column's physical domain:
+ *   BOOLEAN                          i (0 or 1)
+ *   INT32, INT64 (any logical type:  i, the stored value: days for DATE,
+ *     integers, DATE, TIME,            ticks of the column's unit for TIME
+ *     TIMESTAMP, DECIMAL)              and TIMESTAMP, the unscaled integer
+ *                                      for DECIMAL; unsigned columns hold
+ *                                      the unsigned value in i's bits
+ *   FLOAT, DOUBLE                    d (a FLOAT literal is rounded to float)
+ *   BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY bytes/len: the bytes as stored (UTF-8
+ *                                      for strings; big-endian two's
+ *                                      complement of the column's width for
+ *                                      DECIMAL, the shortest such form for
+ *                                      BYTE_ARRAY DECIMAL; FLBA: exactly
+ *                                      type_length)
+ *   INT96                            not filterable (bind fails)
+ * Values are never null (`x = NULL` is not in the syntax). */
+typedef struct pq_value {
+    int64_t i;
+    double d;
+    uint8_t *bytes;  /* owned by the node */
+    size_t len;
+} pq_value;
+
+struct pq_expr {
+    pq_node_kind kind;     /* after binding, what the binder rewrote the node into */
+    pq_node_kind written_kind; /* the kind as built/parsed: rebinding starts from it */
+    /* leaf nodes (CMP, IN, IS_NULL) */
+    char *column;        /* as written (owned) */
+    size_t pos;          /* byte position in the parsed text, or SIZE_MAX when built */
+    int32_t leaf;        /* bound: the leaf index; -1 before binding */
+    int32_t physical_type; /* bound: the leaf's physical type */
+    pq_cmp_op op;        /* CMP (bound: possibly adjusted, `x < 1.5` -> LE) */
+    pq_cmp_op written_op;/* CMP: the operator as written */
+    uint8_t order;       /* bound: pq_value_order of the column */
+    int32_t type_length; /* bound: the leaf's type_length (FLBA) */
+    pq_logical_type logical; /* bound: the leaf's logical type (units, scale) */
+    bool is_null;        /* IS_NULL: true for IS NULL, false for IS NOT NULL */
+    bool truth;          /* CONST */
+    /* literals as written (CMP: 1, IN: n), with their positions */
+    pq_literal *lits;    /* text copied and owned */
+    size_t *lit_pos;
+    size_t nlits;
+    /* bound values, same count as lits (IN: duplicates removed, sorted) */
+    pq_value *values;
+    size_t nvalues;
+    /* AND, OR: two children; NOT: one */
+    pq_expr *kids[2];
+    bool bound;
+};
+
+/* Order of two values of the same bound column, as the Parquet sort order
+ * for the column's logical type defines it (signed or unsigned integers,
+ * floats by value, byte arrays unsigned lexicographically, decimals by
+ * value): <0, 0, >0. NaN compares above everything here; callers handle
+ * NaN themselves. */
+int pq_value_compare(const pq_expr *leaf_node, const pq_value *a, const pq_value *b);
+
+/* Length of the number at the start of s[0..n): [+-]digits[.digits][e[+-]digits]
+ * (digits on at least one side of the point); 0 when there is none.
+ * *is_integer: no point and no exponent. Shared by the parser and builders. */
+size_t pq_scan_number(const char *s, size_t n, bool *is_integer);
+
+/* Free a node's bound values (nvalues entries) and reset it to unbound. */
+void pq_expr_unbind_node(pq_expr *e);
+
+#endif

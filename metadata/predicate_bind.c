@@ -1,0 +1,683 @@
+/*
+ * predicate_bind.c — pq_expr_bind: resolve each column to a flat leaf and
+ * type each literal in the leaf's physical domain (metadata/predicate.h).
+ *
+ * Integer-like columns (integers, DATE, TIME, TIMESTAMP, DECIMAL) take the
+ * literal exactly: it is read as a decimal number (or date/time text)
+ * scaled to the column's unit, giving floor(value) plus a flag for a
+ * dropped fraction, or "below/above the column's range". The comparison is
+ * then rewritten so that it means the same on every value the column can
+ * hold (see rewrite_cmp).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "metadata/predicate.h"
+#include "pq_text.h"
+
+/* Magnitudes up to 18 * 32 = 576 bits: every 64-byte two's complement
+ * value, with room to tell "too big" apart. */
+#define LIMBS 18
+#define MAX_DECIMAL_BYTES 64
+
+/* A literal typed for its column. */
+typedef struct typed {
+    int out;       /* -1 below the column's range, +1 above, 0 inside */
+    bool frac;     /* inside, but v is floor(literal): a fraction was dropped */
+    pq_value v;
+} typed;
+
+/* An exact number: (neg ? -1 : 1) * mag, rounded toward -inf to an integer;
+ * frac when it was not one. */
+typedef struct exact {
+    bool neg, frac, huge;
+    uint32_t mag[LIMBS]; /* little-endian limbs */
+} exact;
+
+typedef struct bind_ctx {
+    const pq_metadata *md;
+    const pq_leaf *leaf;
+    const pq_expr *node;
+    pq_error *err;
+} bind_ctx;
+
+/* ---------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------- */
+
+static pq_status bind_fail(pq_error *err, pq_status code, size_t pos, const char *fmt, const char *a,
+                           const char *b)
+{
+    char msg[PQ_ERROR_MESSAGE_SIZE];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    if (pos == SIZE_MAX) return pq_error_set(err, code, "%s", msg);
+    return pq_error_set(err, code, "at %zu: %s", pos, msg);
+}
+
+/* A literal as short text for messages. */
+static const char *lit_text(const pq_literal *l, char *buf, size_t cap)
+{
+    switch (l->kind) {
+    case PQ_LIT_BOOL: snprintf(buf, cap, "%s", l->b ? "true" : "false"); break;
+    case PQ_LIT_INT: snprintf(buf, cap, "%" PRId64, l->i); break;
+    case PQ_LIT_DOUBLE:
+        if (l->text) snprintf(buf, cap, "%.*s", (int)(l->text_len > 48 ? 48 : l->text_len), l->text);
+        else snprintf(buf, cap, "%.17g", l->d);
+        break;
+    default:
+        snprintf(buf, cap, "'%.*s%s'", (int)(l->text_len > 48 ? 48 : l->text_len), l->text,
+                 l->text_len > 48 ? "..." : "");
+        break;
+    }
+    return buf;
+}
+
+/* "at 18: '1995-13-01' is not a date (column l_shipdate)" */
+static pq_status lit_fail(bind_ctx *c, size_t k, const char *what)
+{
+    char t[80], msg[PQ_ERROR_MESSAGE_SIZE];
+    snprintf(msg, sizeof msg, "%s is not %s (column %.64s)", lit_text(&c->node->lits[k], t, sizeof t), what,
+             c->leaf->path);
+    return bind_fail(c->err, PQ_ERR_INVALID_ARGUMENT, c->node->lit_pos[k], "%s%s", msg, "");
+}
+
+/* ---------------------------------------------------------------------------
+ * Exact numbers
+ * ------------------------------------------------------------------------- */
+
+static void mag_mul_add(exact *x, uint32_t m, uint32_t a)
+{
+    uint64_t carry = a;
+    for (int k = 0; k < LIMBS; k++) {
+        uint64_t t = (uint64_t)x->mag[k] * m + carry;
+        x->mag[k] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    if (carry) x->huge = true;
+}
+
+static bool mag_zero(const exact *x)
+{
+    for (int k = 0; k < LIMBS; k++)
+        if (x->mag[k]) return false;
+    return true;
+}
+
+/* Read s[0..n) (all of it: [+-]digits[.digits][e[+-]digits]) times
+ * 10^scale. False when it is not a number. */
+static bool exact_parse(const char *s, size_t n, int32_t scale, exact *x)
+{
+    memset(x, 0, sizeof *x);
+    if (!n || pq_scan_number(s, n, NULL) != n) return false;
+    size_t i = 0, end = n;
+    if (s[i] == '-' || s[i] == '+') x->neg = s[i++] == '-';
+    long exp10 = scale;
+    for (size_t k = i; k < n; k++) {
+        if (s[k] != 'e' && s[k] != 'E') continue;
+        long e = 0;
+        size_t j = k + 1;
+        bool eneg = j < n && s[j] == '-';
+        if (j < n && (s[j] == '-' || s[j] == '+')) j++;
+        for (; j < n; j++) e = e < 1000000 ? e * 10 + (s[j] - '0') : e;
+        exp10 += eneg ? -e : e;
+        end = k;
+        break;
+    }
+    /* Digits: count those after the point. */
+    size_t ndig = 0, nfrac = 0;
+    bool after = false;
+    for (size_t k = i; k < end; k++) {
+        if (s[k] == '.') after = true;
+        else ndig++, nfrac += after;
+    }
+    exp10 -= (long)nfrac;
+    /* Digits [0, keep) form the integer; the rest is a fraction. */
+    long keep = exp10 >= 0 ? (long)ndig : (long)ndig + exp10;
+    long d = 0;
+    for (size_t k = i; k < end; k++) {
+        if (s[k] == '.') continue;
+        uint32_t digit = (uint32_t)(s[k] - '0');
+        if (d++ < keep) {
+            if (!x->huge) mag_mul_add(x, 10, digit);
+        } else if (digit) {
+            x->frac = true;
+        }
+    }
+    for (long e = 0; e < exp10 && !x->huge && !mag_zero(x); e++) mag_mul_add(x, 10, 0);
+    /* Floor: a negative value with a fraction rounds away from zero. */
+    if (x->neg && x->frac && !x->huge) mag_mul_add(x, 1, 1);
+    if (mag_zero(x)) x->neg = false;
+    return true;
+}
+
+/* The value as n bytes of big-endian two's complement: 0 when it fits,
+ * -1 / +1 when it is below / above the range. */
+static int exact_twos(const exact *x, size_t n, uint8_t *be)
+{
+    if (x->huge || n > LIMBS * 4) return x->neg ? -1 : 1;
+    for (size_t k = n; k < LIMBS * 4; k++)
+        if ((x->mag[k / 4] >> (8 * (k % 4))) & 0xff) return x->neg ? -1 : 1;
+    for (size_t k = 0; k < n; k++) be[n - 1 - k] = (uint8_t)(x->mag[k / 4] >> (8 * (k % 4)));
+    if (!x->neg) return (be[0] & 0x80) ? 1 : 0;
+    unsigned carry = 1;
+    for (size_t k = n; k-- > 0;) {
+        unsigned t = (uint8_t)~be[k] + carry;
+        be[k] = (uint8_t)t;
+        carry = t >> 8;
+    }
+    /* -0 stays 0; any other negative must keep the sign bit. */
+    return (be[0] & 0x80) || mag_zero(x) ? 0 : -1;
+}
+
+static int64_t load_be(const uint8_t *be, size_t n)
+{
+    uint64_t v = (be[0] & 0x80) ? ~0ull : 0;
+    for (size_t k = 0; k < n; k++) v = (v << 8) | be[k];
+    return (int64_t)v;
+}
+
+/* Into a signed range [lo, hi]. */
+static void exact_to_int(const exact *x, int64_t lo, int64_t hi, typed *t)
+{
+    uint8_t be[8];
+    t->frac = x->frac;
+    t->out = exact_twos(x, 8, be);
+    if (t->out) return;
+    t->v.i = load_be(be, 8);
+    if (t->v.i < lo) t->out = -1;
+    else if (t->v.i > hi) t->out = 1;
+    /* floor == hi with a fraction is above hi */
+    else if (t->v.i == hi && x->frac) t->out = 1;
+}
+
+/* Into an unsigned range [0, max]. */
+static void exact_to_uint(const exact *x, uint64_t max, typed *t)
+{
+    uint8_t be[9];
+    t->frac = x->frac;
+    if (x->neg) {
+        t->out = -1;
+        return;
+    }
+    t->out = exact_twos(x, 9, be);
+    if (t->out) return;
+    if (be[0]) {
+        t->out = 1;
+        return;
+    }
+    uint64_t v = 0;
+    for (int k = 1; k < 9; k++) v = (v << 8) | be[k];
+    if (v > max || (v == max && x->frac)) t->out = 1;
+    t->v.i = (int64_t)v;
+}
+
+/* The shortest big-endian two's complement form (at least 1 byte). */
+static size_t shortest_twos(const uint8_t *be, size_t n)
+{
+    size_t k = 0;
+    while (k + 1 < n && ((be[k] == 0x00 && !(be[k + 1] & 0x80)) || (be[k] == 0xff && (be[k + 1] & 0x80))))
+        k++;
+    return k;
+}
+
+/* ---------------------------------------------------------------------------
+ * Dates and times
+ * ------------------------------------------------------------------------- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (month 1..12). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static bool digits_at(const char *s, size_t n, size_t at, int count, int *out)
+{
+    int v = 0;
+    if (at + (size_t)count > n) return false;
+    for (int k = 0; k < count; k++) {
+        char c = s[at + (size_t)k];
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* 'YYYY-MM-DD' at the start of s; false when it is not a valid date. */
+static bool parse_date(const char *s, size_t n, int64_t *days)
+{
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int y, m, d;
+    if (!digits_at(s, n, 0, 4, &y) || n < 10 || s[4] != '-' || !digits_at(s, n, 5, 2, &m) ||
+        s[7] != '-' || !digits_at(s, n, 8, 2, &d))
+        return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 && !leap)) return false;
+    *days = days_from_civil(y, m, d);
+    return true;
+}
+
+/* 'HH:MM:SS[.f{1,9}]' at s[0..n) up to *end; seconds of the day and nanos. */
+static bool parse_clock(const char *s, size_t n, size_t *end, int64_t *secs, int64_t *nanos)
+{
+    int h, m, sec;
+    if (!digits_at(s, n, 0, 2, &h) || n < 8 || s[2] != ':' || !digits_at(s, n, 3, 2, &m) ||
+        s[5] != ':' || !digits_at(s, n, 6, 2, &sec) || h > 23 || m > 59 || sec > 59)
+        return false;
+    size_t i = 8;
+    int64_t ns = 0;
+    if (i < n && s[i] == '.') {
+        int k = 0;
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, k++) {
+            if (k >= 9) return false;
+            ns = ns * 10 + (s[i] - '0');
+        }
+        if (k == 0) return false;
+        for (; k < 9; k++) ns *= 10;
+    }
+    *end = i;
+    *secs = h * 3600 + m * 60 + sec;
+    *nanos = ns;
+    return true;
+}
+
+static int unit_digits(int unit)
+{
+    return unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_MICROS ? 6 : 9;
+}
+
+/* secs * 10^digits + floor(nanos / 10^(9-digits)) into t, with range and fraction. */
+static void ticks_of(int64_t secs, int64_t nanos, int unit, int64_t lo, int64_t hi, typed *t)
+{
+    int digits = unit_digits(unit);
+    int64_t per = 1, div = 1;
+    for (int k = 0; k < digits; k++) per *= 10;
+    for (int k = digits; k < 9; k++) div *= 10;
+    int64_t ticks;
+    t->frac = nanos % div != 0;
+    if (__builtin_mul_overflow(secs, per, &ticks) || __builtin_add_overflow(ticks, nanos / div, &ticks)) {
+        t->out = secs < 0 ? -1 : 1;
+        return;
+    }
+    t->v.i = ticks;
+    if (ticks > hi || (ticks == hi && t->frac)) t->out = 1;
+    else if (ticks < lo) t->out = -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Typing one literal
+ * ------------------------------------------------------------------------- */
+
+/* The literal as number text (TEXT only when it reads as a number). */
+static bool lit_number_text(const pq_literal *l, char *tmp, size_t cap, const char **s, size_t *n)
+{
+    switch (l->kind) {
+    case PQ_LIT_INT:
+        *n = (size_t)snprintf(tmp, cap, "%" PRId64, l->i);
+        *s = tmp;
+        return true;
+    case PQ_LIT_DOUBLE:
+        if (l->text) {
+            *s = l->text;
+            *n = l->text_len;
+        } else if (isinf(l->d)) {
+            *n = (size_t)snprintf(tmp, cap, "%s", l->d < 0 ? "-1e999999" : "1e999999");
+            *s = tmp;
+        } else {
+            *n = pq_format_double(l->d, tmp, cap);
+            *s = tmp;
+        }
+        return true;
+    case PQ_LIT_TEXT:
+        *s = l->text;
+        *n = l->text_len;
+        return pq_scan_number(l->text, l->text_len, NULL) == l->text_len && l->text_len > 0;
+    default: return false;
+    }
+}
+
+static pq_status type_float(bind_ctx *c, size_t k, bool is_float, typed *t)
+{
+    char tmp[64], *buf;
+    const char *s;
+    size_t n;
+    if (!lit_number_text(&c->node->lits[k], tmp, sizeof tmp, &s, &n)) return lit_fail(c, k, "a number");
+    if (!(buf = malloc(n + 1))) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory binding a predicate");
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    /* Correctly rounded from the decimal text, straight to the column's width. */
+    t->v.d = is_float ? (double)strtof(buf, NULL) : strtod(buf, NULL);
+    free(buf);
+    return PQ_OK;
+}
+
+static pq_status type_exact(bind_ctx *c, size_t k, int32_t scale, exact *x)
+{
+    char tmp[64];
+    const char *s;
+    size_t n;
+    if (!lit_number_text(&c->node->lits[k], tmp, sizeof tmp, &s, &n) || !exact_parse(s, n, scale, x))
+        return lit_fail(c, k, "a number");
+    return PQ_OK;
+}
+
+static pq_status type_time_text(bind_ctx *c, size_t k, typed *t, int64_t lo, int64_t hi)
+{
+    const pq_literal *l = &c->node->lits[k];
+    const pq_logical_type *lt = &c->leaf->logical;
+    const char *s = l->text;
+    size_t n = l->text_len, end = 0;
+    int64_t days = 0, secs = 0, nanos = 0;
+    if (lt->kind == PQ_LOGICAL_DATE) {
+        if (l->kind != PQ_LIT_TEXT || n != 10 || !parse_date(s, n, &days))
+            return lit_fail(c, k, "a date");
+        t->v.i = days;
+        return PQ_OK;
+    }
+    if (lt->kind == PQ_LOGICAL_TIME) {
+        if (l->kind != PQ_LIT_TEXT || !parse_clock(s, n, &end, &secs, &nanos) || end != n)
+            return lit_fail(c, k, "a time 'HH:MM:SS[.fraction]'");
+        ticks_of(secs, nanos, lt->unit, lo, hi, t);
+        return PQ_OK;
+    }
+    /* TIMESTAMP: a date, then optionally ' ' or 'T' and a clock, then 'Z'. */
+    bool ok = l->kind == PQ_LIT_TEXT && n >= 10 && parse_date(s, n, &days);
+    if (ok && n > 10 && n != 11) {
+        ok = (s[10] == ' ' || s[10] == 'T') && parse_clock(s + 11, n - 11, &end, &secs, &nanos);
+        end += 11;
+        if (ok && end < n && s[end] == 'Z') end++;
+        ok = ok && end == n;
+    } else if (ok && n == 11) {
+        ok = s[10] == 'Z';
+    }
+    if (!ok) return lit_fail(c, k, "a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z]'");
+    ticks_of(days * 86400 + secs, nanos, lt->unit, lo, hi, t);
+    return PQ_OK;
+}
+
+/* Bytes of a string, binary or FLBA column (not DECIMAL). */
+static pq_status type_bytes(bind_ctx *c, size_t k, typed *t)
+{
+    const pq_literal *l = &c->node->lits[k];
+    if (l->kind != PQ_LIT_TEXT) return lit_fail(c, k, "a string");
+    if (c->leaf->physical_type == PQ_FIXED_LEN_BYTE_ARRAY && l->text_len != (size_t)c->leaf->type_length) {
+        char what[64];
+        snprintf(what, sizeof what, "%" PRId32 " bytes long", c->leaf->type_length);
+        return lit_fail(c, k, what);
+    }
+    t->v.len = l->text_len;
+    t->v.bytes = malloc(l->text_len ? l->text_len : 1);
+    if (!t->v.bytes) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory binding a predicate");
+    if (l->text_len) memcpy(t->v.bytes, l->text, l->text_len);
+    return PQ_OK;
+}
+
+static pq_status type_decimal_bytes(bind_ctx *c, size_t k, typed *t)
+{
+    exact x;
+    uint8_t be[MAX_DECIMAL_BYTES];
+    pq_status st = type_exact(c, k, c->leaf->logical.scale, &x);
+    if (st != PQ_OK) return st;
+    size_t width = MAX_DECIMAL_BYTES, skip = 0;
+    if (c->leaf->physical_type == PQ_FIXED_LEN_BYTE_ARRAY) width = (size_t)c->leaf->type_length;
+    t->frac = x.frac;
+    t->out = exact_twos(&x, width, be);
+    if (t->out && c->leaf->physical_type == PQ_BYTE_ARRAY) return lit_fail(c, k, "a decimal of at most 64 bytes");
+    if (t->out) return PQ_OK;
+    if (c->leaf->physical_type == PQ_BYTE_ARRAY) skip = shortest_twos(be, width);
+    t->v.len = width - skip;
+    if (!(t->v.bytes = malloc(t->v.len))) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory binding a predicate");
+    memcpy(t->v.bytes, be + skip, t->v.len);
+    return PQ_OK;
+}
+
+/* Range of an INT32/INT64 column by its integer annotation. */
+static void int_range(const pq_leaf *lf, bool *is_unsigned, int64_t *lo, int64_t *hi, uint64_t *umax)
+{
+    int w = lf->physical_type == PQ_INT32 ? 32 : 64;
+    bool sgn = true;
+    const pq_logical_type *lt = &lf->logical;
+    if (lt->kind == PQ_LOGICAL_INTEGER) { /* widths checked by usable_logical */
+        w = lt->bit_width;
+        sgn = lt->is_signed;
+    }
+    *is_unsigned = !sgn;
+    *umax = w == 64 ? UINT64_MAX : (1ull << w) - 1;
+    *hi = w == 64 ? INT64_MAX : (int64_t)((1ull << (w - 1)) - 1);
+    *lo = -*hi - 1;
+}
+
+static pq_status type_literal(bind_ctx *c, size_t k, typed *t)
+{
+    const pq_leaf *lf = c->leaf;
+    const pq_literal *l = &c->node->lits[k];
+    memset(t, 0, sizeof *t);
+    switch (lf->physical_type) {
+    case PQ_BOOLEAN:
+        if (l->kind != PQ_LIT_BOOL) return lit_fail(c, k, "true or false");
+        t->v.i = l->b;
+        return PQ_OK;
+    case PQ_FLOAT:
+    case PQ_DOUBLE: return type_float(c, k, lf->physical_type == PQ_FLOAT, t);
+    case PQ_INT32:
+    case PQ_INT64: break;
+    default:
+        if (lf->logical.kind == PQ_LOGICAL_DECIMAL) return type_decimal_bytes(c, k, t);
+        return type_bytes(c, k, t);
+    }
+    bool is_unsigned;
+    int64_t lo, hi;
+    uint64_t umax;
+    int_range(lf, &is_unsigned, &lo, &hi, &umax);
+    int kind = lf->logical.kind;
+    if (kind == PQ_LOGICAL_DATE || kind == PQ_LOGICAL_TIME || kind == PQ_LOGICAL_TIMESTAMP)
+        return type_time_text(c, k, t, lo, hi);
+    exact x;
+    pq_status st = type_exact(c, k, kind == PQ_LOGICAL_DECIMAL ? lf->logical.scale : 0, &x);
+    if (st != PQ_OK) return st;
+    if (is_unsigned) exact_to_uint(&x, umax, t);
+    else exact_to_int(&x, lo, hi, t);
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Leaves
+ * ------------------------------------------------------------------------- */
+
+/* Whether the leaf's logical type applies to its physical type (else the
+ * leaf is read as its plain physical type). */
+static pq_logical_type usable_logical(const pq_leaf *lf)
+{
+    pq_logical_type lt = lf->logical, none;
+    memset(&none, 0, sizeof none);
+    int t = lf->physical_type;
+    switch (lt.kind) {
+    case PQ_LOGICAL_DATE: return t == PQ_INT32 ? lt : none;
+    case PQ_LOGICAL_TIME:
+        if (t == PQ_INT32 && lt.unit == PQ_UNIT_MILLIS) return lt;
+        return t == PQ_INT64 && (lt.unit == PQ_UNIT_MICROS || lt.unit == PQ_UNIT_NANOS) ? lt : none;
+    case PQ_LOGICAL_TIMESTAMP:
+        return t == PQ_INT64 && lt.unit >= PQ_UNIT_MILLIS && lt.unit <= PQ_UNIT_NANOS ? lt : none;
+    case PQ_LOGICAL_DECIMAL:
+        if (lt.scale < -1000 || lt.scale > 1000) return none;
+        if (t == PQ_FIXED_LEN_BYTE_ARRAY)
+            return lf->type_length >= 1 && lf->type_length <= MAX_DECIMAL_BYTES ? lt : none;
+        return t == PQ_INT32 || t == PQ_INT64 || t == PQ_BYTE_ARRAY ? lt : none;
+    case PQ_LOGICAL_INTEGER:
+        if (t == PQ_INT32) return lt.bit_width == 8 || lt.bit_width == 16 || lt.bit_width == 32 ? lt : none;
+        return t == PQ_INT64 && lt.bit_width == 64 ? lt : none;
+    default: return lt;
+    }
+}
+
+static uint8_t value_order(const pq_leaf *lf, const pq_logical_type *lt)
+{
+    switch (lf->physical_type) {
+    case PQ_FLOAT:
+    case PQ_DOUBLE: return PQ_ORDER_FLOAT;
+    case PQ_BYTE_ARRAY:
+    case PQ_FIXED_LEN_BYTE_ARRAY: return lt->kind == PQ_LOGICAL_DECIMAL ? PQ_ORDER_DECIMAL_BYTES : PQ_ORDER_BYTES;
+    default: break;
+    }
+    if (lt->kind == PQ_LOGICAL_INTEGER && !lt->is_signed) return PQ_ORDER_UNSIGNED;
+    return PQ_ORDER_SIGNED;
+}
+
+static void become_const(pq_expr *e, bool truth)
+{
+    e->kind = PQ_NODE_CONST;
+    e->truth = truth;
+}
+
+static void become_not_null(pq_expr *e)
+{
+    e->kind = PQ_NODE_IS_NULL;
+    e->is_null = false;
+}
+
+/* `x op lit` where lit did not fit exactly (see the file comment). */
+static void rewrite_cmp(pq_expr *e, const typed *t)
+{
+    bool lower = e->op == PQ_CMP_LT || e->op == PQ_CMP_LE; /* x below the literal */
+    if (e->op == PQ_CMP_EQ) return become_const(e, false);
+    if (e->op == PQ_CMP_NE) return become_not_null(e);
+    if (t->out > 0) return lower ? become_not_null(e) : become_const(e, false);
+    if (t->out < 0) return lower ? become_const(e, false) : become_not_null(e);
+    /* floor k < literal < k + 1: x < lit and x <= lit are x <= k; x > lit and x >= lit are x > k */
+    e->op = lower ? PQ_CMP_LE : PQ_CMP_GT;
+}
+
+/* Insertion sort: qsort has no context argument for the column's order,
+ * and IN lists are short. */
+static void sort_values(const pq_expr *e, pq_value *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        pq_value x = v[i];
+        size_t j = i;
+        while (j > 0 && pq_value_compare(e, &v[j - 1], &x) > 0) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* A comparison rewritten into a constant or IS NOT NULL keeps no value. */
+static void drop_values(pq_expr *e)
+{
+    for (size_t k = 0; k < e->nvalues; k++) free(e->values[k].bytes);
+    free(e->values);
+    e->values = NULL;
+    e->nvalues = 0;
+}
+
+static pq_status bind_values(bind_ctx *c, pq_expr *e)
+{
+    typed t;
+    if (!e->nlits) return PQ_OK;
+    e->values = calloc(e->nlits, sizeof *e->values);
+    if (!e->values) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory binding a predicate");
+    for (size_t k = 0; k < e->nlits; k++) {
+        pq_status st = type_literal(c, k, &t);
+        if (st != PQ_OK) return st;
+        if (e->kind == PQ_NODE_CMP) {
+            e->values[e->nvalues++] = t.v;
+            if (t.out || t.frac) rewrite_cmp(e, &t);
+            if (e->kind != PQ_NODE_CMP) drop_values(e);
+            return PQ_OK;
+        }
+        if (t.out || t.frac) { /* IN: a value the column cannot hold matches nothing */
+            free(t.v.bytes);
+            continue;
+        }
+        e->values[e->nvalues++] = t.v;
+    }
+    sort_values(e, e->values, e->nvalues);
+    size_t n = 0;
+    for (size_t k = 0; k < e->nvalues; k++) {
+        if (n && pq_value_compare(e, &e->values[n - 1], &e->values[k]) == 0) {
+            free(e->values[k].bytes);
+            continue;
+        }
+        e->values[n++] = e->values[k];
+    }
+    e->nvalues = n;
+    if (!n) become_const(e, false);
+    return PQ_OK;
+}
+
+static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
+{
+    const pq_schema *sc = pq_metadata_schema(md);
+    int32_t leaf = pq_metadata_find_leaf(md, e->column);
+    if (leaf < 0 || !sc || (uint32_t)leaf >= sc->leaves_len)
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "no column '%.64s'%s", e->column, "");
+    const pq_leaf *lf = &sc->leaves[leaf];
+    if (lf->max_rep > 0)
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                         "column '%.64s' is repeated (lists are not filterable)%s", lf->path, "");
+    if (lf->physical_type == PQ_INT96)
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                         "column '%.64s' is INT96, which is not filterable%s", lf->path, "");
+    pq_logical_type lt = usable_logical(lf);
+    if (lt.kind == PQ_LOGICAL_FLOAT16 && e->nlits)
+        return bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos,
+                         "column '%.64s' is FLOAT16: only IS [NOT] NULL is supported%s", lf->path, "");
+    pq_leaf view = *lf;
+    view.logical = lt;
+    e->leaf = leaf;
+    e->physical_type = lf->physical_type;
+    e->type_length = lf->type_length;
+    e->logical = lt;
+    e->order = value_order(lf, &lt);
+    bind_ctx c = {md, &view, e, err};
+    pq_status st = bind_values(&c, e);
+    if (st == PQ_OK) e->bound = true;
+    return st;
+}
+
+static pq_status bind_node(const pq_metadata *md, pq_expr *e, pq_error *err)
+{
+    pq_expr_unbind_node(e);
+    pq_status st = PQ_OK;
+    switch (e->kind) {
+    case PQ_NODE_CONST: break;
+    case PQ_NODE_AND:
+    case PQ_NODE_OR:
+    case PQ_NODE_NOT:
+        if (!e->kids[0] || (e->kind != PQ_NODE_NOT && !e->kids[1]))
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "predicate: a node without operands");
+        st = bind_node(md, e->kids[0], err);
+        if (st == PQ_OK && e->kids[1]) st = bind_node(md, e->kids[1], err);
+        break;
+    default: return bind_leaf(md, e, err);
+    }
+    if (st == PQ_OK) e->bound = true;
+    return st;
+}
+
+static void unbind_all(pq_expr *e)
+{
+    if (!e) return;
+    unbind_all(e->kids[0]);
+    unbind_all(e->kids[1]);
+    pq_expr_unbind_node(e);
+}
+
+pq_status pq_expr_bind(pq_expr *e, const pq_metadata *md, pq_error *err)
+{
+    if (!e || !md) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_expr_bind: NULL argument");
+    pq_status st = bind_node(md, e, err);
+    if (st != PQ_OK) unbind_all(e);
+    return st;
+}

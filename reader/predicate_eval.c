@@ -1,0 +1,331 @@
+/*
+ * predicate_eval.c — row evaluation of a bound predicate over Arrow arrays.
+ *
+ * Each node yields two bitmaps over the rows: `t` (certainly true) and `f`
+ * (certainly false); a row in neither is unknown (null). AND, OR and NOT
+ * combine them per Kleene logic; the selection is `t` of the root.
+ *
+ * A row's value is mapped back to the column's physical domain (a pq_value:
+ * int8 widened, uint64 as bits, decimal slots to the unscaled value or its
+ * big-endian bytes, strings as bytes) and ordered with pq_value_compare,
+ * the order the binder sorted IN lists by.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "reader/predicate_eval.h"
+
+typedef enum col_kind {
+    K_NULL,   /* n: every slot null */
+    K_BOOL,
+    K_INT,    /* signed, `width` bytes */
+    K_UINT,
+    K_F32,
+    K_F64,
+    K_BIN32,  /* int32 offsets + data */
+    K_BIN64,  /* int64 offsets + data */
+    K_FIXED,  /* `width` bytes per slot */
+    K_DEC     /* decimal128 / decimal256: `width` bytes LE two's complement */
+} col_kind;
+
+typedef struct col_view {
+    col_kind kind;
+    int width;
+    int64_t off;           /* the array's offset */
+    const uint8_t *valid;  /* NULL: no nulls */
+    const uint8_t *data;   /* values, or the offsets of BIN32/BIN64 */
+    const uint8_t *bytes;  /* BIN32/BIN64 data */
+} col_view;
+
+typedef struct eval_ctx {
+    const struct ArrowArray *const *columns;
+    const struct ArrowSchema *const *schemas;
+    int64_t length;
+    size_t nbytes;
+    pq_error *err;
+} eval_ctx;
+
+static inline bool bit_get(const uint8_t *bits, int64_t i)
+{
+    return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+static inline void bit_set(uint8_t *bits, int64_t i)
+{
+    bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* ---------------------------------------------------------------------------
+ * Formats
+ * ------------------------------------------------------------------------- */
+
+static bool parse_format(const char *f, col_view *v)
+{
+    static const struct { const char *fmt; col_kind kind; int width; } fixed[] = {
+        {"n", K_NULL, 0},   {"b", K_BOOL, 0},   {"c", K_INT, 1},    {"C", K_UINT, 1},   {"s", K_INT, 2},
+        {"S", K_UINT, 2},   {"i", K_INT, 4},    {"I", K_UINT, 4},   {"l", K_INT, 8},    {"L", K_UINT, 8},
+        {"f", K_F32, 4},    {"g", K_F64, 8},    {"u", K_BIN32, 0},  {"z", K_BIN32, 0},  {"U", K_BIN64, 0},
+        {"Z", K_BIN64, 0},  {"tdD", K_INT, 4},  {"tts", K_INT, 4},  {"ttm", K_INT, 4},  {"ttu", K_INT, 8},
+        {"ttn", K_INT, 8},  {"e", K_FIXED, 2} /* float16: IS [NOT] NULL only (the binder) */};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
+        if (strcmp(f, fixed[k].fmt) == 0) {
+            v->kind = fixed[k].kind;
+            v->width = fixed[k].width;
+            return true;
+        }
+    }
+    if (f[0] == 't' && f[1] == 's' && f[2] && strchr("smun", f[2]) && f[3] == ':') {
+        v->kind = K_INT;
+        v->width = 8;
+        return true;
+    }
+    if (f[0] == 'w' && f[1] == ':') {
+        char *end;
+        long w = strtol(f + 2, &end, 10);
+        if (*end || w < 1 || w > (1 << 30)) return false;
+        v->kind = K_FIXED;
+        v->width = (int)w;
+        return true;
+    }
+    if (f[0] == 'd' && f[1] == ':') {
+        const char *c1 = strchr(f, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (!c1) return false;
+        v->kind = K_DEC;
+        v->width = 16;
+        if (c2 && strcmp(c2, ",256") == 0) v->width = 32;
+        else if (c2 && strcmp(c2, ",128") != 0) return false;
+        return true;
+    }
+    return false;
+}
+
+/* Whether Arrow kind `k` can carry the bound column's values. */
+static bool kind_fits(col_kind k, const pq_expr *e)
+{
+    int t = e->physical_type;
+    switch (k) {
+    case K_NULL: return true;
+    case K_BOOL: return t == PQ_BOOLEAN;
+    case K_INT:
+    case K_UINT: return t == PQ_INT32 || t == PQ_INT64;
+    case K_F32:
+    case K_F64: return t == PQ_FLOAT || t == PQ_DOUBLE;
+    case K_BIN32:
+    case K_BIN64:
+    case K_FIXED: return t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY;
+    case K_DEC:
+        return e->logical.kind == PQ_LOGICAL_DECIMAL &&
+               (t == PQ_INT32 || t == PQ_INT64 || t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY);
+    }
+    return false;
+}
+
+static pq_status view_column(eval_ctx *c, const pq_expr *e, col_view *v)
+{
+    int32_t leaf = e->leaf;
+    const struct ArrowArray *a = c->columns ? c->columns[leaf] : NULL;
+    const struct ArrowSchema *s = c->schemas ? c->schemas[leaf] : NULL;
+    memset(v, 0, sizeof *v);
+    if (!a || !s || !s->format)
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: no array for column %d (%.64s)",
+                            leaf, e->column);
+    if (!parse_format(s->format, v))
+        return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "predicate: Arrow format '%.32s' of column %.64s",
+                            s->format, e->column);
+    if (!kind_fits(v->kind, e))
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
+                            "predicate: Arrow format '%.32s' does not fit column %.64s", s->format, e->column);
+    if (a->length < c->length || a->offset < 0)
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
+                            "predicate: column %.64s has %lld rows, %lld needed", e->column,
+                            (long long)a->length, (long long)c->length);
+    if (v->kind == K_NULL || c->length == 0) return PQ_OK;
+    int64_t need = v->kind == K_BIN32 || v->kind == K_BIN64 ? 3 : 2;
+    if (a->n_buffers < need || !a->buffers || !a->buffers[1] || (need == 3 && !a->buffers[2]))
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: column %.64s lacks buffers",
+                            e->column);
+    v->off = a->offset;
+    v->valid = a->null_count != 0 ? a->buffers[0] : NULL;
+    v->data = a->buffers[1];
+    if (need == 3) v->bytes = a->buffers[2];
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * One row's value
+ * ------------------------------------------------------------------------- */
+
+static int64_t load_le(const uint8_t *p, int w, bool is_signed)
+{
+    uint64_t x = 0;
+    for (int k = 0; k < w; k++) x |= (uint64_t)p[k] << (8 * k);
+    if (is_signed && w < 8 && ((x >> (8 * w - 1)) & 1)) x |= ~0ull << (8 * w);
+    return (int64_t)x;
+}
+
+/* Decimal slot `p` (w bytes LE) for a column of `e`: the unscaled int64 for
+ * INT32/INT64 columns (a slot beyond int64 gives *beyond = -1/+1), else
+ * big-endian bytes into `be`. */
+static void decimal_value(const pq_expr *e, const uint8_t *p, int w, pq_value *rv, uint8_t *be, int *beyond)
+{
+    if (e->physical_type == PQ_INT32 || e->physical_type == PQ_INT64) {
+        uint8_t ext = (p[7] & 0x80) ? 0xff : 0x00;
+        for (int k = 8; k < w; k++)
+            if (p[k] != ext) *beyond = (p[w - 1] & 0x80) ? -1 : 1;
+        rv->i = load_le(p, 8, true);
+        return;
+    }
+    for (int k = 0; k < w; k++) be[k] = p[w - 1 - k];
+    rv->bytes = be;
+    rv->len = (size_t)w;
+}
+
+/* Compare row i with `val`: <0, 0, >0, or 2 when unordered (NaN). */
+static int row_cmp(const col_view *v, const pq_expr *e, int64_t i, const pq_value *val)
+{
+    pq_value rv = {0, 0, NULL, 0};
+    uint8_t be[32];
+    int beyond = 0;
+    int64_t j = v->off + i;
+    switch (v->kind) {
+    case K_BOOL: rv.i = bit_get(v->data, j); break;
+    case K_INT:
+    case K_UINT: rv.i = load_le(v->data + j * v->width, v->width, v->kind == K_INT); break;
+    case K_F32: {
+        float x;
+        memcpy(&x, v->data + j * 4, 4);
+        rv.d = x;
+        break;
+    }
+    case K_F64: memcpy(&rv.d, v->data + j * 8, 8); break;
+    case K_BIN32: {
+        int32_t o[2];
+        memcpy(o, v->data + j * 4, 8);
+        rv.bytes = (uint8_t *)(v->bytes + o[0]);
+        rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+        break;
+    }
+    case K_BIN64: {
+        int64_t o[2];
+        memcpy(o, v->data + j * 8, 16);
+        rv.bytes = (uint8_t *)(v->bytes + o[0]);
+        rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+        break;
+    }
+    case K_FIXED:
+        rv.bytes = (uint8_t *)(v->data + j * v->width);
+        rv.len = (size_t)v->width;
+        break;
+    case K_DEC: decimal_value(e, v->data + j * v->width, v->width, &rv, be, &beyond); break;
+    case K_NULL: break;
+    }
+    if (beyond) return beyond;
+    if (e->order == PQ_ORDER_FLOAT && isnan(rv.d)) return 2;
+    return pq_value_compare(e, &rv, val);
+}
+
+static bool op_holds(pq_cmp_op op, int c)
+{
+    switch (op) {
+    case PQ_CMP_EQ: return c == 0;
+    case PQ_CMP_NE: return c != 0;
+    case PQ_CMP_LT: return c < 0;
+    case PQ_CMP_LE: return c <= 0;
+    case PQ_CMP_GT: return c > 0 && c != 2;
+    case PQ_CMP_GE: return c >= 0 && c != 2;
+    }
+    return false;
+}
+
+/* Row i IN the sorted values of e. */
+static bool row_in(const col_view *v, const pq_expr *e, int64_t i)
+{
+    size_t lo = 0, hi = e->nvalues;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = row_cmp(v, e, i, &e->values[mid]);
+        if (c == 2) return false;
+        if (c == 0) return true;
+        if (c < 0) hi = mid;
+        else lo = mid + 1;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------------------
+ * Nodes
+ * ------------------------------------------------------------------------- */
+
+static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    col_view v;
+    pq_status st = view_column(c, e, &v);
+    if (st != PQ_OK) return st;
+    if (e->kind == PQ_NODE_CMP && e->nvalues != 1)
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: a comparison without its value");
+    for (int64_t i = 0; i < c->length; i++) {
+        bool valid = v.kind != K_NULL && (!v.valid || bit_get(v.valid, v.off + i));
+        bool truth;
+        if (e->kind == PQ_NODE_IS_NULL) truth = valid != e->is_null;
+        else if (!valid) continue; /* unknown */
+        else if (e->kind == PQ_NODE_CMP) truth = op_holds(e->op, row_cmp(&v, e, i, &e->values[0]));
+        else truth = row_in(&v, e, i);
+        bit_set(truth ? t : f, i);
+    }
+    return PQ_OK;
+}
+
+static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
+
+static pq_status eval_binary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    uint8_t *t2 = calloc(2, c->nbytes ? c->nbytes : 1), *f2 = t2 + c->nbytes;
+    if (!t2) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory evaluating a predicate");
+    pq_status st = eval_node(c, e->kids[0], t, f);
+    if (st == PQ_OK) st = eval_node(c, e->kids[1], t2, f2);
+    if (st == PQ_OK) {
+        bool and_ = e->kind == PQ_NODE_AND;
+        for (size_t k = 0; k < c->nbytes; k++) {
+            t[k] = and_ ? (uint8_t)(t[k] & t2[k]) : (uint8_t)(t[k] | t2[k]);
+            f[k] = and_ ? (uint8_t)(f[k] | f2[k]) : (uint8_t)(f[k] & f2[k]);
+        }
+    }
+    free(t2);
+    return st;
+}
+
+/* t and f arrive zeroed. */
+static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    if (!e) return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: a node without operands");
+    switch (e->kind) {
+    case PQ_NODE_CONST:
+        for (int64_t i = 0; i < c->length; i++) bit_set(e->truth ? t : f, i);
+        return PQ_OK;
+    case PQ_NODE_NOT: return eval_node(c, e->kids[0], f, t);
+    case PQ_NODE_AND:
+    case PQ_NODE_OR: return eval_binary(c, e, t, f);
+    default:
+        if (e->leaf < 0) return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: not bound");
+        return eval_leaf(c, e, t, f);
+    }
+}
+
+pq_status pq_predicate_eval(const pq_expr *e, const struct ArrowArray *const *columns,
+                            const struct ArrowSchema *const *schemas, int64_t length, uint8_t *keep_bits,
+                            pq_error *err)
+{
+    if (!e || (length > 0 && !keep_bits) || length < 0)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_predicate_eval: NULL or negative argument");
+    if (!e->bound) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_predicate_eval: predicate not bound");
+    eval_ctx c = {columns, schemas, length, (size_t)((length + 7) / 8), err};
+    uint8_t *f = calloc(c.nbytes ? c.nbytes : 1, 1);
+    if (!f) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory evaluating a predicate");
+    if (c.nbytes) memset(keep_bits, 0, c.nbytes);
+    pq_status st = eval_node(&c, e, keep_bits, f);
+    free(f);
+    if (st != PQ_OK && c.nbytes) memset(keep_bits, 0, c.nbytes);
+    return st;
+}

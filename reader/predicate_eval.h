@@ -1,0 +1,34 @@
+/*
+ * predicate_eval.h — a bound predicate (metadata/predicate.h) evaluated on
+ * rows: decoded flat Arrow arrays in, one selection bit per row out.
+ *
+ * Semantics are SQL's three-valued logic: a comparison with a null value is
+ * unknown, NOT unknown is unknown, false AND unknown is false, true OR
+ * unknown is true; a row is selected only when the predicate is true.
+ * Floats follow IEEE 754 as pyarrow.compute does: a NaN value makes =, <,
+ * <=, >, >= and IN false and != true (so NOT (x < 1) keeps NaN rows);
+ * -0.0 equals 0.0.
+ */
+#ifndef PQ_READER_PREDICATE_EVAL_H
+#define PQ_READER_PREDICATE_EVAL_H
+
+#include <stdint.h>
+
+#include "metadata/predicate.h"
+#include "pq_arrow.h"
+
+/* Evaluate `e` (bound) on `length` rows. columns[leaf] / schemas[leaf] are
+ * the flat Arrow array and its schema for leaf `leaf` as pqstep exports
+ * them (any Arrow offset is honoured; the array must hold at least `length`
+ * slots); entries for leaves the predicate does not read may be NULL.
+ * Formats: b c C s S i I l L f g u z U Z w:N d:P,S[,128|,256] tdD tts ttm
+ * ttu ttn ts?:tz, n (all null) and e (float16, for IS [NOT] NULL). keep_bits receives (length + 7) / 8
+ * bytes: bit i (LSB first) set when row i is selected; the bits past
+ * `length` are zero. Errors: PQ_ERR_INVALID_ARGUMENT (unbound predicate, a
+ * missing column, an array that does not fit the bound column's type or is
+ * too short), PQ_ERR_UNSUPPORTED (another format), PQ_ERR_NOMEM. */
+pq_status pq_predicate_eval(const pq_expr *e, const struct ArrowArray *const *columns,
+                            const struct ArrowSchema *const *schemas, int64_t length, uint8_t *keep_bits,
+                            pq_error *err);
+
+#endif

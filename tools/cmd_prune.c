@@ -1,0 +1,172 @@
+/*
+ * cmd_prune.c — `pqstep prune FILE --where EXPR [--json]`: what the select
+ * stage does with a predicate. Per row group: kept, or pruned and by which
+ * step; the rows and bytes a read would then fetch, against the whole file.
+ *
+ * It runs the reader to the select stage only (no data page is read), with
+ * the filter in prune-only mode, so it shows what a filtered read plans.
+ */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_writer.h"
+
+static const char prune_usage[] = "pqstep prune --where EXPR [--json] FILE";
+
+static void prune_help(void)
+{
+    printf("usage: %s\n"
+           "\n"
+           "Explain how a predicate prunes FILE before any data page is read: for\n"
+           "each row group, kept or pruned and by which step, its rows and the bytes\n"
+           "of its column chunks; then the totals and the bytes a filtered read\n"
+           "fetches against the whole file. EXPR uses the predicate syntax of\n"
+           "pq_predicate.h, e.g. \"l_shipdate >= '1995-01-01' and l_quantity < 24\".\n"
+           "\n"
+           "options:\n"
+           "  --where EXPR   the predicate (required)\n"
+           "  --json         one JSON document (layout in docs/cli.md)\n"
+           "  -h, --help     show this help\n",
+           prune_usage);
+}
+
+static const char *step_name(uint32_t step)
+{
+    switch (step) {
+    case PQ_PRUNE_STATISTICS: return "statistics";
+    case PQ_PRUNE_DICTIONARY: return "dictionary";
+    case PQ_PRUNE_BLOOM_FILTER: return "bloom filter";
+    case PQ_PRUNE_PAGE_INDEX: return "page index";
+    default: return NULL;
+    }
+}
+
+/* Compressed bytes of row group rg's chunks. */
+static uint64_t group_bytes(const pq_row_group *rg)
+{
+    uint64_t b = 0;
+    for (uint32_t c = 0; c < rg->columns_len; c++) {
+        const pq_column_chunk *cc = rg->columns[c];
+        if (!(cc->set & PQ_CC_SKIPPED) && cc->meta_data.total_compressed_size > 0)
+            b += (uint64_t)cc->meta_data.total_compressed_size;
+    }
+    return b;
+}
+
+int pq_cmd_prune(int argc, char **argv)
+{
+    const char *file = NULL, *where = NULL;
+    bool json = false, options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!options_done && s[0] == '-' && s[1]) {
+            if (strcmp(s, "--") == 0) options_done = true;
+            else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+                prune_help();
+                return CLI_EXIT_OK;
+            } else if (strcmp(s, "--json") == 0) json = true;
+            else if (strcmp(s, "--where") == 0 && i + 1 < argc) where = argv[++i];
+            else return cli_usage_error(prune_usage, "unknown option '%s'", s);
+        } else if (!file) {
+            file = s;
+        } else {
+            return cli_usage_error(prune_usage, "more than one FILE");
+        }
+    }
+    if (!file) return cli_usage_error(prune_usage, "missing FILE");
+    if (!where) return cli_usage_error(prune_usage, "missing --where EXPR");
+
+    pq_error err;
+    pq_expr *filter = pq_expr_parse(where, &err);
+    if (!filter) return cli_file_error(file, &err);
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.filter = filter;
+    opts.prune_only = true;
+    pq_reader *r = pq_reader_open_path(file, &opts, &err);
+    if (!r || pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) != PQ_OK) {
+        pq_reader_close(r);
+        pq_expr_free(filter);
+        return cli_file_error(file, &err);
+    }
+    const pq_metadata *md = pq_reader_metadata(r);
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    char text[1024];
+    pq_reader_filter_text(r, text, sizeof text);
+
+    uint64_t kept_groups = 0, kept_rows = 0, kept_bytes = 0, by_step[4] = {0};
+    cli_json j;
+    if (json) {
+        cli_json_init(&j, stdout);
+        cli_json_begin_object(&j);
+        cli_json_key(&j, "file");
+        cli_json_cstring(&j, file);
+        cli_json_key(&j, "file_size");
+        cli_json_int(&j, (int64_t)pq_reader_file_size(r));
+        cli_json_key(&j, "filter");
+        cli_json_cstring(&j, text);
+        cli_json_key(&j, "row_groups");
+        cli_json_begin_array(&j);
+    } else {
+        printf("file: %s (%" PRIu64 " bytes)\nfilter: %s\n\n", file, pq_reader_file_size(r), text);
+        printf("%9s  %10s  %12s  %s\n", "row group", "rows", "bytes", "verdict");
+    }
+    for (uint32_t g = 0; g < fm->row_groups_len; g++) {
+        const pq_row_group *rg = &fm->row_groups[g];
+        uint32_t step = pq_reader_pruned_by(r, g);
+        uint64_t bytes = group_bytes(rg);
+        if (!step) {
+            kept_groups++;
+            kept_rows += (uint64_t)rg->num_rows;
+            kept_bytes += bytes;
+        }
+        for (int k = 0; k < 4; k++) by_step[k] += step == (1u << k);
+        if (json) {
+            cli_json_begin_object(&j);
+            cli_json_key(&j, "index");
+            cli_json_int(&j, g);
+            cli_json_key(&j, "rows");
+            cli_json_int(&j, rg->num_rows);
+            cli_json_key(&j, "bytes");
+            cli_json_int(&j, (int64_t)bytes);
+            cli_json_key(&j, "kept");
+            cli_json_bool(&j, !step);
+            cli_json_key(&j, "pruned_by");
+            cli_json_cstring(&j, step_name(step));
+            cli_json_end_object(&j);
+        } else {
+            printf("%9u  %10" PRId64 "  %12" PRIu64 "  %s%s%s\n", g, rg->num_rows, bytes,
+                   step ? "pruned by " : "kept", step ? step_name(step) : "", "");
+        }
+    }
+    uint64_t file_size = pq_reader_file_size(r);
+    if (json) {
+        cli_json_end_array(&j);
+        cli_json_key(&j, "kept_row_groups");
+        cli_json_int(&j, (int64_t)kept_groups);
+        cli_json_key(&j, "kept_rows");
+        cli_json_int(&j, (int64_t)kept_rows);
+        cli_json_key(&j, "bytes_to_read");
+        cli_json_int(&j, (int64_t)kept_bytes);
+        cli_json_key(&j, "pruned");
+        cli_json_begin_object(&j);
+        for (int k = 0; k < 4; k++) {
+            cli_json_key(&j, step_name(1u << k));
+            cli_json_int(&j, (int64_t)by_step[k]);
+        }
+        cli_json_end_object(&j);
+        cli_json_end_object(&j);
+        cli_json_finish(&j);
+    } else {
+        printf("\nkept %" PRIu64 " of %u row groups (%" PRIu64 " of %" PRId64 " rows); pruned by statistics %"
+               PRIu64 "\n", kept_groups, fm->row_groups_len, kept_rows, fm->num_rows, by_step[0]);
+        printf("bytes to read: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", kept_bytes, file_size,
+               file_size ? 100.0 * (double)kept_bytes / (double)file_size : 0.0);
+    }
+    pq_reader_close(r);
+    pq_expr_free(filter);
+    return CLI_EXIT_OK;
+}
