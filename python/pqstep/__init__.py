@@ -52,7 +52,6 @@ __all__ = [
 
 LIBRARY_PATH = _c.LIBRARY_PATH
 
-_DECODE_LATER = "(predicate pushdown) is not implemented yet"
 
 # Stage names as the library spells them ("init", "footer", ...), by value.
 _STAGE_NAMES = [_c.pq_stage_name(i).decode() for i in range(_c.PQ_STAGE_COUNT)]

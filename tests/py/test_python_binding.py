@@ -321,13 +321,12 @@ def test_errors(path):
 
 
 def test_not_implemented(path):
-    # read_table / read_row_group decode now (tests/py/test_read_flat.py and
-    # test_read_nested.py check their values against pyarrow).
-    # iter_batches: tests/py/test_read_ranges.py. select / filter= are the
-    # select stage's predicate pushdown, not built yet.
+    # Everything the binding declares is implemented now: filters are
+    # tested in tests/py/test_filter.py. A filter that does not parse is a
+    # pqstep.Error, not a crash.
     with pqstep.Reader(path) as r:
-        expect_raise(NotImplementedError, lambda: r.select(columns=[0]), "predicate pushdown")
-    expect_raise(NotImplementedError, lambda: pqstep.read_table(path, filter="x = 1"), "filter")
+        expect_raise(pqstep.Error, lambda: r.select(filter="x <"), "at 3")
+    expect_raise(pqstep.Error, lambda: pqstep.read_table(path, filter="x = 1 and"), "at 9")
 
 
 def test_stage_names():
