@@ -198,8 +198,13 @@ static pq_maybe judge_leaf(const pq_expr *n, const pq_file_metadata *fm, const p
     return r;
 }
 
-pq_maybe pq_prune_by_statistics(const pq_expr *e, const pq_file_metadata *fm, const pq_schema *schema,
-                                const pq_row_group *rg)
+pq_maybe pq_judge_statistics(const pq_expr *leaf, void *ctx)
+{
+    const pq_stats_ctx *c = ctx;
+    return judge_leaf(leaf, c->fm, c->schema, c->rg);
+}
+
+pq_maybe pq_prune_tree(const pq_expr *e, pq_leaf_judge judge, void *ctx)
 {
     if (!e || !e->bound) return MAYBE_ALL;
     switch (e->kind) {
@@ -208,24 +213,30 @@ pq_maybe pq_prune_by_statistics(const pq_expr *e, const pq_file_metadata *fm, co
     case PQ_NODE_CMP:
     case PQ_NODE_IN:
     case PQ_NODE_IS_NULL:
-        return judge_leaf(e, fm, schema, rg);
+        return judge(e, ctx);
     case PQ_NODE_NOT: {
-        pq_maybe a = pq_prune_by_statistics(e->kids[0], fm, schema, rg);
+        pq_maybe a = pq_prune_tree(e->kids[0], judge, ctx);
         return (pq_maybe){a.can_false, a.can_true, a.can_null};
     }
     case PQ_NODE_AND: {
-        pq_maybe a = pq_prune_by_statistics(e->kids[0], fm, schema, rg);
-        pq_maybe b = pq_prune_by_statistics(e->kids[1], fm, schema, rg);
-        /* Per row the two sides may combine any way (sound, not tight). */
+        pq_maybe a = pq_prune_tree(e->kids[0], judge, ctx);
+        pq_maybe b = pq_prune_tree(e->kids[1], judge, ctx);
         return (pq_maybe){a.can_true && b.can_true, a.can_false || b.can_false,
                           (a.can_null && (b.can_true || b.can_null)) || (b.can_null && a.can_true)};
     }
     case PQ_NODE_OR: {
-        pq_maybe a = pq_prune_by_statistics(e->kids[0], fm, schema, rg);
-        pq_maybe b = pq_prune_by_statistics(e->kids[1], fm, schema, rg);
+        pq_maybe a = pq_prune_tree(e->kids[0], judge, ctx);
+        pq_maybe b = pq_prune_tree(e->kids[1], judge, ctx);
         return (pq_maybe){a.can_true || b.can_true, a.can_false && b.can_false,
                           (a.can_null && (b.can_false || b.can_null)) || (b.can_null && a.can_false)};
     }
     }
     return MAYBE_ALL;
+}
+
+pq_maybe pq_prune_by_statistics(const pq_expr *e, const pq_file_metadata *fm, const pq_schema *schema,
+                                const pq_row_group *rg)
+{
+    pq_stats_ctx c = {fm, schema, rg};
+    return pq_prune_tree(e, pq_judge_statistics, &c);
 }

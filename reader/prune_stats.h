@@ -18,6 +18,23 @@ typedef struct pq_maybe {
     bool can_null;
 } pq_maybe;
 
+/* What one leaf node (CMP, IN, IS_NULL) may be over a row group, from one
+ * source of knowledge; `ctx` is the judge's. */
+typedef pq_maybe (*pq_leaf_judge)(const pq_expr *leaf, void *ctx);
+
+/* The truth values `e` may take when its leaves may take what `judge`
+ * says, combined by SQL's three-valued AND, OR and NOT (sound, not tight:
+ * the two sides of a connective may combine any way). */
+pq_maybe pq_prune_tree(const pq_expr *e, pq_leaf_judge judge, void *ctx);
+
+/* The statistics judge: ctx is a pq_stats_ctx. */
+typedef struct pq_stats_ctx {
+    const pq_file_metadata *fm;
+    const pq_schema *schema;
+    const pq_row_group *rg;
+} pq_stats_ctx;
+pq_maybe pq_judge_statistics(const pq_expr *leaf, void *ctx);
+
 /* Evaluate bound predicate `e` over row group `rg`'s statistics. Sound:
  * whatever the statistics do not rule out stays possible (no statistics,
  * statistics of an undefined sort order, NaN bounds, truncated bounds for

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "reader/prune_bloom.h"
 #include "reader/prune_stats.h"
 #include "reader/reader_internal.h"
 
@@ -122,19 +123,29 @@ static pq_status bind_filter(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-/* Drop the row groups whose statistics rule the filter out. */
-static void prune_by_statistics(pq_reader *r)
+/* Drop the row groups the filter rules out: by statistics, then by
+ * statistics and bloom filters together (a row group is counted for the
+ * first step that drops it). */
+static void prune_row_groups(pq_reader *r)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     if (r->filter) r->pruned_by = calloc(fm->row_groups_len ? fm->row_groups_len : 1, 1);
-    if (!r->filter || (r->opts.prune_disable & PQ_PRUNE_STATISTICS)) return;
+    bool stats = !(r->opts.prune_disable & PQ_PRUNE_STATISTICS);
+    bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
+    if (!r->filter || (!stats && !bloom)) return;
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t kept = 0;
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
-        pq_maybe m = pq_prune_by_statistics(r->filter, fm, schema, &fm->row_groups[r->sel_row_groups[g]]);
-        if (!m.can_true) {
-            r->stats[PQ_STAGE_SELECT].pruned_statistics++;
-            if (r->pruned_by) r->pruned_by[r->sel_row_groups[g]] = PQ_PRUNE_STATISTICS;
+        uint32_t rg = r->sel_row_groups[g];
+        uint32_t step = 0;
+        if (stats && !pq_prune_by_statistics(r->filter, fm, schema, &fm->row_groups[rg]).can_true)
+            step = PQ_PRUNE_STATISTICS;
+        else if (bloom && !pq_prune_by_bloom_filters(r, rg, stats).can_true)
+            step = PQ_PRUNE_BLOOM_FILTER;
+        if (step) {
+            if (step == PQ_PRUNE_STATISTICS) r->stats[PQ_STAGE_SELECT].pruned_statistics++;
+            else r->stats[PQ_STAGE_SELECT].pruned_bloom_filter++;
+            if (r->pruned_by) r->pruned_by[rg] = (uint8_t)step;
             continue;
         }
         r->sel_row_groups[kept] = r->sel_row_groups[g];
@@ -170,7 +181,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     }
     if (st == PQ_OK) st = apply_row_range(r, err);
     if (st == PQ_OK) st = bind_filter(r, err);
-    if (st == PQ_OK) prune_by_statistics(r);
+    if (st == PQ_OK) prune_row_groups(r);
     /* The filter's own columns must be in a projected footer too. */
     for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
         const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];

@@ -162,7 +162,8 @@ int pq_cmd_prune(int argc, char **argv)
         cli_json_finish(&j);
     } else {
         printf("\nkept %" PRIu64 " of %u row groups (%" PRIu64 " of %" PRId64 " rows); pruned by statistics %"
-               PRIu64 "\n", kept_groups, fm->row_groups_len, kept_rows, fm->num_rows, by_step[0]);
+               PRIu64 ", by bloom filters %" PRIu64 "\n", kept_groups, fm->row_groups_len, kept_rows, fm->num_rows,
+               by_step[0], by_step[2]);
         printf("bytes to read: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", kept_bytes, file_size,
                file_size ? 100.0 * (double)kept_bytes / (double)file_size : 0.0);
     }

@@ -117,6 +117,8 @@ class pq_stage_stats(ctypes.Structure):
         ("rows", ctypes.c_uint64),
         ("bytes_out", ctypes.c_uint64),
         ("pruned_statistics", ctypes.c_uint64),
+        ("pruned_bloom_filter", ctypes.c_uint64),
+        ("prune_warnings", ctypes.c_uint64),
         ("rows_filtered", ctypes.c_uint64),
     ]
 

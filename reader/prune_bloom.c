@@ -1,0 +1,135 @@
+/*
+ * prune_bloom.c — see prune_bloom.h.
+ *
+ * The literal is hashed as the writer hashed the column's values: xxHash64
+ * of its PLAIN encoding (metadata/bloom_filter.h). Where that encoding is
+ * not unique the step is skipped rather than risk a false "absent":
+ * BOOLEAN (the spec defines no hashing), BYTE_ARRAY decimals (writers differ
+ * in how many sign bytes they keep); a float 0 is looked up as +0 and -0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/bloom_filter.h"
+#include "reader/prune_bloom.h"
+
+typedef struct bloom_ctx {
+    pq_reader *r;
+    uint32_t rg;
+    bool with_statistics;
+    pq_stats_ctx stats;
+    pq_bloom_filter *filters; /* per leaf, loaded when first needed */
+    uint8_t *state;           /* per leaf: 0 not tried, 1 loaded, 2 none */
+} bloom_ctx;
+
+enum { NOT_TRIED = 0, LOADED, NONE };
+
+static bool hashable(const pq_expr *n)
+{
+    switch (n->physical_type) {
+    case PQ_INT32: case PQ_INT64: case PQ_FLOAT: case PQ_DOUBLE: case PQ_FIXED_LEN_BYTE_ARRAY: return true;
+    case PQ_BYTE_ARRAY: return n->logical.kind != PQ_LOGICAL_DECIMAL;
+    default: return false;
+    }
+}
+
+/* Whether the filter may hold value v of node n. */
+static bool might_contain(const pq_bloom_filter *f, const pq_expr *n, const pq_value *v)
+{
+    switch (n->physical_type) {
+    case PQ_INT32: return pq_bloom_filter_might_contain(f, pq_bloom_hash_i32((int32_t)(uint32_t)v->i));
+    case PQ_INT64: return pq_bloom_filter_might_contain(f, pq_bloom_hash_i64(v->i));
+    case PQ_FLOAT: {
+        float x = (float)v->d;
+        if (x == 0.0f)
+            return pq_bloom_filter_might_contain(f, pq_bloom_hash_float(0.0f)) ||
+                   pq_bloom_filter_might_contain(f, pq_bloom_hash_float(-0.0f));
+        return pq_bloom_filter_might_contain(f, pq_bloom_hash_float(x));
+    }
+    case PQ_DOUBLE:
+        if (v->d == 0.0)
+            return pq_bloom_filter_might_contain(f, pq_bloom_hash_double(0.0)) ||
+                   pq_bloom_filter_might_contain(f, pq_bloom_hash_double(-0.0));
+        return pq_bloom_filter_might_contain(f, pq_bloom_hash_double(v->d));
+    default:
+        return pq_bloom_filter_might_contain(f, pq_bloom_hash_bytes(v->bytes, v->len));
+    }
+}
+
+/* Read and parse leaf `leaf`'s filter in row group c->rg; NULL if none. */
+static const pq_bloom_filter *load(bloom_ctx *c, int32_t leaf)
+{
+    if (c->state[leaf] == LOADED) return &c->filters[leaf];
+    if (c->state[leaf] == NONE) return NULL;
+    c->state[leaf] = NONE;
+    pq_reader *r = c->r;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_column_chunk *cc = fm->row_groups[c->rg].columns[leaf];
+    const pq_column_meta *m = &cc->meta_data;
+    if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return NULL;
+    uint64_t off = (uint64_t)m->bloom_filter_offset, size = r->file_size;
+    bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
+    if (m->bloom_filter_offset < 4 || off >= size) {
+        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        return NULL;
+    }
+    uint64_t want = have_len ? (uint64_t)m->bloom_filter_length : PQ_BLOOM_SPECULATIVE_READ;
+    if (want > size - off) want = size - off;
+    pq_error err;
+    uint8_t *buf = malloc((size_t)want);
+    pq_status st = buf ? pq_reader_read_range(r, PQ_STAGE_SELECT, off, (size_t)want, buf, &err) : PQ_ERR_NOMEM;
+    size_t needed = 0;
+    if (st == PQ_OK && !have_len) {
+        st = pq_bloom_filter_needed(buf, (size_t)want, &needed, &err);
+        if (st == PQ_OK && needed > want && needed <= size - off) { /* the guess was short */
+            uint8_t *more = realloc(buf, needed);
+            if (!more) st = PQ_ERR_NOMEM;
+            else {
+                buf = more;
+                st = pq_reader_read_range(r, PQ_STAGE_SELECT, off + want, needed - (size_t)want, buf + want, &err);
+                want = needed;
+            }
+        }
+    }
+    if (st == PQ_OK) st = pq_bloom_filter_parse(buf, (size_t)want, &c->filters[leaf], &err);
+    free(buf);
+    if (st != PQ_OK) { /* unreadable here (sans-IO without the bytes) or malformed: not used */
+        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        return NULL;
+    }
+    c->state[leaf] = LOADED;
+    return &c->filters[leaf];
+}
+
+static pq_maybe judge(const pq_expr *n, void *ctx)
+{
+    bloom_ctx *c = ctx;
+    pq_maybe m = {true, true, true};
+    if (c->with_statistics) m = pq_judge_statistics(n, &c->stats);
+    if (!m.can_true || !hashable(n) || n->leaf < 0) return m;
+    bool eq = (n->kind == PQ_NODE_CMP && n->op == PQ_CMP_EQ) || n->kind == PQ_NODE_IN;
+    if (!eq || n->nvalues == 0) return m;
+    const pq_bloom_filter *f = load(c, n->leaf);
+    if (!f) return m;
+    for (size_t k = 0; k < n->nvalues; k++)
+        if (might_contain(f, n, &n->values[k])) return m;
+    m.can_true = false; /* no literal is in the chunk */
+    return m;
+}
+
+pq_maybe pq_prune_by_bloom_filters(pq_reader *r, uint32_t rg, bool with_statistics)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    bloom_ctx c = {.r = r, .rg = rg, .with_statistics = with_statistics};
+    c.stats = (pq_stats_ctx){fm, schema, &fm->row_groups[rg]};
+    c.filters = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.filters);
+    c.state = calloc(schema->leaves_len ? schema->leaves_len : 1, 1);
+    pq_maybe m = {true, true, true};
+    if (c.filters && c.state) m = pq_prune_tree(r->filter, judge, &c);
+    for (uint32_t i = 0; c.filters && c.state && i < schema->leaves_len; i++)
+        if (c.state[i] == LOADED) pq_bloom_filter_free(&c.filters[i]);
+    free(c.filters);
+    free(c.state);
+    return m;
+}
