@@ -90,6 +90,9 @@ typedef struct pq_stage_stats {
     uint64_t pruned_bloom_filter; /* select: row groups pruned by bloom filters (beyond statistics) */
     uint64_t prune_warnings;    /* select: indexes or filters that could not be read or were
                                  * malformed, so their step was skipped for that chunk */
+    uint64_t pruned_page_index; /* select: row groups the page index left no row of */
+    uint64_t pages_considered;  /* select: pages of the filter's columns the page index judged */
+    uint64_t pages_pruned;      /* select: ... of which outside the rows kept */
     uint64_t rows_filtered;     /* decode: rows decoded that the filter removed */
 } pq_stage_stats;
 
@@ -167,7 +170,8 @@ enum {
     PQ_PRUNE_STATISTICS = 1u << 0,  /* row-group min/max/null counts */
     PQ_PRUNE_DICTIONARY = 1u << 1,  /* dictionary pages, for = and IN (not yet built) */
     PQ_PRUNE_BLOOM_FILTER = 1u << 2,/* split-block bloom filters, for = and IN */
-    PQ_PRUNE_PAGE_INDEX = 1u << 3   /* column and offset indexes (not yet built) */
+    PQ_PRUNE_PAGE_INDEX = 1u << 3   /* column and offset indexes: a row group's rows narrowed to
+                                     * the span of the pages that may match */
 };
 
 /* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */

@@ -27,15 +27,7 @@
 
 static const pq_maybe MAYBE_ALL = {true, true, true};
 
-/* The chunk's bounds for leaf node n, as pq_value, when usable. */
-typedef struct bounds {
-    bool have;            /* min and max usable */
-    bool exact;           /* both exact (not truncated) */
-    pq_value min, max;
-    bool nulls_known;
-    int64_t nulls;
-    int64_t values;       /* num_values of the chunk (rows, for a flat leaf) */
-} bounds;
+typedef pq_bounds bounds;
 
 static bool is_unsigned(const pq_leaf *leaf)
 {
@@ -44,7 +36,7 @@ static bool is_unsigned(const pq_leaf *leaf)
 
 /* A PLAIN-encoded statistics value into `v`, as the binder types literals
  * (predicate.h). Spans point into the footer copy, which outlives this. */
-static bool decode_stat(const pq_leaf *leaf, pq_bytes b, pq_value *v)
+bool pq_decode_bound(const pq_leaf *leaf, pq_bytes b, pq_value *v)
 {
     memset(v, 0, sizeof *v);
     const uint8_t *p = b.ptr;
@@ -120,11 +112,11 @@ static bounds chunk_bounds(const pq_file_metadata *fm, const pq_schema *schema, 
     bool order_known = !((uint32_t)leaf_index < fm->column_orders_len &&
                          fm->column_orders[leaf_index] != PQ_COLUMN_ORDER_TYPE_DEFINED);
     if ((s->set & PQ_STATS_HAS_MIN_VALUE) && (s->set & PQ_STATS_HAS_MAX_VALUE) && order_known) {
-        b.have = decode_stat(leaf, s->min_value, &b.min) && decode_stat(leaf, s->max_value, &b.max);
+        b.have = pq_decode_bound(leaf, s->min_value, &b.min) && pq_decode_bound(leaf, s->max_value, &b.max);
         b.exact = (!(s->set & PQ_STATS_HAS_IS_MIN_EXACT) || s->is_min_value_exact) &&
                   (!(s->set & PQ_STATS_HAS_IS_MAX_EXACT) || s->is_max_value_exact);
     } else if ((s->set & PQ_STATS_HAS_MIN) && (s->set & PQ_STATS_HAS_MAX) && deprecated_ok(leaf)) {
-        b.have = decode_stat(leaf, s->min, &b.min) && decode_stat(leaf, s->max, &b.max);
+        b.have = pq_decode_bound(leaf, s->min, &b.min) && pq_decode_bound(leaf, s->max, &b.max);
         b.exact = true;
     }
     return b;
@@ -162,6 +154,12 @@ static pq_maybe judge_leaf(const pq_expr *n, const pq_file_metadata *fm, const p
                            const pq_row_group *rg)
 {
     bounds b = chunk_bounds(fm, schema, rg, n->leaf);
+    return pq_judge_bounds(n, &b);
+}
+
+pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *bp)
+{
+    bounds b = *bp;
     bool all_null = b.nulls_known && b.values >= 0 && b.nulls == b.values;
     bool no_null = b.nulls_known && b.nulls == 0;
     if (n->kind == PQ_NODE_IS_NULL) {

@@ -18,6 +18,24 @@ typedef struct pq_maybe {
     bool can_null;
 } pq_maybe;
 
+/* What is known of a leaf's values over some rows (a chunk, a page). */
+typedef struct pq_bounds {
+    bool have;            /* min and max usable */
+    bool exact;           /* both exact (not truncated) */
+    pq_value min, max;
+    bool nulls_known;
+    int64_t nulls;
+    int64_t values;       /* values (rows, for a leaf without repetition); -1 unknown */
+} pq_bounds;
+
+/* A PLAIN-encoded min or max (statistics, column index) as the binder
+ * types literals; false when it does not fit the type or is NaN. Byte
+ * arrays point into `b`. */
+bool pq_decode_bound(const pq_leaf *leaf, pq_bytes b, pq_value *v);
+
+/* What leaf node n may be over values with bounds b. */
+pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *b);
+
 /* What one leaf node (CMP, IN, IS_NULL) may be over a row group, from one
  * source of knowledge; `ctx` is the judge's. */
 typedef pq_maybe (*pq_leaf_judge)(const pq_expr *leaf, void *ctx);

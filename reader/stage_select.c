@@ -10,6 +10,7 @@
 
 #include "metadata/error.h"
 #include "reader/prune_bloom.h"
+#include "reader/prune_pages.h"
 #include "reader/prune_stats.h"
 #include "reader/reader_internal.h"
 
@@ -124,15 +125,17 @@ static pq_status bind_filter(pq_reader *r, pq_error *err)
 }
 
 /* Drop the row groups the filter rules out: by statistics, then by
- * statistics and bloom filters together (a row group is counted for the
- * first step that drops it). */
+ * statistics and bloom filters together, then narrow the survivors' rows by
+ * their page indexes (a row group is counted for the first step that drops
+ * it). */
 static void prune_row_groups(pq_reader *r)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     if (r->filter) r->pruned_by = calloc(fm->row_groups_len ? fm->row_groups_len : 1, 1);
     bool stats = !(r->opts.prune_disable & PQ_PRUNE_STATISTICS);
     bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
-    if (!r->filter || (!stats && !bloom)) return;
+    bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
+    if (!r->filter || (!stats && !bloom && !pages)) return;
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t kept = 0;
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
@@ -151,6 +154,13 @@ static void prune_row_groups(pq_reader *r)
         r->sel_row_groups[kept] = r->sel_row_groups[g];
         r->sel_first_row[kept] = r->sel_first_row[g];
         r->sel_num_rows[kept] = r->sel_num_rows[g];
+        /* Page indexes narrow the rows, or drop the row group after all. */
+        if (pages && !pq_prune_by_page_index(r, kept, &r->stats[PQ_STAGE_SELECT].pages_pruned,
+                                             &r->stats[PQ_STAGE_SELECT].pages_considered)) {
+            r->stats[PQ_STAGE_SELECT].pruned_page_index++;
+            if (r->pruned_by) r->pruned_by[rg] = PQ_PRUNE_PAGE_INDEX;
+            continue;
+        }
         kept++;
     }
     r->sel_row_groups_len = kept;

@@ -118,9 +118,10 @@ int pq_cmd_prune(int argc, char **argv)
         const pq_row_group *rg = &fm->row_groups[g];
         uint32_t step = pq_reader_pruned_by(r, g);
         uint64_t bytes = group_bytes(rg);
-        if (!step) {
+        uint64_t first = 0, rows = 0;
+        if (!step && pq_reader_row_group_range(r, g, &first, &rows, &err) == PQ_OK) {
             kept_groups++;
-            kept_rows += (uint64_t)rg->num_rows;
+            kept_rows += rows;
             kept_bytes += bytes;
         }
         for (int k = 0; k < 4; k++) by_step[k] += step == (1u << k);
@@ -134,12 +135,21 @@ int pq_cmd_prune(int argc, char **argv)
             cli_json_int(&j, (int64_t)bytes);
             cli_json_key(&j, "kept");
             cli_json_bool(&j, !step);
+            cli_json_key(&j, "rows_kept");
+            cli_json_int(&j, (int64_t)rows);
+            cli_json_key(&j, "first_row_kept");
+            cli_json_int(&j, (int64_t)first);
             cli_json_key(&j, "pruned_by");
             cli_json_cstring(&j, step_name(step));
             cli_json_end_object(&j);
         } else {
-            printf("%9u  %10" PRId64 "  %12" PRIu64 "  %s%s%s\n", g, rg->num_rows, bytes,
-                   step ? "pruned by " : "kept", step ? step_name(step) : "", "");
+            if (step)
+                printf("%9u  %10" PRId64 "  %12" PRIu64 "  pruned by %s\n", g, rg->num_rows, bytes, step_name(step));
+            else if (rows < (uint64_t)rg->num_rows)
+                printf("%9u  %10" PRId64 "  %12" PRIu64 "  kept: rows %" PRIu64 "..%" PRIu64 " (page index)\n", g,
+                       rg->num_rows, bytes, first, first + rows);
+            else
+                printf("%9u  %10" PRId64 "  %12" PRIu64 "  kept\n", g, rg->num_rows, bytes);
         }
     }
     uint64_t file_size = pq_reader_file_size(r);
@@ -158,14 +168,27 @@ int pq_cmd_prune(int argc, char **argv)
             cli_json_int(&j, (int64_t)by_step[k]);
         }
         cli_json_end_object(&j);
+        pq_stage_stats st;
+        pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
+        cli_json_key(&j, "pages_considered");
+        cli_json_int(&j, (int64_t)st.pages_considered);
+        cli_json_key(&j, "pages_pruned");
+        cli_json_int(&j, (int64_t)st.pages_pruned);
+        cli_json_key(&j, "index_bytes_read");
+        cli_json_int(&j, (int64_t)st.bytes_read);
         cli_json_end_object(&j);
         cli_json_finish(&j);
     } else {
         printf("\nkept %" PRIu64 " of %u row groups (%" PRIu64 " of %" PRId64 " rows); pruned by statistics %"
                PRIu64 ", by bloom filters %" PRIu64 "\n", kept_groups, fm->row_groups_len, kept_rows, fm->num_rows,
                by_step[0], by_step[2]);
-        printf("bytes to read: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n", kept_bytes, file_size,
-               file_size ? 100.0 * (double)kept_bytes / (double)file_size : 0.0);
+        pq_stage_stats st;
+        pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
+        printf("page index: %" PRIu64 " of %" PRIu64 " pages of the filter's columns outside the rows kept; "
+               "%" PRIu64 " row groups left with no row\n", st.pages_pruned, st.pages_considered, by_step[3]);
+        printf("bytes of the kept row groups' chunks: %" PRIu64 " of %" PRIu64 " (%.1f%%); indexes and filters "
+               "read: %" PRIu64 " bytes\n", kept_bytes, file_size,
+               file_size ? 100.0 * (double)kept_bytes / (double)file_size : 0.0, st.bytes_read);
     }
     pq_reader_close(r);
     pq_expr_free(filter);

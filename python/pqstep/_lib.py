@@ -119,6 +119,9 @@ class pq_stage_stats(ctypes.Structure):
         ("pruned_statistics", ctypes.c_uint64),
         ("pruned_bloom_filter", ctypes.c_uint64),
         ("prune_warnings", ctypes.c_uint64),
+        ("pruned_page_index", ctypes.c_uint64),
+        ("pages_considered", ctypes.c_uint64),
+        ("pages_pruned", ctypes.c_uint64),
         ("rows_filtered", ctypes.c_uint64),
     ]
 

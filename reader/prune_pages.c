@@ -1,0 +1,194 @@
+/*
+ * prune_pages.c — see prune_pages.h.
+ *
+ * The row group's rows are cut at every page boundary of every column the
+ * filter reads. Over each piece, each column has one page, whose column
+ * index entry (min, max, null page, null count) bounds the column's values
+ * there; the filter is judged over the piece with those bounds exactly as
+ * over a row group with its statistics (prune_stats.c). Pieces that cannot
+ * be true are dropped; the row group keeps the span from the first kept
+ * piece to the end of the last one, which the page-header stage then reads
+ * page by page through the offset index.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/column_index.h"
+#include "metadata/page_index.h"
+#include "pages/page_walk.h"
+#include "reader/prune_pages.h"
+#include "reader/prune_stats.h"
+
+typedef struct leaf_pages {
+    bool usable;
+    pq_offset_index oi;
+    pq_column_index ci;
+    uint8_t *ci_bytes;     /* the column index's spans point here */
+    size_t page;           /* the page over the current piece */
+} leaf_pages;
+
+typedef struct pages_ctx {
+    const pq_schema *schema;
+    leaf_pages *leaves;    /* per leaf index */
+    int64_t rg_rows;
+} pages_ctx;
+
+static bool read_bytes(pq_reader *r, int64_t off, int32_t len, uint8_t **out)
+{
+    *out = NULL;
+    if (off < 4 || len <= 0 || (uint64_t)off >= r->file_size || (uint64_t)len > r->file_size - (uint64_t)off)
+        return false;
+    uint8_t *b = malloc((size_t)len);
+    pq_error err;
+    if (!b || pq_reader_read_range(r, PQ_STAGE_SELECT, (uint64_t)off, (size_t)len, b, &err) != PQ_OK) {
+        free(b);
+        return false;
+    }
+    *out = b;
+    return true;
+}
+
+/* Read and decode both indexes of `leaf` in row group `rg`. */
+static bool load(pq_reader *r, uint32_t rg, uint32_t leaf, leaf_pages *lp)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_row_group *g = &fm->row_groups[rg];
+    const pq_column_chunk *cc = g->columns[leaf];
+    unsigned oi_bits = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH;
+    unsigned ci_bits = PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
+    if ((cc->set & PQ_CC_SKIPPED) || (cc->set & oi_bits) != oi_bits || (cc->set & ci_bits) != ci_bits)
+        return false; /* nothing to use: not a warning */
+    uint64_t chunk_off, chunk_len;
+    pq_error err;
+    uint8_t *oi_bytes = NULL;
+    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &chunk_off, &chunk_len, &err) ==
+                  PQ_OK &&
+              read_bytes(r, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
+              pq_offset_index_decode(oi_bytes, (size_t)cc->offset_index_length, chunk_off, chunk_len, g->num_rows,
+                                     &lp->oi, &err) == PQ_OK;
+    free(oi_bytes);
+    if (ok) {
+        ok = read_bytes(r, cc->column_index_offset, cc->column_index_length, &lp->ci_bytes) &&
+             pq_column_index_decode(lp->ci_bytes, (size_t)cc->column_index_length, lp->oi.npages, &lp->ci, &err) ==
+                 PQ_OK;
+        if (!ok) pq_offset_index_free(&lp->oi);
+    }
+    if (!ok) {
+        free(lp->ci_bytes);
+        lp->ci_bytes = NULL;
+        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        return false;
+    }
+    lp->usable = true;
+    return true;
+}
+
+/* A leaf over the current piece: its page's column index entry. */
+static pq_maybe judge(const pq_expr *n, void *ctx)
+{
+    pages_ctx *c = ctx;
+    const pq_maybe all = {true, true, true};
+    if (n->leaf < 0) return all;
+    leaf_pages *lp = &c->leaves[n->leaf];
+    if (!lp->usable) return all;
+    size_t p = lp->page;
+    const pq_leaf *leaf = &c->schema->leaves[n->leaf];
+    pq_bounds b;
+    memset(&b, 0, sizeof b);
+    int64_t start = lp->oi.pages[p].first_row_index;
+    int64_t end = p + 1 < lp->oi.npages ? lp->oi.pages[p + 1].first_row_index : c->rg_rows;
+    b.values = end - start;
+    if (lp->ci.null_pages[p]) {
+        b.nulls_known = true;
+        b.nulls = b.values;
+    } else {
+        if (lp->ci.null_counts && lp->ci.null_counts[p] >= 0) {
+            b.nulls_known = true;
+            b.nulls = lp->ci.null_counts[p];
+        }
+        b.have = pq_decode_bound(leaf, lp->ci.min_values[p], &b.min) &&
+                 pq_decode_bound(leaf, lp->ci.max_values[p], &b.max);
+        /* Column indexes may truncate byte arrays without saying so. */
+        b.exact = leaf->physical_type != PQ_BYTE_ARRAY && leaf->physical_type != PQ_FIXED_LEN_BYTE_ARRAY;
+    }
+    return pq_judge_bounds(n, &b);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint64_t *pages_total)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    uint32_t rg = r->sel_row_groups[g];
+    int64_t rg_rows = fm->row_groups[rg].num_rows;
+    size_t nl = pq_expr_columns(r->filter, NULL, 0);
+    uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
+    pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows};
+    int64_t *cuts = NULL;
+    bool any = true;
+    if (!leaves || !c.leaves) goto done;
+    pq_expr_columns(r->filter, leaves, nl);
+    size_t ncuts = 2;
+    for (size_t k = 0; k < nl; k++)
+        if (load(r, rg, leaves[k], &c.leaves[leaves[k]])) ncuts += c.leaves[leaves[k]].oi.npages;
+    cuts = malloc(ncuts * sizeof *cuts);
+    if (!cuts) goto done;
+    size_t m = 0;
+    cuts[m++] = 0;
+    cuts[m++] = rg_rows;
+    for (size_t k = 0; k < nl; k++) {
+        leaf_pages *lp = &c.leaves[leaves[k]];
+        for (size_t p = 0; lp->usable && p < lp->oi.npages; p++) cuts[m++] = lp->oi.pages[p].first_row_index;
+    }
+    qsort(cuts, m, sizeof *cuts, cmp_i64);
+    /* The pieces [cuts[i], cuts[i + 1]) inside the row group's row range. */
+    int64_t lo = (int64_t)r->sel_first_row[g], hi = lo + (int64_t)r->sel_num_rows[g];
+    int64_t keep_lo = -1, keep_hi = -1;
+    for (size_t i = 0; i + 1 < m; i++) {
+        int64_t a = cuts[i], b = cuts[i + 1];
+        if (a == b || b <= lo || a >= hi) continue;
+        for (size_t k = 0; k < nl; k++) { /* each column's page over [a, b) */
+            leaf_pages *lp = &c.leaves[leaves[k]];
+            if (!lp->usable) continue;
+            while (lp->page + 1 < lp->oi.npages && lp->oi.pages[lp->page + 1].first_row_index <= a) lp->page++;
+        }
+        if (!pq_prune_tree(r->filter, judge, &c).can_true) continue;
+        if (keep_lo < 0) keep_lo = a;
+        keep_hi = b;
+    }
+    any = keep_lo >= 0;
+    if (any) {
+        if (keep_lo < lo) keep_lo = lo;
+        if (keep_hi > hi) keep_hi = hi;
+        r->sel_first_row[g] = (uint64_t)keep_lo;
+        r->sel_num_rows[g] = (uint64_t)(keep_hi - keep_lo);
+    }
+    /* Pages of the filter's columns that the kept span does not touch. */
+    for (size_t k = 0; k < nl; k++) {
+        leaf_pages *lp = &c.leaves[leaves[k]];
+        for (size_t p = 0; lp->usable && p < lp->oi.npages; p++) {
+            int64_t a = lp->oi.pages[p].first_row_index;
+            int64_t b = p + 1 < lp->oi.npages ? lp->oi.pages[p + 1].first_row_index : rg_rows;
+            (*pages_total)++;
+            if (!any || b <= keep_lo || a >= keep_hi) (*pages_pruned)++;
+        }
+    }
+done:
+    for (size_t k = 0; c.leaves && leaves && k < nl; k++) {
+        leaf_pages *lp = &c.leaves[leaves[k]];
+        if (lp->usable) {
+            pq_offset_index_free(&lp->oi);
+            pq_column_index_free(&lp->ci);
+        }
+        free(lp->ci_bytes);
+    }
+    free(c.leaves);
+    free(leaves);
+    free(cuts);
+    return any;
+}
