@@ -33,7 +33,8 @@ typedef struct cd_ctx {
     uint64_t limit;          /* 0: none */
     uint64_t held;           /* bytes allocated now (buffers' capacities) */
     pq_error *err;
-    pq_codec_ctx cctx;
+    pq_codec_ctx *cctx;      /* the caller's, or own_cctx */
+    pq_codec_ctx own_cctx;
 
     size_t page;             /* the page being decoded, for messages */
     const pq_page_info *pi;
@@ -187,7 +188,7 @@ static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size
     pq_status st = grow(c, (void **)&c->buf, &c->buf_cap, dst_len ? dst_len : 1, "page buffer");
     if (st != PQ_OK) return st;
     pq_error kerr;
-    st = pq_decompress_ctx(&c->cctx, c->codec, src, src_len, c->buf, dst_len, &kerr);
+    st = pq_decompress_ctx(c->cctx, c->codec, src, src_len, c->buf, dst_len, &kerr);
     if (st != PQ_OK) return kfail(c, st, &kerr);
     *bytes = c->buf;
     return PQ_OK;
@@ -802,6 +803,13 @@ pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *ch
                            const pq_page_info *pages, size_t npages, uint64_t memory_limit, pq_column_values *out,
                            pq_error *err)
 {
+    return pq_column_decode_ctx(NULL, leaf, codec, chunk, chunk_len, pages, npages, memory_limit, out, err);
+}
+
+pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
+                               size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                               pq_column_values *out, pq_error *err)
+{
     cd_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
@@ -823,9 +831,10 @@ pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *ch
                     pq_physical_type_name(leaf->physical_type), leaf->type_length);
     if (!pq_codec_supported(codec)) return fail(&c, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
 
-    pq_codec_ctx_init(&c.cctx);
+    pq_codec_ctx_init(&c.own_cctx);
+    c.cctx = cctx ? cctx : &c.own_cctx;
     pq_status st = decode_pages(&c, chunk, chunk_len, pages, npages);
-    pq_codec_ctx_free(&c.cctx);
+    pq_codec_ctx_free(&c.own_cctx);
     free(c.buf);
     free(c.dict_values);
     free(c.dict_offsets);

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "pq_error.h"
+#include "pages/codec.h"
 #include "pq_metadata.h"
 #include "pq_pages.h"
 
@@ -71,6 +72,13 @@ typedef struct pq_column_values {
 pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *chunk, size_t chunk_len,
                            const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                            pq_column_values *out, pq_error *err);
+
+/* pq_column_decode with the caller's codec context, reused across calls
+ * (a decompression context costs more to make than a small page does to
+ * decompress). NULL: a context of the call's own. */
+pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
+                               size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                               pq_column_values *out, pq_error *err);
 
 /* v->def_levels, stored now if it was left out because every level is
  * max_def (max_def > 0): for consumers that need the array. PQ_ERR_NOMEM. */

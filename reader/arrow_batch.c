@@ -714,9 +714,30 @@ pq_status pq_arrow_batch_schema(const pq_metadata *md, const uint32_t *columns, 
     return fields_schema(md, columns, n, false, out, err);
 }
 
+/* Flat leaves in file order, each once: the whole projection exports in one
+ * call with the fields in that order (one walk of the schema, where a call
+ * per column walks it n times). */
+static bool flat_ascending(const pq_metadata *md, const uint32_t *columns, size_t n)
+{
+    const pq_schema *schema = pq_metadata_schema(md);
+    for (size_t i = 0; i < n; i++) {
+        if (i && columns[i] <= columns[i - 1]) return false;
+        if (columns[i] >= schema->leaves_len) return false;
+        const pq_leaf *leaf = &schema->leaves[columns[i]];
+        if (leaf->max_rep != 0 || leaf->node <= 0 || schema->nodes[leaf->node].parent != 0) return false;
+    }
+    return true;
+}
+
 static pq_status fields_schema(const pq_metadata *md, const uint32_t *columns, size_t n, bool descend,
                                struct ArrowSchema *out, pq_error *err)
 {
+    if (n > 1 && flat_ascending(md, columns, n)) {
+        pq_status st = pq_metadata_arrow_schema(md, columns, n, out, err);
+        if (st != PQ_OK) return st;
+        if (out->n_children == (int64_t)n) return PQ_OK;
+        out->release(out); /* not one field per column: build it field by field */
+    }
     memset(out, 0, sizeof *out);
     size_t size = n * (sizeof(struct ArrowSchema) + sizeof(struct ArrowSchema *)) + 1;
     char *block = calloc(1, size);

@@ -12,13 +12,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Run task(ctx, i) for every i in [0, n). The task returns false to ask
+/* Run task(ctx, i, worker) for every i in [0, n); `worker` (0 .. threads-1)
+ * names the thread running it, for per-thread state such as codec
+ * contexts (PQ_PARALLEL_MAX_THREADS at most). The task returns false to ask
  * that tasks after i be skipped (an error: their results would be thrown
  * away); tasks before i, and any already running, still complete.
  * `threads` 0 means one per online core; it is capped at n. The calling
  * thread works too, and runs everything alone when threads is 1 or a
  * thread cannot be started. Returns the number of threads used. */
-unsigned pq_parallel_for(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i), void *ctx);
+#define PQ_PARALLEL_MAX_THREADS 64
+
+unsigned pq_parallel_for(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker),
+                         void *ctx);
 
 /* Online CPU cores (at least 1). */
 unsigned pq_parallel_cores(void);

@@ -45,7 +45,8 @@ static bool selection_is_flat(const pq_reader *r, const pq_schema *schema)
 /* Decode one chunk's kept pages and check the value count against the rows
  * they hold (levels of a flat column; records of a nested one are checked
  * when assembled). */
-static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v, pq_error *err)
+static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
+                              pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -55,8 +56,8 @@ static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v,
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
     uint64_t kept = 0;
     for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
-    pq_status st = pq_column_decode(leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
-                                    r->opts.memory_limit, v, err);
+    pq_status st = pq_column_decode_ctx(cctx, leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
+                                        r->opts.memory_limit, v, err);
     if (st != PQ_OK) { /* name the chunk, as the page-header stage does */
         char what[PQ_ERROR_MESSAGE_SIZE];
         memcpy(what, err->message, sizeof what);
@@ -86,6 +87,20 @@ static pq_status decode_chunk(const pq_reader *r, size_t i, pq_column_values *v,
     return st;
 }
 
+/* One codec context per possible worker thread. */
+static pq_codec_ctx *codecs_new(void)
+{
+    pq_codec_ctx *c = calloc(PQ_PARALLEL_MAX_THREADS, sizeof *c);
+    for (unsigned t = 0; c && t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&c[t]);
+    return c;
+}
+
+static void codecs_free(pq_codec_ctx *c)
+{
+    for (unsigned t = 0; c && t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_free(&c[t]);
+    free(c);
+}
+
 /* One top-level field's selected leaves: order[a..b) (see plan_fields). */
 typedef struct field_span {
     size_t a, b;
@@ -99,6 +114,7 @@ typedef struct decode_job {
     size_t nfields;
     pq_status *status;      /* per unit */
     pq_error *errors;       /* per unit */
+    pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
 } decode_job;
 
 /* The chunk of selected row group g and walk column c. */
@@ -108,11 +124,12 @@ static inline size_t chunk_at(const pq_reader *r, size_t g, size_t c)
 }
 
 /* One chunk decoded into a flat column (one reference in *out). */
-static pq_status decode_flat_chunk(const pq_reader *r, size_t k, pq_arrow_column **out, pq_error *err)
+static pq_status decode_flat_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t k, pq_arrow_column **out,
+                                   pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     pq_column_values v;
-    pq_status st = decode_chunk(r, k, &v, err);
+    pq_status st = decode_chunk(r, cctx, k, &v, err);
     if (st != PQ_OK) return st;
     st = pq_arrow_column_build(&schema->leaves[r->chunks[k].info.column], &v, out, err);
     pq_column_values_free(&v);
@@ -120,17 +137,18 @@ static pq_status decode_flat_chunk(const pq_reader *r, size_t k, pq_arrow_column
 }
 
 /* A flat unit: output slot i (row group i / n, column i % n). */
-static pq_status run_flat(pq_reader *r, size_t i, pq_error *err)
+static pq_status run_flat(pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_error *err)
 {
     size_t n = r->sel_columns_len;
     size_t k = chunk_at(r, i / n, i % n);
     r->decoded_first_row[i] = r->chunks[k].first_row;
-    return decode_flat_chunk(r, k, &r->decoded[i], err);
+    return decode_flat_chunk(r, cctx, k, &r->decoded[i], err);
 }
 
 /* A nested unit: field j of selected row group g, packed into slot
  * g * n + j, as pq_metadata_arrow_schema exports the selection. */
-static pq_status run_nested(pq_reader *r, const decode_job *job, size_t g, size_t j, pq_error *err)
+static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *job, size_t g, size_t j,
+                            pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t n = r->sel_columns_len;
@@ -141,7 +159,7 @@ static pq_status run_nested(pq_reader *r, const decode_job *job, size_t g, size_
     size_t done = 0;
     for (; st == PQ_OK && done < m; done++) {
         leaves[done] = &schema->leaves[r->sel_columns[job->order[a + done]]];
-        st = decode_chunk(r, chunk_at(r, g, job->order[a + done]), &vals[done], err);
+        st = decode_chunk(r, cctx, chunk_at(r, g, job->order[a + done]), &vals[done], err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
@@ -164,11 +182,12 @@ static pq_status run_nested(pq_reader *r, const decode_job *job, size_t g, size_
     return st;
 }
 
-static bool run_unit(void *ctx, size_t u)
+static bool run_unit(void *ctx, size_t u, unsigned worker)
 {
     decode_job *job = ctx;
-    pq_status st = job->flat ? run_flat(job->r, u, &job->errors[u])
-                             : run_nested(job->r, job, u / job->nfields, u % job->nfields,
+    pq_codec_ctx *cctx = &job->codecs[worker];
+    pq_status st = job->flat ? run_flat(job->r, cctx, u, &job->errors[u])
+                             : run_nested(job->r, cctx, job, u / job->nfields, u % job->nfields,
                                           &job->errors[u]);
     job->status[u] = st;
     return st == PQ_OK;
@@ -217,6 +236,7 @@ typedef struct filter_job {
     pq_status *status;      /* per selected row group */
     pq_error *errors;
     uint64_t *removed;
+    pq_codec_ctx *codecs;   /* per worker thread */
 } filter_job;
 
 /* Walk column of leaf `leaf`. */
@@ -230,7 +250,8 @@ static size_t walk_index(const pq_reader *r, uint32_t leaf)
 /* Evaluate the filter on selected row group g's delivered rows and keep
  * only the matching ones in its output columns. The filter's columns are
  * decoded here as flat columns of their own. */
-static pq_status filter_group(pq_reader *r, const filter_job *job, size_t g, uint64_t *removed, pq_error *err)
+static pq_status filter_group(pq_reader *r, const filter_job *job, pq_codec_ctx *cctx, size_t g, uint64_t *removed,
+                              pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t nl = job->nleaves, n = r->sel_columns_len;
@@ -246,7 +267,7 @@ static pq_status filter_group(pq_reader *r, const filter_job *job, size_t g, uin
                                                                : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
         size_t ch = chunk_at(r, g, walk_index(r, job->leaves[k]));
-        st = decode_flat_chunk(r, ch, &cols[k], err);
+        st = decode_flat_chunk(r, cctx, ch, &cols[k], err);
         offsets[k] = first - (int64_t)r->chunks[ch].first_row;
     }
     if (st == PQ_OK) st = pq_arrow_batch_export(cols, offsets, nl, len, &batch, err);
@@ -289,10 +310,10 @@ static pq_status filter_group(pq_reader *r, const filter_job *job, size_t g, uin
     return st;
 }
 
-static bool filter_unit(void *ctx, size_t g)
+static bool filter_unit(void *ctx, size_t g, unsigned worker)
 {
     filter_job *job = ctx;
-    job->status[g] = filter_group(job->r, job, g, &job->removed[g], &job->errors[g]);
+    job->status[g] = filter_group(job->r, job, &job->codecs[worker], g, &job->removed[g], &job->errors[g]);
     return job->status[g] == PQ_OK;
 }
 
@@ -308,8 +329,9 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     job.status = calloc(groups, sizeof *job.status);
     job.errors = calloc(groups, sizeof *job.errors);
     job.removed = calloc(groups, sizeof *job.removed);
+    job.codecs = codecs_new();
     pq_status st = PQ_OK;
-    if (!job.leaves || !job.status || !job.errors || !job.removed) {
+    if (!job.leaves || !job.status || !job.errors || !job.removed || !job.codecs) {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     } else {
         pq_expr_columns(r->filter, job.leaves, job.nleaves);
@@ -327,6 +349,7 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     free(job.status);
     free(job.errors);
     free(job.removed);
+    codecs_free(job.codecs);
     return st;
 }
 
@@ -354,7 +377,8 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     if (st == PQ_OK && units) {
         job.status = calloc(units, sizeof *job.status);
         job.errors = calloc(units, sizeof *job.errors);
-        if (!job.status || !job.errors) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        job.codecs = codecs_new();
+        if (!job.status || !job.errors || !job.codecs) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     if (st == PQ_OK && units) {
         for (size_t u = 0; u < units; u++) job.status[u] = PQ_ERR_STAGE; /* not run */
@@ -371,6 +395,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     free(job.fields);
     free(job.status);
     free(job.errors);
+    codecs_free(job.codecs);
     if (st != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;

@@ -390,8 +390,9 @@ typedef struct walk_job {
     pq_error *errors;
 } walk_job;
 
-static bool walk_task(void *ctx, size_t i)
+static bool walk_task(void *ctx, size_t i, unsigned worker)
 {
+    (void)worker;
     walk_job *job = ctx;
     pq_reader_chunk *ch = &job->r->chunks[job->first + i];
     if (ch->step == CHUNK_WALKED) {
