@@ -17,7 +17,8 @@
 #include "arrow_text.h"
 
 static const char cat_usage[] =
-    "pqstep cat [--columns A,B] [--row-groups N,M] [--limit N] [--format table|csv|jsonl] FILE";
+    "pqstep cat [--columns A,B] [--row-groups N,M] [--where EXPR] [--limit N] [--format table|csv|jsonl] "
+    "[--stats] FILE";
 
 /* Table output is aligned per block of this many rows. */
 #define TABLE_BLOCK_ROWS 1000
@@ -35,7 +36,11 @@ static void cat_help(void)
            "  --columns A,B       columns by leaf path or field name; a group selects all\n"
            "                      its leaves (default: all); output keeps file order\n"
            "  --row-groups N,M    row groups by index, in this order (default: all)\n"
-           "  --limit N           stop after N rows\n"
+           "  --where EXPR        only the rows where EXPR is true (predicate syntax of\n"
+           "                      pq_predicate.h, e.g. \"a >= 10 and b in ('x', 'y')\"); row groups\n"
+           "                      and pages that cannot match are not read\n"
+           "  --limit N           stop after N rows (after the filter)\n"
+           "  --stats             print what each stage did to stderr at the end\n"
            "  --format FORMAT     table (default): aligned columns with a header\n"
            "                      csv: RFC 4180 with a header row, null as an empty field\n"
            "                      jsonl: one JSON object per row\n"
@@ -56,6 +61,8 @@ typedef struct cat_args {
     const char *row_groups; /* comma-separated, or NULL */
     uint64_t limit;
     bool has_limit;
+    const char *where;      /* predicate text, or NULL */
+    bool stats;
     cat_format format;
     bool help;
 } cat_args;
@@ -75,6 +82,30 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* --stats: one line per stage on stderr, from the reader's counters. */
+static void print_stats(const pq_reader *r)
+{
+    fflush(stdout); /* the values first */
+    for (pq_stage stage = PQ_STAGE_FOOTER; stage < PQ_STAGE_COUNT; stage++) {
+        pq_stage_stats st;
+        pq_reader_stage_stats(r, stage, &st);
+        fprintf(stderr, "%-12s %" PRIu64 " reads, %" PRIu64 " bytes read, %.3f ms", pq_stage_name(stage), st.reads,
+                st.bytes_read, (double)st.nanoseconds / 1e6);
+        if (stage == PQ_STAGE_FOOTER) fprintf(stderr, ", %" PRIu64 " parses", st.parses);
+        if (stage == PQ_STAGE_SELECT)
+            fprintf(stderr, ", %" PRIu64 " chunks; row groups pruned: %" PRIu64 " by statistics, %" PRIu64
+                    " by bloom filters, %" PRIu64 " by page index; pages pruned %" PRIu64 " of %" PRIu64
+                    "; %" PRIu64 " warnings", st.chunks, st.pruned_statistics, st.pruned_bloom_filter,
+                    st.pruned_page_index, st.pages_pruned, st.pages_considered, st.prune_warnings);
+        if (stage == PQ_STAGE_PAGE_HEADERS)
+            fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages", st.chunks, st.pages);
+        if (stage == PQ_STAGE_DECODE)
+            fprintf(stderr, ", %" PRIu64 " rows out, %" PRIu64 " filtered out, %" PRIu64 " bytes of Arrow buffers",
+                    st.rows, st.rows_filtered, st.bytes_out);
+        fputc('\n', stderr);
+    }
+}
+
 static int parse_args(int argc, char **argv, cat_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -90,6 +121,11 @@ static int parse_args(int argc, char **argv, cat_args *a)
             options_done = true;
         } else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
             a->help = true;
+        } else if (strcmp(s, "--stats") == 0) {
+            a->stats = true;
+        } else if (strcmp(s, "--where") == 0) {
+            if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --where wants an expression");
+            a->where = argv[++i];
         } else if (strcmp(s, "--columns") == 0 || strcmp(s, "--row-groups") == 0 ||
                    strcmp(s, "--limit") == 0 || strcmp(s, "--format") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: %s wants a value", s);
@@ -437,11 +473,23 @@ int pq_cmd_cat(int argc, char **argv)
         opts.row_groups = rgs.v;
         opts.row_groups_len = rgs.len;
     }
-    /* The reader decodes only the pages the first N rows need. --limit 0
-     * prints the header alone: nothing is decoded. */
-    if (a.has_limit) opts.row_limit = a.limit;
+    /* The reader decodes only the pages the first N rows need (without a
+     * filter: with one, N counts matching rows). --limit 0 prints the header
+     * alone: nothing is decoded. */
+    pq_expr *filter = NULL;
+    if (a.where) {
+        filter = pq_expr_parse(a.where, &err);
+        if (!filter) {
+            rc = cli_usage_error(cat_usage, "cat: --where: %s", err.message);
+            arrow_text_type_free(head);
+            goto done_md;
+        }
+        opts.filter = filter; /* the reader keeps a copy */
+    }
+    if (a.has_limit && !filter) opts.row_limit = a.limit;
     pq_stage last = a.has_limit && a.limit == 0 ? PQ_STAGE_SELECT : PQ_STAGE_DECODE;
     pq_reader *r = pq_reader_open_path(a.file, &opts, &err);
+    pq_expr_free(filter);
     if (!r || pq_reader_advance_to(r, last, &err) != PQ_OK) {
         rc = cli_file_error(a.file, &err);
         pq_reader_close(r);
@@ -467,6 +515,7 @@ int pq_cmd_cat(int argc, char **argv)
     }
     if (rc == CLI_EXIT_OK) out_finish(&o);
     out_free(&o);
+    if (a.stats) print_stats(r);
     pq_reader_close(r);
     arrow_text_type_free(head);
 done_md:
