@@ -195,10 +195,18 @@ class FileMetadata:
             self.row_groups.append(RowGroup(i, int(rg.num_rows), int(rg.total_byte_size),
                                             int(rg.columns_len)))
         s = _c.pq_metadata_schema(handle).contents
-        self.columns = [self._leaf(i, s.leaves[i]) for i in range(s.leaves_len)]
-        self.num_columns = len(self.columns)
+        self.num_columns = int(s.leaves_len)
+        self._columns = None  # built when first asked for: a wide footer has thousands
         self.is_projected = bool(_c.pq_metadata_is_projected(handle))
         self.memory_size = int(_c.pq_metadata_memory_size(handle))
+
+    @property
+    def columns(self):
+        """The leaf columns (pqstep.Column), in file order."""
+        if self._columns is None:
+            s = _c.pq_metadata_schema(self._live()).contents
+            self._columns = [self._leaf(i, s.leaves[i]) for i in range(s.leaves_len)]
+        return self._columns
 
     @staticmethod
     def _leaf(i, leaf):
@@ -324,6 +332,9 @@ class Reader:
         opts.memory_limit = memory_limit
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
+        self._threads = threads
+        self._validate_utf8 = bool(validate_utf8)
+        self._memory_limit = memory_limit
         keep = []  # buffers the options point to, alive until the footer stage is done
         if metadata is not None:
             if not isinstance(metadata, FileMetadata):
@@ -430,7 +441,9 @@ class Reader:
         field holding selected leaves, in file order."""
         self._live()
         cols = self.columns if columns is None else self._resolve(list(columns))
-        return _read_batches(self.path, self.metadata, cols, [i])[0]
+        return list(_decoded_batches(self.path, self.metadata, cols, [i], threads=self._threads,
+                                     validate_utf8=self._validate_utf8,
+                                     memory_limit=self._memory_limit))[0]
 
     def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None, filter=None,
              prune=True):
@@ -496,7 +509,9 @@ class Reader:
         groups = range(md.num_row_groups) if row_groups is None else list(row_groups)
         for g in groups:
             for b in _decoded_batches(self.path, md, cols, [g], batch_size=batch_size,
-                                      threads=threads):
+                                      threads=self._threads if threads is None else threads,
+                                      validate_utf8=self._validate_utf8,
+                                      memory_limit=self._memory_limit):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -622,13 +637,9 @@ def _export_batches(h, batch_size, path):
         yield pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))
 
 
-def _read_batches(path, metadata, columns, row_groups):
-    """One pyarrow.RecordBatch per row group in `row_groups`."""
-    return list(_decoded_batches(path, metadata, columns, row_groups))
-
-
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
-               threads=None, validate_utf8=False, memory_limit=0, prune=True):
+               threads=None, validate_utf8=False, memory_limit=0, prune=True, metadata=None,
+               cache=None):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
@@ -641,9 +652,11 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
     its statistics rule out are skipped, and only the rows where it is true
     are returned (the row range counts rows before the filter); prune=False
-    turns the pruning steps off (the rows are the same)."""
+    turns the pruning steps off (the rows are the same). metadata (a
+    FileMetadata) or cache (a MetadataCache): reuse a parsed footer, as for
+    Reader."""
     import pyarrow as pa
-    with Reader(path, columns=columns) as r:
+    with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
         md = r.metadata
         cols = r.columns
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,

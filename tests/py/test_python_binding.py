@@ -329,6 +329,22 @@ def test_not_implemented(path):
     expect_raise(pqstep.Error, lambda: pqstep.read_table(path, filter="x = 1 and"), "at 9")
 
 
+def test_read_table_reuse(path):
+    """read_table with a cache parses the footer once over many calls, with
+    metadata= not at all; the tables are the same."""
+    with pqstep.MetadataCache(64 << 20) as cache:
+        before = pqstep.footer_parse_count()
+        first = pqstep.read_table(path, cache=cache)
+        for _ in range(3):
+            assert pqstep.read_table(path, cache=cache).equals(first)
+        assert pqstep.footer_parse_count() - before == 1, pqstep.footer_parse_count() - before
+    md = pqstep.read_metadata(path)
+    before = pqstep.footer_parse_count()
+    assert pqstep.read_table(path, metadata=md).equals(first)
+    assert pqstep.footer_parse_count() == before
+    assert len(md.columns) == md.num_columns  # built when asked for
+
+
 def test_stage_names():
     names = [pqstep._STAGE_NAMES[i] for i in range(_lib.PQ_STAGE_COUNT)]
     assert names == ["init", "footer", "select", "page headers", "decode"], names
@@ -437,7 +453,8 @@ def main():
              ("cache too small", lambda: test_cache_too_small(plain)),
              ("projection", lambda: test_projection(plain)),
              ("errors", lambda: test_errors(plain)),
-             ("not implemented", lambda: test_not_implemented(plain))]
+             ("not implemented", lambda: test_not_implemented(plain)),
+             ("read_table reuse", lambda: test_read_table_reuse(plain))]
     for p in files:
         rel = os.path.relpath(p, root)
         tests.append(("metadata " + rel, lambda p=p: check_metadata(p)))
