@@ -84,6 +84,8 @@ typedef struct pq_stage_stats {
                              * page headers: chunks taken over from the previous selection (reselect) */
     uint64_t chunks;        /* select: column chunks selected; page headers: chunks walked */
     uint64_t pages;         /* page headers stage: page headers decoded */
+    uint64_t chunks_skipped;/* page headers stage: chunks of projected columns not read because the
+                             * filter's columns left their row group no matching row */
     uint64_t rows;          /* decode stage: rows decoded, all selected row groups */
     uint64_t bytes_out;     /* decode stage: bytes of the Arrow buffers made */
     uint64_t pruned_statistics; /* select: row groups pruned by statistics */
@@ -152,8 +154,11 @@ typedef struct pq_reader_options {
     /* Predicate pushdown (pq_predicate.h): only rows for which `filter` is
      * true are delivered. The reader binds its own copy to the file's
      * schema in the select stage (binding errors fail that stage), prunes
-     * row groups by the steps not disabled below, decodes the predicate's
-     * columns (also when not projected) and keeps the matching rows; the
+     * row groups by the steps not disabled below, then materializes late:
+     * the page-header stage reads the filter's columns first, evaluates the
+     * filter, and reads the other projected columns only for the span of
+     * rows that match (through the offset index; not at all for a row group
+     * without a match); the decode stage keeps the matching rows. The
      * row range (row_offset, row_limit) applies to the rows before the
      * filter. The reader copies `filter` when it opens (the caller keeps
      * and frees its own). */
@@ -299,7 +304,8 @@ PQ_API pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_
 /* After PQ_STAGE_DECODE: the next record batch of at most `max_rows` rows
  * (0: a whole row group's range at a time), walking the selected row
  * groups in selection order; a batch never spans two row groups, and a
- * selected row group with no rows gives one empty batch. Each call
+ * selected row group with no rows gives one empty batch (unless a filter
+ * removed all its rows: then none). Each call
  * continues where the previous one stopped. When every row has been handed
  * out it returns PQ_OK with out_array->release and out_schema->release
  * NULL (end of data). Ownership and lifetime as for

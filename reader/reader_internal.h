@@ -16,6 +16,8 @@
 
 /* Steps of one chunk in the page-header stage. */
 typedef enum chunk_step {
+    CHUNK_DEFERRED,          /* a projected column the filter does not read: planned once the
+                              * filter has narrowed the rows (late materialization) */
     CHUNK_NEED_OFFSET_INDEX, /* a row range cuts the chunk: read its offset index first */
     CHUNK_NEED_PAGES,        /* parts[] known: read them and walk the pages */
     CHUNK_WALKED
@@ -92,7 +94,8 @@ struct pq_reader {
      * row-group-major order; the chunk bytes are kept for the decode stage */
     pq_reader_chunk *chunks;
     size_t chunks_len;
-    size_t chunks_walked;           /* entries done so far (sans-IO resumes here) */
+    size_t chunks_walked;           /* entries done so far */
+    bool late_pending;              /* deferred chunks wait for the filter's rows */
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
     pq_page_walk_counters walk_counters;
@@ -121,6 +124,13 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 
 /* Ranges the page-header stage still needs (stage_pages.c). */
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
+
+/* The filter over selected row group g's rows [sel_first_row, +sel_num_rows):
+ * its columns' walked chunks decoded and evaluated (stage_decode.c). *keep
+ * (malloc'd, sel_num_rows bits) gets the matching rows, *kept their count.
+ * cctx may be NULL. */
+pq_status pq_reader_filter_rows(const pq_reader *r, struct pq_codec_ctx *cctx, size_t g, uint8_t **keep,
+                                int64_t *kept, pq_error *err);
 
 /* The decode stage (stage_decode.c): decode every selected chunk. */
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);

@@ -231,8 +231,6 @@ static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
 
 typedef struct filter_job {
     pq_reader *r;
-    uint32_t *leaves;       /* the filter's leaves */
-    size_t nleaves;
     pq_status *status;      /* per selected row group */
     pq_error *errors;
     uint64_t *removed;
@@ -250,35 +248,65 @@ static size_t walk_index(const pq_reader *r, uint32_t leaf)
 /* Evaluate the filter on selected row group g's delivered rows and keep
  * only the matching ones in its output columns. The filter's columns are
  * decoded here as flat columns of their own. */
-static pq_status filter_group(pq_reader *r, const filter_job *job, pq_codec_ctx *cctx, size_t g, uint64_t *removed,
-                              pq_error *err)
+pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t **keep_out,
+                                int64_t *kept_out, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
-    size_t nl = job->nleaves, n = r->sel_columns_len;
+    *keep_out = NULL;
+    *kept_out = 0;
+    size_t nl = pq_expr_columns(r->filter, NULL, 0);
     int64_t first = (int64_t)r->sel_first_row[g], len = (int64_t)r->sel_num_rows[g];
+    uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
     int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
-    const struct ArrowArray **by_leaf = calloc(schema->leaves_len, sizeof *by_leaf);
-    const struct ArrowSchema **types = calloc(schema->leaves_len, sizeof *types);
+    const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
+    const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
-    pq_status st = cols && offsets && by_leaf && types && keep ? PQ_OK
-                                                               : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_status st = leaves && cols && offsets && by_leaf && types && keep
+                       ? PQ_OK
+                       : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        size_t ch = chunk_at(r, g, walk_index(r, job->leaves[k]));
+        size_t ch = chunk_at(r, g, walk_index(r, leaves[k]));
         st = decode_flat_chunk(r, cctx, ch, &cols[k], err);
         offsets[k] = first - (int64_t)r->chunks[ch].first_row;
     }
     if (st == PQ_OK) st = pq_arrow_batch_export(cols, offsets, nl, len, &batch, err);
-    if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, job->leaves, nl, &bschema, err);
+    if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, leaves, nl, &bschema, err);
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        by_leaf[job->leaves[k]] = batch.children[k];
-        types[job->leaves[k]] = bschema.children[k];
+        by_leaf[leaves[k]] = batch.children[k];
+        types[leaves[k]] = bschema.children[k];
     }
     if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, len, keep, err);
     int64_t kept = 0;
     for (int64_t i = 0; st == PQ_OK && i < len; i++) kept += (keep[i >> 3] >> (i & 7)) & 1;
+    if (batch.release) batch.release(&batch);
+    if (bschema.release) bschema.release(&bschema);
+    for (size_t k = 0; cols && k < nl; k++) pq_arrow_column_release(cols[k]);
+    free(leaves);
+    free(cols);
+    free(offsets);
+    free(by_leaf);
+    free(types);
+    if (st != PQ_OK) {
+        free(keep);
+        return st;
+    }
+    *keep_out = keep;
+    *kept_out = kept;
+    return PQ_OK;
+}
+
+/* Keep only the matching rows of selected row group g in its output columns. */
+static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed, pq_error *err)
+{
+    size_t n = r->sel_columns_len;
+    int64_t first = (int64_t)r->sel_first_row[g], len = (int64_t)r->sel_num_rows[g];
+    uint8_t *keep;
+    int64_t kept;
+    pq_status st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
     if (st == PQ_OK && kept < len) {
         /* Replace each output column by its matching rows. */
         for (size_t c = 0; st == PQ_OK && c < n; c++) {
@@ -299,13 +327,6 @@ static pq_status filter_group(pq_reader *r, const filter_job *job, pq_codec_ctx 
             *removed = (uint64_t)(len - kept);
         }
     }
-    if (batch.release) batch.release(&batch);
-    if (bschema.release) bschema.release(&bschema);
-    for (size_t k = 0; cols && k < nl; k++) pq_arrow_column_release(cols[k]);
-    free(cols);
-    free(offsets);
-    free(by_leaf);
-    free(types);
     free(keep);
     return st;
 }
@@ -313,7 +334,7 @@ static pq_status filter_group(pq_reader *r, const filter_job *job, pq_codec_ctx 
 static bool filter_unit(void *ctx, size_t g, unsigned worker)
 {
     filter_job *job = ctx;
-    job->status[g] = filter_group(job->r, job, &job->codecs[worker], g, &job->removed[g], &job->errors[g]);
+    job->status[g] = filter_group(job->r, &job->codecs[worker], g, &job->removed[g], &job->errors[g]);
     return job->status[g] == PQ_OK;
 }
 
@@ -324,17 +345,14 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     size_t groups = r->sel_row_groups_len;
     if (!groups) return PQ_OK;
     filter_job job = {.r = r};
-    job.nleaves = pq_expr_columns(r->filter, NULL, 0);
-    job.leaves = malloc((job.nleaves ? job.nleaves : 1) * sizeof *job.leaves);
     job.status = calloc(groups, sizeof *job.status);
     job.errors = calloc(groups, sizeof *job.errors);
     job.removed = calloc(groups, sizeof *job.removed);
     job.codecs = codecs_new();
     pq_status st = PQ_OK;
-    if (!job.leaves || !job.status || !job.errors || !job.removed || !job.codecs) {
+    if (!job.status || !job.errors || !job.removed || !job.codecs) {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     } else {
-        pq_expr_columns(r->filter, job.leaves, job.nleaves);
         for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
         pq_parallel_for(groups, r->opts.threads, filter_unit, &job);
         for (size_t g = 0; g < groups && st == PQ_OK; g++) {
@@ -345,7 +363,6 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
             r->stats[PQ_STAGE_DECODE].rows_filtered += job.removed[g];
         }
     }
-    free(job.leaves);
     free(job.status);
     free(job.errors);
     free(job.removed);
@@ -527,6 +544,11 @@ pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArra
         if (!r->batch_started) {
             r->batch_started = true;
             r->batch_row = lo;
+            if (hi == lo && r->filter && !r->opts.prune_only) { /* the filter left no row */
+                r->batch_group++;
+                r->batch_started = false;
+                continue;
+            }
             if (hi == lo) { /* a row group with no rows still gives one (empty) batch */
                 r->batch_group++;
                 r->batch_started = false;

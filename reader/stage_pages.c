@@ -14,6 +14,7 @@
 
 #include "metadata/error.h"
 #include "metadata/page_index.h"
+#include "metadata/predicate.h"
 #include "reader/parallel.h"
 #include "reader/reader_internal.h"
 
@@ -38,6 +39,7 @@ void pq_reader_free_chunks(pq_reader *r)
 
 void pq_reader_keep_chunks_for_reuse(pq_reader *r)
 {
+    r->late_pending = false;
     pq_reader_chunk *chunks = r->chunks;
     size_t n = r->chunks_len;
     r->chunks = NULL;
@@ -105,6 +107,27 @@ static bool has_offset_index(const pq_column_chunk *cc)
     return (cc->set & both) == both && cc->offset_index_offset > 0 && cc->offset_index_length > 0;
 }
 
+/* Late materialization: with a filter (not prune-only), a projected column
+ * the filter does not read waits until the filter's columns have narrowed
+ * the rows it must deliver. */
+static bool deferred(const pq_reader *r, size_t c)
+{
+    if (!r->filter || r->opts.prune_only || c >= r->sel_columns_len) return false;
+    uint32_t leaf = r->sel_columns[c];
+    /* The leaves of one nested field are assembled together and must hold
+     * the same rows: defer only a column that is alone in its field. */
+    if (!pages_may_be_skipped(r, leaf)) return false;
+    size_t n = pq_expr_columns(r->filter, NULL, 0);
+    uint32_t stack[64];
+    uint32_t *cols = n <= 64 ? stack : malloc(n * sizeof *cols);
+    if (!cols) return false;
+    pq_expr_columns(r->filter, cols, n);
+    bool read_by_filter = false;
+    for (size_t k = 0; k < n && !read_by_filter; k++) read_by_filter = cols[k] == leaf;
+    if (cols != stack) free(cols);
+    return !read_by_filter;
+}
+
 /* Lay out one entry per selected chunk with its byte range. */
 static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
@@ -134,7 +157,10 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
                                     "memory limit", rg, col, (unsigned long long)ch->info.length);
             ch->first_row = 0;
             ch->num_rows = rows;
-            if (cut && has_offset_index(cc) && pages_may_be_skipped(r, col)) {
+            if (deferred(r, c)) {
+                ch->step = CHUNK_DEFERRED;
+                r->late_pending = true;
+            } else if (cut && has_offset_index(cc) && pages_may_be_skipped(r, col)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
             } else {
                 ch->step = CHUNK_NEED_PAGES;
@@ -218,7 +244,7 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
     size_t count = 0;
     /* Offset indexes first: the page ranges depend on them. */
     bool any_index = false;
-    for (size_t i = r->chunks_walked; i < r->chunks_len; i++) {
+    for (size_t i = 0; i < r->chunks_len; i++) {
         const pq_reader_chunk *ch = &r->chunks[i];
         if (ch->step != CHUNK_NEED_OFFSET_INDEX) continue;
         any_index = true;
@@ -229,9 +255,9 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
         count++;
     }
     if (any_index) return count;
-    for (size_t i = r->chunks_walked; i < r->chunks_len; i++) {
+    for (size_t i = 0; i < r->chunks_len; i++) {
         const pq_reader_chunk *ch = &r->chunks[i];
-        if (ch->step == CHUNK_WALKED) continue;
+        if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) continue;
         for (size_t p = 0; p < ch->nparts; p++) {
             if (pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length)) continue;
             if (count < cap) out[count] = ch->parts[p];
@@ -395,7 +421,7 @@ static bool walk_task(void *ctx, size_t i, unsigned worker)
     (void)worker;
     walk_job *job = ctx;
     pq_reader_chunk *ch = &job->r->chunks[job->first + i];
-    if (ch->step == CHUNK_WALKED) {
+    if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) {
         job->status[i] = PQ_OK;
         return true;
     }
@@ -405,7 +431,7 @@ static bool walk_task(void *ctx, size_t i, unsigned worker)
 
 static pq_status walk_parallel(pq_reader *r, pq_error *err)
 {
-    size_t first = r->chunks_walked, n = r->chunks_len - first;
+    size_t first = 0, n = r->chunks_len;
     walk_job job = {.r = r, .first = first};
     job.acc = calloc(n, sizeof *job.acc);
     job.status = calloc(n, sizeof *job.status);
@@ -438,6 +464,93 @@ static pq_status need_more(const pq_reader *r, pq_error *err)
                         missing, missing == 1 ? "" : "s");
 }
 
+/* Offset indexes, then pages, of every chunk that waits for them. */
+static pq_status walk_pending(pq_reader *r, pq_error *err)
+{
+    /* Every offset index the row range needs, before any page. */
+    bool missing = false;
+    for (size_t k = 0; k < r->chunks_len; k++) {
+        if (r->chunks[k].step != CHUNK_NEED_OFFSET_INDEX) continue;
+        pq_status st = read_offset_index(r, k, err);
+        if (st == PQ_ERR_NEED_DATA) {
+            missing = true;
+            continue;
+        }
+        if (st != PQ_OK) return st;
+    }
+    if (missing) return need_more(r, err);
+    /* Sources the reader owns (a file, memory) are read and walked on the
+     * decode threads; a caller's source only from this thread. */
+    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->chunks_len > 1)
+        return walk_parallel(r, err);
+    /* A sans-IO reader may stop at a chunk it lacks and resume later. */
+    for (size_t k = 0; k < r->chunks_len; k++) {
+        pq_reader_chunk *ch = &r->chunks[k];
+        if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) continue;
+        walk_acc acc;
+        memset(&acc, 0, sizeof acc);
+        pq_status st = walk_chunk(r, ch, false, &acc, err);
+        acc_merge(r, &acc);
+        if (st == PQ_ERR_NEED_DATA) return need_more(r, err);
+        if (st != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+/* Late materialization: the filter's columns are walked; evaluate the
+ * filter on each row group, narrow its rows to the span of the matching
+ * ones (none: no rows), and plan the deferred chunks for those rows. */
+static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    pq_codec_ctx cctx;
+    pq_codec_ctx_init(&cctx);
+    pq_status st = PQ_OK;
+    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
+        uint8_t *keep;
+        int64_t kept;
+        st = pq_reader_filter_rows(r, &cctx, g, &keep, &kept, err);
+        if (st != PQ_OK) break;
+        int64_t len = (int64_t)r->sel_num_rows[g], lo = -1, hi = -1;
+        for (int64_t i = 0; kept && i < len; i++)
+            if ((keep[i >> 3] >> (i & 7)) & 1) {
+                if (lo < 0) lo = i;
+                hi = i;
+            }
+        free(keep);
+        if (lo < 0) {
+            r->sel_num_rows[g] = 0;
+        } else {
+            r->sel_first_row[g] += (uint64_t)lo;
+            r->sel_num_rows[g] = (uint64_t)(hi - lo + 1);
+        }
+        const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
+        bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < (uint64_t)rg->num_rows;
+        for (size_t c = 0; c < r->walk_columns_len; c++) {
+            pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
+            if (ch->step != CHUNK_DEFERRED) continue;
+            if (r->sel_num_rows[g] == 0) { /* nothing to read: an empty chunk */
+                ch->step = CHUNK_WALKED;
+                ch->nparts = 0;
+                ch->first_row = r->sel_first_row[g];
+                ch->num_rows = 0;
+                r->stats[PQ_STAGE_PAGE_HEADERS].chunks_skipped++;
+                continue;
+            }
+            ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
+            ch->nparts = 1;
+            ch->first_row = 0;
+            ch->num_rows = (uint64_t)rg->num_rows;
+            ch->step = cut && has_offset_index(rg->columns[ch->info.column]) &&
+                               pages_may_be_skipped(r, ch->info.column)
+                           ? CHUNK_NEED_OFFSET_INDEX
+                           : CHUNK_NEED_PAGES;
+        }
+    }
+    pq_codec_ctx_free(&cctx);
+    return st;
+}
+
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
 {
     if (!r->chunks) {
@@ -451,45 +564,20 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
             return st;
         }
     }
-    /* Every offset index the row range needs, before any page. */
-    bool missing = false;
-    for (size_t k = r->chunks_walked; k < r->chunks_len; k++) {
-        if (r->chunks[k].step != CHUNK_NEED_OFFSET_INDEX) continue;
-        pq_status st = read_offset_index(r, k, err);
-        if (st == PQ_ERR_NEED_DATA) {
-            missing = true;
-            continue;
+    for (;;) {
+        pq_status st = walk_pending(r, err);
+        if (st == PQ_OK && r->late_pending) {
+            st = narrow_by_filter(r, err);
+            r->late_pending = false;
+            if (st == PQ_OK) continue; /* now the deferred chunks */
         }
+        if (st == PQ_ERR_NEED_DATA) return st;
         if (st != PQ_OK) {
             pq_reader_free_chunks(r);
             return st;
         }
+        break;
     }
-    if (missing) return need_more(r, err);
-    /* Sources the reader owns (a file, memory) are read and walked on the
-     * decode threads; a caller's source only from this thread. */
-    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 &&
-        r->chunks_len - r->chunks_walked > 1) {
-        pq_status st = walk_parallel(r, err);
-        if (st != PQ_OK) pq_reader_free_chunks(r);
-        return st;
-    }
-    /* A sans-IO reader may stop at a chunk it lacks and resume there. */
-    while (r->chunks_walked < r->chunks_len) {
-        if (r->chunks[r->chunks_walked].step == CHUNK_WALKED) { /* reused */
-            r->chunks_walked++;
-            continue;
-        }
-        walk_acc acc;
-        memset(&acc, 0, sizeof acc);
-        pq_status st = walk_chunk(r, &r->chunks[r->chunks_walked], false, &acc, err);
-        acc_merge(r, &acc);
-        if (st == PQ_ERR_NEED_DATA) return need_more(r, err);
-        if (st != PQ_OK) {
-            pq_reader_free_chunks(r);
-            return st;
-        }
-        r->chunks_walked++;
-    }
+    r->chunks_walked = r->chunks_len;
     return PQ_OK;
 }

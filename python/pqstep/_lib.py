@@ -114,6 +114,7 @@ class pq_stage_stats(ctypes.Structure):
         ("reused", ctypes.c_uint64),
         ("chunks", ctypes.c_uint64),
         ("pages", ctypes.c_uint64),
+        ("chunks_skipped", ctypes.c_uint64),
         ("rows", ctypes.c_uint64),
         ("bytes_out", ctypes.c_uint64),
         ("pruned_statistics", ctypes.c_uint64),
