@@ -27,6 +27,7 @@
 
 #include "metadata/bloom_filter.h"
 #include "pqstep.h"
+#include "compact_writer.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------------------
@@ -222,23 +223,6 @@ END_TEST
  * Headers
  * ------------------------------------------------------------------------- */
 
-typedef struct buf {
-    uint8_t b[4096];
-    size_t n;
-} buf;
-
-static void put(buf *o, uint8_t x) { o->b[o->n++] = x; }
-
-static void varint(buf *o, uint64_t v)
-{
-    while (v >= 0x80) {
-        put(o, (uint8_t)(v | 0x80));
-        v >>= 7;
-    }
-    put(o, (uint8_t)v);
-}
-
-static void zigzag(buf *o, int64_t v) { varint(o, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
 /* A union field `fid` (struct, delta from `prev`) whose member `member` is
  * an empty struct; member 0: no member. */

@@ -26,29 +26,13 @@
 #include "metadata/page_index.h"
 #include "pages/page_walk.h"
 #include "pqstep.h"
+#include "compact_writer.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------------------
  * Hand-encoded bytes
  * ------------------------------------------------------------------------- */
 
-typedef struct buf {
-    uint8_t b[1024];
-    size_t n;
-} buf;
-
-static void put(buf *o, uint8_t x) { o->b[o->n++] = x; }
-
-static void varint(buf *o, uint64_t v)
-{
-    while (v >= 0x80) {
-        put(o, (uint8_t)(v | 0x80));
-        v >>= 7;
-    }
-    put(o, (uint8_t)v);
-}
-
-static void zigzag(buf *o, int64_t v) { varint(o, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
 static void list_header(buf *o, size_t n, uint8_t et)
 {

@@ -7,29 +7,14 @@
  * << 4 | element type), so each expected value is known.
  */
 #include <check.h>
+
+#include "compact_writer.h"
 #include <stdlib.h>
 #include <string.h>
 
 #include "metadata/page_index.h"
 
 /* Encoder helpers for the test's own bytes. */
-typedef struct buf {
-    uint8_t b[512];
-    size_t n;
-} buf;
-
-static void put(buf *o, uint8_t x) { o->b[o->n++] = x; }
-
-static void varint(buf *o, uint64_t v)
-{
-    while (v >= 0x80) {
-        put(o, (uint8_t)(v | 0x80));
-        v >>= 7;
-    }
-    put(o, (uint8_t)v);
-}
-
-static void zigzag(buf *o, int64_t v) { varint(o, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
 /* PageLocation{offset, size, first_row} as a struct in a list. */
 static void location(buf *o, int64_t offset, int32_t size, int64_t first_row)
