@@ -34,35 +34,9 @@
  * The corpus
  * ------------------------------------------------------------------------- */
 
-#define MAX_FILES 256
-static char *files[MAX_FILES];
+static char **files;
 static int nfiles;
-static size_t corpus_prefix;
 
-static void collect(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (lstat(path, &st) != 0) continue;
-        size_t n = strlen(path);
-        if (S_ISDIR(st.st_mode)) collect(path);
-        else if (S_ISREG(st.st_mode) && n > 8 && strcmp(path + n - 8, ".parquet") == 0 &&
-                 nfiles < MAX_FILES)
-            files[nfiles++] = strdup(path + corpus_prefix);
-    }
-    closedir(d);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* One column index of the corpus: its bytes (inside the file image) and
  * its page count (the OffsetIndex's, as c_glib decodes it). */
@@ -323,13 +297,7 @@ int main(void)
 {
     const char *dir = pq_test_corpus_dir();
     if (dir) {
-        corpus_prefix = strlen(dir) + 1;
-        char sub[4096];
-        snprintf(sub, sizeof sub, "%s/data", dir);
-        collect(sub);
-        snprintf(sub, sizeof sub, "%s/bad_data", dir);
-        collect(sub);
-        qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+        nfiles = pq_test_corpus_files(&files);
     }
     Suite *s = suite_create("cglib column index");
     TCase *tc = tcase_create("column index");
@@ -341,6 +309,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    for (int i = 0; i < nfiles; i++) free(files[i]);
+    pq_test_free_files(files, nfiles);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

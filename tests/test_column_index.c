@@ -307,47 +307,15 @@ END_TEST
  * The corpus
  * ------------------------------------------------------------------------- */
 
-#define MAX_FILES 256
-static char *files[MAX_FILES];
+static char **files;
 static int nfiles;
-static size_t corpus_prefix;
 
-static void collect(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (lstat(path, &st) != 0) continue;
-        size_t n = strlen(path);
-        if (S_ISDIR(st.st_mode)) collect(path);
-        else if (S_ISREG(st.st_mode) && n > 8 && strcmp(path + n - 8, ".parquet") == 0 &&
-                 nfiles < MAX_FILES)
-            files[nfiles++] = strdup(path + corpus_prefix);
-    }
-    closedir(d);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static void collect_corpus(void)
 {
     const char *dir = pq_test_corpus_dir();
     if (!dir || nfiles) return;
-    corpus_prefix = strlen(dir) + 1;
-    char sub[4096];
-    snprintf(sub, sizeof sub, "%s/data", dir);
-    collect(sub);
-    snprintf(sub, sizeof sub, "%s/bad_data", dir);
-    collect(sub);
-    qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+    nfiles = pq_test_corpus_files(&files);
 }
 
 /* How two PLAIN-encoded bounds of a leaf compare: <0, 0, >0, or 2 when the
@@ -604,7 +572,7 @@ int main(void)
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
-    for (int i = 0; i < nfiles; i++) free(files[i]);
+    pq_test_free_files(files, nfiles);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

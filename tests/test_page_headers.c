@@ -24,48 +24,13 @@
  * The corpus: every .parquet under data/ and bad_data/
  * ------------------------------------------------------------------------- */
 
-#define MAX_FILES 256
-static char *files[MAX_FILES];
+static char **files;
 static int nfiles;
-static size_t corpus_prefix;
 static char *catalog;
-
-/* Every .parquet below dir (recursively), as paths relative to the corpus. */
-static void collect(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (lstat(path, &st) != 0) continue;
-        size_t n = strlen(path);
-        if (S_ISDIR(st.st_mode)) collect(path);
-        else if (S_ISREG(st.st_mode) && n > 8 && strcmp(path + n - 8, ".parquet") == 0 &&
-                 nfiles < MAX_FILES)
-            files[nfiles++] = strdup(path + corpus_prefix);
-    }
-    closedir(d);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static void list_corpus(void)
 {
-    const char *dir = pq_test_corpus_dir();
-    corpus_prefix = strlen(dir) + 1;
-    char sub[4096];
-    snprintf(sub, sizeof sub, "%s/data", dir);
-    collect(sub);
-    snprintf(sub, sizeof sub, "%s/bad_data", dir);
-    collect(sub);
-    qsort(files, (size_t)nfiles, sizeof files[0], cmp_str);
+    nfiles = pq_test_corpus_files(&files);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1154,7 +1119,7 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    for (int i = 0; i < nfiles; i++) free(files[i]);
+    pq_test_free_files(files, nfiles);
     free(catalog);
     return failed ? 1 : 0;
 }

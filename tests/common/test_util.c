@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include "test_util.h"
 
 #include <stdio.h>
@@ -108,4 +109,70 @@ void pq_test_skip(const char *why)
     printf("SKIP: %s\n", why);
     fflush(stdout);
     exit(77);
+}
+
+/* ---------------------------------------------------------------------------
+ * Listing the corpus
+ * ------------------------------------------------------------------------- */
+
+typedef struct file_list {
+    char **v;
+    int n, cap;
+    size_t prefix; /* length of "<corpus>/" */
+} file_list;
+
+static void list_dir(file_list *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0) continue;
+        size_t n = strlen(path);
+        if (S_ISDIR(st.st_mode)) {
+            list_dir(l, path);
+        } else if (S_ISREG(st.st_mode) && n > 8 && strcmp(path + n - 8, ".parquet") == 0) {
+            if (l->n == l->cap) {
+                int cap = l->cap ? 2 * l->cap : 64;
+                char **v = realloc(l->v, (size_t)cap * sizeof *v);
+                if (!v) continue;
+                l->v = v;
+                l->cap = cap;
+            }
+            l->v[l->n++] = strdup(path + l->prefix);
+        }
+    }
+    closedir(d);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pq_test_corpus_files(char ***files)
+{
+    file_list l = {0};
+    *files = NULL;
+    const char *dir = pq_test_corpus_dir();
+    if (!dir) return 0;
+    l.prefix = strlen(dir) + 1;
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/data", dir);
+    list_dir(&l, sub);
+    snprintf(sub, sizeof sub, "%s/bad_data", dir);
+    list_dir(&l, sub);
+    if (l.n) qsort(l.v, (size_t)l.n, sizeof *l.v, cmp_path);
+    *files = l.v;
+    return l.n;
+}
+
+void pq_test_free_files(char **files, int n)
+{
+    for (int i = 0; files && i < n; i++) free(files[i]);
+    free(files);
 }

@@ -41,4 +41,11 @@ const uint8_t *pq_test_footer_span(const uint8_t *file, size_t len, size_t *foot
 /* Print "SKIP: <why>" and exit(77) (ctest's skip code). */
 void pq_test_skip(const char *why);
 
+/* Every .parquet file below the corpus's data/ and bad_data/ (recursively),
+ * as paths relative to the corpus ("data/x.parquet"), sorted. Returns the
+ * count (0 without a corpus); *files is malloc'd, free it with
+ * pq_test_free_files. */
+int pq_test_corpus_files(char ***files);
+void pq_test_free_files(char **files, int n);
+
 #endif
