@@ -89,7 +89,8 @@ typedef struct pq_stage_stats {
     uint64_t rows;          /* decode stage: rows decoded, all selected row groups */
     uint64_t bytes_out;     /* decode stage: bytes of the Arrow buffers made */
     uint64_t pruned_statistics; /* select: row groups pruned by statistics */
-    uint64_t pruned_bloom_filter; /* select: row groups pruned by bloom filters (beyond statistics) */
+    uint64_t pruned_dictionary; /* select: row groups pruned by dictionary pages (beyond statistics) */
+    uint64_t pruned_bloom_filter; /* select: row groups pruned by bloom filters (beyond the above) */
     uint64_t prune_warnings;    /* select: indexes or filters that could not be read or were
                                  * malformed, so their step was skipped for that chunk */
     uint64_t pruned_page_index; /* select: row groups the page index left no row of */
@@ -173,7 +174,7 @@ typedef struct pq_reader_options {
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */
 enum {
     PQ_PRUNE_STATISTICS = 1u << 0,  /* row-group min/max/null counts */
-    PQ_PRUNE_DICTIONARY = 1u << 1,  /* dictionary pages, for = and IN (not yet built) */
+    PQ_PRUNE_DICTIONARY = 1u << 1,  /* dictionary pages of fully dictionary-encoded chunks, for = and IN */
     PQ_PRUNE_BLOOM_FILTER = 1u << 2,/* split-block bloom filters, for = and IN */
     PQ_PRUNE_PAGE_INDEX = 1u << 3   /* column and offset indexes: a row group's rows narrowed to
                                      * the span of the pages that may match */

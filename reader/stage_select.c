@@ -10,6 +10,7 @@
 
 #include "metadata/error.h"
 #include "reader/prune_bloom.h"
+#include "reader/prune_dict.h"
 #include "reader/prune_pages.h"
 #include "reader/prune_stats.h"
 #include "reader/reader_internal.h"
@@ -125,7 +126,7 @@ static pq_status bind_filter(pq_reader *r, pq_error *err)
 }
 
 /* Drop the row groups the filter rules out: by statistics, then by
- * statistics and bloom filters together, then narrow the survivors' rows by
+ * statistics with dictionaries, then with bloom filters, then narrow the survivors' rows by
  * their page indexes (a row group is counted for the first step that drops
  * it). */
 static void prune_row_groups(pq_reader *r)
@@ -133,9 +134,10 @@ static void prune_row_groups(pq_reader *r)
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     if (r->filter) r->pruned_by = calloc(fm->row_groups_len ? fm->row_groups_len : 1, 1);
     bool stats = !(r->opts.prune_disable & PQ_PRUNE_STATISTICS);
+    bool dict = !(r->opts.prune_disable & PQ_PRUNE_DICTIONARY);
     bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
     bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
-    if (!r->filter || (!stats && !bloom && !pages)) return;
+    if (!r->filter || (!stats && !dict && !bloom && !pages)) return;
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t kept = 0;
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
@@ -143,10 +145,13 @@ static void prune_row_groups(pq_reader *r)
         uint32_t step = 0;
         if (stats && !pq_prune_by_statistics(r->filter, fm, schema, &fm->row_groups[rg]).can_true)
             step = PQ_PRUNE_STATISTICS;
+        else if (dict && !pq_prune_by_dictionaries(r, rg, stats).can_true)
+            step = PQ_PRUNE_DICTIONARY;
         else if (bloom && !pq_prune_by_bloom_filters(r, rg, stats).can_true)
             step = PQ_PRUNE_BLOOM_FILTER;
         if (step) {
             if (step == PQ_PRUNE_STATISTICS) r->stats[PQ_STAGE_SELECT].pruned_statistics++;
+            else if (step == PQ_PRUNE_DICTIONARY) r->stats[PQ_STAGE_SELECT].pruned_dictionary++;
             else r->stats[PQ_STAGE_SELECT].pruned_bloom_filter++;
             if (r->pruned_by) r->pruned_by[rg] = (uint8_t)step;
             continue;

@@ -94,8 +94,9 @@ static void print_stats(const pq_reader *r)
         if (stage == PQ_STAGE_FOOTER) fprintf(stderr, ", %" PRIu64 " parses", st.parses);
         if (stage == PQ_STAGE_SELECT)
             fprintf(stderr, ", %" PRIu64 " chunks; row groups pruned: %" PRIu64 " by statistics, %" PRIu64
-                    " by bloom filters, %" PRIu64 " by page index; pages pruned %" PRIu64 " of %" PRIu64
-                    "; %" PRIu64 " warnings", st.chunks, st.pruned_statistics, st.pruned_bloom_filter,
+                    " by dictionaries, %" PRIu64 " by bloom filters, %" PRIu64 " by page index; pages pruned %" PRIu64
+                    " of %" PRIu64 "; %" PRIu64 " warnings", st.chunks, st.pruned_statistics, st.pruned_dictionary,
+                    st.pruned_bloom_filter,
                     st.pruned_page_index, st.pages_pruned, st.pages_considered, st.prune_warnings);
         if (stage == PQ_STAGE_PAGE_HEADERS)
             fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages", st.chunks, st.pages);

@@ -180,8 +180,8 @@ int pq_cmd_prune(int argc, char **argv)
         cli_json_finish(&j);
     } else {
         printf("\nkept %" PRIu64 " of %u row groups (%" PRIu64 " of %" PRId64 " rows); pruned by statistics %"
-               PRIu64 ", by bloom filters %" PRIu64 "\n", kept_groups, fm->row_groups_len, kept_rows, fm->num_rows,
-               by_step[0], by_step[2]);
+               PRIu64 ", by dictionaries %" PRIu64 ", by bloom filters %" PRIu64 "\n", kept_groups,
+               fm->row_groups_len, kept_rows, fm->num_rows, by_step[0], by_step[1], by_step[2]);
         pq_stage_stats st;
         pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
         printf("page index: %" PRIu64 " of %" PRIu64 " pages of the filter's columns outside the rows kept; "

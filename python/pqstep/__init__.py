@@ -484,7 +484,7 @@ class Reader:
         sel.row_limit = row_limit or 0
         flt = _Filter(filter, self.path) if filter is not None else None
         sel.filter = flt.handle if flt else None
-        sel.prune_disable = 0 if prune else _c.PQ_PRUNE_ALL
+        sel.prune_disable = _prune_disable(prune)
         err = _c.pq_error()
         if _c.pq_reader_reselect(h, ctypes.byref(sel), ctypes.byref(err)) != _c.PQ_OK:
             raise _error(err, self.path)
@@ -550,6 +550,23 @@ def _import_schema(md, cols):
     return pa.Schema._import_from_c(ctypes.addressof(sbuf))
 
 
+_PRUNE_STEPS = {"statistics": 1, "dictionary": 2, "bloom_filter": 4, "page_index": 8}
+
+
+def _prune_disable(prune):
+    """prune: True (every step), False (none), or the names of the steps to
+    use ("statistics", "dictionary", "bloom_filter", "page_index")."""
+    if prune is True:
+        return 0
+    if prune is False or prune is None:
+        return _c.PQ_PRUNE_ALL
+    steps = set(prune)
+    unknown = steps - set(_PRUNE_STEPS)
+    if unknown:
+        raise ValueError("unknown pruning step(s) %s (one of %s)" % (sorted(unknown), sorted(_PRUNE_STEPS)))
+    return sum(bit for name, bit in _PRUNE_STEPS.items() if name not in steps)
+
+
 class _Filter:
     """A predicate parsed by the library (pq_expr_parse), freed with the object."""
 
@@ -604,8 +621,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
         flt = _Filter(filter, path)
         keep.append(flt)
         opts.filter = flt.handle
-    if not prune:
-        opts.prune_disable = _c.PQ_PRUNE_ALL
+    opts.prune_disable = _prune_disable(prune)
     err = _c.pq_error()
     h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
     if not h:
@@ -652,7 +668,9 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
     its statistics rule out are skipped, and only the rows where it is true
     are returned (the row range counts rows before the filter); prune=False
-    turns the pruning steps off (the rows are the same). metadata (a
+    turns the pruning steps off (the rows are the same), and a set of step
+    names ("statistics", "dictionary", "bloom_filter", "page_index") uses
+    only those. metadata (a
     FileMetadata) or cache (a MetadataCache): reuse a parsed footer, as for
     Reader."""
     import pyarrow as pa

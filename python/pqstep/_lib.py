@@ -118,6 +118,7 @@ class pq_stage_stats(ctypes.Structure):
         ("rows", ctypes.c_uint64),
         ("bytes_out", ctypes.c_uint64),
         ("pruned_statistics", ctypes.c_uint64),
+        ("pruned_dictionary", ctypes.c_uint64),
         ("pruned_bloom_filter", ctypes.c_uint64),
         ("prune_warnings", ctypes.c_uint64),
         ("pruned_page_index", ctypes.c_uint64),

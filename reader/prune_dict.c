@@ -1,0 +1,216 @@
+/*
+ * prune_dict.c — see prune_dict.h.
+ *
+ * A chunk is fully dictionary-encoded when its encoding stats list no data
+ * page in another encoding (the `encodings` list alone cannot tell: writers
+ * put the dictionary page's PLAIN there too). Its dictionary page is read
+ * from the chunk's start: the header first (a short read), then the page,
+ * decompressed and decoded as PLAIN. A literal is in the chunk only if it
+ * equals one entry (pq_value_compare; floats by value, so -0 = +0 and NaN
+ * matches nothing).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/plain.h"
+#include "pages/codec.h"
+#include "pages/page_header.h"
+#include "pages/page_walk.h"
+#include "reader/prune_dict.h"
+
+/* A decoded dictionary: n entries as pq_value (byte arrays point into data). */
+typedef struct dict {
+    pq_value *v;
+    size_t n;
+    uint8_t *data;     /* the decompressed page */
+    int32_t *offsets;  /* BYTE_ARRAY */
+} dict;
+
+typedef struct dict_ctx {
+    pq_reader *r;
+    uint32_t rg;
+    bool with_statistics;
+    pq_stats_ctx stats;
+    dict *dicts;       /* per leaf */
+    uint8_t *state;    /* per leaf: 0 not tried, 1 loaded, 2 none */
+} dict_ctx;
+
+enum { NOT_TRIED = 0, LOADED, NONE };
+
+/* Data pages all dictionary-encoded, by the encoding stats. */
+static bool all_dictionary(const pq_column_meta *m)
+{
+    if (!(m->set & PQ_CMD_HAS_ENCODING_STATS) || m->encoding_stats_len == 0) return false;
+    bool any_data = false;
+    for (uint32_t i = 0; i < m->encoding_stats_len; i++) {
+        const pq_page_encoding_stats *e = &m->encoding_stats[i];
+        if (e->page_type != PQ_PAGE_DATA && e->page_type != PQ_PAGE_DATA_V2) continue;
+        if (e->count <= 0) continue;
+        any_data = true;
+        if (e->encoding != PQ_ENC_PLAIN_DICTIONARY && e->encoding != PQ_ENC_RLE_DICTIONARY) return false;
+    }
+    return any_data;
+}
+
+static void dict_free(dict *d)
+{
+    free(d->v);
+    free(d->data);
+    free(d->offsets);
+    memset(d, 0, sizeof *d);
+}
+
+/* The n PLAIN values of page `p` (len bytes) of leaf into d. */
+static bool decode_values(const pq_leaf *leaf, uint8_t *p, size_t len, size_t n, dict *d)
+{
+    pq_error err;
+    size_t used = 0;
+    d->v = calloc(n ? n : 1, sizeof *d->v);
+    if (!d->v) return false;
+    d->n = n;
+    switch (leaf->physical_type) {
+    case PQ_BYTE_ARRAY: {
+        size_t data_len = 0;
+        d->offsets = malloc((n + 1) * sizeof *d->offsets);
+        uint8_t *data = malloc(len ? len : 1);
+        if (!d->offsets || !data ||
+            pq_plain_byte_array(p, len, n, d->offsets, 0, data, len, &data_len, &used, &err) != PQ_OK) {
+            free(data);
+            return false;
+        }
+        free(d->data);
+        d->data = data; /* the values now live here */
+        for (size_t i = 0; i < n; i++) {
+            d->v[i].bytes = data + d->offsets[i];
+            d->v[i].len = (size_t)(d->offsets[i + 1] - d->offsets[i]);
+        }
+        return true;
+    }
+    case PQ_FIXED_LEN_BYTE_ARRAY: {
+        size_t w = leaf->type_length > 0 ? (size_t)leaf->type_length : 0;
+        if (!w || n > len / w) return false;
+        for (size_t i = 0; i < n; i++) {
+            d->v[i].bytes = p + i * w;
+            d->v[i].len = w;
+        }
+        return true;
+    }
+    case PQ_INT32: case PQ_INT64: case PQ_FLOAT: case PQ_DOUBLE: {
+        size_t w = leaf->physical_type == PQ_INT32 || leaf->physical_type == PQ_FLOAT ? 4 : 8;
+        if (n > len / w) return false;
+        for (size_t i = 0; i < n; i++) {
+            pq_bytes b = {p + i * w, (uint32_t)w};
+            pq_value tmp;
+            if (!pq_decode_bound(leaf, b, &tmp)) { /* NaN: equal to no literal */
+                tmp.d = 0;
+                tmp.i = 0;
+                d->v[i] = tmp;
+                d->v[i].len = SIZE_MAX; /* marks "never equal" */
+                continue;
+            }
+            d->v[i] = tmp;
+        }
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* Read and decode the dictionary of leaf `leaf` in row group c->rg. */
+static const dict *load(dict_ctx *c, int32_t leaf)
+{
+    if (c->state[leaf] == LOADED) return &c->dicts[leaf];
+    if (c->state[leaf] == NONE) return NULL;
+    c->state[leaf] = NONE;
+    pq_reader *r = c->r;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_column_chunk *cc = fm->row_groups[c->rg].columns[leaf];
+    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(&cc->meta_data)) return NULL;
+    uint64_t off, clen;
+    pq_error err;
+    if (pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &off, &clen, &err) != PQ_OK || !clen) {
+        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        return NULL;
+    }
+    /* The header: a short read, enough for any real one. */
+    size_t head = clen < 256 ? (size_t)clen : 256;
+    uint8_t *buf = malloc(head);
+    pq_page_header h;
+    size_t hlen = 0;
+    bool ok = buf && pq_reader_read_range(r, PQ_STAGE_SELECT, off, head, buf, &err) == PQ_OK &&
+              pq_page_header_decode(buf, head, &h, &hlen, &err) == PQ_OK && h.type == PQ_PAGE_DICTIONARY &&
+              h.compressed_page_size >= 0 && h.uncompressed_page_size >= 0 &&
+              (uint64_t)hlen + (uint64_t)h.compressed_page_size <= clen &&
+              h.dictionary_page_header.num_values >= 0 &&
+              (!r->opts.memory_limit || (uint64_t)h.uncompressed_page_size <= r->opts.memory_limit);
+    uint8_t *page = NULL, *plain = NULL;
+    if (ok) {
+        size_t clen_page = (size_t)h.compressed_page_size, ulen = (size_t)h.uncompressed_page_size;
+        page = malloc(clen_page ? clen_page : 1);
+        plain = malloc(ulen ? ulen : 1);
+        ok = page && plain &&
+             pq_reader_read_range(r, PQ_STAGE_SELECT, off + hlen, clen_page, page, &err) == PQ_OK &&
+             pq_decompress(fm->row_groups[c->rg].columns[leaf]->meta_data.codec, page, clen_page, plain, ulen,
+                           &err) == PQ_OK;
+        if (ok) {
+            dict *d = &c->dicts[leaf];
+            d->data = plain;
+            plain = NULL;
+            ok = decode_values(&schema->leaves[leaf], d->data, ulen, (size_t)h.dictionary_page_header.num_values,
+                               d);
+            if (!ok) dict_free(d);
+        }
+    }
+    free(buf);
+    free(page);
+    free(plain);
+    if (!ok) {
+        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        return NULL;
+    }
+    c->state[leaf] = LOADED;
+    return &c->dicts[leaf];
+}
+
+static bool in_dict(const pq_expr *n, const dict *d, const pq_value *lit)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        if (d->v[i].len == SIZE_MAX) continue; /* NaN */
+        if (pq_value_compare(n, &d->v[i], lit) == 0) return true;
+    }
+    return false;
+}
+
+static pq_maybe judge(const pq_expr *n, void *ctx)
+{
+    dict_ctx *c = ctx;
+    pq_maybe m = {true, true, true};
+    if (c->with_statistics) m = pq_judge_statistics(n, &c->stats);
+    if (!m.can_true || n->leaf < 0 || n->physical_type == PQ_BOOLEAN) return m;
+    bool eq = (n->kind == PQ_NODE_CMP && n->op == PQ_CMP_EQ) || n->kind == PQ_NODE_IN;
+    if (!eq || n->nvalues == 0) return m;
+    const dict *d = load(c, n->leaf);
+    if (!d) return m;
+    for (size_t k = 0; k < n->nvalues; k++)
+        if (in_dict(n, d, &n->values[k])) return m;
+    m.can_true = false; /* every value of the chunk is in the dictionary; no literal is */
+    return m;
+}
+
+pq_maybe pq_prune_by_dictionaries(pq_reader *r, uint32_t rg, bool with_statistics)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    dict_ctx c = {.r = r, .rg = rg, .with_statistics = with_statistics};
+    c.stats = (pq_stats_ctx){fm, schema, &fm->row_groups[rg]};
+    c.dicts = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.dicts);
+    c.state = calloc(schema->leaves_len ? schema->leaves_len : 1, 1);
+    pq_maybe m = {true, true, true};
+    if (c.dicts && c.state) m = pq_prune_tree(r->filter, judge, &c);
+    for (uint32_t i = 0; c.dicts && i < schema->leaves_len; i++) dict_free(&c.dicts[i]);
+    free(c.dicts);
+    free(c.state);
+    return m;
+}

@@ -1,0 +1,20 @@
+/*
+ * prune_dict.h — the dictionary step of the select stage: for = and IN on a
+ * column chunk whose data pages are all dictionary-encoded, the chunk holds
+ * only its dictionary's values; a row group whose dictionary has none of
+ * the literals holds no matching row.
+ */
+#ifndef PQ_READER_PRUNE_DICT_H
+#define PQ_READER_PRUNE_DICT_H
+
+#include "reader/prune_stats.h"
+#include "reader/reader_internal.h"
+
+/* The truth values r->filter may take over file row group `rg`, judging
+ * each leaf by its statistics (unless disabled) and, for = and IN on a fully
+ * dictionary-encoded chunk (known from the chunk's encoding stats), by its
+ * dictionary page, read through the reader and decoded. A dictionary that
+ * cannot be read or decoded is not used (counted in prune_warnings). */
+pq_maybe pq_prune_by_dictionaries(pq_reader *r, uint32_t rg, bool with_statistics);
+
+#endif
