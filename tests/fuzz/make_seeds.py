@@ -7,7 +7,8 @@ For every *.parquet under the corpus's data/ and bad_data/ (recursively):
   - otherwise the last 64 KiB of the file (a broken tail) become one seed;
   - the file's first 4 KiB after the leading magic (where the first column
     chunk's page headers usually are) become one seed for the page fuzzer;
-  - a file of at most 64 KiB becomes a seed as a whole, for the read fuzzer.
+  - a file of at most 64 KiB becomes a seed as a whole, for the read fuzzer;
+  - a few predicate texts seed the predicate parser's fuzzer.
 Seeds are named by content hash, so reruns and duplicates cost nothing.
 Standard library only. The output is a build product: never commit it.
 
@@ -23,6 +24,13 @@ import sys
 TAIL_SEED = 64 * 1024
 WHOLE_SEED = 64 * 1024
 CHUNK_SEED = 4 * 1024
+
+
+PREDICATES = [
+    "l_shipdate >= '1995-01-01' and l_quantity < 24 and l_returnflag in ('A','R') and l_comment is not null",
+    "not (a = 1 or b <> 'x''y') and \"odd name\".c not in (1.5, -2e10, 3) and d is null",
+    "((x < 1) or (y >= -0.0)) and z = true and w != false",
+]
 
 
 def default_corpus():
@@ -55,6 +63,10 @@ def main():
               f"no seeds", file=sys.stderr)
         return 0
     counts = {"footer": 0, "tail": 0, "pages": 0, "file": 0}
+    # Predicate text for fuzz_predicate (the other targets reject it at once).
+    for text in PREDICATES:
+        with open(os.path.join(args.out, hashlib.sha1(text.encode()).hexdigest()), "wb") as f:
+            f.write(text.encode())
     for sub in ("data", "bad_data"):
         top = os.path.join(args.corpus, sub)
         for dirpath, _, names in sorted(os.walk(top)):
