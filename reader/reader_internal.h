@@ -96,6 +96,8 @@ struct pq_reader {
     size_t chunks_len;
     size_t chunks_walked;           /* entries done so far */
     bool late_pending;              /* deferred chunks wait for the filter's rows */
+    uint8_t **late_keep;            /* per selected row group: the filter's bits over its
+                                     * narrowed rows, from late materialization (or NULL) */
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
     pq_page_walk_counters walk_counters;

@@ -305,8 +305,15 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
     size_t n = r->sel_columns_len;
     int64_t first = (int64_t)r->sel_first_row[g], len = (int64_t)r->sel_num_rows[g];
     uint8_t *keep;
-    int64_t kept;
-    pq_status st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
+    int64_t kept = 0;
+    pq_status st = PQ_OK;
+    if (r->late_keep && r->late_keep[g]) { /* evaluated by late materialization */
+        keep = r->late_keep[g];
+        r->late_keep[g] = NULL;
+        for (int64_t i = 0; i < len; i++) kept += (keep[i >> 3] >> (i & 7)) & 1;
+    } else {
+        st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
+    }
     if (st == PQ_OK && kept < len) {
         /* Replace each output column by its matching rows. */
         for (size_t c = 0; st == PQ_OK && c < n; c++) {

@@ -517,6 +517,16 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
                 if (lo < 0) lo = i;
                 hi = i;
             }
+        /* Keep the bits over the narrowed rows: the decode stage filters
+         * with them instead of decoding the filter's columns again. */
+        if (!r->late_keep) r->late_keep = calloc(r->sel_row_groups_len ? r->sel_row_groups_len : 1, sizeof *r->late_keep);
+        if (r->late_keep && lo >= 0) {
+            int64_t n = hi - lo + 1;
+            uint8_t *bits = calloc((size_t)(n + 7) / 8 + 1, 1);
+            for (int64_t i = 0; bits && i < n; i++)
+                if ((keep[(lo + i) >> 3] >> ((lo + i) & 7)) & 1) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+            r->late_keep[g] = bits;
+        }
         free(keep);
         if (lo < 0) {
             r->sel_num_rows[g] = 0;

@@ -25,6 +25,9 @@ void pq_reader_free_selection(pq_reader *r)
     pq_expr_free(r->filter);
     free(r->pruned_by);
     r->pruned_by = NULL;
+    for (size_t g = 0; r->late_keep && g < r->sel_row_groups_len; g++) free(r->late_keep[g]);
+    free(r->late_keep);
+    r->late_keep = NULL;
     r->filter = NULL;
     r->walk_columns = NULL;
     r->walk_columns_len = 0;
