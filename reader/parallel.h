@@ -22,6 +22,11 @@
  * thread cannot be started. Returns the number of threads used. */
 #define PQ_PARALLEL_MAX_THREADS 64
 
+/* Below this many bytes of input, a stage runs on the calling thread:
+ * starting threads costs more than they save on a small row group (a
+ * streaming reader's one-row-group calls). */
+#define PQ_PARALLEL_MIN_BYTES (1u << 20)
+
 unsigned pq_parallel_for(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker),
                          void *ctx);
 

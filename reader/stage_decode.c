@@ -87,6 +87,18 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
     return st;
 }
 
+/* The threads to decode with: as asked, or with threads 0 (one per core)
+ * only the calling thread when there is too little to decode to be worth
+ * starting threads (PQ_PARALLEL_MIN_BYTES of kept chunk bytes). */
+static unsigned threads_for(const pq_reader *r)
+{
+    if (r->opts.threads) return r->opts.threads;
+    uint64_t total = 0;
+    for (size_t k = 0; k < r->chunks_len; k++)
+        for (size_t p = 0; p < r->chunks[k].nparts; p++) total += r->chunks[k].parts[p].length;
+    return total < PQ_PARALLEL_MIN_BYTES ? 1 : 0;
+}
+
 /* One codec context per possible worker thread. */
 static pq_codec_ctx *codecs_new(void)
 {
@@ -361,7 +373,7 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     } else {
         for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
-        pq_parallel_for(groups, r->opts.threads, filter_unit, &job);
+        pq_parallel_for(groups, threads_for(r), filter_unit, &job);
         for (size_t g = 0; g < groups && st == PQ_OK; g++) {
             if (job.status[g] != PQ_OK) {
                 *err = job.errors[g];
@@ -406,7 +418,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     }
     if (st == PQ_OK && units) {
         for (size_t u = 0; u < units; u++) job.status[u] = PQ_ERR_STAGE; /* not run */
-        pq_parallel_for(units, r->opts.threads, run_unit, &job);
+        pq_parallel_for(units, threads_for(r), run_unit, &job);
         /* The first failure in unit order; units after it may not have run. */
         for (size_t u = 0; u < units; u++)
             if (job.status[u] != PQ_OK) {

@@ -464,6 +464,18 @@ static pq_status need_more(const pq_reader *r, pq_error *err)
                         missing, missing == 1 ? "" : "s");
 }
 
+/* Bytes the chunks still to walk will read. */
+static uint64_t pending_bytes(const pq_reader *r)
+{
+    uint64_t total = 0;
+    for (size_t k = 0; k < r->chunks_len; k++) {
+        const pq_reader_chunk *ch = &r->chunks[k];
+        if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) continue;
+        for (size_t p = 0; p < ch->nparts; p++) total += ch->parts[p].length;
+    }
+    return total;
+}
+
 /* Offset indexes, then pages, of every chunk that waits for them. */
 static pq_status walk_pending(pq_reader *r, pq_error *err)
 {
@@ -481,7 +493,8 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
     if (missing) return need_more(r, err);
     /* Sources the reader owns (a file, memory) are read and walked on the
      * decode threads; a caller's source only from this thread. */
-    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->chunks_len > 1)
+    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->chunks_len > 1 &&
+        (r->opts.threads > 1 || pending_bytes(r) >= PQ_PARALLEL_MIN_BYTES))
         return walk_parallel(r, err);
     /* A sans-IO reader may stop at a chunk it lacks and resume later. */
     for (size_t k = 0; k < r->chunks_len; k++) {
