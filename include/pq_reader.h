@@ -171,6 +171,16 @@ typedef struct pq_reader_options {
     /* Prune only: deliver every row of the row groups that survive pruning,
      * without evaluating the predicate on the rows. */
     bool prune_only;
+    /* I/O planning of the page-header stage: byte ranges of column chunks
+     * (or of their kept pages) at most `coalesce_gap` bytes apart are read
+     * as one range of at most `coalesce_max` bytes (0: 8 KiB and 32 MiB),
+     * through the source or as the ranges pq_reader_needed_ranges() asks a
+     * sans-IO caller for; the gaps are read and dropped. no_coalescing reads
+     * every range alone. Memory sources are never copied, so never
+     * coalesced. */
+    uint32_t coalesce_gap;
+    uint64_t coalesce_max;
+    bool no_coalescing;
 } pq_reader_options;
 
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */

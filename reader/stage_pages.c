@@ -238,6 +238,92 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
     return st;
 }
 
+/* ---------------------------------------------------------------------------
+ * Coalescing nearby ranges
+ * ------------------------------------------------------------------------- */
+
+#define DEFAULT_COALESCE_GAP (8u << 10)
+#define DEFAULT_COALESCE_MAX (32ull << 20)
+
+static int cmp_range(const void *a, const void *b)
+{
+    const pq_range *x = a, *y = b;
+    return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* The parts still to read of chunks waiting for their pages, not already
+ * supplied, sorted and joined where they lie at most the gap apart (up to
+ * the maximum size). *out is malloc'd (NULL when none). */
+static size_t coalesced_parts(const pq_reader *r, pq_range **out)
+{
+    size_t n = 0;
+    *out = NULL;
+    for (size_t k = 0; k < r->chunks_len; k++)
+        if (r->chunks[k].step == CHUNK_NEED_PAGES) n += r->chunks[k].nparts;
+    if (!n) return 0;
+    pq_range *v = malloc(n * sizeof *v);
+    if (!v) return 0;
+    size_t m = 0;
+    for (size_t k = 0; k < r->chunks_len; k++) {
+        const pq_reader_chunk *ch = &r->chunks[k];
+        if (ch->step != CHUNK_NEED_PAGES) continue;
+        for (size_t p = 0; p < ch->nparts; p++)
+            if (!pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length))
+                v[m++] = ch->parts[p];
+    }
+    qsort(v, m, sizeof *v, cmp_range);
+    uint64_t gap = r->opts.coalesce_gap ? r->opts.coalesce_gap : DEFAULT_COALESCE_GAP;
+    uint64_t max = r->opts.coalesce_max ? r->opts.coalesce_max : DEFAULT_COALESCE_MAX;
+    size_t out_n = 0;
+    for (size_t i = 0; i < m; i++) {
+        pq_range *last = out_n ? &v[out_n - 1] : NULL;
+        uint64_t end = last ? last->offset + last->length : 0;
+        uint64_t new_end = v[i].offset + v[i].length;
+        if (last && !r->opts.no_coalescing && v[i].offset <= end + gap &&
+            (new_end > end ? new_end : end) - last->offset <= max) {
+            if (new_end > end) last->length = new_end - last->offset;
+        } else {
+            v[out_n++] = v[i];
+        }
+    }
+    *out = v;
+    return out_n;
+}
+
+/* Read the joined ranges that span more than one part through the source,
+ * keeping them for the walk (supplied store): many small chunks cost one
+ * read instead of one each. */
+static pq_status prefetch(pq_reader *r, pq_error *err)
+{
+    if (r->opts.no_coalescing || (r->kind != SOURCE_FILE && r->kind != SOURCE_CALLER)) return PQ_OK;
+    pq_range *ranges;
+    size_t n = coalesced_parts(r, &ranges);
+    pq_status st = PQ_OK;
+    for (size_t i = 0; st == PQ_OK && i < n; i++) {
+        /* A range that is exactly one part is read by the walk itself. */
+        bool single = false;
+        for (size_t k = 0; k < r->chunks_len && !single; k++) {
+            const pq_reader_chunk *ch = &r->chunks[k];
+            for (size_t p = 0; ch->step == CHUNK_NEED_PAGES && p < ch->nparts; p++)
+                if (ch->parts[p].offset == ranges[i].offset && ch->parts[p].length == ranges[i].length)
+                    single = true;
+        }
+        if (single) continue;
+        if (r->opts.memory_limit && ranges[i].length > r->opts.memory_limit) continue; /* read part by part */
+        uint8_t *buf = malloc(ranges[i].length ? (size_t)ranges[i].length : 1);
+        if (!buf) {
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %llu-byte read",
+                              (unsigned long long)ranges[i].length);
+            break;
+        }
+        st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ranges[i].offset, (size_t)ranges[i].length, buf, err);
+        if (st == PQ_OK) st = pq_supplied_adopt(&r->supplied, ranges[i].offset, buf, (size_t)ranges[i].length, err);
+        else free(buf);
+    }
+    free(ranges);
+    return st;
+}
+
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
@@ -255,15 +341,14 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
         count++;
     }
     if (any_index) return count;
-    for (size_t i = 0; i < r->chunks_len; i++) {
-        const pq_reader_chunk *ch = &r->chunks[i];
-        if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) continue;
-        for (size_t p = 0; p < ch->nparts; p++) {
-            if (pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length)) continue;
-            if (count < cap) out[count] = ch->parts[p];
-            count++;
-        }
+    /* The pages' ranges, joined where they lie close (coalescing options). */
+    pq_range *ranges;
+    size_t n = coalesced_parts(r, &ranges);
+    for (size_t i = 0; i < n; i++) {
+        if (count < cap) out[count] = ranges[i];
+        count++;
     }
+    free(ranges);
     return count;
 }
 
@@ -298,6 +383,7 @@ static pq_status read_part(pq_reader *r, bool direct, uint64_t off, size_t len, 
                            pq_error *err)
 {
     if (!direct) return pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, off, len, dst, err);
+    if (pq_supplied_copy(&r->supplied, off, len, dst)) return PQ_OK; /* prefetched, counted there */
     pq_status st = r->src.read_at(r->src.user, off, len, dst, err);
     if (st == PQ_OK) {
         acc->bytes += len;
@@ -491,6 +577,8 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
         if (st != PQ_OK) return st;
     }
     if (missing) return need_more(r, err);
+    pq_status pst = prefetch(r, err);
+    if (pst != PQ_OK) return pst;
     /* Sources the reader owns (a file, memory) are read and walked on the
      * decode threads; a caller's source only from this thread. */
     if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->chunks_len > 1 &&

@@ -18,21 +18,29 @@ void pq_supplied_free(pq_supplied *s)
     pq_supplied_init(s);
 }
 
-pq_status pq_supplied_add(pq_supplied *s, uint64_t offset, const void *data, size_t len,
-                          pq_error *err)
+pq_status pq_supplied_adopt(pq_supplied *s, uint64_t offset, uint8_t *data, size_t len, pq_error *err)
 {
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
         pq_supplied_range *grown = realloc(s->ranges, cap * sizeof *grown);
-        if (!grown) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        if (!grown) {
+            free(data);
+            return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        }
         s->ranges = grown;
         s->cap = cap;
     }
+    s->ranges[s->count++] = (pq_supplied_range){offset, len, data};
+    return PQ_OK;
+}
+
+pq_status pq_supplied_add(pq_supplied *s, uint64_t offset, const void *data, size_t len,
+                          pq_error *err)
+{
     uint8_t *copy = malloc(len ? len : 1);
     if (!copy) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory copying %zu bytes", len);
     if (len) memcpy(copy, data, len);
-    s->ranges[s->count++] = (pq_supplied_range){offset, len, copy};
-    return PQ_OK;
+    return pq_supplied_adopt(s, offset, copy, len, err);
 }
 
 static const pq_supplied_range *find(const pq_supplied *s, uint64_t offset, uint64_t len)

@@ -30,6 +30,10 @@ void pq_supplied_free(pq_supplied *s);
 pq_status pq_supplied_add(pq_supplied *s, uint64_t offset, const void *data, size_t len,
                           pq_error *err);
 
+/* Take `data` (malloc'd, len bytes) as the range at `offset`: no copy; it
+ * is freed with the store (also on failure). */
+pq_status pq_supplied_adopt(pq_supplied *s, uint64_t offset, uint8_t *data, size_t len, pq_error *err);
+
 /* True when one supplied range holds all of [offset, offset+len). */
 bool pq_supplied_covers(const pq_supplied *s, uint64_t offset, uint64_t len);
 

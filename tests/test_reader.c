@@ -90,7 +90,8 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_uint_eq(st.chunks, 11);
     /* CATALOG.md: 11 v1 data pages, 10 dictionary pages (bool is PLAIN). */
     ck_assert_uint_eq(st.pages, 21);
-    ck_assert_uint_eq(st.reads, 11);
+    /* The 11 chunks lie back to back: coalesced into one read. */
+    ck_assert_uint_eq(st.reads, 1);
     const pq_chunk_pages *cp = pq_reader_chunk_pages(r, 0, 0);
     ck_assert_ptr_nonnull(cp);
     ck_assert_uint_eq(cp->npages, 2);
@@ -520,6 +521,7 @@ START_TEST(sans_io_page_headers)
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.footer_read_size = 1000; /* the footer and trailer (738 bytes), not the pages */
+    opts.no_coalescing = true;    /* one range per chunk (coalescing: sans_io_coalesced) */
     pq_reader *r = pq_reader_open_sans_io(im.len, &opts, &err);
     pq_range need[16];
     ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 16), 1);
@@ -559,6 +561,37 @@ START_TEST(sans_io_page_headers)
 }
 END_TEST
 
+/* With coalescing (the default), the back-to-back chunks are asked for as
+ * one range, which covers every chunk the tail does not hold. */
+START_TEST(sans_io_coalesced)
+{
+    image im = load(SMALL);
+    pq_error err;
+    pq_reader_options opts;
+    pq_reader_options_init(&opts);
+    opts.footer_read_size = 1000;
+    pq_reader *r = pq_reader_open_sans_io(im.len, &opts, &err);
+    pq_range need[16];
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 16), 1);
+    ck_assert_int_eq(pq_reader_supply(r, need[0].offset, im.data + need[0].offset, need[0].length, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_SELECT, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_NEED_DATA);
+    ck_assert_uint_eq(pq_reader_needed_ranges(r, need, 16), 1);
+    const pq_file_metadata *fm = pq_metadata_file(pq_reader_metadata(r));
+    for (uint32_t c = 0; c < 11; c++) { /* every chunk is inside that range or the tail */
+        const pq_column_meta *m = &fm->row_groups[0].columns[c]->meta_data;
+        uint64_t end = (uint64_t)m->data_page_offset;
+        ck_assert(end >= need[0].offset);
+        ck_assert(end < need[0].offset + need[0].length || end >= im.len - 1000);
+    }
+    ck_assert_int_eq(pq_reader_supply(r, need[0].offset, im.data + need[0].offset, need[0].length, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_uint_eq(pq_reader_chunk_pages(r, 0, 10)->npages, 2);
+    pq_reader_close(r);
+    unload(&im);
+}
+END_TEST
+
 int main(void)
 {
     if (!pq_test_corpus_dir()) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
@@ -567,6 +600,7 @@ int main(void)
     tcase_add_test(tc, path_reader_reaches_footer);
     tcase_add_test(tc, two_reads_when_footer_exceeds_tail);
     tcase_add_test(tc, sans_io_reports_and_accepts_ranges);
+    tcase_add_test(tc, sans_io_coalesced);
     tcase_add_test(tc, caller_source_and_memory);
     tcase_add_test(tc, reuse_metadata_and_footer_bytes);
     tcase_add_test(tc, cache_open_parses_once);

@@ -162,6 +162,9 @@ class pq_reader_options(ctypes.Structure):
         ("filter", ctypes.c_void_p),
         ("prune_disable", ctypes.c_uint32),
         ("prune_only", ctypes.c_bool),
+        ("coalesce_gap", ctypes.c_uint32),
+        ("coalesce_max", ctypes.c_uint64),
+        ("no_coalescing", ctypes.c_bool),
     ]
 
 
