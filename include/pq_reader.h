@@ -245,7 +245,11 @@ PQ_API pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *er
  * Writes up to `cap` ranges and returns how many there are in total (call with
  * cap 0 to size the array). The footer stage first needs the file's tail
  * (footer_read_size bytes), and after that one more range only when the
- * footer is longer than the tail. */
+ * footer is longer than the tail. With a filter, the select stage (at
+ * PQ_STAGE_FOOTER) then needs the dictionary pages, bloom filters and page
+ * indexes its steps use, all at once; the page-header stage (at
+ * PQ_STAGE_SELECT) the offset indexes a row range needs, then the pages,
+ * nearby ranges coalesced. */
 PQ_API size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap);
 
 /* Hand in the bytes at [offset, offset+len). The bytes are copied. Supplying

@@ -117,7 +117,25 @@ static bool decode_values(const pq_leaf *leaf, uint8_t *p, size_t len, size_t n,
     }
 }
 
-/* Read and decode the dictionary of leaf `leaf` in row group c->rg. */
+/* Where the dictionary page lies: [dictionary_page_offset,
+ * data_page_offset), when the chunk has one there. */
+bool pq_dictionary_page_range(const pq_column_meta *m, uint64_t file_size, uint64_t *off, uint64_t *len)
+{
+    if (!(m->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET) || m->dictionary_page_offset < 4 ||
+        m->data_page_offset <= m->dictionary_page_offset || (uint64_t)m->data_page_offset > file_size)
+        return false;
+    *off = (uint64_t)m->dictionary_page_offset;
+    *len = (uint64_t)(m->data_page_offset - m->dictionary_page_offset);
+    return true;
+}
+
+bool pq_dictionary_prunable(const pq_column_meta *m)
+{
+    return all_dictionary(m);
+}
+
+/* Read and decode the dictionary of leaf `leaf` in row group c->rg: the
+ * bytes from the dictionary page to the first data page, in one read. */
 static const dict *load(dict_ctx *c, int32_t leaf)
 {
     if (c->state[leaf] == LOADED) return &c->dicts[leaf];
@@ -127,33 +145,25 @@ static const dict *load(dict_ctx *c, int32_t leaf)
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
     const pq_column_chunk *cc = fm->row_groups[c->rg].columns[leaf];
-    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(&cc->meta_data)) return NULL;
-    uint64_t off, clen;
-    pq_error err;
-    if (pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &off, &clen, &err) != PQ_OK || !clen) {
-        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+    const pq_column_meta *m = &cc->meta_data;
+    uint64_t off, len;
+    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->file_size, &off, &len))
         return NULL;
-    }
-    /* The header: a short read, enough for any real one. */
-    size_t head = clen < 256 ? (size_t)clen : 256;
-    uint8_t *buf = malloc(head);
+    pq_error err;
+    bool ok = !r->opts.memory_limit || len <= r->opts.memory_limit;
+    uint8_t *buf = ok ? malloc((size_t)len) : NULL;
     pq_page_header h;
     size_t hlen = 0;
-    bool ok = buf && pq_reader_read_range(r, PQ_STAGE_SELECT, off, head, buf, &err) == PQ_OK &&
-              pq_page_header_decode(buf, head, &h, &hlen, &err) == PQ_OK && h.type == PQ_PAGE_DICTIONARY &&
-              h.compressed_page_size >= 0 && h.uncompressed_page_size >= 0 &&
-              (uint64_t)hlen + (uint64_t)h.compressed_page_size <= clen &&
-              h.dictionary_page_header.num_values >= 0 &&
-              (!r->opts.memory_limit || (uint64_t)h.uncompressed_page_size <= r->opts.memory_limit);
-    uint8_t *page = NULL, *plain = NULL;
+    ok = buf && pq_reader_read_range(r, PQ_STAGE_SELECT, off, (size_t)len, buf, &err) == PQ_OK &&
+         pq_page_header_decode(buf, (size_t)len, &h, &hlen, &err) == PQ_OK && h.type == PQ_PAGE_DICTIONARY &&
+         h.compressed_page_size >= 0 && h.uncompressed_page_size >= 0 &&
+         (uint64_t)hlen + (uint64_t)h.compressed_page_size <= len && h.dictionary_page_header.num_values >= 0 &&
+         (!r->opts.memory_limit || (uint64_t)h.uncompressed_page_size <= r->opts.memory_limit);
+    uint8_t *plain = NULL;
     if (ok) {
-        size_t clen_page = (size_t)h.compressed_page_size, ulen = (size_t)h.uncompressed_page_size;
-        page = malloc(clen_page ? clen_page : 1);
+        size_t ulen = (size_t)h.uncompressed_page_size;
         plain = malloc(ulen ? ulen : 1);
-        ok = page && plain &&
-             pq_reader_read_range(r, PQ_STAGE_SELECT, off + hlen, clen_page, page, &err) == PQ_OK &&
-             pq_decompress(fm->row_groups[c->rg].columns[leaf]->meta_data.codec, page, clen_page, plain, ulen,
-                           &err) == PQ_OK;
+        ok = plain && pq_decompress(m->codec, buf + hlen, (size_t)h.compressed_page_size, plain, ulen, &err) == PQ_OK;
         if (ok) {
             dict *d = &c->dicts[leaf];
             d->data = plain;
@@ -164,7 +174,6 @@ static const dict *load(dict_ctx *c, int32_t leaf)
         }
     }
     free(buf);
-    free(page);
     free(plain);
     if (!ok) {
         r->stats[PQ_STAGE_SELECT].prune_warnings++;

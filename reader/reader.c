@@ -220,6 +220,15 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
     uint64_t t0 = pq_reader_now_ns();
     pq_status st = pq_reader_stage_select(r, err);
     r->stats[PQ_STAGE_SELECT].nanoseconds += pq_reader_now_ns() - t0;
+    if (st == PQ_ERR_NEED_DATA) {
+        /* Sans-IO: the new choice waits for bytes; advance() continues it. */
+        free(saved_groups);
+        pq_expr_free(saved_filter);
+        if (sel->columns) free(saved_columns);
+        else free(own_columns);
+        r->stage = PQ_STAGE_FOOTER;
+        return st;
+    }
     if (st != PQ_OK) {
         /* Back to the footer stage with the old choice. */
         free(own_groups);
@@ -514,6 +523,7 @@ size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap)
         if (!r->chunks) return 0; /* planned by the stage's first advance */
         return pq_reader_pages_needed(r, out, cap);
     }
+    if (r->stage == PQ_STAGE_FOOTER) return pq_reader_select_needed(r, out, cap);
     if (r->stage != PQ_STAGE_INIT) return 0;
     if (r->opts.metadata || r->opts.footer_bytes) return 0;
     pq_range need;

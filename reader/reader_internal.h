@@ -89,6 +89,7 @@ struct pq_reader {
     uint64_t *sel_first_row;        /* per selected row group: rows delivered */
     uint64_t *sel_num_rows;
     bool row_range;                 /* options set row_offset or row_limit */
+    bool select_pending;            /* sans-IO: statistics done, the other steps wait for bytes */
 
     /* page-header stage: one entry per selected row group x walk column, in
      * row-group-major order; the chunk bytes are kept for the decode stage */
@@ -120,6 +121,10 @@ pq_status pq_reader_read_range(pq_reader *r, pq_stage stage, uint64_t offset, si
 
 /* The select stage (stage_select.c). */
 pq_status pq_reader_stage_select(pq_reader *r, pq_error *err);
+
+/* Ranges the select stage's dictionary, bloom-filter and page-index steps
+ * still need (a sans-IO reader between two advances; stage_select.c). */
+size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap);
 
 /* The page-header stage (stage_pages.c): walk every selected chunk. */
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "metadata/bloom_filter.h"
 #include "reader/prune_bloom.h"
 #include "reader/prune_dict.h"
 #include "reader/prune_pages.h"
@@ -25,6 +26,7 @@ void pq_reader_free_selection(pq_reader *r)
     pq_expr_free(r->filter);
     free(r->pruned_by);
     r->pruned_by = NULL;
+    r->select_pending = false;
     for (size_t g = 0; r->late_keep && g < r->sel_row_groups_len; g++) free(r->late_keep[g]);
     free(r->late_keep);
     r->late_keep = NULL;
@@ -128,33 +130,49 @@ static pq_status bind_filter(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-/* Drop the row groups the filter rules out: by statistics, then by
- * statistics with dictionaries, then with bloom filters, then narrow the survivors' rows by
- * their page indexes (a row group is counted for the first step that drops
- * it). */
-static void prune_row_groups(pq_reader *r)
+/* Drop the row groups the filter rules out by their statistics (no I/O). */
+static void prune_by_statistics_only(pq_reader *r)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     if (r->filter) r->pruned_by = calloc(fm->row_groups_len ? fm->row_groups_len : 1, 1);
-    bool stats = !(r->opts.prune_disable & PQ_PRUNE_STATISTICS);
-    bool dict = !(r->opts.prune_disable & PQ_PRUNE_DICTIONARY);
-    bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
-    bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
-    if (!r->filter || (!stats && !dict && !bloom && !pages)) return;
+    if (!r->filter || (r->opts.prune_disable & PQ_PRUNE_STATISTICS)) return;
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t kept = 0;
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
         uint32_t rg = r->sel_row_groups[g];
+        if (!pq_prune_by_statistics(r->filter, fm, schema, &fm->row_groups[rg]).can_true) {
+            r->stats[PQ_STAGE_SELECT].pruned_statistics++;
+            if (r->pruned_by) r->pruned_by[rg] = PQ_PRUNE_STATISTICS;
+            continue;
+        }
+        r->sel_row_groups[kept] = r->sel_row_groups[g];
+        r->sel_first_row[kept] = r->sel_first_row[g];
+        r->sel_num_rows[kept] = r->sel_num_rows[g];
+        kept++;
+    }
+    r->sel_row_groups_len = kept;
+}
+
+/* The steps that read: dictionaries, then bloom filters (each judged with
+ * the statistics), then the page index, which narrows the survivors' rows
+ * (a row group is counted for the first step that drops it). */
+static void prune_by_indexes(pq_reader *r)
+{
+    bool stats = !(r->opts.prune_disable & PQ_PRUNE_STATISTICS);
+    bool dict = !(r->opts.prune_disable & PQ_PRUNE_DICTIONARY);
+    bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
+    bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
+    if (!r->filter || (!dict && !bloom && !pages)) return;
+    size_t kept = 0;
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) {
+        uint32_t rg = r->sel_row_groups[g];
         uint32_t step = 0;
-        if (stats && !pq_prune_by_statistics(r->filter, fm, schema, &fm->row_groups[rg]).can_true)
-            step = PQ_PRUNE_STATISTICS;
-        else if (dict && !pq_prune_by_dictionaries(r, rg, stats).can_true)
+        if (dict && !pq_prune_by_dictionaries(r, rg, stats).can_true)
             step = PQ_PRUNE_DICTIONARY;
         else if (bloom && !pq_prune_by_bloom_filters(r, rg, stats).can_true)
             step = PQ_PRUNE_BLOOM_FILTER;
         if (step) {
-            if (step == PQ_PRUNE_STATISTICS) r->stats[PQ_STAGE_SELECT].pruned_statistics++;
-            else if (step == PQ_PRUNE_DICTIONARY) r->stats[PQ_STAGE_SELECT].pruned_dictionary++;
+            if (step == PQ_PRUNE_DICTIONARY) r->stats[PQ_STAGE_SELECT].pruned_dictionary++;
             else r->stats[PQ_STAGE_SELECT].pruned_bloom_filter++;
             if (r->pruned_by) r->pruned_by[rg] = (uint8_t)step;
             continue;
@@ -174,10 +192,94 @@ static void prune_row_groups(pq_reader *r)
     r->sel_row_groups_len = kept;
 }
 
+/* Leaves that = or IN nodes compare (the dictionary and bloom steps'). */
+static void eq_leaves(const pq_expr *e, uint8_t *mark, uint32_t nleaves, int depth)
+{
+    if (!e || depth > 128) return;
+    if ((e->kind == PQ_NODE_CMP && e->op == PQ_CMP_EQ) || e->kind == PQ_NODE_IN) {
+        if (e->leaf >= 0 && (uint32_t)e->leaf < nleaves) mark[e->leaf] = 1;
+        return;
+    }
+    for (int k = 0; k < 2; k++) eq_leaves(e->kids[k], mark, nleaves, depth + 1);
+}
+
+static void add_range(pq_range *out, size_t cap, size_t *count, const pq_supplied *sup, uint64_t off, uint64_t len)
+{
+    if (!len || pq_supplied_covers(sup, off, len)) return;
+    if (*count < cap) out[*count] = (pq_range){off, len};
+    (*count)++;
+}
+
+size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
+{
+    if (!r->select_pending || !r->filter) return 0;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    bool dict = !(r->opts.prune_disable & PQ_PRUNE_DICTIONARY);
+    bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
+    bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
+    size_t nl = pq_expr_columns(r->filter, NULL, 0), count = 0;
+    uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
+    uint8_t *eq = calloc(schema->leaves_len ? schema->leaves_len : 1, 1);
+    if (!leaves || !eq) {
+        free(leaves);
+        free(eq);
+        return 0;
+    }
+    pq_expr_columns(r->filter, leaves, nl);
+    eq_leaves(r->filter, eq, schema->leaves_len, 0);
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) {
+        const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
+        for (size_t k = 0; k < nl; k++) {
+            const pq_column_chunk *cc = rg->columns[leaves[k]];
+            const pq_column_meta *m = &cc->meta_data;
+            if (cc->set & PQ_CC_SKIPPED) continue;
+            uint64_t off, len;
+            if (dict && eq[leaves[k]] && pq_dictionary_prunable(m) &&
+                pq_dictionary_page_range(m, r->file_size, &off, &len))
+                add_range(out, cap, &count, &r->supplied, off, len);
+            if (bloom && eq[leaves[k]] && (m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET) && m->bloom_filter_offset >= 4 &&
+                (uint64_t)m->bloom_filter_offset < r->file_size) {
+                off = (uint64_t)m->bloom_filter_offset;
+                len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0
+                          ? (uint64_t)m->bloom_filter_length
+                          : PQ_BLOOM_SPECULATIVE_READ;
+                if (len > r->file_size - off) len = r->file_size - off;
+                add_range(out, cap, &count, &r->supplied, off, len);
+            }
+            unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH |
+                            PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
+            if (pages && (cc->set & both) == both && cc->offset_index_offset >= 4 && cc->column_index_offset >= 4 &&
+                cc->offset_index_length > 0 && cc->column_index_length > 0) {
+                add_range(out, cap, &count, &r->supplied, (uint64_t)cc->offset_index_offset,
+                          (uint64_t)cc->offset_index_length);
+                add_range(out, cap, &count, &r->supplied, (uint64_t)cc->column_index_offset,
+                          (uint64_t)cc->column_index_length);
+            }
+        }
+    }
+    free(leaves);
+    free(eq);
+    return count;
+}
+
+static bool pq_reader_select_needed_set(pq_reader *r);
+
 pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
+    if (r->select_pending) { /* sans-IO: statistics done, waiting for the indexes' bytes */
+        size_t missing = pq_reader_select_needed(r, NULL, 0);
+        if (missing)
+            return pq_error_set(err, PQ_ERR_NEED_DATA,
+                                "the select stage needs %zu more range%s for dictionaries, bloom filters and "
+                                "page indexes (see pq_reader_needed_ranges)", missing, missing == 1 ? "" : "s");
+        r->select_pending = false;
+        prune_by_indexes(r);
+        r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel_row_groups_len * r->walk_columns_len;
+        return PQ_OK;
+    }
     pq_reader_free_selection(r);
     pq_status st = pick(r->opts.row_groups, r->opts.row_groups_len, fm->row_groups_len,
                         "row group", &r->sel_row_groups, &r->sel_row_groups_len, err);
@@ -199,7 +301,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     }
     if (st == PQ_OK) st = apply_row_range(r, err);
     if (st == PQ_OK) st = bind_filter(r, err);
-    if (st == PQ_OK) prune_row_groups(r);
+    if (st == PQ_OK) prune_by_statistics_only(r);
     /* The filter's own columns must be in a projected footer too. */
     for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
         const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
@@ -213,8 +315,28 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
         pq_reader_free_selection(r);
         return st;
     }
+    /* A sans-IO reader asks for the indexes' bytes before reading them. */
+    if (r->kind == SOURCE_NONE && r->filter && pq_reader_select_needed_set(r)) {
+        size_t missing = pq_reader_select_needed(r, NULL, 0);
+        if (missing)
+            return pq_error_set(err, PQ_ERR_NEED_DATA,
+                                "the select stage needs %zu range%s for dictionaries, bloom filters and page "
+                                "indexes (see pq_reader_needed_ranges)", missing, missing == 1 ? "" : "s");
+        r->select_pending = false;
+    }
+    prune_by_indexes(r);
     r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel_row_groups_len * r->walk_columns_len;
     return PQ_OK;
+}
+
+/* Mark the select stage as waiting for bytes (sans-IO); true when some
+ * index step is on. */
+static bool pq_reader_select_needed_set(pq_reader *r)
+{
+    uint32_t io_steps = PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER | PQ_PRUNE_PAGE_INDEX;
+    if ((r->opts.prune_disable & io_steps) == io_steps) return false;
+    r->select_pending = true;
+    return true;
 }
 
 uint32_t pq_reader_pruned_by(const pq_reader *r, uint32_t row_group)

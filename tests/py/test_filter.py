@@ -214,6 +214,65 @@ def check_dictionary(files):
             assert (t.num_rows == 0) == (kept == 0), (name, text, t.num_rows)
 
 
+def check_sans_io(files):
+    """A sans-IO reader with a filter: after the footer, the select stage asks
+    for the dictionaries, bloom filters and page indexes it will use, then
+    the page-header stage for the pages; every step prunes as with a file
+    source, with no warning, and the rows equal pyarrow's."""
+    import ctypes
+    from pqstep import _lib as _c
+    for name, text, expr in (("unsorted", "name = 'customer#000002718'", f("name") == "customer#000002718"),
+                             ("sorted", "key >= 1234 and key < 1240", (f("key") >= 1234) & (f("key") < 1240)),
+                             ("sorted", "cat = 'BOAT'", f("cat") == "BOAT")):
+        path = files[name]
+        data = open(path, "rb").read()
+        flt = _c.pq_expr_parse(text.encode(), ctypes.byref(_c.pq_error()))
+        opts = _c.pq_reader_options()
+        _c.pq_reader_options_init(ctypes.byref(opts))
+        opts.filter = flt
+        opts.footer_read_size = int.from_bytes(data[-8:-4], "little") + 8  # just the footer
+        err = _c.pq_error()
+        h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
+        _c.pq_expr_free(flt)  # the reader keeps its own copy
+        stages = []
+        try:
+            while True:
+                st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
+                if st == _c.PQ_OK:
+                    break
+                assert st == _c.PQ_ERR_NEED_DATA, err.message
+                n = _c.pq_reader_needed_ranges(h, None, 0)
+                assert n > 0, "NEED_DATA without ranges at stage %d" % _c.pq_reader_stage(h)
+                arr = (_c.pq_range * n)()
+                _c.pq_reader_needed_ranges(h, arr, n)
+                stages.append(_c.pq_reader_stage(h))
+                for rg in arr:
+                    chunk = data[rg.offset:rg.offset + rg.length]
+                    assert _c.pq_reader_supply(h, rg.offset, chunk, len(chunk), ctypes.byref(err)) == 0
+                assert len(stages) < 10, stages
+            assert _c.PQ_STAGE_FOOTER in stages, (text, stages)  # the select stage's indexes
+            sel = _c.pq_stage_stats()
+            _c.pq_reader_stage_stats(h, _c.PQ_STAGE_SELECT, ctypes.byref(sel))
+            assert sel.prune_warnings == 0, text
+            assert sel.pruned_statistics + sel.pruned_dictionary + sel.pruned_bloom_filter >= 7, text
+            batches = []
+            while True:
+                abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
+                sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+                assert _c.pq_reader_next_batch(h, 0, ctypes.addressof(abuf), ctypes.addressof(sbuf),
+                                               ctypes.byref(err)) == 0, err.message
+                if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
+                    break
+                batches.append(pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf)))
+            theirs = expected(pq.read_table(path), expr)
+            ours = pa.Table.from_batches(batches) if batches else theirs.schema.empty_table()
+            assert ours.num_rows == theirs.num_rows, (text, ours.num_rows, theirs.num_rows)
+            if ours.num_rows:
+                same(ours, theirs, "sans-IO " + text, float_bits=True)
+        finally:
+            _c.pq_reader_close(h)
+
+
 def check_errors(path):
     for text, needle in (("nokey < 3", "no column 'nokey'"),
                          ("key < 'abc'", "'abc'"),
@@ -238,6 +297,7 @@ def main():
     tests.append(("page index (sorted file)", lambda: check_page_index(files)))
     tests.append(("late materialization", lambda: check_late_materialization(files)))
     tests.append(("dictionary pages", lambda: check_dictionary(files)))
+    tests.append(("sans-IO with a filter", lambda: check_sans_io(files)))
     for name, fn in tests:
         try:
             fn()
