@@ -361,6 +361,27 @@ PQ_API pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_er
  * there is no filter). */
 PQ_API uint32_t pq_reader_pruned_by(const pq_reader *r, uint32_t row_group);
 
+/* How the page-header stage will read one chunk (pq_reader_plan_chunk). */
+typedef struct pq_chunk_plan {
+    uint32_t pages_total;   /* data pages of the chunk (0: no offset index to tell) */
+    uint32_t pages_kept;    /* ... of which over the row group's kept rows */
+    uint64_t bytes;         /* bytes it reads: the dictionary page and the kept pages, or the
+                             * whole chunk without an offset index */
+    uint64_t chunk_bytes;   /* the whole chunk */
+} pq_chunk_plan;
+
+/* After the select stage: the pages and bytes of leaf `column` in selected
+ * row group `row_group` that a read of the row group's kept rows
+ * (pq_reader_row_group_range) fetches, from the chunk's offset index, read
+ * through the reader (no data page is read). With a filter, columns the
+ * filter does not read may be narrowed further once it is evaluated (late
+ * materialization): the plan is an upper bound for them. Errors:
+ * PQ_ERR_STAGE, PQ_ERR_INVALID_ARGUMENT (not selected), PQ_ERR_NEED_DATA
+ * (sans-IO: supply the offset index), PQ_ERR_CORRUPT_DATA (a bad offset
+ * index). */
+PQ_API pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column, pq_chunk_plan *out,
+                                      pq_error *err);
+
 /* After the select stage: the filter as bound to this file, as text
  * (pq_expr_format; literals typed for their columns), snprintf contract;
  * "" without a filter. */

@@ -692,3 +692,57 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
     r->chunks_walked = r->chunks_len;
     return PQ_OK;
 }
+
+pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column, pq_chunk_plan *out,
+                               pq_error *err)
+{
+    if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    memset(out, 0, sizeof *out);
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_first_row)
+        return pq_error_set(err, PQ_ERR_STAGE, "a plan needs the select stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    size_t g = 0;
+    while (g < r->sel_row_groups_len && r->sel_row_groups[g] != row_group) g++;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    if (g == r->sel_row_groups_len || column >= fm->row_groups[row_group].columns_len)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u or column %u was not selected", row_group,
+                            column);
+    const pq_row_group *rg = &fm->row_groups[row_group];
+    const pq_column_chunk *cc = rg->columns[column];
+    uint64_t off, len;
+    pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &off, &len, err);
+    if (st != PQ_OK) return st;
+    out->chunk_bytes = len;
+    out->bytes = len;
+    if (!has_offset_index(cc)) return PQ_OK;
+    size_t n = (size_t)cc->offset_index_length;
+    uint64_t oi_off = (uint64_t)cc->offset_index_offset;
+    if (oi_off > r->file_size || n > r->file_size - oi_off)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "offset index of column %u is outside the file", column);
+    uint8_t *buf = malloc(n);
+    if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    st = pq_reader_read_range(r, PQ_STAGE_SELECT, oi_off, n, buf, err);
+    pq_offset_index oi;
+    if (st == PQ_OK) st = pq_offset_index_decode(buf, n, off, len, rg->num_rows, &oi, err);
+    free(buf);
+    if (st != PQ_OK) return st;
+    uint64_t lo = r->sel_first_row[g], hi = lo + r->sel_num_rows[g];
+    out->pages_total = (uint32_t)oi.npages;
+    out->bytes = (uint64_t)oi.pages[0].offset - off; /* the dictionary page, if any */
+    for (size_t i = 0; i < oi.npages; i++) {
+        uint64_t a = (uint64_t)oi.pages[i].first_row_index;
+        uint64_t b = i + 1 < oi.npages ? (uint64_t)oi.pages[i + 1].first_row_index : (uint64_t)rg->num_rows;
+        if (b > lo && a < hi) {
+            out->pages_kept++;
+            out->bytes += (uint64_t)oi.pages[i].compressed_page_size;
+        }
+    }
+    if (hi == lo) out->bytes = 0;
+    /* A nested field's leaves are read whole (they must hold the same rows). */
+    if (hi > lo && !pages_may_be_skipped(r, column)) {
+        out->pages_kept = out->pages_total;
+        out->bytes = len;
+    }
+    pq_offset_index_free(&oi);
+    return PQ_OK;
+}

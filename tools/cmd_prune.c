@@ -97,7 +97,8 @@ int pq_cmd_prune(int argc, char **argv)
     char text[1024];
     pq_reader_filter_text(r, text, sizeof text);
 
-    uint64_t kept_groups = 0, kept_rows = 0, kept_bytes = 0, by_step[4] = {0};
+    uint64_t kept_groups = 0, kept_rows = 0, kept_bytes = 0, plan_bytes = 0, by_step[4] = {0};
+    const pq_schema *schema = pq_metadata_schema(md);
     cli_json j;
     if (json) {
         cli_json_init(&j, stdout);
@@ -141,6 +142,26 @@ int pq_cmd_prune(int argc, char **argv)
             cli_json_int(&j, (int64_t)first);
             cli_json_key(&j, "pruned_by");
             cli_json_cstring(&j, step_name(step));
+            if (!step) {
+                cli_json_key(&j, "columns");
+                cli_json_begin_array(&j);
+                for (uint32_t c = 0; c < schema->leaves_len; c++) {
+                    pq_chunk_plan plan;
+                    if (pq_reader_plan_chunk(r, g, c, &plan, &err) != PQ_OK) continue;
+                    plan_bytes += plan.bytes;
+                    cli_json_begin_object(&j);
+                    cli_json_key(&j, "path");
+                    cli_json_cstring(&j, schema->leaves[c].path);
+                    cli_json_key(&j, "pages_kept");
+                    cli_json_int(&j, plan.pages_kept);
+                    cli_json_key(&j, "pages_total");
+                    cli_json_int(&j, plan.pages_total);
+                    cli_json_key(&j, "bytes");
+                    cli_json_int(&j, (int64_t)plan.bytes);
+                    cli_json_end_object(&j);
+                }
+                cli_json_end_array(&j);
+            }
             cli_json_end_object(&j);
         } else {
             if (step)
@@ -150,6 +171,20 @@ int pq_cmd_prune(int argc, char **argv)
                        rg->num_rows, bytes, first, first + rows);
             else
                 printf("%9u  %10" PRId64 "  %12" PRIu64 "  kept\n", g, rg->num_rows, bytes);
+            if (!step) { /* per column: the pages over the kept rows (offset index) */
+                for (uint32_t c = 0; c < schema->leaves_len; c++) {
+                    pq_chunk_plan plan;
+                    if (pq_reader_plan_chunk(r, g, c, &plan, &err) != PQ_OK) continue;
+                    plan_bytes += plan.bytes;
+                    if (plan.pages_total)
+                        printf("%37s %s: pages %u of %u, %" PRIu64 " of %" PRIu64 " bytes\n", "",
+                               schema->leaves[c].path, plan.pages_kept, plan.pages_total, plan.bytes,
+                               plan.chunk_bytes);
+                    else
+                        printf("%37s %s: whole chunk (no offset index), %" PRIu64 " bytes\n", "",
+                               schema->leaves[c].path, plan.bytes);
+                }
+            }
         }
     }
     uint64_t file_size = pq_reader_file_size(r);
@@ -160,6 +195,8 @@ int pq_cmd_prune(int argc, char **argv)
         cli_json_key(&j, "kept_rows");
         cli_json_int(&j, (int64_t)kept_rows);
         cli_json_key(&j, "bytes_to_read");
+        cli_json_int(&j, (int64_t)plan_bytes);
+        cli_json_key(&j, "kept_row_groups_bytes");
         cli_json_int(&j, (int64_t)kept_bytes);
         cli_json_key(&j, "pruned");
         cli_json_begin_object(&j);
@@ -186,9 +223,11 @@ int pq_cmd_prune(int argc, char **argv)
         pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
         printf("page index: %" PRIu64 " of %" PRIu64 " pages of the filter's columns outside the rows kept; "
                "%" PRIu64 " row groups left with no row\n", st.pages_pruned, st.pages_considered, by_step[3]);
-        printf("bytes of the kept row groups' chunks: %" PRIu64 " of %" PRIu64 " (%.1f%%); indexes and filters "
-               "read: %" PRIu64 " bytes\n", kept_bytes, file_size,
-               file_size ? 100.0 * (double)kept_bytes / (double)file_size : 0.0, st.bytes_read);
+        printf("bytes to read: %" PRIu64 " of %" PRIu64 " (%.1f%%; the kept row groups' chunks hold %" PRIu64
+               "); indexes and filters read to decide: %" PRIu64 " bytes\n", plan_bytes, file_size,
+               file_size ? 100.0 * (double)plan_bytes / (double)file_size : 0.0, kept_bytes, st.bytes_read);
+        printf("(late materialization may read less: columns the filter does not read are fetched only "
+               "over the rows that match)\n");
     }
     pq_reader_close(r);
     pq_expr_free(filter);

@@ -58,6 +58,15 @@ def check_prune(path, text, expr, sorted_file):
                 assert first <= keys.index(k) < first + n, (text, g, k, first, n)
         if sorted_file and text.startswith("key") and not match.num_rows:
             assert not rg["kept"], "%s: row group %d has no match, statistics must prune it" % (text, g)
+        if rg["kept"]:
+            # every column's plan: kept pages <= total, bytes <= the chunk
+            cols = {c["path"]: c for c in rg["columns"]}
+            assert len(cols) == pf.metadata.num_columns, rg
+            for i in range(pf.metadata.num_columns):
+                cm = pf.metadata.row_group(g).column(i)
+                c = cols[cm.path_in_schema]
+                assert c["pages_kept"] <= c["pages_total"] and c["bytes"] <= cm.total_compressed_size, (text, c)
+    assert doc["bytes_to_read"] <= doc["kept_row_groups_bytes"] <= doc["file_size"], doc
 
 
 def check_cat(path, text, expr):
