@@ -63,6 +63,9 @@ CASES = [
     ("opt is not null and opt < 10", f("opt").is_valid() & (f("opt") < 10), None),
     ("opt = 5 or key < 3", (f("opt") == 5) | (f("key") < 3), None),
     ("not (opt = 5)", ~(f("opt") == 5), None),
+    ("long = '" + "x" * 80 + "001234'", f("long") == "x" * 80 + "001234", 1),
+    ("long >= '" + "x" * 80 + "003990'", f("long") >= "x" * 80 + "003990", 1),
+    ("long < '" + "x" * 64 + "'", f("long") < "x" * 64, 0),
     ("s.x = 7", f("s", "x") == 7, None),
     ("s.tag in ('t1', 't3') and key < 1000", f("s", "tag").isin(["t1", "t3"]) & (f("key") < 1000), 2),
 ]
@@ -273,6 +276,28 @@ def check_sans_io(files):
             _c.pq_reader_close(h)
 
 
+def check_bad_indexes(files, tmp):
+    """Broken bloom filters and page indexes: the step is skipped for that
+    chunk and counted (prune_warnings), never trusted; the rows stay right."""
+    import shutil
+    path = files["unsorted"]
+    md = pq.ParquetFile(path).metadata
+    bad = os.path.join(tmp, "bad_indexes.parquet")
+    shutil.copy(path, bad)
+    data = bytearray(open(bad, "rb").read())
+    key = md.schema.names.index("key")
+    for g in range(md.num_row_groups):
+        off = md.row_group(g).column(key).to_dict()["bloom_filter_offset"]
+        data[off:off + 6] = b"\xff" * 6  # the BloomFilterHeader: garbage
+    open(bad, "wb").write(bytes(data))
+    text, expr = "key = 1234", f("key") == 1234
+    with pqstep.Reader(bad) as r:
+        ours = r.read(filter=text, prune={"statistics", "bloom_filter", "page_index"})
+        st = r.stage_stats("select")
+    same(ours, expected(pq.read_table(path), expr), "broken bloom filters", float_bits=True)
+    assert st["prune_warnings"] == md.num_row_groups and st["pruned_bloom_filter"] == 0, st
+
+
 def check_errors(path):
     for text, needle in (("nokey < 3", "no column 'nokey'"),
                          ("key < 'abc'", "'abc'"),
@@ -298,6 +323,7 @@ def main():
     tests.append(("late materialization", lambda: check_late_materialization(files)))
     tests.append(("dictionary pages", lambda: check_dictionary(files)))
     tests.append(("sans-IO with a filter", lambda: check_sans_io(files)))
+    tests.append(("broken bloom filters", lambda: check_bad_indexes(files, tmp)))
     for name, fn in tests:
         try:
             fn()
