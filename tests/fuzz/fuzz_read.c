@@ -4,7 +4,7 @@
  * pages, decodes every chunk into Arrow arrays (two threads, CRCs checked)
  * and exports every row group in batches, which are then released. The
  * first input byte picks a row range, so the offset-index path is fuzzed
- * too. Nothing may crash, leak, race or read out of bounds; the exported
+ * too, and whether a filter on the first column is pushed down. Nothing may crash, leak, race or read out of bounds; the exported
  * batches must keep their promises (lengths as asked, children present).
  */
 #include <stdint.h>
@@ -47,6 +47,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pq_error err;
     pq_reader *r = pq_reader_open_memory(file, len, &opts, &err);
     if (!r) return 0;
+    /* Every other input also reads through a filter on the first leaf, so
+     * binding, every pruning step (statistics, dictionary, bloom filter,
+     * page index) and late materialization see fuzzed files too. */
+    if ((mode & 0x80) && pq_reader_advance_to(r, PQ_STAGE_FOOTER, &err) == PQ_OK) {
+        const pq_schema *schema = pq_metadata_schema(pq_reader_metadata(r));
+        if (schema->leaves_len > 0) {
+            pq_literal lit = {.kind = PQ_LIT_INT, .i = (int64_t)(mode & 7)};
+            pq_expr *e = (mode & 0x40) ? pq_expr_is_null(schema->leaves[0].path, false, &err)
+                                       : pq_expr_compare(schema->leaves[0].path, PQ_CMP_EQ, &lit, &err);
+            if (e && (mode & 0x20)) e = pq_expr_or(e, pq_expr_in(schema->leaves[0].path, &lit, 1, &err), &err);
+            if (e) {
+                pq_selection sel = {.filter = e};
+                (void)pq_reader_reselect(r, &sel, &err); /* a binding error leaves the reader unfiltered */
+                pq_expr_free(e);
+            }
+        }
+    }
     if (pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK) {
         uint64_t max_rows = 1 + (mode & 15);
         for (int batches = 0; batches < 10000; batches++) {
