@@ -601,64 +601,117 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
 /* Late materialization: the filter's columns are walked; evaluate the
  * filter on each row group, narrow its rows to the span of the matching
  * ones (none: no rows), and plan the deferred chunks for those rows. */
-static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
+/* Selected row group g: evaluate the filter, narrow the rows, plan its
+ * deferred chunks. Touches only g's entries, so row groups run in parallel. */
+static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *skipped, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    pq_codec_ctx cctx;
-    pq_codec_ctx_init(&cctx);
-    pq_status st = PQ_OK;
-    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
-        uint8_t *keep;
-        int64_t kept;
-        st = pq_reader_filter_rows(r, &cctx, g, &keep, &kept, err);
-        if (st != PQ_OK) break;
-        int64_t len = (int64_t)r->sel_num_rows[g], lo = -1, hi = -1;
-        for (int64_t i = 0; kept && i < len; i++)
-            if ((keep[i >> 3] >> (i & 7)) & 1) {
-                if (lo < 0) lo = i;
-                hi = i;
-            }
-        /* Keep the bits over the narrowed rows: the decode stage filters
-         * with them instead of decoding the filter's columns again. */
-        if (!r->late_keep) r->late_keep = calloc(r->sel_row_groups_len ? r->sel_row_groups_len : 1, sizeof *r->late_keep);
-        if (r->late_keep && lo >= 0) {
-            int64_t n = hi - lo + 1;
-            uint8_t *bits = calloc((size_t)(n + 7) / 8 + 1, 1);
-            for (int64_t i = 0; bits && i < n; i++)
-                if ((keep[(lo + i) >> 3] >> ((lo + i) & 7)) & 1) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-            r->late_keep[g] = bits;
+    uint8_t *keep;
+    int64_t kept;
+    pq_status st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
+    if (st != PQ_OK) return st;
+    int64_t len = (int64_t)r->sel_num_rows[g], lo = -1, hi = -1;
+    for (int64_t i = 0; kept && i < len; i++)
+        if ((keep[i >> 3] >> (i & 7)) & 1) {
+            if (lo < 0) lo = i;
+            hi = i;
         }
-        free(keep);
-        if (lo < 0) {
-            r->sel_num_rows[g] = 0;
-        } else {
-            r->sel_first_row[g] += (uint64_t)lo;
-            r->sel_num_rows[g] = (uint64_t)(hi - lo + 1);
-        }
-        const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
-        bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < (uint64_t)rg->num_rows;
-        for (size_t c = 0; c < r->walk_columns_len; c++) {
-            pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
-            if (ch->step != CHUNK_DEFERRED) continue;
-            if (r->sel_num_rows[g] == 0) { /* nothing to read: an empty chunk */
-                ch->step = CHUNK_WALKED;
-                ch->nparts = 0;
-                ch->first_row = r->sel_first_row[g];
-                ch->num_rows = 0;
-                r->stats[PQ_STAGE_PAGE_HEADERS].chunks_skipped++;
-                continue;
-            }
-            ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
-            ch->nparts = 1;
-            ch->first_row = 0;
-            ch->num_rows = (uint64_t)rg->num_rows;
-            ch->step = cut && has_offset_index(rg->columns[ch->info.column]) &&
-                               pages_may_be_skipped(r, ch->info.column)
-                           ? CHUNK_NEED_OFFSET_INDEX
-                           : CHUNK_NEED_PAGES;
-        }
+    /* Keep the bits over the narrowed rows: the decode stage filters with
+     * them instead of decoding the filter's columns again. */
+    if (lo >= 0) {
+        int64_t n = hi - lo + 1;
+        uint8_t *bits = calloc((size_t)(n + 7) / 8 + 1, 1);
+        for (int64_t i = 0; bits && i < n; i++)
+            if ((keep[(lo + i) >> 3] >> ((lo + i) & 7)) & 1) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        r->late_keep[g] = bits; /* NULL on NOMEM: the decode stage evaluates again */
+        r->sel_first_row[g] += (uint64_t)lo;
+        r->sel_num_rows[g] = (uint64_t)n;
+    } else {
+        r->sel_num_rows[g] = 0;
     }
-    pq_codec_ctx_free(&cctx);
+    free(keep);
+    const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
+    bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < (uint64_t)rg->num_rows;
+    for (size_t c = 0; c < r->walk_columns_len; c++) {
+        pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
+        if (ch->step != CHUNK_DEFERRED) continue;
+        if (r->sel_num_rows[g] == 0) { /* nothing to read: an empty chunk */
+            ch->step = CHUNK_WALKED;
+            ch->nparts = 0;
+            ch->first_row = r->sel_first_row[g];
+            ch->num_rows = 0;
+            (*skipped)++;
+            continue;
+        }
+        ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
+        ch->nparts = 1;
+        ch->first_row = 0;
+        ch->num_rows = (uint64_t)rg->num_rows;
+        ch->step = cut && has_offset_index(rg->columns[ch->info.column]) && pages_may_be_skipped(r, ch->info.column)
+                       ? CHUNK_NEED_OFFSET_INDEX
+                       : CHUNK_NEED_PAGES;
+    }
+    return PQ_OK;
+}
+
+typedef struct narrow_job {
+    pq_reader *r;
+    pq_codec_ctx codecs[PQ_PARALLEL_MAX_THREADS];
+    pq_status *status;
+    pq_error *errors;
+    uint64_t *skipped;
+} narrow_job;
+
+static bool narrow_task(void *ctx, size_t g, unsigned worker)
+{
+    narrow_job *job = ctx;
+    job->status[g] = narrow_group(job->r, &job->codecs[worker], g, &job->skipped[g], &job->errors[g]);
+    return job->status[g] == PQ_OK;
+}
+
+/* Late materialization: the filter's columns are walked; evaluate the
+ * filter on each row group (in parallel), narrow its rows to the span of the
+ * matching ones (none: no rows), and plan the deferred chunks for those
+ * rows. The first failing row group's error is the stage's. */
+static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
+{
+    size_t n = r->sel_row_groups_len;
+    if (!n) return PQ_OK;
+    narrow_job *job = calloc(1, sizeof *job);
+    r->late_keep = calloc(n, sizeof *r->late_keep);
+    pq_status st = PQ_OK;
+    if (job) {
+        job->status = calloc(n, sizeof *job->status);
+        job->errors = calloc(n, sizeof *job->errors);
+        job->skipped = calloc(n, sizeof *job->skipped);
+    }
+    if (!job || !r->late_keep || !job->status || !job->errors || !job->skipped) {
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    } else {
+        job->r = r;
+        for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&job->codecs[t]);
+        for (size_t g = 0; g < n; g++) job->status[g] = PQ_ERR_STAGE; /* not run */
+        uint64_t walked = 0; /* the filter's chunks, decoded here */
+        for (size_t k = 0; k < r->chunks_len; k++)
+            for (size_t p = 0; r->chunks[k].step == CHUNK_WALKED && p < r->chunks[k].nparts; p++)
+                walked += r->chunks[k].parts[p].length;
+        unsigned threads = r->opts.threads ? r->opts.threads : (walked >= PQ_PARALLEL_MIN_BYTES ? 0 : 1);
+        pq_parallel_for(n, threads, narrow_task, job);
+        for (size_t g = 0; g < n; g++) {
+            r->stats[PQ_STAGE_PAGE_HEADERS].chunks_skipped += job->skipped[g];
+            if (st == PQ_OK && job->status[g] != PQ_OK) {
+                *err = job->errors[g];
+                st = job->status[g];
+            }
+        }
+        for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_free(&job->codecs[t]);
+    }
+    if (job) {
+        free(job->status);
+        free(job->errors);
+        free(job->skipped);
+        free(job);
+    }
     return st;
 }
 

@@ -90,14 +90,23 @@ static uint64_t hash_array(const struct ArrowSchema *s, const struct ArrowArray 
     return h;
 }
 
-/* Hash of every row group of `path` decoded on `threads` threads. */
-static uint64_t decode_hash(const char *path, uint32_t threads)
+/* Hash of every row group of `path` decoded on `threads` threads, through
+ * `filter` when not NULL (predicate text). */
+static uint64_t decode_hash_filtered(const char *path, uint32_t threads, const char *filter)
 {
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.threads = threads;
+    pq_expr *e = NULL;
+    if (filter) {
+        pq_error perr;
+        e = pq_expr_parse(filter, &perr);
+        ck_assert_msg(e, "%s", perr.message);
+        opts.filter = e;
+    }
     pq_error err;
     pq_reader *r = pq_reader_open_path(path, &opts, &err);
+    pq_expr_free(e); /* the reader keeps a copy */
     ck_assert_msg(r, "%s", err.message);
     ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s: %s", path, err.message);
     uint64_t h = 1469598103934665603ull;
@@ -113,6 +122,28 @@ static uint64_t decode_hash(const char *path, uint32_t threads)
     pq_reader_close(r);
     return h;
 }
+
+static uint64_t decode_hash(const char *path, uint32_t threads)
+{
+    return decode_hash_filtered(path, threads, NULL);
+}
+
+/* The filter's parallel parts: late materialization per row group, and the
+ * rows kept per row group in the decode stage. */
+START_TEST(filtered_reads_are_the_same_on_any_thread_count)
+{
+    char *path = pq_test_corpus_path("data/alltypes_tiny_pages.parquet");
+    static const char *filters[] = {"id < 1000 or id >= 7000", "bool_col = true and int_col in (1, 5)",
+                                    "string_col is not null and id >= 3999 and id < 4001"};
+    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++) {
+        uint64_t one = decode_hash_filtered(path, 1, filters[k]);
+        for (uint32_t t = 2; t <= 8; t *= 2)
+            ck_assert_msg(decode_hash_filtered(path, t, filters[k]) == one, "'%s': threads=%u differs", filters[k],
+                          t);
+    }
+    free(path);
+}
+END_TEST
 
 START_TEST(any_thread_count_gives_the_same_arrays)
 {
@@ -186,6 +217,7 @@ int main(void)
     TCase *tc = tcase_create("thread pool");
     tcase_set_timeout(tc, 0);
     tcase_add_test(tc, any_thread_count_gives_the_same_arrays);
+    tcase_add_test(tc, filtered_reads_are_the_same_on_any_thread_count);
     tcase_add_test(tc, the_first_broken_chunk_is_reported_whatever_the_threads);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
