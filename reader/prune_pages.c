@@ -98,9 +98,26 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     int64_t start = lp->oi.pages[p].first_row_index;
     int64_t end = p + 1 < lp->oi.npages ? lp->oi.pages[p + 1].first_row_index : c->rg_rows;
     b.values = end - start;
-    if (lp->ci.null_pages[p]) {
+    if (leaf->max_def == 0) {
+        /* A required column has no null: a writer that marks its pages
+         * null (parquet-mr 1.13 does, with empty bounds, in
+         * data/datapage_v1-*-checksum.parquet) is not believed, and its
+         * bounds are not used either. */
+        b.nulls_known = true;
+        b.nulls = 0;
+        if (!lp->ci.null_pages[p]) {
+            b.have = pq_decode_bound(leaf, lp->ci.min_values[p], &b.min) &&
+                     pq_decode_bound(leaf, lp->ci.max_values[p], &b.max);
+            b.exact = leaf->physical_type != PQ_BYTE_ARRAY && leaf->physical_type != PQ_FIXED_LEN_BYTE_ARRAY;
+        }
+    } else if (lp->ci.null_pages[p] && !(lp->ci.null_counts && lp->ci.null_counts[p] >= 0 &&
+                                         lp->ci.null_counts[p] < b.values)) {
+        /* A null page (unless its own null count says otherwise). */
         b.nulls_known = true;
         b.nulls = b.values;
+    } else if (lp->ci.null_pages[p]) {
+        b.nulls_known = true; /* contradictory: trust only the count, no bounds */
+        b.nulls = lp->ci.null_counts[p];
     } else {
         if (lp->ci.null_counts && lp->ci.null_counts[p] >= 0) {
             b.nulls_known = true;

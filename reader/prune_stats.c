@@ -109,6 +109,10 @@ static bounds chunk_bounds(const pq_file_metadata *fm, const pq_schema *schema, 
     const pq_leaf *leaf = &schema->leaves[leaf_index];
     b.nulls_known = (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count >= 0;
     b.nulls = s->null_count;
+    if (leaf->max_def == 0) { /* required: no null, whatever a writer says */
+        b.nulls_known = true;
+        b.nulls = 0;
+    }
     bool order_known = !((uint32_t)leaf_index < fm->column_orders_len &&
                          fm->column_orders[leaf_index] != PQ_COLUMN_ORDER_TYPE_DEFINED);
     if ((s->set & PQ_STATS_HAS_MIN_VALUE) && (s->set & PQ_STATS_HAS_MAX_VALUE) && order_known) {
