@@ -84,6 +84,7 @@ struct pq_reader {
     size_t sel_columns_len;
     uint32_t *walk_columns;         /* sel_columns, then the filter's leaves not among them */
     size_t walk_columns_len;        /* the stride of `chunks` */
+    uint8_t *walk_flags;            /* per walk column, from planning (stage_pages.c) */
     struct pq_expr *filter;         /* the options' filter, bound to md (owned) */
     uint8_t *pruned_by;             /* per file row group: the PQ_PRUNE_* step that dropped it, or 0 */
     uint64_t *sel_first_row;        /* per selected row group: rows delivered */

@@ -29,6 +29,8 @@ static void free_chunk_array(pq_reader_chunk *chunks, size_t n)
 
 void pq_reader_free_chunks(pq_reader *r)
 {
+    free(r->walk_flags);
+    r->walk_flags = NULL;
     free_chunk_array(r->chunks, r->chunks_len);
     r->chunks = NULL;
     r->chunks_len = r->chunks_walked = 0;
@@ -107,25 +109,43 @@ static bool has_offset_index(const pq_column_chunk *cc)
     return (cc->set & both) == both && cc->offset_index_offset > 0 && cc->offset_index_length > 0;
 }
 
-/* Late materialization: with a filter (not prune-only), a projected column
- * the filter does not read waits until the filter's columns have narrowed
- * the rows it must deliver. */
-static bool deferred(const pq_reader *r, size_t c)
+/* Whether the filter reads leaf `leaf`. */
+static bool filter_reads(const pq_reader *r, uint32_t leaf)
 {
-    if (!r->filter || r->opts.prune_only || c >= r->sel_columns_len) return false;
-    uint32_t leaf = r->sel_columns[c];
-    /* The leaves of one nested field are assembled together and must hold
-     * the same rows: defer only a column that is alone in its field. */
-    if (!pages_may_be_skipped(r, leaf)) return false;
     size_t n = pq_expr_columns(r->filter, NULL, 0);
     uint32_t stack[64];
     uint32_t *cols = n <= 64 ? stack : malloc(n * sizeof *cols);
-    if (!cols) return false;
+    if (!cols) return true; /* out of memory: do not defer */
     pq_expr_columns(r->filter, cols, n);
-    bool read_by_filter = false;
-    for (size_t k = 0; k < n && !read_by_filter; k++) read_by_filter = cols[k] == leaf;
+    bool found = false;
+    for (size_t k = 0; k < n && !found; k++) found = cols[k] == leaf;
     if (cols != stack) free(cols);
-    return !read_by_filter;
+    return found;
+}
+
+enum {
+    WALK_SKIPPABLE = 1, /* pages_may_be_skipped: a row range may read part of the chunk */
+    WALK_DEFERRED = 2   /* late materialization: a projected column the filter does not read,
+                         * alone in its field, waits until the filter has narrowed the rows */
+};
+
+/* What plan_chunks and narrow_by_filter need to know of each walk column,
+ * the same in every row group: worked out once (the checks walk the
+ * selection). */
+static pq_status plan_columns(pq_reader *r, pq_error *err)
+{
+    size_t w = r->walk_columns_len;
+    free(r->walk_flags);
+    r->walk_flags = calloc(w ? w : 1, 1);
+    if (!r->walk_flags) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    bool late = r->filter && !r->opts.prune_only;
+    for (size_t c = 0; c < w; c++) {
+        uint32_t leaf = r->walk_columns[c];
+        if (pages_may_be_skipped(r, leaf)) r->walk_flags[c] |= WALK_SKIPPABLE;
+        if (late && c < r->sel_columns_len && (r->walk_flags[c] & WALK_SKIPPABLE) && !filter_reads(r, leaf))
+            r->walk_flags[c] |= WALK_DEFERRED;
+    }
+    return PQ_OK;
 }
 
 /* Lay out one entry per selected chunk with its byte range. */
@@ -133,6 +153,8 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     size_t n = r->sel_row_groups_len * r->walk_columns_len;
+    pq_status pst = plan_columns(r, err);
+    if (pst != PQ_OK) return pst;
     r->chunks = calloc(n ? n : 1, sizeof *r->chunks);
     if (!r->chunks) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     r->chunks_len = n;
@@ -157,10 +179,10 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
                                     "memory limit", rg, col, (unsigned long long)ch->info.length);
             ch->first_row = 0;
             ch->num_rows = rows;
-            if (deferred(r, c)) {
+            if (r->walk_flags[c] & WALK_DEFERRED) {
                 ch->step = CHUNK_DEFERRED;
                 r->late_pending = true;
-            } else if (cut && has_offset_index(cc) && pages_may_be_skipped(r, col)) {
+            } else if (cut && has_offset_index(cc) && (r->walk_flags[c] & WALK_SKIPPABLE)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
             } else {
                 ch->step = CHUNK_NEED_PAGES;
@@ -253,16 +275,23 @@ static int cmp_range(const void *a, const void *b)
 
 /* The parts still to read of chunks waiting for their pages, not already
  * supplied, sorted and joined where they lie at most the gap apart (up to
- * the maximum size). *out is malloc'd (NULL when none). */
-static size_t coalesced_parts(const pq_reader *r, pq_range **out)
+ * the maximum size). *out is malloc'd (NULL when none); with `joined` not
+ * NULL, *joined (malloc'd too) gets how many parts each range holds. */
+static size_t coalesced_parts(const pq_reader *r, pq_range **out, size_t **joined)
 {
     size_t n = 0;
     *out = NULL;
+    if (joined) *joined = NULL;
     for (size_t k = 0; k < r->chunks_len; k++)
         if (r->chunks[k].step == CHUNK_NEED_PAGES) n += r->chunks[k].nparts;
     if (!n) return 0;
     pq_range *v = malloc(n * sizeof *v);
-    if (!v) return 0;
+    size_t *parts = joined ? malloc(n * sizeof *parts) : NULL;
+    if (!v || (joined && !parts)) {
+        free(v);
+        free(parts);
+        return 0;
+    }
     size_t m = 0;
     for (size_t k = 0; k < r->chunks_len; k++) {
         const pq_reader_chunk *ch = &r->chunks[k];
@@ -282,11 +311,14 @@ static size_t coalesced_parts(const pq_reader *r, pq_range **out)
         if (last && !r->opts.no_coalescing && v[i].offset <= end + gap &&
             (new_end > end ? new_end : end) - last->offset <= max) {
             if (new_end > end) last->length = new_end - last->offset;
+            if (parts) parts[out_n - 1]++;
         } else {
+            if (parts) parts[out_n] = 1;
             v[out_n++] = v[i];
         }
     }
     *out = v;
+    if (joined) *joined = parts;
     return out_n;
 }
 
@@ -297,18 +329,11 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
 {
     if (r->opts.no_coalescing || (r->kind != SOURCE_FILE && r->kind != SOURCE_CALLER)) return PQ_OK;
     pq_range *ranges;
-    size_t n = coalesced_parts(r, &ranges);
+    size_t *joined;
+    size_t n = coalesced_parts(r, &ranges, &joined);
     pq_status st = PQ_OK;
     for (size_t i = 0; st == PQ_OK && i < n; i++) {
-        /* A range that is exactly one part is read by the walk itself. */
-        bool single = false;
-        for (size_t k = 0; k < r->chunks_len && !single; k++) {
-            const pq_reader_chunk *ch = &r->chunks[k];
-            for (size_t p = 0; ch->step == CHUNK_NEED_PAGES && p < ch->nparts; p++)
-                if (ch->parts[p].offset == ranges[i].offset && ch->parts[p].length == ranges[i].length)
-                    single = true;
-        }
-        if (single) continue;
+        if (joined[i] < 2) continue; /* one part: the walk reads it itself */
         if (r->opts.memory_limit && ranges[i].length > r->opts.memory_limit) continue; /* read part by part */
         uint8_t *buf = malloc(ranges[i].length ? (size_t)ranges[i].length : 1);
         if (!buf) {
@@ -321,6 +346,7 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
         else free(buf);
     }
     free(ranges);
+    free(joined);
     return st;
 }
 
@@ -343,7 +369,7 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
     if (any_index) return count;
     /* The pages' ranges, joined where they lie close (coalescing options). */
     pq_range *ranges;
-    size_t n = coalesced_parts(r, &ranges);
+    size_t n = coalesced_parts(r, &ranges, NULL);
     for (size_t i = 0; i < n; i++) {
         if (count < cap) out[count] = ranges[i];
         count++;
@@ -647,7 +673,7 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
         ch->nparts = 1;
         ch->first_row = 0;
         ch->num_rows = (uint64_t)rg->num_rows;
-        ch->step = cut && has_offset_index(rg->columns[ch->info.column]) && pages_may_be_skipped(r, ch->info.column)
+        ch->step = cut && has_offset_index(rg->columns[ch->info.column]) && (r->walk_flags[c] & WALK_SKIPPABLE)
                        ? CHUNK_NEED_OFFSET_INDEX
                        : CHUNK_NEED_PAGES;
     }
