@@ -102,6 +102,7 @@ struct pq_reader {
                                      * narrowed rows, from late materialization (or NULL) */
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
+    size_t prev_hint;               /* where reuse_walked's next search starts */
     pq_page_walk_counters walk_counters;
 
     /* decode stage: one column per entry of `chunks`, same order */

@@ -57,13 +57,18 @@ void pq_reader_keep_chunks_for_reuse(pq_reader *r)
         }
     r->prev_chunks = chunks;
     r->prev_chunks_len = n;
+    r->prev_hint = 0;
 }
 
 /* Take over a walked chunk of the previous selection for (rg, col) whose
  * kept pages hold rows [first, first + n). */
 static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, uint64_t first, uint64_t n)
 {
-    for (size_t i = 0; i < r->prev_chunks_len; i++) {
+    /* Both plans run row group by row group, column by column: start where
+     * the last match was, so a like-for-like plan finds each chunk at once. */
+    size_t len = r->prev_chunks_len;
+    for (size_t step = 0; step < len; step++) {
+        size_t i = (r->prev_hint + step) % len;
         pq_reader_chunk *old = &r->prev_chunks[i];
         if (old->step != CHUNK_WALKED || old->info.row_group != ch->info.row_group ||
             old->info.column != ch->info.column)
@@ -72,6 +77,7 @@ static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, uint64_t first, uint
         *ch = *old;
         memset(old, 0, sizeof *old);
         old->step = CHUNK_NEED_PAGES; /* emptied */
+        r->prev_hint = i + 1;
         r->stats[PQ_STAGE_PAGE_HEADERS].reused++;
         return true;
     }
