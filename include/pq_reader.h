@@ -157,10 +157,12 @@ typedef struct pq_reader_options {
     /* Predicate pushdown (pq_predicate.h): only rows for which `filter` is
      * true are delivered. The reader binds its own copy to the file's
      * schema in the select stage (binding errors fail that stage), prunes
-     * row groups by the steps not disabled below, then materializes late:
-     * the page-header stage reads the filter's columns first, evaluates the
-     * filter, and reads the other projected columns only for the span of
-     * rows that match (through the offset index; not at all for a row group
+     * row groups by the steps not disabled below (the page index keeps,
+     * inside a row group, only the runs of rows whose pages may match), then
+     * materializes late: the page-header stage reads the filter's columns
+     * first (only their pages over the kept rows), evaluates the filter,
+     * and reads each other projected column only for the pages that hold a
+     * matching row (through the offset index; not at all for a row group
      * without a match); the decode stage keeps the matching rows. The
      * row range (row_offset, row_limit) applies to the rows before the
      * filter. The reader copies `filter` when it opens (the caller keeps
@@ -168,8 +170,10 @@ typedef struct pq_reader_options {
     const struct pq_expr *filter;
     /* PQ_PRUNE_* bits of pruning steps to skip (0: use every step). */
     uint32_t prune_disable;
-    /* Prune only: deliver every row of the row groups that survive pruning,
-     * without evaluating the predicate on the rows. */
+    /* Prune only: deliver the rows that pruning keeps, without evaluating
+     * the predicate on them: every row of the row groups that survive, or,
+     * with the page index, the runs of rows whose pages may match
+     * (pq_reader_row_group_runs says which). */
     bool prune_only;
     /* I/O planning of the page-header stage: byte ranges of column chunks
      * (or of their kept pages) at most `coalesce_gap` bytes apart are read
@@ -301,12 +305,31 @@ PQ_API pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group,
                                             struct ArrowSchema *out_schema, pq_error *err);
 
 /* After the select stage: the rows of selected row group `row_group` that
- * the reader delivers, [*first_row, *first_row + *num_rows) in the row
- * group's own numbering: all of them unless the options set a row range.
- * Errors: PQ_ERR_STAGE before the select stage, PQ_ERR_INVALID_ARGUMENT for
- * NULL arguments or a row group that was not selected. */
+ * the reader reads, [*first_row, *first_row + *num_rows) in the row group's
+ * own numbering: all of them unless the options set a row range or the
+ * page index narrowed them (then the span from the first to the last row
+ * kept; pq_reader_row_group_runs() gives the runs inside it). After the
+ * decode stage with a filter, or in prune-only mode with runs, the rows
+ * delivered, renumbered [0, rows delivered). Errors: PQ_ERR_STAGE before
+ * the select stage, PQ_ERR_INVALID_ARGUMENT for NULL arguments or a row
+ * group that was not selected. */
 PQ_API pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group,
                                            uint64_t *first_row, uint64_t *num_rows, pq_error *err);
+
+/* One run of rows of a row group, in its own numbering. */
+typedef struct pq_row_run {
+    uint64_t first_row;
+    uint64_t num_rows;
+} pq_row_run;
+
+/* After the select stage: the runs of rows of selected row group
+ * `row_group` that the reader reads (see pq_reader_row_group_range), in
+ * order, disjoint and not adjacent; up to `cap` of them into out[] (out may
+ * be NULL when cap is 0), and *count gets how many there are. A row group
+ * the page index narrowed has one run per stretch of pages that may match.
+ * Errors as for pq_reader_row_group_range(). */
+PQ_API pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_row_run *out, size_t cap,
+                                          size_t *count, pq_error *err);
 
 /* After PQ_STAGE_DECODE: export rows [first_row, first_row + num_rows) of
  * selected row group `row_group` (row-group numbering) as a record batch,
@@ -372,7 +395,7 @@ typedef struct pq_chunk_plan {
 
 /* After the select stage: the pages and bytes of leaf `column` in selected
  * row group `row_group` that a read of the row group's kept rows
- * (pq_reader_row_group_range) fetches, from the chunk's offset index, read
+ * (pq_reader_row_group_runs: the pages that hold one of them) fetches, from the chunk's offset index, read
  * through the reader (no data page is read). With a filter, columns the
  * filter does not read may be narrowed further once it is evaluated (late
  * materialization): the plan is an upper bound for them. Errors:

@@ -56,6 +56,31 @@ static bool might_contain(const pq_bloom_filter *f, const pq_expr *n, const pq_v
     }
 }
 
+bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t file_size, const pq_supplied *supplied,
+                           uint64_t *off, uint64_t *len)
+{
+    if (!(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET) || m->bloom_filter_offset < 4 ||
+        (uint64_t)m->bloom_filter_offset >= file_size)
+        return false;
+    uint64_t o = (uint64_t)m->bloom_filter_offset, room = file_size - o;
+    *off = o;
+    if ((m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0) {
+        /* length 0 is no length (a writer that left it unset) */
+        *len = (uint64_t)m->bloom_filter_length < room ? (uint64_t)m->bloom_filter_length : room;
+        return true;
+    }
+    uint64_t guess = PQ_BLOOM_SPECULATIVE_READ < room ? PQ_BLOOM_SPECULATIVE_READ : room;
+    *len = guess;
+    /* Once the guess is here, its header tells the whole length. */
+    uint8_t head[PQ_BLOOM_HEADER_MAX];
+    size_t hn = guess < PQ_BLOOM_HEADER_MAX ? (size_t)guess : PQ_BLOOM_HEADER_MAX;
+    size_t needed = 0;
+    if (supplied && pq_supplied_copy(supplied, o, hn, head) &&
+        pq_bloom_filter_needed(head, hn, &needed, NULL) == PQ_OK && needed > guess && needed <= room)
+        *len = needed; /* else a short or broken filter: parsing will say so */
+    return true;
+}
+
 /* Read and parse leaf `leaf`'s filter in row group c->rg; NULL if none. */
 static const pq_bloom_filter *load(bloom_ctx *c, int32_t leaf)
 {
@@ -67,21 +92,21 @@ static const pq_bloom_filter *load(bloom_ctx *c, int32_t leaf)
     const pq_column_chunk *cc = fm->row_groups[c->rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return NULL;
-    uint64_t off = (uint64_t)m->bloom_filter_offset, size = r->file_size;
+    uint64_t off, want, size = r->file_size;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
-    if (m->bloom_filter_offset < 4 || off >= size) {
+    if (!pq_bloom_filter_range(m, size, &r->supplied, &off, &want)) { /* offset outside the file */
         r->stats[PQ_STAGE_SELECT].prune_warnings++;
         return NULL;
     }
-    uint64_t want = have_len ? (uint64_t)m->bloom_filter_length : PQ_BLOOM_SPECULATIVE_READ;
-    if (want > size - off) want = size - off;
     pq_error err;
     uint8_t *buf = malloc((size_t)want);
     pq_status st = buf ? pq_reader_read_range(r, PQ_STAGE_SELECT, off, (size_t)want, buf, &err) : PQ_ERR_NOMEM;
     size_t needed = 0;
     if (st == PQ_OK && !have_len) {
+        /* Sans-IO was given header + bitset whole (pq_bloom_filter_range);
+         * a source reads the rest when the guess was short. */
         st = pq_bloom_filter_needed(buf, (size_t)want, &needed, &err);
-        if (st == PQ_OK && needed > want && needed <= size - off) { /* the guess was short */
+        if (st == PQ_OK && needed > want && needed <= size - off) {
             uint8_t *more = realloc(buf, needed);
             if (!more) st = PQ_ERR_NOMEM;
             else {

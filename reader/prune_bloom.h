@@ -8,6 +8,7 @@
 
 #include "reader/prune_stats.h"
 #include "reader/reader_internal.h"
+#include "reader/supplied.h"
 
 /* The truth values r->filter may take over file row group `rg`, judging
  * each leaf by its statistics (unless disabled) and, for = and IN, by its
@@ -15,5 +16,15 @@
  * stage). A filter that cannot be read or is malformed is not used (counted
  * in prune_warnings), never trusted. */
 pq_maybe pq_prune_by_bloom_filters(pq_reader *r, uint32_t rg, bool with_statistics);
+
+/* The byte range the bloom-filter step reads for chunk metadata m, given
+ * what the reader has been supplied (may be NULL):
+ * [bloom_filter_offset, +bloom_filter_length) when the length is known;
+ * otherwise the speculative guess (PQ_BLOOM_SPECULATIVE_READ) and, once the
+ * guess's header is supplied and says the filter is longer, header + bitset
+ * whole (a sans-IO caller's second round). Clamped to the file. False when
+ * the chunk has no usable filter offset. */
+bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t file_size, const pq_supplied *supplied,
+                           uint64_t *off, uint64_t *len);
 
 #endif

@@ -6,9 +6,9 @@
  * index entry (min, max, null page, null count) bounds the column's values
  * there; the filter is judged over the piece with those bounds exactly as
  * over a row group with its statistics (prune_stats.c). Pieces that cannot
- * be true are dropped; the row group keeps the span from the first kept
- * piece to the end of the last one, which the page-header stage then reads
- * page by page through the offset index.
+ * be true are dropped; the row group keeps the rest, as runs of rows, and
+ * the page-header stage then reads only the pages of each column that hold
+ * one of them (through the offset index).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -163,37 +163,44 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
         for (size_t p = 0; lp->usable && p < lp->oi.npages; p++) cuts[m++] = lp->oi.pages[p].first_row_index;
     }
     qsort(cuts, m, sizeof *cuts, cmp_i64);
-    /* The pieces [cuts[i], cuts[i + 1]) inside the row group's row range. */
-    int64_t lo = (int64_t)r->sel_first_row[g], hi = lo + (int64_t)r->sel_num_rows[g];
-    int64_t keep_lo = -1, keep_hi = -1;
-    for (size_t i = 0; i + 1 < m; i++) {
+    /* The pieces [cuts[i], cuts[i + 1]) inside the row group's rows. */
+    pq_row_set *rows = &r->sel_rows[g];
+    pq_row_set kept;
+    pq_row_set_init(&kept, 0, 0);
+    pq_row_cursor cur = {0, 0};
+    bool ok = true;
+    for (size_t i = 0; ok && i + 1 < m; i++) {
         int64_t a = cuts[i], b = cuts[i + 1];
-        if (a == b || b <= lo || a >= hi) continue;
+        if (a == b || (uint64_t)b <= pq_row_set_first(rows) || (uint64_t)a >= pq_row_set_end(rows)) continue;
         for (size_t k = 0; k < nl; k++) { /* each column's page over [a, b) */
             leaf_pages *lp = &c.leaves[leaves[k]];
             if (!lp->usable) continue;
             while (lp->page + 1 < lp->oi.npages && lp->oi.pages[lp->page + 1].first_row_index <= a) lp->page++;
         }
         if (!pq_prune_tree(r->filter, judge, &c).can_true) continue;
-        if (keep_lo < 0) keep_lo = a;
-        keep_hi = b;
+        ok = pq_row_set_add_overlap(&kept, rows, (uint64_t)a, (uint64_t)b, &cur);
     }
-    any = keep_lo >= 0;
-    if (any) {
-        if (keep_lo < lo) keep_lo = lo;
-        if (keep_hi > hi) keep_hi = hi;
-        r->sel_first_row[g] = (uint64_t)keep_lo;
-        r->sel_num_rows[g] = (uint64_t)(keep_hi - keep_lo);
+    if (!ok) { /* out of memory: keep every row */
+        pq_row_set_free(&kept);
+        goto done;
     }
-    /* Pages of the filter's columns that the kept span does not touch. */
+    any = kept.rows > 0;
+    /* Pages of the filter's columns that hold none of the kept rows. */
     for (size_t k = 0; k < nl; k++) {
         leaf_pages *lp = &c.leaves[leaves[k]];
+        pq_row_cursor pc = {0, 0};
         for (size_t p = 0; lp->usable && p < lp->oi.npages; p++) {
             int64_t a = lp->oi.pages[p].first_row_index;
             int64_t b = p + 1 < lp->oi.npages ? lp->oi.pages[p + 1].first_row_index : rg_rows;
             (*pages_total)++;
-            if (!any || b <= keep_lo || a >= keep_hi) (*pages_pruned)++;
+            if (!pq_row_set_hits(&kept, NULL, (uint64_t)a, (uint64_t)b, &pc)) (*pages_pruned)++;
         }
+    }
+    if (any) {
+        pq_row_set_free(rows);
+        *rows = kept;
+    } else {
+        pq_row_set_free(&kept);
     }
 done:
     for (size_t k = 0; c.leaves && leaves && k < nl; k++) {

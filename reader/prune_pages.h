@@ -12,11 +12,11 @@
 #include "reader/reader_internal.h"
 
 /* Narrow selected row group g (index into the selection) by the page
- * indexes: its row range becomes the span of the rows whose pages may hold a
- * match (the rows of a page are known from the offset index), and the
- * function returns false when no row may match. Pages of the filter's
- * columns outside that span are counted in *pages_pruned, all their pages
- * in *pages_total. Columns without both indexes, or whose indexes cannot
+ * indexes: its rows (sel_rows[g]) keep only those whose pages may hold a
+ * match (the rows of a page are known from the offset index), as runs, and
+ * the function returns false when no row may match. Pages of the filter's
+ * columns that hold none of the kept rows are counted in *pages_pruned, all
+ * their pages in *pages_total. Columns without both indexes, or whose indexes cannot
  * be read or decoded (counted in prune_warnings), constrain nothing. */
 bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint64_t *pages_total);
 

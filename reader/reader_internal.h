@@ -10,6 +10,7 @@
 
 #include "pages/page_walk.h"
 #include "reader/arrow_batch.h"
+#include "reader/row_set.h"
 #include "pq_reader.h"
 #include "reader/source.h"
 #include "reader/supplied.h"
@@ -23,21 +24,22 @@ typedef enum chunk_step {
     CHUNK_WALKED
 } chunk_step;
 
-/* A walked column chunk and the bytes kept for decoding. A row range with an
- * offset index keeps only the pages that overlap it: `parts` are then the
- * chunk's head (dictionary page) and the run of overlapping data pages,
- * stored back to back in `bytes`; page offsets are into `bytes`. */
+/* A walked column chunk and the bytes kept for decoding. A chunk with an
+ * offset index whose rows are narrowed (row range, page index, late
+ * materialization) keeps only the pages that hold a needed row: `parts`
+ * are then the chunk's head (dictionary page) and each run of kept data
+ * pages, stored back to back in `bytes`; page offsets are into `bytes`.
+ * Its decoded values are the rows of `rows`, in order. */
 typedef struct pq_reader_chunk {
     pq_chunk_pages info;  /* public view: place in the file and the pages */
     pq_page_info *pages;  /* owned (info.pages points here) */
-    const uint8_t *data;  /* the kept bytes, parts[0].length + parts[1].length */
+    const uint8_t *data;  /* the kept bytes, the parts' lengths summed */
     uint8_t *bytes;       /* owned copy of them; NULL when `data` is in a memory source */
     chunk_step step;
-    pq_range parts[2];    /* file ranges kept; nparts of them */
+    pq_range *parts;      /* file ranges kept (owned); nparts of them */
     size_t nparts;
     size_t data_pages;    /* data pages the offset index says the parts hold (0: unchecked) */
-    uint64_t first_row;   /* rows the kept pages hold, in row-group numbering */
-    uint64_t num_rows;
+    pq_row_set rows;      /* rows the kept pages hold, in row-group numbering */
 } pq_reader_chunk;
 
 /* Steps inside the footer stage. */
@@ -87,8 +89,9 @@ struct pq_reader {
     uint8_t *walk_flags;            /* per walk column, from planning (stage_pages.c) */
     struct pq_expr *filter;         /* the options' filter, bound to md (owned) */
     uint8_t *pruned_by;             /* per file row group: the PQ_PRUNE_* step that dropped it, or 0 */
-    uint64_t *sel_first_row;        /* per selected row group: rows delivered */
-    uint64_t *sel_num_rows;
+    pq_row_set *sel_rows;           /* per selected row group: the rows to deliver (no filter) or
+                                     * to test (filter); once filtered, [0, rows kept) */
+    size_t sel_rows_alloc;          /* entries allocated (the selection only shrinks) */
     bool row_range;                 /* options set row_offset or row_limit */
     bool select_pending;            /* sans-IO: statistics done, the other steps wait for bytes */
 
@@ -98,8 +101,8 @@ struct pq_reader {
     size_t chunks_len;
     size_t chunks_walked;           /* entries done so far */
     bool late_pending;              /* deferred chunks wait for the filter's rows */
-    uint8_t **late_keep;            /* per selected row group: the filter's bits over its
-                                     * narrowed rows, from late materialization (or NULL) */
+    uint8_t **late_keep;            /* per selected row group: the filter's bits over the rows
+                                     * of sel_rows, from late materialization (or NULL) */
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
     size_t prev_hint;               /* where reuse_walked's next search starts */
@@ -108,6 +111,7 @@ struct pq_reader {
     /* decode stage: one column per entry of `chunks`, same order */
     pq_arrow_column **decoded;
     uint64_t *decoded_first_row;    /* per entry: the row-group row its array starts at */
+    size_t *decoded_chunk;          /* per entry: the chunk whose rows its array holds */
     size_t decoded_len;
     size_t batch_group;             /* pq_reader_next_batch: next selected row group */
     uint64_t batch_row;             /* and the row in it (row-group numbering) */
@@ -134,9 +138,9 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 /* Ranges the page-header stage still needs (stage_pages.c). */
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
-/* The filter over selected row group g's rows [sel_first_row, +sel_num_rows):
- * its columns' walked chunks decoded and evaluated (stage_decode.c). *keep
- * (malloc'd, sel_num_rows bits) gets the matching rows, *kept their count.
+/* The filter over selected row group g's rows (sel_rows[g]): its columns'
+ * walked chunks decoded and evaluated (stage_decode.c). *keep (malloc'd, a
+ * bit per row of sel_rows[g]) gets the matching rows, *kept their count.
  * cctx may be NULL. */
 pq_status pq_reader_filter_rows(const pq_reader *r, struct pq_codec_ctx *cctx, size_t g, uint8_t **keep,
                                 int64_t *kept, pq_error *err);

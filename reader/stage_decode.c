@@ -27,8 +27,10 @@ void pq_reader_free_decoded(pq_reader *r)
         pq_arrow_column_release(r->decoded[i]);
     free(r->decoded);
     free(r->decoded_first_row);
+    free(r->decoded_chunk);
     r->decoded = NULL;
     r->decoded_first_row = NULL;
+    r->decoded_chunk = NULL;
     r->decoded_len = 0;
     r->batch_group = 0;
     r->batch_row = 0;
@@ -78,10 +80,10 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
             }
         }
     }
-    if (leaf->max_rep == 0 && v->n_levels != ch->num_rows) {
+    if (leaf->max_rep == 0 && v->n_levels != ch->rows.rows) {
         st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
                           ch->info.row_group, leaf->path, v->n_levels,
-                          (unsigned long long)ch->num_rows);
+                          (unsigned long long)ch->rows.rows);
         pq_column_values_free(v);
     }
     return st;
@@ -153,7 +155,8 @@ static pq_status run_flat(pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_error *
 {
     size_t n = r->sel_columns_len;
     size_t k = chunk_at(r, i / n, i % n);
-    r->decoded_first_row[i] = r->chunks[k].first_row;
+    r->decoded_first_row[i] = pq_row_set_first(&r->chunks[k].rows);
+    r->decoded_chunk[i] = k;
     return decode_flat_chunk(r, cctx, k, &r->decoded[i], err);
 }
 
@@ -176,18 +179,20 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
      * of a field's only leaf (stage_pages.c, pages_may_be_skipped). */
-    const pq_reader_chunk *first = &r->chunks[chunk_at(r, g, job->order[a])];
+    size_t first_k = chunk_at(r, g, job->order[a]);
+    const pq_reader_chunk *first = &r->chunks[first_k];
     size_t slot = g * n + j;
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
             st = pq_arrow_column_build(leaves[0], &vals[0], &r->decoded[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
-            st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->num_rows,
+            st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
                                        &r->decoded[slot], err);
         }
     }
-    r->decoded_first_row[slot] = first->first_row;
+    r->decoded_first_row[slot] = pq_row_set_first(&first->rows);
+    r->decoded_chunk[slot] = first_k;
     for (size_t k = 0; vals && k < m; k++) pq_column_values_free(&vals[k]);
     free(vals);
     free(leaves);
@@ -257,9 +262,43 @@ static size_t walk_index(const pq_reader *r, uint32_t leaf)
     return SIZE_MAX; /* bind_filter put every filter leaf there */
 }
 
-/* Evaluate the filter on selected row group g's delivered rows and keep
- * only the matching ones in its output columns. The filter's columns are
- * decoded here as flat columns of their own. */
+/* Whether a column decoded over the rows of `have` lines up with the rows
+ * of `want` by an offset alone: both one run (want's may be empty). */
+static bool lined_up(const pq_row_set *have, const pq_row_set *want)
+{
+    return have->n == 1 && want->n <= 1;
+}
+
+/* Column `col`, decoded over the rows of `have` (a chunk's kept pages),
+ * reduced to the rows of `want` whose bit in `keep` (one per row of want;
+ * NULL: all) is set, `kept` of them: *out gets a new column. */
+static pq_status take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, const pq_row_set *want,
+                           const uint8_t *keep, int64_t kept, pq_arrow_column **out, pq_error *err)
+{
+    const pq_row_set *have = &ch->rows;
+    if (lined_up(have, want) && keep) {
+        uint64_t a = pq_row_set_first(have), b = pq_row_set_end(have);
+        uint64_t x = want->rows ? pq_row_set_first(want) : a, y = x + want->rows;
+        /* (A late column may lack rows that do not match: gathered below.) */
+        if (x >= a && y <= b) return pq_arrow_column_take(col, (int64_t)(x - a), (int64_t)want->rows, keep, out, err);
+    }
+    uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
+    if (!bits) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    int64_t set = pq_row_set_map_bits(have, want, keep, bits);
+    pq_status st = PQ_OK;
+    if (set == kept) st = pq_arrow_column_take(col, 0, (int64_t)have->rows, bits, out, err);
+    free(bits);
+    if (set == kept) return st;
+    return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                        "RowGroup[%u].columns[%u]: the pages read hold rows [%llu, %llu) in %zu run%s, "
+                        "not every row needed (the offset index is wrong)",
+                        ch->info.row_group, ch->info.column, (unsigned long long)pq_row_set_first(have),
+                        (unsigned long long)pq_row_set_end(have), have->n, have->n == 1 ? "" : "s");
+}
+
+/* Evaluate the filter on selected row group g's rows (sel_rows[g]). The
+ * filter's columns are decoded here as flat columns of their own, and
+ * lined up with those rows. */
 pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t **keep_out,
                                 int64_t *kept_out, pq_error *err)
 {
@@ -267,7 +306,8 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
     *keep_out = NULL;
     *kept_out = 0;
     size_t nl = pq_expr_columns(r->filter, NULL, 0);
-    int64_t first = (int64_t)r->sel_first_row[g], len = (int64_t)r->sel_num_rows[g];
+    const pq_row_set *rows = &r->sel_rows[g];
+    int64_t len = (int64_t)rows->rows;
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
     int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
@@ -281,9 +321,19 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        size_t ch = chunk_at(r, g, walk_index(r, leaves[k]));
-        st = decode_flat_chunk(r, cctx, ch, &cols[k], err);
-        offsets[k] = first - (int64_t)r->chunks[ch].first_row;
+        const pq_reader_chunk *ch = &r->chunks[chunk_at(r, g, walk_index(r, leaves[k]))];
+        st = decode_flat_chunk(r, cctx, (size_t)(ch - r->chunks), &cols[k], err);
+        if (st != PQ_OK) break;
+        if (lined_up(&ch->rows, rows)) {
+            offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
+        } else { /* runs of pages: gather the rows */
+            pq_arrow_column *t;
+            st = take_rows(ch, cols[k], rows, NULL, len, &t, err);
+            if (st == PQ_OK) {
+                pq_arrow_column_release(cols[k]);
+                cols[k] = t;
+            }
+        }
     }
     if (st == PQ_OK) st = pq_arrow_batch_export(cols, offsets, nl, len, &batch, err);
     if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, leaves, nl, &bschema, err);
@@ -311,29 +361,37 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
     return PQ_OK;
 }
 
-/* Keep only the matching rows of selected row group g in its output columns. */
+/* Selected row group g's output columns reduced to the rows delivered:
+ * with a filter, the matching rows of sel_rows[g]; in prune-only mode, all
+ * of them. A column decoded from runs of pages is gathered; one that lines
+ * up with the rows is left as it is (export slices it) unless the filter
+ * drops rows. The row group's rows become [0, kept). */
 static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed, pq_error *err)
 {
     size_t n = r->sel_columns_len;
-    int64_t first = (int64_t)r->sel_first_row[g], len = (int64_t)r->sel_num_rows[g];
-    uint8_t *keep;
-    int64_t kept = 0;
+    pq_row_set *rows = &r->sel_rows[g];
+    int64_t len = (int64_t)rows->rows, kept = len;
+    uint8_t *keep = NULL;
     pq_status st = PQ_OK;
-    if (r->late_keep && r->late_keep[g]) { /* evaluated by late materialization */
+    if (r->opts.prune_only) {
+        /* keep every row */
+    } else if (r->late_keep && r->late_keep[g]) { /* evaluated by late materialization */
         keep = r->late_keep[g];
         r->late_keep[g] = NULL;
-        for (int64_t i = 0; i < len; i++) kept += (keep[i >> 3] >> (i & 7)) & 1;
+        kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
     } else {
         st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
     }
-    if (st == PQ_OK && kept < len) {
-        /* Replace each output column by its matching rows. */
+    bool aligned = true;
+    for (size_t c = 0; c < n; c++)
+        if (r->decoded[g * n + c]) aligned = aligned && lined_up(&r->chunks[r->decoded_chunk[g * n + c]].rows, rows);
+    if (st == PQ_OK && (kept < len || !aligned)) {
+        /* Replace each output column by its delivered rows. */
         for (size_t c = 0; st == PQ_OK && c < n; c++) {
             size_t slot = g * n + c;
             if (!r->decoded[slot]) continue; /* nested: fields are packed first */
             pq_arrow_column *t;
-            st = pq_arrow_column_take(r->decoded[slot], first - (int64_t)r->decoded_first_row[slot], len, keep,
-                                      &t, err);
+            st = take_rows(&r->chunks[r->decoded_chunk[slot]], r->decoded[slot], rows, keep, kept, &t, err);
             if (st == PQ_OK) {
                 pq_arrow_column_release(r->decoded[slot]);
                 r->decoded[slot] = t;
@@ -341,8 +399,8 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
             }
         }
         if (st == PQ_OK) {
-            r->sel_first_row[g] = 0;
-            r->sel_num_rows[g] = (uint64_t)kept;
+            pq_row_set_free(rows);
+            pq_row_set_init(rows, 0, (uint64_t)kept);
             *removed = (uint64_t)(len - kept);
         }
     }
@@ -397,7 +455,8 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     size_t n = r->sel_row_groups_len * r->sel_columns_len; /* output slots */
     r->decoded = calloc(n ? n : 1, sizeof *r->decoded);
     r->decoded_first_row = calloc(n ? n : 1, sizeof *r->decoded_first_row);
-    if (!r->decoded || !r->decoded_first_row) {
+    r->decoded_chunk = calloc(n ? n : 1, sizeof *r->decoded_chunk);
+    if (!r->decoded || !r->decoded_first_row || !r->decoded_chunk) {
         pq_reader_free_decoded(r);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
@@ -436,14 +495,15 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         pq_reader_free_decoded(r);
         return st;
     }
-    if (r->filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
+    /* Only a filter narrows rows into runs; prune-only mode gathers them. */
+    if (r->filter && (st = filter_rows(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
     pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
     ds->chunks = r->chunks_len;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->decoded[i]);
-    for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->sel_num_rows[g];
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->sel_rows[g].rows;
     return PQ_OK;
 }
 
@@ -464,14 +524,33 @@ pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group, uint
 {
     if (!r || !first_row || !num_rows)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_first_row)
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
         return pq_error_set(err, PQ_ERR_STAGE, "the row range needs the select stage; the reader is at '%s'",
                             pq_stage_name(r->stage));
     size_t g = selected_index(r, row_group);
     if (g == SIZE_MAX)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    *first_row = r->sel_first_row[g];
-    *num_rows = r->sel_num_rows[g];
+    *first_row = pq_row_set_first(&r->sel_rows[g]);
+    *num_rows = pq_row_set_end(&r->sel_rows[g]) - *first_row;
+    return PQ_OK;
+}
+
+pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_row_run *out, size_t cap,
+                                   size_t *count, pq_error *err)
+{
+    if (!r || !count || (cap && !out))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    *count = 0;
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
+        return pq_error_set(err, PQ_ERR_STAGE, "the row runs need the select stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    const pq_row_set *s = &r->sel_rows[g];
+    const pq_row_span *sp = pq_row_set_spans(s);
+    for (size_t i = 0; i < s->n && i < cap; i++) out[i] = (pq_row_run){sp[i].first, sp[i].count};
+    *count = s->n;
     return PQ_OK;
 }
 
@@ -503,7 +582,7 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
         out_schema->release(out_schema);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < ncols; i++) offsets[i] = (int64_t)(first - bases[i]);
+    for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
     st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
     free(offsets);
     if (st != PQ_OK) out_schema->release(out_schema);
@@ -532,7 +611,7 @@ pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_t first
     size_t g = selected_index(r, row_group);
     if (g == SIZE_MAX)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    uint64_t lo = r->sel_first_row[g], hi = lo + r->sel_num_rows[g];
+    uint64_t lo = pq_row_set_first(&r->sel_rows[g]), hi = pq_row_set_end(&r->sel_rows[g]);
     if (first_row < lo || first_row > hi || num_rows > hi - first_row)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                             "rows [%llu, +%llu) of row group %u are outside its range [%llu, %llu)",
@@ -549,7 +628,8 @@ pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct Ar
     size_t g = selected_index(r, row_group);
     if (g == SIZE_MAX)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    return export_slice(r, g, r->sel_first_row[g], r->sel_num_rows[g], out_array, out_schema, err);
+    return export_slice(r, g, pq_row_set_first(&r->sel_rows[g]), r->sel_rows[g].rows, out_array, out_schema,
+                        err);
 }
 
 pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
@@ -559,7 +639,7 @@ pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArra
     if (st != PQ_OK) return st;
     while (r->batch_group < r->sel_row_groups_len) {
         size_t g = r->batch_group;
-        uint64_t lo = r->sel_first_row[g], hi = lo + r->sel_num_rows[g];
+        uint64_t lo = pq_row_set_first(&r->sel_rows[g]), hi = pq_row_set_end(&r->sel_rows[g]);
         if (!r->batch_started) {
             r->batch_started = true;
             r->batch_row = lo;

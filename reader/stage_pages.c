@@ -3,11 +3,14 @@
  * and walk its page headers, keeping both: the decode stage then reads no
  * byte twice and walks no chunk twice.
  *
- * With a row range that cuts a row group, a chunk with an offset index is
- * read in part: its head (the dictionary page) and the run of data pages
- * that overlap the range. That takes two steps per chunk (the offset index,
- * then the pages), and a sans-IO reader asks for all offset indexes first,
- * then for all page ranges.
+ * When the select stage keeps only some rows of a row group (a row range,
+ * the page index), a chunk with an offset index is read in part: its head
+ * (the dictionary page) and the runs of data pages that hold a kept row.
+ * That takes two steps per chunk (the offset index, then the pages), and a
+ * sans-IO reader asks for all offset indexes first, then for all page
+ * ranges. With a filter, the projected columns it does not read wait until
+ * it has been evaluated, and then read only the pages that hold a matching
+ * row (late materialization).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +21,19 @@
 #include "reader/parallel.h"
 #include "reader/reader_internal.h"
 
+/* Free what one chunk owns and zero it. */
+static void chunk_clear(pq_reader_chunk *ch)
+{
+    free(ch->pages);
+    free(ch->bytes);
+    free(ch->parts);
+    pq_row_set_free(&ch->rows);
+    memset(ch, 0, sizeof *ch);
+}
+
 static void free_chunk_array(pq_reader_chunk *chunks, size_t n)
 {
-    for (size_t i = 0; chunks && i < n; i++) {
-        free(chunks[i].pages);
-        free(chunks[i].bytes);
-    }
+    for (size_t i = 0; chunks && i < n; i++) chunk_clear(&chunks[i]);
     free(chunks);
 }
 
@@ -48,21 +58,15 @@ void pq_reader_keep_chunks_for_reuse(pq_reader *r)
     r->chunks_len = r->chunks_walked = 0;
     pq_reader_free_chunks(r); /* an older generation, if any */
     for (size_t i = 0; chunks && i < n; i++)
-        if (chunks[i].step != CHUNK_WALKED) {
-            free(chunks[i].pages);
-            free(chunks[i].bytes);
-            chunks[i].pages = NULL;
-            chunks[i].bytes = NULL;
-            chunks[i].data = NULL;
-        }
+        if (chunks[i].step != CHUNK_WALKED) chunk_clear(&chunks[i]); /* not walked: never reused */
     r->prev_chunks = chunks;
     r->prev_chunks_len = n;
     r->prev_hint = 0;
 }
 
 /* Take over a walked chunk of the previous selection for (rg, col) whose
- * kept pages hold rows [first, first + n). */
-static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, uint64_t first, uint64_t n)
+ * kept pages hold every row of `need`. */
+static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, const pq_row_set *need)
 {
     /* Both plans run row group by row group, column by column: start where
      * the last match was, so a like-for-like plan finds each chunk at once. */
@@ -73,10 +77,9 @@ static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, uint64_t first, uint
         if (old->step != CHUNK_WALKED || old->info.row_group != ch->info.row_group ||
             old->info.column != ch->info.column)
             continue;
-        if (old->first_row > first || old->first_row + old->num_rows < first + n) return false;
+        if (!pq_row_set_contains(&old->rows, need)) return false;
         *ch = *old;
-        memset(old, 0, sizeof *old);
-        old->step = CHUNK_NEED_PAGES; /* emptied */
+        memset(old, 0, sizeof *old); /* emptied: no longer CHUNK_WALKED */
         r->prev_hint = i + 1;
         r->stats[PQ_STAGE_PAGE_HEADERS].reused++;
         return true;
@@ -154,6 +157,38 @@ static pq_status plan_columns(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
+/* Whether row set `rows` is every row of a row group of `rg_rows` rows. */
+static bool whole_group(const pq_row_set *rows, int64_t rg_rows)
+{
+    return rows->rows == (uint64_t)rg_rows;
+}
+
+/* The whole chunk, all the row group's rows: one part. */
+static pq_status plan_whole(pq_reader_chunk *ch, int64_t rg_rows, pq_error *err)
+{
+    free(ch->parts);
+    ch->parts = malloc(sizeof *ch->parts);
+    if (!ch->parts) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
+    ch->nparts = 1;
+    ch->data_pages = 0;
+    pq_row_set_free(&ch->rows);
+    pq_row_set_init(&ch->rows, 0, (uint64_t)rg_rows);
+    ch->step = CHUNK_NEED_PAGES;
+    return PQ_OK;
+}
+
+/* Nothing to read: no rows. */
+static void plan_empty(pq_reader_chunk *ch)
+{
+    free(ch->parts);
+    ch->parts = NULL;
+    ch->nparts = 0;
+    ch->data_pages = 0;
+    pq_row_set_free(&ch->rows);
+    ch->step = CHUNK_WALKED;
+}
+
 /* Lay out one entry per selected chunk with its byte range. */
 static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
@@ -167,15 +202,15 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
     size_t k = 0;
     for (size_t g = 0; g < r->sel_row_groups_len; g++) {
         uint32_t rg = r->sel_row_groups[g];
-        uint64_t rows = (uint64_t)fm->row_groups[rg].num_rows;
-        bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < rows;
+        int64_t rows = fm->row_groups[rg].num_rows;
+        bool cut = !whole_group(&r->sel_rows[g], rows);
         for (size_t c = 0; c < r->walk_columns_len; c++, k++) {
             uint32_t col = r->walk_columns[c];
             const pq_column_chunk *cc = fm->row_groups[rg].columns[col];
             pq_reader_chunk *ch = &r->chunks[k];
             ch->info.row_group = rg;
             ch->info.column = col;
-            if (reuse_walked(r, ch, r->sel_first_row[g], r->sel_num_rows[g])) continue;
+            if (reuse_walked(r, ch, &r->sel_rows[g])) continue;
             pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size,
                                                           &ch->info.offset, &ch->info.length, err);
             if (st != PQ_OK) return chunk_error(err, st, ch);
@@ -183,49 +218,61 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
                 return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
                                     "RowGroup[%u].columns[%u]: chunk of %llu bytes exceeds the "
                                     "memory limit", rg, col, (unsigned long long)ch->info.length);
-            ch->first_row = 0;
-            ch->num_rows = rows;
             if (r->walk_flags[c] & WALK_DEFERRED) {
                 ch->step = CHUNK_DEFERRED;
                 r->late_pending = true;
             } else if (cut && has_offset_index(cc) && (r->walk_flags[c] & WALK_SKIPPABLE)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
-            } else {
-                ch->step = CHUNK_NEED_PAGES;
-                ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
-                ch->nparts = 1;
+            } else if ((st = plan_whole(ch, rows, err)) != PQ_OK) {
+                return st;
             }
         }
     }
     return PQ_OK;
 }
 
-/* From the offset index, the parts of the chunk that hold rows
- * [first, first + n) of row group `g`'s chunk. */
-static void plan_parts(pq_reader_chunk *ch, const pq_offset_index *oi, uint64_t first, uint64_t n,
-                       int64_t rg_rows)
+/* From the offset index, the parts of the chunk to read: its head (the
+ * dictionary page) and each run of data pages that hold a row of `need`
+ * whose bit in `keep` is set (keep NULL: any row of it). */
+static pq_status plan_parts(pq_reader_chunk *ch, const pq_offset_index *oi, const pq_row_set *need,
+                            const uint8_t *keep, int64_t rg_rows, pq_error *err)
 {
-    size_t k0 = 0, k1 = 0;
-    for (size_t i = 0; i < oi->npages; i++) {
-        uint64_t fri = (uint64_t)oi->pages[i].first_row_index;
-        if (fri <= first) k0 = i;
-        if (fri < first + n) k1 = i;
-    }
-    uint64_t head_end = (uint64_t)oi->pages[0].offset;
-    uint64_t span_start = (uint64_t)oi->pages[k0].offset;
-    uint64_t span_end = (uint64_t)oi->pages[k1].offset + (uint64_t)oi->pages[k1].compressed_page_size;
+    free(ch->parts);
+    ch->parts = malloc((oi->npages + 1) * sizeof *ch->parts);
+    if (!ch->parts) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_row_set_free(&ch->rows);
     ch->nparts = 0;
-    if (k0 == 0) {
-        ch->parts[ch->nparts++] = (pq_range){ch->info.offset, span_end - ch->info.offset};
-    } else {
-        if (head_end > ch->info.offset)
-            ch->parts[ch->nparts++] = (pq_range){ch->info.offset, head_end - ch->info.offset};
-        ch->parts[ch->nparts++] = (pq_range){span_start, span_end - span_start};
+    ch->data_pages = 0;
+    uint64_t head_end = (uint64_t)oi->pages[0].offset;
+    pq_row_cursor cur = {0, 0};
+    for (size_t p = 0; p < oi->npages;) {
+        uint64_t a = (uint64_t)oi->pages[p].first_row_index;
+        uint64_t b = p + 1 < oi->npages ? (uint64_t)oi->pages[p + 1].first_row_index : (uint64_t)rg_rows;
+        if (!pq_row_set_hits(need, keep, a, b, &cur)) {
+            p++;
+            continue;
+        }
+        size_t q = p + 1; /* the run of pages [p, q) */
+        for (; q < oi->npages; q++) {
+            uint64_t qa = (uint64_t)oi->pages[q].first_row_index;
+            uint64_t qb = q + 1 < oi->npages ? (uint64_t)oi->pages[q + 1].first_row_index : (uint64_t)rg_rows;
+            if (!pq_row_set_hits(need, keep, qa, qb, &cur)) break;
+        }
+        uint64_t start = (uint64_t)oi->pages[p].offset;
+        uint64_t end = (uint64_t)oi->pages[q - 1].offset + (uint64_t)oi->pages[q - 1].compressed_page_size;
+        if (ch->nparts == 0 && head_end > ch->info.offset) { /* the head, joined to a run that follows it */
+            if (p == 0) start = ch->info.offset;
+            else ch->parts[ch->nparts++] = (pq_range){ch->info.offset, head_end - ch->info.offset};
+        }
+        ch->parts[ch->nparts++] = (pq_range){start, end - start};
+        ch->data_pages += q - p;
+        uint64_t last = q < oi->npages ? (uint64_t)oi->pages[q].first_row_index : (uint64_t)rg_rows;
+        if (!pq_row_set_add(&ch->rows, a, last - a)) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        p = q;
     }
-    ch->data_pages = k1 - k0 + 1;
-    ch->first_row = (uint64_t)oi->pages[k0].first_row_index;
-    uint64_t end_row = k1 + 1 < oi->npages ? (uint64_t)oi->pages[k1 + 1].first_row_index : (uint64_t)rg_rows;
-    ch->num_rows = end_row - ch->first_row;
+    if (ch->data_pages == 0) plan_empty(ch); /* no page holds a row asked for */
+    else ch->step = CHUNK_NEED_PAGES;
+    return PQ_OK;
 }
 
 /* Selected row group index g of the chunk at entry k. */
@@ -254,10 +301,13 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
         pq_offset_index oi;
         st = pq_offset_index_decode(buf, len, ch->info.offset, ch->info.length, rg->num_rows, &oi, err);
         if (st == PQ_OK) {
+            /* A deferred column needs only the pages that hold a matching row. */
             size_t g = chunk_group(r, k);
-            plan_parts(ch, &oi, r->sel_first_row[g], r->sel_num_rows[g], rg->num_rows);
+            const uint8_t *keep = (r->walk_flags[k % r->walk_columns_len] & WALK_DEFERRED) && r->late_keep
+                                      ? r->late_keep[g]
+                                      : NULL;
+            st = plan_parts(ch, &oi, &r->sel_rows[g], keep, rg->num_rows, err);
             pq_offset_index_free(&oi);
-            ch->step = CHUNK_NEED_PAGES;
         } else {
             st = chunk_error(err, st, ch);
         }
@@ -505,8 +555,8 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
             st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                               "the offset index lists %zu data pages for rows [%llu, %llu) but the "
                               "page headers there hold %zu",
-                              ch->data_pages, (unsigned long long)ch->first_row,
-                              (unsigned long long)(ch->first_row + ch->num_rows),
+                              ch->data_pages, (unsigned long long)pq_row_set_first(&ch->rows),
+                              (unsigned long long)pq_row_set_end(&ch->rows),
                               count_data_pages(pages, npages));
     }
     if (st != PQ_OK) {
@@ -630,58 +680,42 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-/* Late materialization: the filter's columns are walked; evaluate the
- * filter on each row group, narrow its rows to the span of the matching
- * ones (none: no rows), and plan the deferred chunks for those rows. */
-/* Selected row group g: evaluate the filter, narrow the rows, plan its
- * deferred chunks. Touches only g's entries, so row groups run in parallel. */
+/* Late materialization, selected row group g: evaluate the filter on its
+ * rows, keep the bits for the decode stage, and plan its deferred chunks
+ * for the pages that hold a matching row. Touches only g's entries, so row
+ * groups run in parallel. */
 static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *skipped, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
     uint8_t *keep;
     int64_t kept;
     pq_status st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
     if (st != PQ_OK) return st;
-    int64_t len = (int64_t)r->sel_num_rows[g], lo = -1, hi = -1;
-    for (int64_t i = 0; kept && i < len; i++)
-        if ((keep[i >> 3] >> (i & 7)) & 1) {
-            if (lo < 0) lo = i;
-            hi = i;
-        }
-    /* Keep the bits over the narrowed rows: the decode stage filters with
-     * them instead of decoding the filter's columns again. */
-    if (lo >= 0) {
-        int64_t n = hi - lo + 1;
-        uint8_t *bits = calloc((size_t)(n + 7) / 8 + 1, 1);
-        for (int64_t i = 0; bits && i < n; i++)
-            if ((keep[(lo + i) >> 3] >> ((lo + i) & 7)) & 1) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-        r->late_keep[g] = bits; /* NULL on NOMEM: the decode stage evaluates again */
-        r->sel_first_row[g] += (uint64_t)lo;
-        r->sel_num_rows[g] = (uint64_t)n;
-    } else {
-        r->sel_num_rows[g] = 0;
-    }
-    free(keep);
-    const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
-    bool cut = r->sel_first_row[g] > 0 || r->sel_num_rows[g] < (uint64_t)rg->num_rows;
+    /* The decode stage filters with these bits instead of decoding the
+     * filter's columns again. */
+    r->late_keep[g] = keep;
     for (size_t c = 0; c < r->walk_columns_len; c++) {
         pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
-        if (ch->step != CHUNK_DEFERRED) continue;
-        if (r->sel_num_rows[g] == 0) { /* nothing to read: an empty chunk */
-            ch->step = CHUNK_WALKED;
-            ch->nparts = 0;
-            ch->first_row = r->sel_first_row[g];
-            ch->num_rows = 0;
-            (*skipped)++;
+        if (kept == 0) {
+            /* No match: nothing of the row group is read or decoded any more. */
+            if (ch->step == CHUNK_DEFERRED) (*skipped)++;
+            free(ch->pages);
+            free(ch->bytes);
+            ch->pages = NULL;
+            ch->bytes = NULL;
+            ch->data = NULL;
+            ch->info.pages = NULL;
+            ch->info.npages = 0;
+            plan_empty(ch);
             continue;
         }
-        ch->parts[0] = (pq_range){ch->info.offset, ch->info.length};
-        ch->nparts = 1;
-        ch->first_row = 0;
-        ch->num_rows = (uint64_t)rg->num_rows;
-        ch->step = cut && has_offset_index(rg->columns[ch->info.column]) && (r->walk_flags[c] & WALK_SKIPPABLE)
-                       ? CHUNK_NEED_OFFSET_INDEX
-                       : CHUNK_NEED_PAGES;
+        if (ch->step != CHUNK_DEFERRED) continue;
+        if ((uint64_t)kept < (uint64_t)rg->num_rows && has_offset_index(rg->columns[ch->info.column]) &&
+            (r->walk_flags[c] & WALK_SKIPPABLE))
+            ch->step = CHUNK_NEED_OFFSET_INDEX; /* then plan_parts with the bits */
+        else if ((st = plan_whole(ch, rg->num_rows, err)) != PQ_OK)
+            return st;
     }
     return PQ_OK;
 }
@@ -702,9 +736,9 @@ static bool narrow_task(void *ctx, size_t g, unsigned worker)
 }
 
 /* Late materialization: the filter's columns are walked; evaluate the
- * filter on each row group (in parallel), narrow its rows to the span of the
- * matching ones (none: no rows), and plan the deferred chunks for those
- * rows. The first failing row group's error is the stage's. */
+ * filter on each row group (in parallel) and plan the deferred chunks for
+ * the pages that hold a matching row (none: nothing more is read). The
+ * first failing row group's error is the stage's. */
 static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
 {
     size_t n = r->sel_row_groups_len;
@@ -783,7 +817,7 @@ pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column
 {
     if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
     memset(out, 0, sizeof *out);
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_first_row)
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
         return pq_error_set(err, PQ_ERR_STAGE, "a plan needs the select stage; the reader is at '%s'",
                             pq_stage_name(r->stage));
     size_t g = 0;
@@ -811,20 +845,21 @@ pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column
     if (st == PQ_OK) st = pq_offset_index_decode(buf, n, off, len, rg->num_rows, &oi, err);
     free(buf);
     if (st != PQ_OK) return st;
-    uint64_t lo = r->sel_first_row[g], hi = lo + r->sel_num_rows[g];
+    const pq_row_set *rows = &r->sel_rows[g];
+    pq_row_cursor cur = {0, 0};
     out->pages_total = (uint32_t)oi.npages;
     out->bytes = (uint64_t)oi.pages[0].offset - off; /* the dictionary page, if any */
     for (size_t i = 0; i < oi.npages; i++) {
         uint64_t a = (uint64_t)oi.pages[i].first_row_index;
         uint64_t b = i + 1 < oi.npages ? (uint64_t)oi.pages[i + 1].first_row_index : (uint64_t)rg->num_rows;
-        if (b > lo && a < hi) {
+        if (pq_row_set_hits(rows, NULL, a, b, &cur)) {
             out->pages_kept++;
             out->bytes += (uint64_t)oi.pages[i].compressed_page_size;
         }
     }
-    if (hi == lo) out->bytes = 0;
+    if (rows->rows == 0) out->bytes = 0;
     /* A nested field's leaves are read whole (they must hold the same rows). */
-    if (hi > lo && !pages_may_be_skipped(r, column)) {
+    if (rows->rows && !pages_may_be_skipped(r, column)) {
         out->pages_kept = out->pages_total;
         out->bytes = len;
     }

@@ -1,15 +1,15 @@
 /*
  * stage_select.c — the select stage: which row groups, leaf columns and rows
- * the later stages read. For now the choice is the caller's (options
- * row_groups, columns, row_offset and row_limit), narrowed by the filter:
- * row groups whose statistics rule it out are dropped (prune_stats.c).
- * Dictionaries, bloom filters and the page index will narrow it further.
+ * the later stages read. The caller chooses (options row_groups, columns,
+ * row_offset and row_limit); the filter narrows the choice: row groups
+ * whose statistics (prune_stats.c), dictionaries (prune_dict.c) or bloom
+ * filters (prune_bloom.c) rule it out are dropped, and the page index
+ * (prune_pages.c) keeps only the runs of rows that may match.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "metadata/error.h"
-#include "metadata/bloom_filter.h"
 #include "reader/prune_bloom.h"
 #include "reader/prune_dict.h"
 #include "reader/prune_pages.h"
@@ -20,8 +20,10 @@ void pq_reader_free_selection(pq_reader *r)
 {
     free(r->sel_row_groups);
     free(r->sel_columns);
-    free(r->sel_first_row);
-    free(r->sel_num_rows);
+    for (size_t g = 0; r->sel_rows && g < r->sel_rows_alloc; g++) pq_row_set_free(&r->sel_rows[g]);
+    free(r->sel_rows);
+    r->sel_rows = NULL;
+    r->sel_rows_alloc = 0;
     free(r->walk_columns);
     pq_expr_free(r->filter);
     free(r->pruned_by);
@@ -33,7 +35,6 @@ void pq_reader_free_selection(pq_reader *r)
     r->filter = NULL;
     r->walk_columns = NULL;
     r->walk_columns_len = 0;
-    r->sel_first_row = r->sel_num_rows = NULL;
     r->sel_row_groups = r->sel_columns = NULL;
     r->sel_row_groups_len = r->sel_columns_len = 0;
 }
@@ -66,9 +67,9 @@ static pq_status apply_row_range(pq_reader *r, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     size_t n = r->sel_row_groups_len;
-    r->sel_first_row = malloc((n ? n : 1) * sizeof *r->sel_first_row);
-    r->sel_num_rows = malloc((n ? n : 1) * sizeof *r->sel_num_rows);
-    if (!r->sel_first_row || !r->sel_num_rows) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    r->sel_rows = calloc(n ? n : 1, sizeof *r->sel_rows);
+    if (!r->sel_rows) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    r->sel_rows_alloc = n;
     r->row_range = r->opts.row_offset || r->opts.row_limit;
     uint64_t lo = r->opts.row_offset;
     uint64_t hi = r->opts.row_limit && r->opts.row_limit <= UINT64_MAX - lo ? lo + r->opts.row_limit
@@ -85,8 +86,8 @@ static pq_status apply_row_range(pq_reader *r, pq_error *err)
         uint64_t b = hi < end ? hi : end;
         if (!r->row_range || a < b) {
             r->sel_row_groups[kept] = r->sel_row_groups[g];
-            r->sel_first_row[kept] = r->row_range ? a - start : 0;
-            r->sel_num_rows[kept] = r->row_range ? b - a : (uint64_t)rows;
+            if (r->row_range) pq_row_set_init(&r->sel_rows[kept], a - start, b - a);
+            else pq_row_set_init(&r->sel_rows[kept], 0, (uint64_t)rows);
             kept++;
         }
         start = end;
@@ -130,6 +131,17 @@ static pq_status bind_filter(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
+/* Selected row group `from` becomes entry `to` (to <= from) as the
+ * selection shrinks; its row set moves with it. */
+static void keep_group(pq_reader *r, size_t from, size_t to)
+{
+    if (from == to) return;
+    r->sel_row_groups[to] = r->sel_row_groups[from];
+    pq_row_set_free(&r->sel_rows[to]);
+    r->sel_rows[to] = r->sel_rows[from];
+    memset(&r->sel_rows[from], 0, sizeof r->sel_rows[from]);
+}
+
 /* Drop the row groups the filter rules out by their statistics (no I/O). */
 static void prune_by_statistics_only(pq_reader *r)
 {
@@ -145,10 +157,7 @@ static void prune_by_statistics_only(pq_reader *r)
             if (r->pruned_by) r->pruned_by[rg] = PQ_PRUNE_STATISTICS;
             continue;
         }
-        r->sel_row_groups[kept] = r->sel_row_groups[g];
-        r->sel_first_row[kept] = r->sel_first_row[g];
-        r->sel_num_rows[kept] = r->sel_num_rows[g];
-        kept++;
+        keep_group(r, g, kept++);
     }
     r->sel_row_groups_len = kept;
 }
@@ -177,9 +186,7 @@ static void prune_by_indexes(pq_reader *r)
             if (r->pruned_by) r->pruned_by[rg] = (uint8_t)step;
             continue;
         }
-        r->sel_row_groups[kept] = r->sel_row_groups[g];
-        r->sel_first_row[kept] = r->sel_first_row[g];
-        r->sel_num_rows[kept] = r->sel_num_rows[g];
+        keep_group(r, g, kept);
         /* Page indexes narrow the rows, or drop the row group after all. */
         if (pages && !pq_prune_by_page_index(r, kept, &r->stats[PQ_STAGE_SELECT].pages_pruned,
                                              &r->stats[PQ_STAGE_SELECT].pages_considered)) {
@@ -238,15 +245,8 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
             if (dict && eq[leaves[k]] && pq_dictionary_prunable(m) &&
                 pq_dictionary_page_range(m, r->file_size, &off, &len))
                 add_range(out, cap, &count, &r->supplied, off, len);
-            if (bloom && eq[leaves[k]] && (m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET) && m->bloom_filter_offset >= 4 &&
-                (uint64_t)m->bloom_filter_offset < r->file_size) {
-                off = (uint64_t)m->bloom_filter_offset;
-                len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0
-                          ? (uint64_t)m->bloom_filter_length
-                          : PQ_BLOOM_SPECULATIVE_READ;
-                if (len > r->file_size - off) len = r->file_size - off;
+            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->file_size, &r->supplied, &off, &len))
                 add_range(out, cap, &count, &r->supplied, off, len);
-            }
             unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH |
                             PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
             if (pages && (cc->set & both) == both && cc->offset_index_offset >= 4 && cc->column_index_offset >= 4 &&

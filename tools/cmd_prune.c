@@ -44,6 +44,23 @@ static const char *step_name(uint32_t step)
     }
 }
 
+/* The runs of rows the select stage kept of row group g (malloc'd, *n of
+ * them; NULL when none or out of memory). */
+static pq_row_run *kept_runs(const pq_reader *r, uint32_t g, size_t *n)
+{
+    pq_error err;
+    *n = 0;
+    size_t count = 0;
+    if (pq_reader_row_group_runs(r, g, NULL, 0, &count, &err) != PQ_OK || !count) return NULL;
+    pq_row_run *runs = malloc(count * sizeof *runs);
+    if (!runs || pq_reader_row_group_runs(r, g, runs, count, &count, &err) != PQ_OK) {
+        free(runs);
+        return NULL;
+    }
+    *n = count;
+    return runs;
+}
+
 /* Compressed bytes of row group rg's chunks. */
 static uint64_t group_bytes(const pq_row_group *rg)
 {
@@ -120,7 +137,11 @@ int pq_cmd_prune(int argc, char **argv)
         uint32_t step = pq_reader_pruned_by(r, g);
         uint64_t bytes = group_bytes(rg);
         uint64_t first = 0, rows = 0;
-        if (!step && pq_reader_row_group_range(r, g, &first, &rows, &err) == PQ_OK) {
+        size_t nruns = 0;
+        pq_row_run *runs = step ? NULL : kept_runs(r, g, &nruns);
+        for (size_t i = 0; i < nruns; i++) rows += runs[i].num_rows;
+        if (nruns) first = runs[0].first_row;
+        if (!step) {
             kept_groups++;
             kept_rows += rows;
             kept_bytes += bytes;
@@ -140,6 +161,15 @@ int pq_cmd_prune(int argc, char **argv)
             cli_json_int(&j, (int64_t)rows);
             cli_json_key(&j, "first_row_kept");
             cli_json_int(&j, (int64_t)first);
+            cli_json_key(&j, "runs");
+            cli_json_begin_array(&j);
+            for (size_t i = 0; i < nruns; i++) {
+                cli_json_begin_array(&j);
+                cli_json_int(&j, (int64_t)runs[i].first_row);
+                cli_json_int(&j, (int64_t)runs[i].num_rows);
+                cli_json_end_array(&j);
+            }
+            cli_json_end_array(&j);
             cli_json_key(&j, "pruned_by");
             cli_json_cstring(&j, step_name(step));
             if (!step) {
@@ -166,10 +196,14 @@ int pq_cmd_prune(int argc, char **argv)
         } else {
             if (step)
                 printf("%9u  %10" PRId64 "  %12" PRIu64 "  pruned by %s\n", g, rg->num_rows, bytes, step_name(step));
-            else if (rows < (uint64_t)rg->num_rows)
-                printf("%9u  %10" PRId64 "  %12" PRIu64 "  kept: rows %" PRIu64 "..%" PRIu64 " (page index)\n", g,
-                       rg->num_rows, bytes, first, first + rows);
-            else
+            else if (rows < (uint64_t)rg->num_rows) {
+                printf("%9u  %10" PRId64 "  %12" PRIu64 "  kept: %" PRIu64 " rows in", g, rg->num_rows, bytes, rows);
+                for (size_t i = 0; i < nruns && i < 4; i++)
+                    printf("%s %" PRIu64 "..%" PRIu64, i ? "," : "", runs[i].first_row,
+                           runs[i].first_row + runs[i].num_rows);
+                if (nruns > 4) printf(" and %zu more runs", nruns - 4);
+                printf(" (page index)\n");
+            } else
                 printf("%9u  %10" PRId64 "  %12" PRIu64 "  kept\n", g, rg->num_rows, bytes);
             if (!step) { /* per column: the pages over the kept rows (offset index) */
                 for (uint32_t c = 0; c < schema->leaves_len; c++) {
@@ -186,6 +220,7 @@ int pq_cmd_prune(int argc, char **argv)
                 }
             }
         }
+        free(runs);
     }
     uint64_t file_size = pq_reader_file_size(r);
     if (json) {
@@ -227,7 +262,7 @@ int pq_cmd_prune(int argc, char **argv)
                "); indexes and filters read to decide: %" PRIu64 " bytes\n", plan_bytes, file_size,
                file_size ? 100.0 * (double)plan_bytes / (double)file_size : 0.0, kept_bytes, st.bytes_read);
         printf("(late materialization may read less: columns the filter does not read are fetched only "
-               "over the rows that match)\n");
+               "on the pages that hold a matching row)\n");
     }
     pq_reader_close(r);
     pq_expr_free(filter);

@@ -445,21 +445,9 @@ class Reader:
                                      validate_utf8=self._validate_utf8,
                                      memory_limit=self._memory_limit))[0]
 
-    def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None, filter=None,
-             prune=True):
-        """Decode with this reader's own stages and return a pyarrow.Table:
-        `row_groups` (None: all), rows [row_offset, row_offset + row_limit)
-        of them, `columns` (None: the reader's). Each call goes back to the
-        select stage (pq_reader_reselect), so a later read of chunks an
-        earlier one walked neither reads nor walks them again when they hold
-        the rows: see stage_stats("page headers")["reused"]. filter, prune:
-        as for read_table; stage_stats("select")["pruned_statistics"] and
-        stage_stats("decode")["rows_filtered"] count what they did."""
-        import pyarrow as pa
+    def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
+        """Back to the select stage with a new choice (pq_reader_reselect)."""
         h = self._live()
-        cols = self.columns if columns is None else self._resolve(list(columns))
-        if cols is None:
-            cols = list(range(self.metadata.num_columns))
         sel = _c.pq_selection()
         keep = []
         if row_groups is not None:
@@ -478,8 +466,6 @@ class Reader:
         for name, v in (("row_offset", row_offset), ("row_limit", row_limit)):
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
                 raise ValueError("%s must be a non-negative int" % name)
-        if row_limit == 0:
-            return _import_schema(self.metadata, cols).empty_table()
         sel.row_offset = row_offset or 0
         sel.row_limit = row_limit or 0
         flt = _Filter(filter, self.path) if filter is not None else None
@@ -488,6 +474,47 @@ class Reader:
         err = _c.pq_error()
         if _c.pq_reader_reselect(h, ctypes.byref(sel), ctypes.byref(err)) != _c.PQ_OK:
             raise _error(err, self.path)
+        return h, cols
+
+    def kept_rows(self, filter=None, row_groups=None, row_offset=0, row_limit=None, prune=True):
+        """Run the select stage only (no data page is read) and return, for
+        each row group kept, the runs of rows a read fetches, as
+        {row_group: [(first_row, num_rows), ...]} in the row group's own
+        numbering: the whole row group, the row range, or with the page
+        index only the runs whose pages may match `filter`."""
+        cols = self.columns if self.columns is not None else list(range(self.metadata.num_columns))
+        h, _ = self._reselect(row_groups, row_offset, row_limit, cols, filter, prune)
+        err = _c.pq_error()
+        if _c.pq_reader_advance_to(h, _c.PQ_STAGE_SELECT, ctypes.byref(err)) != _c.PQ_OK:
+            raise _error(err, self.path)
+        out = {}
+        for g in range(self.metadata.num_row_groups):
+            n = ctypes.c_size_t()
+            if _c.pq_reader_row_group_runs(h, g, None, 0, ctypes.byref(n), ctypes.byref(err)) != _c.PQ_OK:
+                continue  # pruned or not selected
+            runs = (_c.pq_row_run * max(n.value, 1))()
+            _c.pq_reader_row_group_runs(h, g, runs, n.value, ctypes.byref(n), ctypes.byref(err))
+            out[g] = [(int(x.first_row), int(x.num_rows)) for x in runs[:n.value]]
+        return out
+
+    def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None, filter=None,
+             prune=True):
+        """Decode with this reader's own stages and return a pyarrow.Table:
+        `row_groups` (None: all), rows [row_offset, row_offset + row_limit)
+        of them, `columns` (None: the reader's). Each call goes back to the
+        select stage (pq_reader_reselect), so a later read of chunks an
+        earlier one walked neither reads nor walks them again when they hold
+        the rows: see stage_stats("page headers")["reused"]. filter, prune:
+        as for read_table; stage_stats("select")["pruned_statistics"] and
+        stage_stats("decode")["rows_filtered"] count what they did."""
+        import pyarrow as pa
+        cols = self.columns if columns is None else self._resolve(list(columns))
+        if cols is None:
+            cols = list(range(self.metadata.num_columns))
+        if row_limit == 0:
+            return _import_schema(self.metadata, cols).empty_table()
+        h, cols = self._reselect(row_groups, row_offset, row_limit, cols, filter, prune)
+        err = _c.pq_error()
         if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
             raise _error(err, self.path)
         batches = list(_export_batches(h, 0, self.path))

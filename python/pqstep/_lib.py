@@ -365,6 +365,12 @@ pq_reader_export_rows = _proto("pq_reader_export_rows", c_enum, _vp, ctypes.c_ui
 pq_reader_next_batch = _proto("pq_reader_next_batch", c_enum, _vp, ctypes.c_uint64, _vp, _vp, _err)
 pq_reader_row_group_range = _proto("pq_reader_row_group_range", c_enum, _vp, ctypes.c_uint32,
                                    _P(ctypes.c_uint64), _P(ctypes.c_uint64), _err)
+class pq_row_run(ctypes.Structure):
+    _fields_ = [("first_row", ctypes.c_uint64), ("num_rows", ctypes.c_uint64)]
+
+
+pq_reader_row_group_runs = _proto("pq_reader_row_group_runs", c_enum, _vp, ctypes.c_uint32, _P(pq_row_run),
+                                  ctypes.c_size_t, _P(ctypes.c_size_t), _err)
 pq_reader_open_sans_io = _proto("pq_reader_open_sans_io", _vp, ctypes.c_uint64,
                                 _P(pq_reader_options), _err)
 pq_reader_needed_ranges = _proto("pq_reader_needed_ranges", ctypes.c_size_t, _vp, _P(pq_range),

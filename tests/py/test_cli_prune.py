@@ -51,11 +51,14 @@ def check_prune(path, text, expr, sorted_file):
         match = t.filter(expr)
         if match.num_rows:
             assert rg["kept"], "%s: row group %d holds %d matches but was pruned" % (text, g, match.num_rows)
-            # the kept rows hold every match
+            # the kept runs of rows hold every match, and add up to rows_kept
             keys = t.column("key").to_pylist()
-            first, n = rg["first_row_kept"], rg["rows_kept"]
+            runs = rg["runs"]
+            assert sum(n for _, n in runs) == rg["rows_kept"] and runs[0][0] == rg["first_row_kept"], rg
+            assert all(a + n < b for (a, n), (b, _) in zip(runs, runs[1:])), runs  # sorted, apart
             for k in match.column("key").to_pylist():
-                assert first <= keys.index(k) < first + n, (text, g, k, first, n)
+                i = keys.index(k)
+                assert any(a <= i < a + n for a, n in runs), (text, g, k, runs)
         if sorted_file and text.startswith("key") and not match.num_rows:
             assert not rg["kept"], "%s: row group %d has no match, statistics must prune it" % (text, g)
         if rg["kept"]:

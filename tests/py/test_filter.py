@@ -199,6 +199,93 @@ def check_late_materialization(files):
     assert pages["pages"] * 2 < whole["pages"], (pages, whole)
 
 
+def page_rows(path, col, g):
+    """Per page of column `col` in row group g of pages.parquet (64 rows
+    each, by construction): (first row, last row + 1, min, max)."""
+    t = pq.ParquetFile(path).read_row_group(g, columns=[col])[col].to_numpy()
+    return [(a, min(a + 64, len(t)), int(t[a:a + 64].min()), int(t[a:a + 64].max())) for a in range(0, len(t), 64)]
+
+
+def runs_of(pages):
+    """Adjacent (first, end) pages joined into (first, count) runs."""
+    out = []
+    for a, b in pages:
+        if out and out[-1][0] + out[-1][1] == a:
+            out[-1] = (out[-1][0], b - out[-1][0])
+        else:
+            out.append((a, b - a))
+    return out
+
+
+def check_page_runs(path):
+    """pages.parquet: every page holds 64 rows, so which pages hold a row,
+    and each page's bounds, are known by hand. The page index keeps only
+    the runs of rows whose pages may match (not the span from the first to
+    the last); the filter's columns are read only over those runs; late
+    materialization reads, of every other column, only the pages that hold
+    a matching row; prune-only mode delivers exactly the kept runs."""
+    import ctypes
+    from pqstep import _lib as _c
+    t = pq.read_table(path)
+    # Sorted keys in three stretches of row group 0 and one of row group 1.
+    text = "key = 5 or (key >= 300 and key < 330) or (key >= 1020 and key < 1030)"
+    expr = (f("key") == 5) | ((f("key") >= 300) & (f("key") < 330)) | ((f("key") >= 1020) & (f("key") < 1030))
+    with pqstep.Reader(path) as r:  # (a reader's counters add up over its reads)
+        ours = r.read(filter=text, columns=["key", "val"])
+        sel, ph = r.stage_stats("select"), r.stage_stats("page headers")
+        runs = r.kept_rows(filter=text)
+    # keys 300..329 lie on pages [256, 320) and [320, 384)
+    assert runs == {0: [(0, 64), (256, 128), (960, 64)], 1: [(0, 64)]}, runs
+    same(ours, expected(t.select(["key", "val"]), expr), text)
+    assert sel["pages_considered"] == 32 and sel["pages_pruned"] == 27, sel
+    assert ph["pages"] == 2 * 5, ph  # key and val: 5 pages each (the spans would hold 16 + 1)
+
+    # Shuffled values: the page index keeps the pages whose [min, max] holds
+    # a literal (computed here from the data); late materialization then
+    # reads key and val only on the pages of the three matching rows.
+    rnd = t["rnd"].to_numpy()
+    rows = [10, 900, 1024 + 500]
+    lits = [int(rnd[i]) for i in rows]
+    text = "rnd in (%d, %d, %d)" % tuple(lits)
+    want_runs, rnd_pages = {}, 0
+    for g in range(2):
+        hit = [(a, b) for a, b, lo, hi in page_rows(path, "rnd", g) if any(lo <= v <= hi for v in lits)]
+        rnd_pages += len(hit)
+        if hit:
+            want_runs[g] = runs_of(hit)
+    with pqstep.Reader(path) as r:
+        ours = r.read(filter=text, columns=["key", "val"])
+        ph = r.stage_stats("page headers")
+        runs = r.kept_rows(filter=text)
+    assert runs == want_runs, (runs, want_runs)
+    same(ours, expected(t.select(["key", "val", "rnd"]), f("rnd").isin(lits)).select(["key", "val"]), text)
+    matching_pages = len({(i // 1024, (i % 1024) // 64) for i in rows})
+    assert ph["pages"] == rnd_pages + 2 * matching_pages, (ph["pages"], rnd_pages, matching_pages)
+    print("  page runs: %d rnd pages kept of 32; key/val read on %d pages each" % (rnd_pages, matching_pages))
+
+    # Prune only: the kept runs of rows, gathered, without the row filter.
+    text = "key = 5 or (key >= 300 and key < 330)"
+    flt = _c.pq_expr_parse(text.encode(), ctypes.byref(_c.pq_error()))
+    opts = _c.pq_reader_options()
+    _c.pq_reader_options_init(ctypes.byref(opts))
+    opts.filter = flt
+    opts.prune_only = True
+    err = _c.pq_error()
+    h = _c.pq_reader_open_path(path.encode(), ctypes.byref(opts), ctypes.byref(err))
+    _c.pq_expr_free(flt)
+    try:
+        assert _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) == _c.PQ_OK, err.message
+        abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
+        sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+        assert _c.pq_reader_export_row_group(h, 0, ctypes.addressof(abuf), ctypes.addressof(sbuf),
+                                             ctypes.byref(err)) == 0, err.message
+        got = pa.Table.from_batches([pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))])
+    finally:
+        _c.pq_reader_close(h)
+    want = pa.concat_tables([t.slice(0, 64), t.slice(256, 128)])
+    same(got, want, "prune only: " + text)
+
+
 def check_dictionary(files):
     """A string absent from every row group but inside their min/max: the
     statistics keep them all, the dictionary pages (every data page of
@@ -373,6 +460,7 @@ def main():
     tests.append(("bloom filters (unsorted file)", lambda: check_bloom(files["unsorted"])))
     tests.append(("page index (sorted file)", lambda: check_page_index(files)))
     tests.append(("late materialization", lambda: check_late_materialization(files)))
+    tests.append(("page runs (pages file)", lambda: check_page_runs(os.path.join(tmp, "pages.parquet"))))
     tests.append(("dictionary pages", lambda: check_dictionary(files)))
     tests.append(("sans-IO with a filter", lambda: check_sans_io(files)))
     tests.append(("broken bloom filters", lambda: check_bad_indexes(files, tmp)))
