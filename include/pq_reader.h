@@ -170,10 +170,10 @@ typedef struct pq_reader_options {
     const struct pq_expr *filter;
     /* PQ_PRUNE_* bits of pruning steps to skip (0: use every step). */
     uint32_t prune_disable;
-    /* Prune only: deliver the rows that pruning keeps, without evaluating
-     * the predicate on them: every row of the row groups that survive, or,
-     * with the page index, the runs of rows whose pages may match
-     * (pq_reader_row_group_runs says which). */
+    /* Prune only: deliver every row of the row groups that survive pruning
+     * (the page index too may drop a row group, but does not narrow the
+     * rows of those it keeps), without evaluating the predicate on the
+     * rows. */
     bool prune_only;
     /* I/O planning of the page-header stage: byte ranges of column chunks
      * (or of their kept pages) at most `coalesce_gap` bytes apart are read
@@ -309,8 +309,8 @@ PQ_API pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group,
  * own numbering: all of them unless the options set a row range or the
  * page index narrowed them (then the span from the first to the last row
  * kept; pq_reader_row_group_runs() gives the runs inside it). After the
- * decode stage with a filter, or in prune-only mode with runs, the rows
- * delivered, renumbered [0, rows delivered). Errors: PQ_ERR_STAGE before
+ * decode stage with a filter, the rows delivered, renumbered [0, rows
+ * delivered). Errors: PQ_ERR_STAGE before
  * the select stage, PQ_ERR_INVALID_ARGUMENT for NULL arguments or a row
  * group that was not selected. */
 PQ_API pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group,

@@ -196,7 +196,8 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
             if (!pq_row_set_hits(&kept, NULL, (uint64_t)a, (uint64_t)b, &pc)) (*pages_pruned)++;
         }
     }
-    if (any) {
+    /* Prune only delivers whole row groups: the runs only decide. */
+    if (any && !r->opts.prune_only) {
         pq_row_set_free(rows);
         *rows = kept;
     } else {

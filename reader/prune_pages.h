@@ -14,7 +14,8 @@
 /* Narrow selected row group g (index into the selection) by the page
  * indexes: its rows (sel_rows[g]) keep only those whose pages may hold a
  * match (the rows of a page are known from the offset index), as runs, and
- * the function returns false when no row may match. Pages of the filter's
+ * the function returns false when no row may match. In prune-only mode
+ * (which delivers whole row groups) the rows are left as they are. Pages of the filter's
  * columns that hold none of the kept rows are counted in *pages_pruned, all
  * their pages in *pages_total. Columns without both indexes, or whose indexes cannot
  * be read or decoded (counted in prune_warnings), constrain nothing. */

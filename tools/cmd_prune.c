@@ -3,8 +3,8 @@
  * stage does with a predicate. Per row group: kept, or pruned and by which
  * step; the rows and bytes a read would then fetch, against the whole file.
  *
- * It runs the reader to the select stage only (no data page is read), with
- * the filter in prune-only mode, so it shows what a filtered read plans.
+ * It runs the reader to the select stage only (no data page is read), so it
+ * shows what a filtered read plans.
  */
 #include "cli.h"
 
@@ -102,7 +102,6 @@ int pq_cmd_prune(int argc, char **argv)
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.filter = filter;
-    opts.prune_only = true;
     pq_reader *r = pq_reader_open_path(file, &opts, &err);
     if (!r || pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) != PQ_OK) {
         pq_reader_close(r);
