@@ -50,8 +50,9 @@ static inline uint64_t pq_row_set_end(const pq_row_set *s)
 void pq_row_set_init(pq_row_set *s, uint64_t first, uint64_t count);
 void pq_row_set_free(pq_row_set *s);
 
-/* Append rows [first, first + count), which must not start before the end
- * of the set. false when out of memory. */
+/* Append rows [first, first + count), which must not start before the
+ * first row of the set's last run (a range that touches or overlaps that
+ * run is merged into it). false when out of memory. */
 bool pq_row_set_add(pq_row_set *s, uint64_t first, uint64_t count);
 
 /* Whether every row of `sub` lies in `s`. */
@@ -74,7 +75,8 @@ bool pq_row_set_add_overlap(pq_row_set *out, const pq_row_set *s, uint64_t a, ui
 
 /* Bits over the rows of `have` (in order) for the rows of `want` whose bit
  * in `keep` (over want's rows; NULL: all) is set. `out` holds
- * (have->rows + 7) / 8 bytes and is overwritten. Returns how many bits are
+ * (have->rows + 7) / 8 bytes, all overwritten (bits past have->rows are 0).
+ * Returns how many bits are
  * set, or -1 when such a row is not in `have`. */
 int64_t pq_row_set_map_bits(const pq_row_set *have, const pq_row_set *want, const uint8_t *keep, uint8_t *out);
 
