@@ -2,7 +2,7 @@
 """Predicate pushdown benchmark: pqstep against pyarrow and DuckDB.
 
     python3 bench/pushdown.py [--rows N] [--rg-rows N] [--repeat R] [--threads 1,2]
-                            [--queries q1,q2,q3] [--systems pqstep,pyarrow,duckdb]
+                            [--queries q1,q2,q3,q4] [--systems pqstep,pyarrow,duckdb]
                             [--build DIR] [--cache DIR] [--json FILE]
 
 1. Generates once (then reuses) a lineitem-like file with the column
@@ -15,6 +15,9 @@
    q1  l_orderkey >= A and l_orderkey < B       about 0.1% of the rows
    q2  l_comment = 'V'                          one row (V occurs once)
    q3  l_orderkey >= C and l_orderkey < D       about 10% of the rows
+   q4  (l_orderkey >= E and l_orderkey < F)     two ranges of about 0.05% each,
+       or (l_orderkey >= G and l_orderkey < H)  near the start and the end of
+                                                one row group (pages apart)
    The bounds and V are taken from the file (fixed positions), so any
    --rows gives the same shape of query.
 3. Checks once per query that the three systems return the same number of
@@ -55,12 +58,13 @@ import time  # noqa: E402
 REPO = os.path.dirname(HERE)
 GEN_VERSION = 1  # bump when the file's layout changes: new file name
 SYSTEMS = ("pqstep", "pyarrow", "duckdb")
-QUERIES = ("q1", "q2", "q3")
+QUERIES = ("q1", "q2", "q3", "q4")
 # Where each query's rows start, as a fraction of the file (chosen to fall
 # inside row groups and pages, not on their boundaries), and its size.
 Q1_AT, Q1_FRACTION = 0.4321, 0.001
 Q2_AT = 0.6789
 Q3_AT, Q3_FRACTION = 0.2345, 0.10
+Q4_AT, Q4_FRACTION = (0.3515, 0.3955), 0.0005  # both in row group 7 of 20
 
 
 # ---------------------------------------------------------------------------
@@ -133,6 +137,21 @@ def make_queries(path):
             "pyarrow": [("l_orderkey", ">=", lo), ("l_orderkey", "<", hi)],
             "sql": "l_orderkey >= %d AND l_orderkey < %d" % (lo, hi),
         }
+    # q4: two small ranges of one row group, with pages between them that
+    # hold no match (the page index keeps two runs of rows, not the span).
+    bounds = []
+    for at in Q4_AT:
+        i0 = int(n * at)
+        i1 = min(n - 1, i0 + max(1, int(n * Q4_FRACTION)))
+        bounds.append((int(keys[i0]), int(keys[i1])))
+    (a, b), (c, d) = bounds
+    qs["q4"] = {
+        "what": "two %.2f%% ranges on l_orderkey, pages apart" % (Q4_FRACTION * 100),
+        "pqstep": "(l_orderkey >= %d and l_orderkey < %d) or (l_orderkey >= %d and l_orderkey < %d)" % (a, b, c, d),
+        "pyarrow": [[("l_orderkey", ">=", a), ("l_orderkey", "<", b)],
+                    [("l_orderkey", ">=", c), ("l_orderkey", "<", d)]],
+        "sql": "(l_orderkey >= %d AND l_orderkey < %d) OR (l_orderkey >= %d AND l_orderkey < %d)" % (a, b, c, d),
+    }
     # q2: the first long comment from Q2_AT on that occurs exactly once.
     comments = t.column("l_comment")
     value = None

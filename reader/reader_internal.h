@@ -103,6 +103,9 @@ struct pq_reader {
     bool late_pending;              /* deferred chunks wait for the filter's rows */
     uint8_t **late_keep;            /* per selected row group: the filter's bits over the rows
                                      * of sel_rows, from late materialization (or NULL) */
+    struct pq_arrow_column **late_cols; /* per chunk: a projected filter column as late
+                                     * materialization decoded it, for the decode stage */
+    size_t late_cols_len;
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
     size_t prev_hint;               /* where reuse_walked's next search starts */
@@ -141,9 +144,10 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 /* The filter over selected row group g's rows (sel_rows[g]): its columns'
  * walked chunks decoded and evaluated (stage_decode.c). *keep (malloc'd, a
  * bit per row of sel_rows[g]) gets the matching rows, *kept their count.
- * cctx may be NULL. */
-pq_status pq_reader_filter_rows(const pq_reader *r, struct pq_codec_ctx *cctx, size_t g, uint8_t **keep,
-                                int64_t *kept, pq_error *err);
+ * cctx may be NULL. With hand_over, the decoded arrays of the filter's
+ * projected columns go to r->late_cols for the decode stage. */
+pq_status pq_reader_filter_rows(const pq_reader *r, struct pq_codec_ctx *cctx, size_t g, bool hand_over,
+                                uint8_t **keep, int64_t *kept, pq_error *err);
 
 /* The decode stage (stage_decode.c): decode every selected chunk. */
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);

@@ -157,6 +157,11 @@ static pq_status run_flat(pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_error *
     size_t k = chunk_at(r, i / n, i % n);
     r->decoded_first_row[i] = pq_row_set_first(&r->chunks[k].rows);
     r->decoded_chunk[i] = k;
+    if (r->late_cols && k < r->late_cols_len && r->late_cols[k]) { /* decoded by late materialization */
+        r->decoded[i] = r->late_cols[k];
+        r->late_cols[k] = NULL;
+        return PQ_OK;
+    }
     return decode_flat_chunk(r, cctx, k, &r->decoded[i], err);
 }
 
@@ -299,8 +304,8 @@ static pq_status take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, cons
 /* Evaluate the filter on selected row group g's rows (sel_rows[g]). The
  * filter's columns are decoded here as flat columns of their own, and
  * lined up with those rows. */
-pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t **keep_out,
-                                int64_t *kept_out, pq_error *err)
+pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
+                                uint8_t **keep_out, int64_t *kept_out, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     *keep_out = NULL;
@@ -310,29 +315,37 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
     int64_t len = (int64_t)rows->rows;
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
+    bool *handed = calloc(nl ? nl : 1, sizeof *handed);
     int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
     const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
     const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
-    pq_status st = leaves && cols && offsets && by_leaf && types && keep
+    pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        const pq_reader_chunk *ch = &r->chunks[chunk_at(r, g, walk_index(r, leaves[k]))];
-        st = decode_flat_chunk(r, cctx, (size_t)(ch - r->chunks), &cols[k], err);
+        size_t c = walk_index(r, leaves[k]), ck = chunk_at(r, g, c);
+        const pq_reader_chunk *ch = &r->chunks[ck];
+        st = decode_flat_chunk(r, cctx, ck, &cols[k], err);
         if (st != PQ_OK) break;
+        /* A projected column: the decode stage takes it as decoded here
+         * instead of decoding the chunk again. */
+        bool give = hand_over && c < r->sel_columns_len && r->late_cols && !r->late_cols[ck];
         if (lined_up(&ch->rows, rows)) {
             offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
+            if (give) {
+                r->late_cols[ck] = cols[k];
+                handed[k] = true;
+            }
         } else { /* runs of pages: gather the rows */
             pq_arrow_column *t;
             st = take_rows(ch, cols[k], rows, NULL, len, &t, err);
-            if (st == PQ_OK) {
-                pq_arrow_column_release(cols[k]);
-                cols[k] = t;
-            }
+            if (st == PQ_OK && give) r->late_cols[ck] = cols[k];
+            else pq_arrow_column_release(cols[k]);
+            cols[k] = st == PQ_OK ? t : NULL;
         }
     }
     if (st == PQ_OK) st = pq_arrow_batch_export(cols, offsets, nl, len, &batch, err);
@@ -342,11 +355,12 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
         types[leaves[k]] = bschema.children[k];
     }
     if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, len, keep, err);
-    int64_t kept = 0;
-    for (int64_t i = 0; st == PQ_OK && i < len; i++) kept += (keep[i >> 3] >> (i & 7)) & 1;
+    int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
     if (batch.release) batch.release(&batch);
     if (bschema.release) bschema.release(&bschema);
-    for (size_t k = 0; cols && k < nl; k++) pq_arrow_column_release(cols[k]);
+    for (size_t k = 0; cols && handed && k < nl; k++)
+        if (!handed[k]) pq_arrow_column_release(cols[k]);
+    free(handed);
     free(leaves);
     free(cols);
     free(offsets);
@@ -380,7 +394,7 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
         r->late_keep[g] = NULL;
         kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
     } else {
-        st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
+        st = pq_reader_filter_rows(r, cctx, g, false, &keep, &kept, err);
     }
     bool aligned = true;
     for (size_t c = 0; c < n; c++)

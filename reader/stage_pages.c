@@ -690,7 +690,7 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
     const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
     uint8_t *keep;
     int64_t kept;
-    pq_status st = pq_reader_filter_rows(r, cctx, g, &keep, &kept, err);
+    pq_status st = pq_reader_filter_rows(r, cctx, g, true, &keep, &kept, err);
     if (st != PQ_OK) return st;
     /* The decode stage filters with these bits instead of decoding the
      * filter's columns again. */
@@ -699,6 +699,10 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
         pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
         if (kept == 0) {
             /* No match: nothing of the row group is read or decoded any more. */
+            if (r->late_cols) {
+                pq_arrow_column_release(r->late_cols[g * r->walk_columns_len + c]);
+                r->late_cols[g * r->walk_columns_len + c] = NULL;
+            }
             if (ch->step == CHUNK_DEFERRED) (*skipped)++;
             free(ch->pages);
             free(ch->bytes);
@@ -745,6 +749,8 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
     if (!n) return PQ_OK;
     narrow_job *job = calloc(1, sizeof *job);
     r->late_keep = calloc(n, sizeof *r->late_keep);
+    r->late_cols = calloc(r->chunks_len ? r->chunks_len : 1, sizeof *r->late_cols);
+    r->late_cols_len = r->late_cols ? r->chunks_len : 0; /* none: the decode stage decodes again */
     pq_status st = PQ_OK;
     if (job) {
         job->status = calloc(n, sizeof *job->status);
