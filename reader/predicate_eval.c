@@ -277,33 +277,14 @@ static bool row_in(const col_view *v, const pq_expr *e, int64_t i)
         f[i0 >> 3] |= (uint8_t)fb;                                                                          \
     }
 
-static inline bool holds_i64(pq_cmp_op op, int64_t x, int64_t y)
+/* row_cmp's result for numbers: NaN is 2 (true only for !=, op_holds). */
+static inline int cmp_i64(int64_t x, int64_t y)
 {
-    switch (op) {
-    case PQ_CMP_EQ: return x == y;
-    case PQ_CMP_NE: return x != y;
-    case PQ_CMP_LT: return x < y;
-    case PQ_CMP_LE: return x <= y;
-    case PQ_CMP_GT: return x > y;
-    case PQ_CMP_GE: return x >= y;
-    }
-    return false;
+    return (x > y) - (x < y);
 }
-
-/* As pq_value_compare orders them: NaN above every number and equal to
- * itself, but a comparison with NaN holds only for != (row_cmp's 2). */
-static inline bool holds_f64(pq_cmp_op op, double x, double y)
+static inline int cmp_f64(double x, double y)
 {
-    if (isnan(x)) return op == PQ_CMP_NE;
-    switch (op) {
-    case PQ_CMP_EQ: return x == y;
-    case PQ_CMP_NE: return x != y;
-    case PQ_CMP_LT: return x < y;
-    case PQ_CMP_LE: return x <= y;
-    case PQ_CMP_GT: return x > y;
-    case PQ_CMP_GE: return x >= y;
-    }
-    return false;
+    return isnan(x) ? 2 : (x > y) - (x < y);
 }
 
 /* true when done here; false for the generic loop. */
@@ -313,13 +294,13 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_
     pq_cmp_op op = e->op;
     if (v->kind == K_INT && e->order == PQ_ORDER_SIGNED && v->width == 8) {
         int64_t y = lit->i;
-        CMP_BYTES(int64_t, memcpy(&x, v->data + j * 8, 8), holds_i64(op, x, y))
+        CMP_BYTES(int64_t, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_i64(x, y)))
     } else if (v->kind == K_INT && e->order == PQ_ORDER_SIGNED && v->width == 4) {
         int64_t y = lit->i;
-        CMP_BYTES(int32_t, memcpy(&x, v->data + j * 4, 4), holds_i64(op, x, y))
+        CMP_BYTES(int32_t, memcpy(&x, v->data + j * 4, 4), op_holds(op, cmp_i64(x, y)))
     } else if (v->kind == K_F64 && e->order == PQ_ORDER_FLOAT && !isnan(lit->d)) {
         double y = lit->d;
-        CMP_BYTES(double, memcpy(&x, v->data + j * 8, 8), holds_f64(op, x, y))
+        CMP_BYTES(double, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_f64(x, y)))
     } else {
         return false;
     }

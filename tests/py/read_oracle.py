@@ -65,3 +65,44 @@ def same(ours, theirs, what, float_bits=False, validate=False):
                     raise AssertionError("%s column %s row %d: %r, pyarrow %r" % (
                         what, name, i, a[i], b[i]))
             raise AssertionError("%s column %s differs" % (what, name))
+
+
+def sans_io_advance(h, data, max_rounds=10):
+    """Drive sans-IO reader handle `h` to the decode stage, supplying from
+    `data` (the file's bytes) every range it asks for. Returns the rounds:
+    [(stage it was at, [(offset, length), ...]), ...]."""
+    import ctypes
+    from pqstep import _lib as _c
+    err = _c.pq_error()
+    rounds = []
+    while True:
+        st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
+        if st == _c.PQ_OK:
+            return rounds
+        assert st == _c.PQ_ERR_NEED_DATA, err.message
+        n = _c.pq_reader_needed_ranges(h, None, 0)
+        assert n > 0, "NEED_DATA without ranges at stage %d" % _c.pq_reader_stage(h)
+        arr = (_c.pq_range * n)()
+        assert _c.pq_reader_needed_ranges(h, arr, n) == n
+        rounds.append((_c.pq_reader_stage(h), [(x.offset, x.length) for x in arr]))
+        for x in arr:
+            chunk = data[x.offset:x.offset + x.length]
+            assert _c.pq_reader_supply(h, x.offset, chunk, len(chunk), ctypes.byref(err)) == 0, err.message
+        assert len(rounds) < max_rounds, rounds
+
+
+def all_batches(h, max_rows=0):
+    """Every record batch of reader handle `h` (pq_reader_next_batch) until
+    the end of data, as pyarrow.RecordBatch objects."""
+    import ctypes
+    from pqstep import _lib as _c
+    err = _c.pq_error()
+    batches = []
+    while True:
+        abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
+        sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+        st = _c.pq_reader_next_batch(h, max_rows, ctypes.addressof(abuf), ctypes.addressof(sbuf), ctypes.byref(err))
+        assert st == _c.PQ_OK, err.message
+        if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
+            return batches
+        batches.append(pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf)))

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from read_oracle import CORPUS, SOURCE, pa, pq, pqstep, same  # noqa: E402
+from read_oracle import CORPUS, SOURCE, all_batches, pa, pq, pqstep, same, sans_io_advance  # noqa: E402
 
 import pyarrow.compute as pc  # noqa: E402
 import datetime  # noqa: E402
@@ -325,36 +325,14 @@ def check_sans_io(files):
         err = _c.pq_error()
         h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
         _c.pq_expr_free(flt)  # the reader keeps its own copy
-        stages = []
         try:
-            while True:
-                st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
-                if st == _c.PQ_OK:
-                    break
-                assert st == _c.PQ_ERR_NEED_DATA, err.message
-                n = _c.pq_reader_needed_ranges(h, None, 0)
-                assert n > 0, "NEED_DATA without ranges at stage %d" % _c.pq_reader_stage(h)
-                arr = (_c.pq_range * n)()
-                _c.pq_reader_needed_ranges(h, arr, n)
-                stages.append(_c.pq_reader_stage(h))
-                for rg in arr:
-                    chunk = data[rg.offset:rg.offset + rg.length]
-                    assert _c.pq_reader_supply(h, rg.offset, chunk, len(chunk), ctypes.byref(err)) == 0
-                assert len(stages) < 10, stages
+            stages = [stage for stage, _ in sans_io_advance(h, data)]
             assert _c.PQ_STAGE_FOOTER in stages, (text, stages)  # the select stage's indexes
             sel = _c.pq_stage_stats()
             _c.pq_reader_stage_stats(h, _c.PQ_STAGE_SELECT, ctypes.byref(sel))
             assert sel.prune_warnings == 0, text
             assert sel.pruned_statistics + sel.pruned_dictionary + sel.pruned_bloom_filter >= 7, text
-            batches = []
-            while True:
-                abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
-                sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
-                assert _c.pq_reader_next_batch(h, 0, ctypes.addressof(abuf), ctypes.addressof(sbuf),
-                                               ctypes.byref(err)) == 0, err.message
-                if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
-                    break
-                batches.append(pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf)))
+            batches = all_batches(h)
             theirs = expected(pq.read_table(path), expr)
             ours = pa.Table.from_batches(batches) if batches else theirs.schema.empty_table()
             assert ours.num_rows == theirs.num_rows, (text, ours.num_rows, theirs.num_rows)

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from read_oracle import CORPUS, SKIP, pa, pq, pqstep, same  # noqa: E402,F401
+from read_oracle import CORPUS, SKIP, all_batches, pa, pq, pqstep, same, sans_io_advance  # noqa: E402,F401
 
 from pqstep import _lib as _c  # noqa: E402
 
@@ -181,21 +181,8 @@ def test_sans_io(path):
     h = open_reader(path, lo, m, sans_io=True, footer_read_size=footer_len + 8)
     md = pq.ParquetFile(path).metadata
     err = _c.pq_error()
-    rounds = []
     try:
-        while True:
-            st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
-            if st == _c.PQ_OK:
-                break
-            assert st == _c.PQ_ERR_NEED_DATA, err.message
-            n = _c.pq_reader_needed_ranges(h, None, 0)
-            arr = (_c.pq_range * n)()
-            assert _c.pq_reader_needed_ranges(h, arr, n) == n
-            rounds.append((_c.pq_reader_stage(h), n, [(x.offset, x.length) for x in arr]))
-            for rg in arr:
-                chunk = data[rg.offset:rg.offset + rg.length]
-                assert _c.pq_reader_supply(h, rg.offset, chunk, len(chunk), ctypes.byref(err)) == 0
-            assert len(rounds) < 10, rounds
+        rounds = [(stage, len(ranges), ranges) for stage, ranges in sans_io_advance(h, data)]
         # The footer; then, with the select stage done, the offset indexes of
         # the chunks rows [lo, lo + m) cut (the flat ones and the list, in
         # row groups 0 and 1); then the pages.
@@ -207,17 +194,7 @@ def test_sans_io(path):
                        for g in range(md.num_row_groups) for c in range(md.num_columns))
         assert rounds[1][1] == 10 and all(o >= data_end for o, _ in rounds[1][2]), rounds[1]
         assert all(o < data_end for o, _ in rounds[2][2]), rounds[2]
-        batches = []
-        while True:
-            abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
-            sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
-            st = _c.pq_reader_next_batch(h, 0, ctypes.addressof(abuf), ctypes.addressof(sbuf),
-                                         ctypes.byref(err))
-            assert st == _c.PQ_OK, err.message
-            if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
-                break
-            batches.append(pa.RecordBatch._import_from_c(ctypes.addressof(abuf),
-                                                         ctypes.addressof(sbuf)))
+        batches = all_batches(h)
         assert [b.num_rows for b in batches] == [40, 50], [b.num_rows for b in batches]
         same(pa.Table.from_batches(batches), pq.read_table(path).slice(lo, m), "sans-IO range",
              float_bits=True, validate=True)
