@@ -11,7 +11,7 @@
    with fallback, pages of at most 20,000 rows), plus the page index
    (write_page_index=True) and split-block bloom filters on l_orderkey and
    l_comment. It lives in $PQSTEP_BENCH_CACHE or ~/.cache/pqstep-bench.
-2. Three queries, each returning every column of the matching rows:
+2. Four queries, each returning every column of the matching rows:
    q1  l_orderkey >= A and l_orderkey < B       about 0.1% of the rows
    q2  l_comment = 'V'                          one row (V occurs once)
    q3  l_orderkey >= C and l_orderkey < D       about 10% of the rows
@@ -120,7 +120,7 @@ def _sql_str(s):
 
 
 def make_queries(path):
-    """The three queries, with bounds and the string value read from the file."""
+    """The four queries, with bounds and the string value read from the file."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
     t = pq.read_table(path, columns=["l_orderkey", "l_comment"])

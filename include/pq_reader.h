@@ -251,9 +251,13 @@ PQ_API pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *er
  * (footer_read_size bytes), and after that one more range only when the
  * footer is longer than the tail. With a filter, the select stage (at
  * PQ_STAGE_FOOTER) then needs the dictionary pages, bloom filters and page
- * indexes its steps use, all at once; the page-header stage (at
- * PQ_STAGE_SELECT) the offset indexes a row range needs, then the pages,
- * nearby ranges coalesced. */
+ * indexes its steps use, all at once (a bloom filter whose length the
+ * footer does not give is asked for as a 65 KiB guess, and once that is
+ * supplied, whole if its header says it is longer: a second round); the
+ * page-header stage (at PQ_STAGE_SELECT) the offset indexes it needs (a
+ * row range or the page index cuts its row groups; with a filter, the
+ * deferred columns' once the filter is evaluated), then the pages, nearby
+ * ranges coalesced. */
 PQ_API size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap);
 
 /* Hand in the bytes at [offset, offset+len). The bytes are copied. Supplying
