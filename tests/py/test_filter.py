@@ -13,6 +13,7 @@ expression below, in the text syntax:
 Binding errors (unknown column, a literal the column cannot take) give a
 pqstep.Error naming the column and position.
 """
+import json
 import os
 import subprocess
 import sys
@@ -343,8 +344,10 @@ def check_sans_io(files):
 
 
 def check_bad_indexes(files, tmp):
-    """Broken bloom filters and page indexes: the step is skipped for that
-    chunk and counted (prune_warnings), never trusted; the rows stay right."""
+    """Broken bloom filters, page indexes and dictionary pages: the step is
+    skipped for that chunk and counted (prune_warnings), never trusted; the
+    rows stay right, or the read fails with a clean error that names the
+    chunk where the data itself is broken."""
     import shutil
     path = files["unsorted"]
     md = pq.ParquetFile(path).metadata
@@ -362,6 +365,45 @@ def check_bad_indexes(files, tmp):
         st = r.stage_stats("select")
     same(ours, expected(pq.read_table(path), expr), "broken bloom filters", float_bits=True)
     assert st["prune_warnings"] == md.num_row_groups and st["pruned_bloom_filter"] == 0, st
+
+    # Page indexes: the key column's column index, then its offset index,
+    # overwritten in every row group of the sorted file. Statistics keep one
+    # row group; its page-index step is skipped with one warning.
+    path = files["sorted"]
+    meta = json.loads(subprocess.check_output([os.environ["PQSTEP_CLI"], "meta", "--json", path]))
+    text, expr = "key >= 1234 and key < 1240", (f("key") >= 1234) & (f("key") < 1240)
+    for index in ("column_index", "offset_index"):
+        data = bytearray(open(path, "rb").read())
+        for rg in meta["row_groups"]:
+            c = rg["columns"][key]
+            off, n = c[index + "_offset"], c[index + "_length"]
+            data[off:off + n] = b"\xff" * n
+        bad = os.path.join(tmp, "bad_%s.parquet" % index)
+        open(bad, "wb").write(bytes(data))
+        with pqstep.Reader(bad) as r:
+            ours = r.read(filter=text, prune={"statistics", "page_index"})
+            st = r.stage_stats("select")
+        same(ours, expected(pq.read_table(path), expr), "broken " + index, float_bits=True)
+        assert st["prune_warnings"] == 1 and st["pages_pruned"] == 0 and st["pruned_statistics"] == 7, (index, st)
+    # Dictionary pages: the `cat` chunks' dictionary page headers overwritten.
+    # The dictionary step is skipped (a warning per row group), then the
+    # page-header stage, which walks every page, fails with a clean error.
+    data = bytearray(open(path, "rb").read())
+    cat = md.schema.names.index("cat")
+    for rg in meta["row_groups"]:
+        off = rg["columns"][cat]["dictionary_page_offset"]
+        data[off:off + 4] = b"\xff" * 4
+    bad = os.path.join(tmp, "bad_dictionary.parquet")
+    open(bad, "wb").write(bytes(data))
+    with pqstep.Reader(bad) as r:
+        try:
+            r.read(filter="cat = 'BOAT'", prune={"dictionary"})
+        except pqstep.Error as e:
+            assert "RowGroup[0].columns[%d]" % cat in str(e), str(e)
+        else:
+            raise AssertionError("a broken dictionary page was read without an error")
+        st = r.stage_stats("select")
+    assert st["prune_warnings"] == md.num_row_groups and st["pruned_dictionary"] == 0, st
 
 
 def corpus_sweep():
@@ -442,7 +484,7 @@ def main():
     tests.append(("page runs (pages file)", lambda: check_page_runs(os.path.join(tmp, "pages.parquet"))))
     tests.append(("dictionary pages", lambda: check_dictionary(files)))
     tests.append(("sans-IO with a filter", lambda: check_sans_io(files)))
-    tests.append(("broken bloom filters", lambda: check_bad_indexes(files, tmp)))
+    tests.append(("broken bloom filters, page indexes, dictionaries", lambda: check_bad_indexes(files, tmp)))
     tests.append(("corpus sweep", corpus_sweep))
     for name, fn in tests:
         try:
