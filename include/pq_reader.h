@@ -97,6 +97,9 @@ typedef struct pq_stage_stats {
     uint64_t pages_considered;  /* select: pages of the filter's columns the page index judged */
     uint64_t pages_pruned;      /* select: ... of which outside the rows kept */
     uint64_t rows_filtered;     /* decode: rows decoded that the filter removed */
+    uint64_t pages_skipped;     /* page headers: data pages of chunks read in part (offset index)
+                                 * that were not read: they hold no row needed (row range, page
+                                 * index, late materialization) */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------

@@ -307,6 +307,7 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
                                       ? r->late_keep[g]
                                       : NULL;
             st = plan_parts(ch, &oi, &r->sel_rows[g], keep, rg->num_rows, err);
+            if (st == PQ_OK) r->stats[PQ_STAGE_PAGE_HEADERS].pages_skipped += oi.npages - ch->data_pages;
             pq_offset_index_free(&oi);
         } else {
             st = chunk_error(err, st, ch);

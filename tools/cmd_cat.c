@@ -99,7 +99,8 @@ static void print_stats(const pq_reader *r)
                     st.pruned_bloom_filter,
                     st.pruned_page_index, st.pages_pruned, st.pages_considered, st.prune_warnings);
         if (stage == PQ_STAGE_PAGE_HEADERS)
-            fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages", st.chunks, st.pages);
+            fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages; %" PRIu64 " data pages and %" PRIu64
+                    " chunks left unread (no row needed)", st.chunks, st.pages, st.pages_skipped, st.chunks_skipped);
         if (stage == PQ_STAGE_DECODE)
             fprintf(stderr, ", %" PRIu64 " rows out, %" PRIu64 " filtered out, %" PRIu64 " bytes of Arrow buffers",
                     st.rows, st.rows_filtered, st.bytes_out);

@@ -125,6 +125,7 @@ class pq_stage_stats(ctypes.Structure):
         ("pages_considered", ctypes.c_uint64),
         ("pages_pruned", ctypes.c_uint64),
         ("rows_filtered", ctypes.c_uint64),
+        ("pages_skipped", ctypes.c_uint64),
     ]
 
 

@@ -240,6 +240,7 @@ def check_page_runs(path):
     same(ours, expected(t.select(["key", "val"]), expr), text)
     assert sel["pages_considered"] == 32 and sel["pages_pruned"] == 27, sel
     assert ph["pages"] == 2 * 5, ph  # key and val: 5 pages each (the spans would hold 16 + 1)
+    assert ph["pages_skipped"] == 2 * (32 - 5), ph
 
     # Shuffled values: the page index keeps the pages whose [min, max] holds
     # a literal (computed here from the data); late materialization then
@@ -262,6 +263,8 @@ def check_page_runs(path):
     same(ours, expected(t.select(["key", "val", "rnd"]), f("rnd").isin(lits)).select(["key", "val"]), text)
     matching_pages = len({(i // 1024, (i % 1024) // 64) for i in rows})
     assert ph["pages"] == rnd_pages + 2 * matching_pages, (ph["pages"], rnd_pages, matching_pages)
+    if rnd_pages == 32:  # rnd read whole; key and val read in part
+        assert ph["pages_skipped"] == 2 * (32 - matching_pages), ph
     print("  page runs: %d rnd pages kept of 32; key/val read on %d pages each" % (rnd_pages, matching_pages))
 
     # Prune only: whole surviving row groups, without the row filter (the
