@@ -12,17 +12,7 @@
 
 #include "metadata/bloom_filter.h"
 #include "reader/prune_bloom.h"
-
-typedef struct bloom_ctx {
-    pq_reader *r;
-    uint32_t rg;
-    bool with_statistics;
-    pq_stats_ctx stats;
-    pq_bloom_filter *filters; /* per leaf, loaded when first needed */
-    uint8_t *state;           /* per leaf: 0 not tried, 1 loaded, 2 none */
-} bloom_ctx;
-
-enum { NOT_TRIED = 0, LOADED, NONE };
+#include "reader/prune_member.h"
 
 static bool hashable(const pq_expr *n)
 {
@@ -34,8 +24,9 @@ static bool hashable(const pq_expr *n)
 }
 
 /* Whether the filter may hold value v of node n. */
-static bool might_contain(const pq_bloom_filter *f, const pq_expr *n, const pq_value *v)
+static bool might_contain(const void *slot, const pq_expr *n, const pq_value *v)
 {
+    const pq_bloom_filter *f = slot;
     switch (n->physical_type) {
     case PQ_INT32: return pq_bloom_filter_might_contain(f, pq_bloom_hash_i32((int32_t)(uint32_t)v->i));
     case PQ_INT64: return pq_bloom_filter_might_contain(f, pq_bloom_hash_i64(v->i));
@@ -81,22 +72,18 @@ bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t file_size, const pq
     return true;
 }
 
-/* Read and parse leaf `leaf`'s filter in row group c->rg; NULL if none. */
-static const pq_bloom_filter *load(bloom_ctx *c, int32_t leaf)
+/* Read and parse leaf `leaf`'s filter in row group rg; false if none. */
+static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
 {
-    if (c->state[leaf] == LOADED) return &c->filters[leaf];
-    if (c->state[leaf] == NONE) return NULL;
-    c->state[leaf] = NONE;
-    pq_reader *r = c->r;
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_column_chunk *cc = fm->row_groups[c->rg].columns[leaf];
+    const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
-    if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return NULL;
+    if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return false;
     uint64_t off, want, size = r->file_size;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
     if (!pq_bloom_filter_range(m, size, &r->supplied, &off, &want)) { /* offset outside the file */
         r->stats[PQ_STAGE_SELECT].prune_warnings++;
-        return NULL;
+        return false;
     }
     pq_error err;
     uint8_t *buf = malloc((size_t)want);
@@ -116,45 +103,22 @@ static const pq_bloom_filter *load(bloom_ctx *c, int32_t leaf)
             }
         }
     }
-    if (st == PQ_OK) st = pq_bloom_filter_parse(buf, (size_t)want, &c->filters[leaf], &err);
+    if (st == PQ_OK) st = pq_bloom_filter_parse(buf, (size_t)want, slot, &err);
     free(buf);
-    if (st != PQ_OK) { /* unreadable here (sans-IO without the bytes) or malformed: not used */
+    if (st != PQ_OK) /* unreadable here (sans-IO without the bytes) or malformed: not used */
         r->stats[PQ_STAGE_SELECT].prune_warnings++;
-        return NULL;
-    }
-    c->state[leaf] = LOADED;
-    return &c->filters[leaf];
+    return st == PQ_OK;
 }
 
-static pq_maybe judge(const pq_expr *n, void *ctx)
+static void filter_free(void *slot)
 {
-    bloom_ctx *c = ctx;
-    pq_maybe m = {true, true, true};
-    if (c->with_statistics) m = pq_judge_statistics(n, &c->stats);
-    if (!m.can_true || !hashable(n) || n->leaf < 0) return m;
-    bool eq = (n->kind == PQ_NODE_CMP && n->op == PQ_CMP_EQ) || n->kind == PQ_NODE_IN;
-    if (!eq || n->nvalues == 0) return m;
-    const pq_bloom_filter *f = load(c, n->leaf);
-    if (!f) return m;
-    for (size_t k = 0; k < n->nvalues; k++)
-        if (might_contain(f, n, &n->values[k])) return m;
-    m.can_true = false; /* no literal is in the chunk */
-    return m;
+    pq_bloom_filter_free(slot);
 }
+
+static const pq_member_index bloom_filters = {sizeof(pq_bloom_filter), hashable, load, might_contain,
+                                               filter_free};
 
 pq_maybe pq_prune_by_bloom_filters(pq_reader *r, uint32_t rg, bool with_statistics)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    bloom_ctx c = {.r = r, .rg = rg, .with_statistics = with_statistics};
-    c.stats = (pq_stats_ctx){fm, schema, &fm->row_groups[rg]};
-    c.filters = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.filters);
-    c.state = calloc(schema->leaves_len ? schema->leaves_len : 1, 1);
-    pq_maybe m = {true, true, true};
-    if (c.filters && c.state) m = pq_prune_tree(r->filter, judge, &c);
-    for (uint32_t i = 0; c.filters && c.state && i < schema->leaves_len; i++)
-        if (c.state[i] == LOADED) pq_bloom_filter_free(&c.filters[i]);
-    free(c.filters);
-    free(c.state);
-    return m;
+    return pq_prune_by_members(r, rg, with_statistics, &bloom_filters);
 }

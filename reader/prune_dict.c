@@ -17,6 +17,7 @@
 #include "pages/page_header.h"
 #include "pages/page_walk.h"
 #include "reader/prune_dict.h"
+#include "reader/prune_member.h"
 
 /* A decoded dictionary: n entries as pq_value (byte arrays point into data). */
 typedef struct dict {
@@ -25,17 +26,6 @@ typedef struct dict {
     uint8_t *data;     /* the decompressed page */
     int32_t *offsets;  /* BYTE_ARRAY */
 } dict;
-
-typedef struct dict_ctx {
-    pq_reader *r;
-    uint32_t rg;
-    bool with_statistics;
-    pq_stats_ctx stats;
-    dict *dicts;       /* per leaf */
-    uint8_t *state;    /* per leaf: 0 not tried, 1 loaded, 2 none */
-} dict_ctx;
-
-enum { NOT_TRIED = 0, LOADED, NONE };
 
 /* Data pages all dictionary-encoded, by the encoding stats. */
 static bool all_dictionary(const pq_column_meta *m)
@@ -52,8 +42,9 @@ static bool all_dictionary(const pq_column_meta *m)
     return any_data;
 }
 
-static void dict_free(dict *d)
+static void dict_free(void *slot)
 {
+    dict *d = slot;
     free(d->v);
     free(d->data);
     free(d->offsets);
@@ -134,21 +125,17 @@ bool pq_dictionary_prunable(const pq_column_meta *m)
     return all_dictionary(m);
 }
 
-/* Read and decode the dictionary of leaf `leaf` in row group c->rg: the
+/* Read and decode the dictionary of leaf `leaf` in row group rg: the
  * bytes from the dictionary page to the first data page, in one read. */
-static const dict *load(dict_ctx *c, int32_t leaf)
+static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
 {
-    if (c->state[leaf] == LOADED) return &c->dicts[leaf];
-    if (c->state[leaf] == NONE) return NULL;
-    c->state[leaf] = NONE;
-    pq_reader *r = c->r;
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
-    const pq_column_chunk *cc = fm->row_groups[c->rg].columns[leaf];
+    const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     uint64_t off, len;
     if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->file_size, &off, &len))
-        return NULL;
+        return false;
     pq_error err;
     bool ok = !r->opts.memory_limit || len <= r->opts.memory_limit;
     uint8_t *buf = ok ? malloc((size_t)len) : NULL;
@@ -165,7 +152,7 @@ static const dict *load(dict_ctx *c, int32_t leaf)
         plain = malloc(ulen ? ulen : 1);
         ok = plain && pq_decompress(m->codec, buf + hlen, (size_t)h.compressed_page_size, plain, ulen, &err) == PQ_OK;
         if (ok) {
-            dict *d = &c->dicts[leaf];
+            dict *d = slot;
             d->data = plain;
             plain = NULL;
             ok = decode_values(&schema->leaves[leaf], d->data, ulen, (size_t)h.dictionary_page_header.num_values,
@@ -175,16 +162,13 @@ static const dict *load(dict_ctx *c, int32_t leaf)
     }
     free(buf);
     free(plain);
-    if (!ok) {
-        r->stats[PQ_STAGE_SELECT].prune_warnings++;
-        return NULL;
-    }
-    c->state[leaf] = LOADED;
-    return &c->dicts[leaf];
+    if (!ok) r->stats[PQ_STAGE_SELECT].prune_warnings++;
+    return ok;
 }
 
-static bool in_dict(const pq_expr *n, const dict *d, const pq_value *lit)
+static bool in_dict(const void *slot, const pq_expr *n, const pq_value *lit)
 {
+    const dict *d = slot;
     for (size_t i = 0; i < d->n; i++) {
         if (d->v[i].len == SIZE_MAX) continue; /* NaN */
         if (pq_value_compare(n, &d->v[i], lit) == 0) return true;
@@ -192,34 +176,14 @@ static bool in_dict(const pq_expr *n, const dict *d, const pq_value *lit)
     return false;
 }
 
-static pq_maybe judge(const pq_expr *n, void *ctx)
+static bool not_boolean(const pq_expr *n)
 {
-    dict_ctx *c = ctx;
-    pq_maybe m = {true, true, true};
-    if (c->with_statistics) m = pq_judge_statistics(n, &c->stats);
-    if (!m.can_true || n->leaf < 0 || n->physical_type == PQ_BOOLEAN) return m;
-    bool eq = (n->kind == PQ_NODE_CMP && n->op == PQ_CMP_EQ) || n->kind == PQ_NODE_IN;
-    if (!eq || n->nvalues == 0) return m;
-    const dict *d = load(c, n->leaf);
-    if (!d) return m;
-    for (size_t k = 0; k < n->nvalues; k++)
-        if (in_dict(n, d, &n->values[k])) return m;
-    m.can_true = false; /* every value of the chunk is in the dictionary; no literal is */
-    return m;
+    return n->physical_type != PQ_BOOLEAN;
 }
+
+static const pq_member_index dictionaries = {sizeof(dict), not_boolean, load, in_dict, dict_free};
 
 pq_maybe pq_prune_by_dictionaries(pq_reader *r, uint32_t rg, bool with_statistics)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    dict_ctx c = {.r = r, .rg = rg, .with_statistics = with_statistics};
-    c.stats = (pq_stats_ctx){fm, schema, &fm->row_groups[rg]};
-    c.dicts = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.dicts);
-    c.state = calloc(schema->leaves_len ? schema->leaves_len : 1, 1);
-    pq_maybe m = {true, true, true};
-    if (c.dicts && c.state) m = pq_prune_tree(r->filter, judge, &c);
-    for (uint32_t i = 0; c.dicts && i < schema->leaves_len; i++) dict_free(&c.dicts[i]);
-    free(c.dicts);
-    free(c.state);
-    return m;
+    return pq_prune_by_members(r, rg, with_statistics, &dictionaries);
 }
