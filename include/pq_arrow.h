@@ -110,6 +110,21 @@ PQ_API pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t 
  */
 PQ_API pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap);
 
+/* Memory of decoded arrays. Buffers of 128 KiB or more that pqstep makes
+ * (values, offsets, string bytes, decompressed pages), once released (by an
+ * ArrowArray's release callback, or by the reader dropping what it decoded),
+ * are kept in a process-wide pool of up to `bytes` in all, and the next
+ * decode writes into them instead of asking the system for fresh memory,
+ * whose pages the kernel faults in and zeroes again: a file read one row
+ * group at a time then reuses the same memory for each. 0 turns the pool
+ * off and frees what it holds; a lower limit frees the largest blocks
+ * until the pool fits. Default PQ_BUFFER_POOL_DEFAULT. Thread-safe. */
+#define PQ_BUFFER_POOL_DEFAULT ((uint64_t)64 << 20)
+PQ_API void pq_buffer_pool_set_limit(uint64_t bytes);
+
+/* Bytes the pool holds now (blocks kept, not in use). */
+PQ_API uint64_t pq_buffer_pool_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif

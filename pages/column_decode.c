@@ -20,6 +20,7 @@
 #include "kernels/dictionary.h"
 #include "kernels/plain.h"
 #include "kernels/rle.h"
+#include "pages/buffer_pool.h"
 #include "pages/codec.h"
 
 /* Values decoded per step when a kernel hands them out through a scratch
@@ -126,8 +127,19 @@ static pq_status grow(cd_ctx *c, void **p, size_t *cap, size_t need, const char 
                         what, need, (unsigned long long)others, (unsigned long long)c->limit);
         if (want > c->limit - others) want = (size_t)(c->limit - others);
     }
-    void *q = realloc(*p, want);
-    if (!q) return fail(c, PQ_ERR_NOMEM, "%s: cannot allocate %zu bytes", what, want);
+    /* A kept block that fits (pages/buffer_pool.h): no fresh pages to
+     * fault in, and often no more growing for this chunk. */
+    size_t max = c->limit ? (size_t)(c->limit - others) : SIZE_MAX;
+    size_t got = 0;
+    void *q = pq_pool_take(want, max, &got);
+    if (q) {
+        if (*p) memcpy(q, *p, *cap);
+        pq_pool_give(*p);
+        want = got;
+    } else {
+        q = realloc(*p, want);
+        if (!q) return fail(c, PQ_ERR_NOMEM, "%s: cannot allocate %zu bytes", what, want);
+    }
     *p = q;
     c->held = others + want;
     *cap = want;
@@ -835,10 +847,10 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
     c.cctx = cctx ? cctx : &c.own_cctx;
     pq_status st = decode_pages(&c, chunk, chunk_len, pages, npages);
     pq_codec_ctx_free(&c.own_cctx);
-    free(c.buf);
-    free(c.dict_values);
-    free(c.dict_offsets);
-    free(c.dict_data);
+    pq_pool_give(c.buf);
+    pq_pool_give(c.dict_values);
+    pq_pool_give(c.dict_offsets);
+    pq_pool_give(c.dict_data);
     if (st != PQ_OK) pq_column_values_free(out);
     return st;
 }
@@ -846,11 +858,11 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
 void pq_column_values_free(pq_column_values *v)
 {
     if (!v) return;
-    free(v->def_levels);
-    free(v->rep_levels);
-    free(v->values);
-    free(v->offsets);
-    free(v->data);
+    pq_pool_give(v->def_levels);
+    pq_pool_give(v->rep_levels);
+    pq_pool_give(v->values);
+    pq_pool_give(v->offsets);
+    pq_pool_give(v->data);
     memset(v, 0, sizeof *v);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kernels/assemble.h"
+#include "pages/buffer_pool.h"
 #include "metadata/error.h"
 #include "reader/arrow_batch.h"
 
@@ -125,7 +126,7 @@ static pq_arrow_column *column_new(int64_t length)
 void pq_arrow_column_release(pq_arrow_column *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
-    for (int i = 0; i < 3; i++) free(c->owned[i]);
+    for (int i = 0; i < 3; i++) pq_pool_give(c->owned[i]);
     for (size_t i = 0; i < c->n_children; i++) pq_arrow_column_release(c->children[i]);
     free(c->children);
     free(c);

@@ -1,0 +1,31 @@
+/*
+ * buffer_pool.h — large decode buffers kept for the next decode.
+ *
+ * A row group decodes into fresh buffers of megabytes (values, offsets,
+ * string bytes, the decompressed page). Freed, glibc hands blocks that
+ * large back to the kernel, and the next row group's buffers fault their
+ * pages in again, each zeroed by the kernel: reading a lineitem file one
+ * row group at a time spent a third of its time there. Buffers of
+ * PQ_POOL_MIN_BYTES or more released by the decode or by an Arrow array
+ * are kept instead, up to a process-wide byte limit
+ * (pq_buffer_pool_set_limit), and the next decode takes them. The buffers
+ * are plain malloc blocks: any of them may still be passed to free() or
+ * realloc(); pq_pool_give() is only the way to keep them.
+ */
+#ifndef PQ_PAGES_BUFFER_POOL_H
+#define PQ_PAGES_BUFFER_POOL_H
+
+#include <stddef.h>
+
+/* Smaller blocks stay in malloc's own free lists: nothing to gain. */
+#define PQ_POOL_MIN_BYTES ((size_t)128 << 10)
+
+/* A kept block of at least `need` and at most `max` usable bytes, or NULL
+ * (then allocate as usual); *cap gets its usable size. Best fit. */
+void *pq_pool_take(size_t need, size_t max, size_t *cap);
+
+/* Keep block p (from malloc, calloc or realloc) for a later take, or free
+ * it when it is small or the pool is full. NULL is ignored. */
+void pq_pool_give(void *p);
+
+#endif
