@@ -128,10 +128,12 @@ static pq_status grow(cd_ctx *c, void **p, size_t *cap, size_t need, const char 
         if (want > c->limit - others) want = (size_t)(c->limit - others);
     }
     /* A kept block that fits (pages/buffer_pool.h): no fresh pages to
-     * fault in, and often no more growing for this chunk. */
-    size_t max = c->limit ? (size_t)(c->limit - others) : SIZE_MAX;
+     * fault in, and often no more growing for this chunk. Only for a first
+     * or small buffer: realloc moves a large one without copying (mremap). */
+    size_t max = want <= SIZE_MAX / 16 ? want * 16 : SIZE_MAX; /* not a huge block for a small need */
+    if (c->limit && max > c->limit - others) max = (size_t)(c->limit - others);
     size_t got = 0;
-    void *q = pq_pool_take(want, max, &got);
+    void *q = *cap < PQ_POOL_MIN_BYTES ? pq_pool_take(want, max, &got) : NULL;
     if (q) {
         if (*p) memcpy(q, *p, *cap);
         pq_pool_give(*p);

@@ -235,6 +235,15 @@ static pq_status build_bool(pq_arrow_column *c, const pq_column_values *v, const
     return column_own(c, 1, bits, (n + 7) / 8) ? PQ_OK : PQ_ERR_NOMEM;
 }
 
+/* An output buffer of `bytes`: a block the pool kept (pages/buffer_pool.h)
+ * when one fits, else a fresh one. */
+static void *buffer_new(size_t bytes)
+{
+    size_t cap;
+    void *p = pq_pool_take(bytes, bytes <= SIZE_MAX / 2 ? bytes * 2 : SIZE_MAX, &cap);
+    return p ? p : malloc(bytes ? bytes : 1);
+}
+
 /* Strings and binary: int32 offsets over the values' data, which is taken
  * as is (nulls are empty slots, so the data does not change). */
 static pq_status build_binary(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity)
@@ -245,7 +254,7 @@ static pq_status build_binary(pq_arrow_column *c, pq_column_values *v, const uin
         offsets = v->offsets;
         v->offsets = NULL;
     } else {
-        offsets = malloc((n + 1) * sizeof *offsets);
+        offsets = buffer_new((n + 1) * sizeof *offsets);
         if (!offsets) return PQ_ERR_NOMEM;
         offsets[0] = 0;
         for (size_t i = 0, j = 0; i < n; i++) {
@@ -407,7 +416,7 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
             out = q;
         }
     } else {
-        out = malloc((n ? n : 1) * ow);
+        out = buffer_new(n * ow);
         if (!out) return PQ_ERR_NOMEM;
         switch (kind) {
         case CONV_COPY:
