@@ -60,9 +60,11 @@ void pq_pool_give(void *p)
                 smallest = i;
             }
         }
-        /* Full of slots: a larger block replaces the smallest one. */
+        /* Full of slots: a larger block replaces the smallest one, when it
+         * then fits the limit. */
         void *evict = NULL;
-        if (free_slot < 0 && smallest >= 0 && pool[smallest].cap < cap) {
+        if (free_slot < 0 && smallest >= 0 && pool[smallest].cap < cap &&
+            pool_bytes - pool[smallest].cap + cap <= pool_limit) {
             evict = pool[smallest].p;
             pool_bytes -= pool[smallest].cap;
             pool[smallest].p = NULL;
