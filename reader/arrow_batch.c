@@ -294,9 +294,11 @@ static void conv_ints(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, siz
 }
 
 /* Big-endian two's complement values of LEN bytes (a constant at each use)
- * into 16 little-endian bytes each: the LEN bytes are copied to the top of
- * a zeroed word, whose byte swap is the value's low bits, then sign-extended
- * with shifts. A few instructions per value. */
+ * into 16 little-endian bytes each: one 8-byte load whose byte swap holds
+ * the value in its top LEN bytes, sign-extended by an arithmetic shift. The
+ * load reads 8 - LEN bytes past a short value, so the last values (whose
+ * load would leave the buffer) are assembled byte-wise; assembling every
+ * value that way stalled on store forwarding, at 6.5 ns a value. */
 #define BE_DECIMAL_STORE                                                                           \
     uint8_t *d = dst + i * ow;                                                                     \
     memcpy(d, &lo, 8);                                                                             \
@@ -304,23 +306,35 @@ static void conv_ints(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, siz
     if (ow > 16) memset(d + 16, hi < 0 ? 0xff : 0, ow - 16)
 
 #define BE_DECIMAL_SMALL(LEN) /* LEN 1..8 */                                                       \
-    for (size_t i = 0; i < n; i++) {                                                               \
-        uint64_t x = 0;                                                                            \
-        memcpy((uint8_t *)&x + 8 - (LEN), src + i * (LEN), (LEN));                                 \
-        int64_t lo = (int64_t)(__builtin_bswap64(x) << (64 - 8 * (LEN))) >> (64 - 8 * (LEN));      \
-        int64_t hi = lo >> 63;                                                                     \
-        BE_DECIMAL_STORE;                                                                          \
+    {                                                                                              \
+        size_t i = 0, fast = n * (LEN) >= 8 ? (n * (LEN) - 8) / (LEN) + 1 : 0;                     \
+        for (; i < fast; i++) {                                                                    \
+            uint64_t x;                                                                            \
+            memcpy(&x, src + i * (LEN), 8);                                                        \
+            int64_t lo = (int64_t)__builtin_bswap64(x) >> (64 - 8 * (LEN));                        \
+            int64_t hi = lo >> 63;                                                                 \
+            BE_DECIMAL_STORE;                                                                      \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            uint64_t x = 0;                                                                        \
+            memcpy((uint8_t *)&x + 8 - (LEN), src + i * (LEN), (LEN));                             \
+            int64_t lo = (int64_t)(__builtin_bswap64(x) << (64 - 8 * (LEN))) >> (64 - 8 * (LEN));  \
+            int64_t hi = lo >> 63;                                                                 \
+            BE_DECIMAL_STORE;                                                                      \
+        }                                                                                          \
     }                                                                                              \
     return
 
-#define BE_DECIMAL_BIG(LEN) /* LEN 9..16 */                                                        \
+/* LEN 9..16: the top 8 bytes give the high word (its top LEN - 8 bytes,
+ * sign-extended), the last 8 the low word; both loads stay in the value. */
+#define BE_DECIMAL_BIG(LEN)                                                                        \
     for (size_t i = 0; i < n; i++) {                                                               \
         const uint8_t *p = src + i * (LEN);                                                        \
-        uint64_t h = 0, l;                                                                         \
-        memcpy((uint8_t *)&h + 16 - (LEN), p, (LEN) - 8);                                          \
+        uint64_t h, l;                                                                             \
+        memcpy(&h, p, 8);                                                                          \
         memcpy(&l, p + (LEN) - 8, 8);                                                              \
         int64_t lo = (int64_t)__builtin_bswap64(l);                                                \
-        int64_t hi = (int64_t)(__builtin_bswap64(h) << (128 - 8 * (LEN))) >> (128 - 8 * (LEN));   \
+        int64_t hi = (int64_t)__builtin_bswap64(h) >> (128 - 8 * (LEN));                           \
         BE_DECIMAL_STORE;                                                                          \
     }                                                                                              \
     return
