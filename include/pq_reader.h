@@ -301,10 +301,13 @@ PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *co
  * decoded buffers, without copies). Nested columns are assembled into
  * struct, list and map arrays; when any selected column is nested, the batch
  * has one field per top-level field that holds selected leaves, in file
- * order, and each column appears once.
+ * order, and each column appears once. out_schema may be NULL: every batch
+ * of one selection has the same schema, so a caller that has it from an
+ * earlier batch saves building it again (on a file of thousands of columns
+ * and small row groups that is a good part of the export).
  * Errors: PQ_ERR_STAGE before the decode stage, PQ_ERR_INVALID_ARGUMENT for
- * NULL arguments or a row group that was not selected, PQ_ERR_NOMEM. On
- * error both outputs have release == NULL. */
+ * a NULL reader or array or a row group that was not selected, PQ_ERR_NOMEM.
+ * On error both outputs have release == NULL. */
 struct ArrowArray;  /* pq_arrow.h */
 struct ArrowSchema;
 PQ_API pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group,
@@ -356,8 +359,9 @@ PQ_API pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_
  * continues where the previous one stopped. When every row has been handed
  * out it returns PQ_OK with out_array->release and out_schema->release
  * NULL (end of data). Ownership and lifetime as for
- * pq_reader_export_row_group(). Errors: PQ_ERR_STAGE before the decode
- * stage, PQ_ERR_INVALID_ARGUMENT for NULL outputs, PQ_ERR_NOMEM. */
+ * pq_reader_export_row_group(); out_schema may be NULL, as there. Errors:
+ * PQ_ERR_STAGE before the decode stage, PQ_ERR_INVALID_ARGUMENT for a NULL
+ * reader or array, PQ_ERR_NOMEM. */
 PQ_API pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
                                       struct ArrowSchema *out_schema, pq_error *err);
 

@@ -576,30 +576,32 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
     pq_arrow_column **cols = r->decoded + g * n;
     const uint64_t *bases = r->decoded_first_row + g * n;
     size_t ncols = n;
-    pq_status st;
-    if (selection_is_flat(r, pq_metadata_schema(r->md))) {
-        st = pq_arrow_batch_schema(r->md, r->sel_columns, ncols, out_schema, err);
-    } else {
-        /* One field per top-level field, as run_nested packed them. */
-        st = pq_metadata_arrow_schema(r->md, r->sel_columns, ncols, out_schema, err);
+    pq_status st = PQ_OK;
+    bool flat = selection_is_flat(r, pq_metadata_schema(r->md));
+    if (!flat) { /* one field per top-level field, as run_nested packed them */
         ncols = 0;
         while (ncols < n && cols[ncols]) ncols++;
+    }
+    if (out_schema && flat) {
+        st = pq_arrow_batch_schema(r->md, r->sel_columns, ncols, out_schema, err);
+    } else if (out_schema) {
+        st = pq_metadata_arrow_schema(r->md, r->sel_columns, n, out_schema, err);
         if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
-            out_schema->release(out_schema);
             st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
                               (long long)out_schema->n_children);
+            out_schema->release(out_schema);
         }
     }
     if (st != PQ_OK) return st;
     int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);
-    if (!offsets) {
-        out_schema->release(out_schema);
-        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (offsets) {
+        for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
+        st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
+        free(offsets);
+    } else {
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
-    st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
-    free(offsets);
-    if (st != PQ_OK) out_schema->release(out_schema);
+    if (st != PQ_OK && out_schema) out_schema->release(out_schema);
     return st;
 }
 
@@ -609,8 +611,8 @@ static pq_status export_check(pq_reader *r, struct ArrowArray *out_array, struct
 {
     if (out_array) memset(out_array, 0, sizeof *out_array);
     if (out_schema) memset(out_schema, 0, sizeof *out_schema);
-    if (!r || !out_array || !out_schema)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    if (!r || !out_array)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output array is NULL");
     if (r->stage < PQ_STAGE_DECODE || !r->decoded)
         return pq_error_set(err, PQ_ERR_STAGE, "export needs the decode stage; the reader is at '%s'",
                             pq_stage_name(r->stage));

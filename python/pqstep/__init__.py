@@ -667,17 +667,23 @@ def _export_batches(h, batch_size, path):
     """pq_reader_next_batch until the end: pyarrow.RecordBatch objects."""
     import pyarrow as pa
     err = _c.pq_error()
+    schema = None  # every batch of a selection has the same: imported once
     while True:
         abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
-        sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
+        sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE) if schema is None else None
         st = _c.pq_reader_next_batch(h, batch_size, ctypes.addressof(abuf),
-                                     ctypes.addressof(sbuf), ctypes.byref(err))
+                                     ctypes.addressof(sbuf) if sbuf is not None else None, ctypes.byref(err))
         if st != _c.PQ_OK:
             raise _error(err, path)
         if not ctypes.c_void_p.from_buffer(abuf, _c.ARROW_ARRAY_SIZE - 16).value:
             return  # release == NULL: end of data
-        # pyarrow takes ownership of both structs (it calls release).
-        yield pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))
+        # pyarrow takes ownership of the structs (it calls release).
+        if schema is None:
+            batch = pa.RecordBatch._import_from_c(ctypes.addressof(abuf), ctypes.addressof(sbuf))
+            schema = batch.schema
+            yield batch
+        else:
+            yield pa.RecordBatch._import_from_c(ctypes.addressof(abuf), schema)
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,

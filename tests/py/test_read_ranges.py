@@ -198,6 +198,15 @@ def test_sans_io(path):
         assert [b.num_rows for b in batches] == [40, 50], [b.num_rows for b in batches]
         same(pa.Table.from_batches(batches), pq.read_table(path).slice(lo, m), "sans-IO range",
              float_bits=True, validate=True)
+        # Without a schema (the caller has it from an earlier batch): the
+        # same rows; without an array: refused.
+        abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
+        assert _c.pq_reader_export_rows(h, 0, lo, 40, ctypes.addressof(abuf), None, ctypes.byref(err)) == 0, \
+            err.message
+        again = pa.RecordBatch._import_from_c(ctypes.addressof(abuf), batches[0].schema)
+        assert again.equals(batches[0]), "export without a schema differs"
+        st = _c.pq_reader_next_batch(h, 0, None, None, ctypes.byref(err))
+        assert st == _c.PQ_ERR_INVALID_ARGUMENT and b"array is NULL" in err.message, err.message
         # Rows outside the delivered range of a row group are refused.
         abuf = ctypes.create_string_buffer(_c.ARROW_ARRAY_SIZE)
         sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
