@@ -65,14 +65,16 @@ void pq_reader_keep_chunks_for_reuse(pq_reader *r)
 }
 
 /* Take over a walked chunk of the previous selection for (rg, col) whose
- * kept pages hold every row of `need`. */
-static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, const pq_row_set *need)
+ * kept pages hold every row of `need`. The previous plan's chunks of row
+ * group rg lie in prev_chunks[lo, hi) (a plan is row-group-major). */
+static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, const pq_row_set *need, size_t lo, size_t hi)
 {
-    /* Both plans run row group by row group, column by column: start where
-     * the last match was, so a like-for-like plan finds each chunk at once. */
-    size_t len = r->prev_chunks_len;
+    /* Both plans run column by column too: start where the last match was,
+     * so a like-for-like plan finds each chunk at once. */
+    size_t len = hi > lo ? hi - lo : 0;
+    size_t hint = r->prev_hint >= lo && r->prev_hint < hi ? r->prev_hint - lo : 0;
     for (size_t step = 0; step < len; step++) {
-        size_t i = (r->prev_hint + step) % len;
+        size_t i = lo + (hint + step) % len;
         pq_reader_chunk *old = &r->prev_chunks[i];
         if (old->step != CHUNK_WALKED || old->info.row_group != ch->info.row_group ||
             old->info.column != ch->info.column)
@@ -189,6 +191,38 @@ static void plan_empty(pq_reader_chunk *ch)
     ch->step = CHUNK_WALKED;
 }
 
+/* Where the previous plan's chunks of each selected row group lie:
+ * prev_chunks[lo[g], hi[g]) (empty when it had none). Searching only there
+ * keeps a plan over new row groups (a reader iterating row groups) from
+ * scanning every previous chunk for each new one. */
+static pq_status prev_bounds(const pq_reader *r, size_t **lo_out, size_t **hi_out, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    size_t n = r->sel_row_groups_len ? r->sel_row_groups_len : 1;
+    size_t *lo = calloc(n, sizeof *lo), *hi = calloc(n, sizeof *hi);
+    uint32_t *sel_of = malloc((fm->row_groups_len ? fm->row_groups_len : 1) * sizeof *sel_of);
+    if (!lo || !hi || !sel_of) {
+        free(lo);
+        free(hi);
+        free(sel_of);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t rg = 0; rg < fm->row_groups_len; rg++) sel_of[rg] = UINT32_MAX;
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) sel_of[r->sel_row_groups[g]] = (uint32_t)g;
+    for (size_t i = 0; i < r->prev_chunks_len; i++) {
+        const pq_reader_chunk *old = &r->prev_chunks[i];
+        if (old->step != CHUNK_WALKED || old->info.row_group >= fm->row_groups_len) continue;
+        uint32_t g = sel_of[old->info.row_group];
+        if (g == UINT32_MAX) continue;
+        if (hi[g] == lo[g]) lo[g] = i; /* first one */
+        hi[g] = i + 1;
+    }
+    free(sel_of);
+    *lo_out = lo;
+    *hi_out = hi;
+    return PQ_OK;
+}
+
 /* Lay out one entry per selected chunk with its byte range. */
 static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
@@ -196,39 +230,49 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
     size_t n = r->sel_row_groups_len * r->walk_columns_len;
     pq_status pst = plan_columns(r, err);
     if (pst != PQ_OK) return pst;
+    size_t *prev_lo = NULL, *prev_hi = NULL;
+    if ((pst = prev_bounds(r, &prev_lo, &prev_hi, err)) != PQ_OK) return pst;
     r->chunks = calloc(n ? n : 1, sizeof *r->chunks);
-    if (!r->chunks) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (!r->chunks) {
+        free(prev_lo);
+        free(prev_hi);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
     r->chunks_len = n;
     size_t k = 0;
-    for (size_t g = 0; g < r->sel_row_groups_len; g++) {
+    pq_status st = PQ_OK;
+    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
         uint32_t rg = r->sel_row_groups[g];
         int64_t rows = fm->row_groups[rg].num_rows;
         bool cut = !whole_group(&r->sel_rows[g], rows);
-        for (size_t c = 0; c < r->walk_columns_len; c++, k++) {
+        for (size_t c = 0; st == PQ_OK && c < r->walk_columns_len; c++, k++) {
             uint32_t col = r->walk_columns[c];
             const pq_column_chunk *cc = fm->row_groups[rg].columns[col];
             pq_reader_chunk *ch = &r->chunks[k];
             ch->info.row_group = rg;
             ch->info.column = col;
-            if (reuse_walked(r, ch, &r->sel_rows[g])) continue;
-            pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size,
-                                                          &ch->info.offset, &ch->info.length, err);
-            if (st != PQ_OK) return chunk_error(err, st, ch);
-            if (r->opts.memory_limit && ch->info.length > r->opts.memory_limit)
-                return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
-                                    "RowGroup[%u].columns[%u]: chunk of %llu bytes exceeds the "
-                                    "memory limit", rg, col, (unsigned long long)ch->info.length);
-            if (r->walk_flags[c] & WALK_DEFERRED) {
+            if (reuse_walked(r, ch, &r->sel_rows[g], prev_lo[g], prev_hi[g])) continue;
+            st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &ch->info.offset,
+                                                &ch->info.length, err);
+            if (st != PQ_OK) {
+                st = chunk_error(err, st, ch);
+            } else if (r->opts.memory_limit && ch->info.length > r->opts.memory_limit) {
+                st = pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
+                                  "RowGroup[%u].columns[%u]: chunk of %llu bytes exceeds the memory limit", rg,
+                                  col, (unsigned long long)ch->info.length);
+            } else if (r->walk_flags[c] & WALK_DEFERRED) {
                 ch->step = CHUNK_DEFERRED;
                 r->late_pending = true;
             } else if (cut && has_offset_index(cc) && (r->walk_flags[c] & WALK_SKIPPABLE)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
-            } else if ((st = plan_whole(ch, rows, err)) != PQ_OK) {
-                return st;
+            } else {
+                st = plan_whole(ch, rows, err);
             }
         }
     }
-    return PQ_OK;
+    free(prev_lo);
+    free(prev_hi);
+    return st;
 }
 
 /* From the offset index, the parts of the chunk to read: its head (the
