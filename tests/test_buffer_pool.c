@@ -289,23 +289,6 @@ END_TEST
 
 /* ---- end to end: decode, release into the pool, decode again ---- */
 
-/* Bytes per value of a flat fixed-width Arrow format, 0 when not fixed. */
-static size_t fixed_width(const char *f)
-{
-    switch (f[0]) {
-    case 'c': case 'C': return 1;
-    case 's': case 'S': case 'e': return 2;
-    case 'i': case 'I': case 'f': return 4;
-    case 'l': case 'L': case 'g': return 8;
-    case 'w': return (size_t)atoi(f + 2);
-    case 'd': return strstr(f, ",256") ? 32 : 16;
-    case 't':
-        if (f[1] == 'd') return f[2] == 'D' ? 4 : 8;
-        if (f[1] == 't') return f[2] == 's' || f[2] == 'm' ? 4 : 8;
-        return 8;
-    default: return 0;
-    }
-}
 
 static int bit(const void *bits, int64_t i)
 {
@@ -326,7 +309,7 @@ static void assert_same_flat(const char *what, const char *f, const struct Arrow
         int x = va ? bit(va, oa + i) : 1, y = vb ? bit(vb, ob + i) : 1;
         ck_assert_msg(x == y, "%s: validity of row %lld differs", what, (long long)i);
     }
-    size_t w = fixed_width(f);
+    size_t w = pq_test_arrow_fixed_width(f);
     if (f[0] == 'b') {
         for (int64_t i = 0; i < n; i++)
             ck_assert_msg(bit(a->buffers[1], oa + i) == bit(b->buffers[1], ob + i), "%s: row %lld", what,

@@ -32,23 +32,6 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* Bytes per value of a fixed-width Arrow format, 0 when not fixed width. */
-static size_t fixed_width(const char *f)
-{
-    switch (f[0]) {
-    case 'c': case 'C': return 1;
-    case 's': case 'S': case 'e': return 2;
-    case 'i': case 'I': case 'f': return 4;
-    case 'l': case 'L': case 'g': return 8;
-    case 'w': return (size_t)atoi(f + 2);
-    case 'd': return strstr(f, ",256") ? 32 : 16;
-    case 't':
-        if (f[1] == 'd') return f[2] == 'D' ? 4 : 8;
-        if (f[1] == 't') return f[2] == 's' || f[2] == 'm' ? 4 : 8;
-        return 8; /* ts*, tD* */
-    default: return 0;
-    }
-}
 
 /* Hash of an array's logical content: validity bits, values, offsets and
  * children, for the rows [offset, offset + length). */
@@ -62,7 +45,7 @@ static uint64_t hash_array(const struct ArrowSchema *s, const struct ArrowArray 
         h = mix(h, &bit, 1);
     }
     const char *f = s->format;
-    size_t w = fixed_width(f);
+    size_t w = pq_test_arrow_fixed_width(f);
     if (f[0] == 'b') {
         const uint8_t *bits = a->buffers[1];
         for (int64_t i = 0; i < len; i++) {

@@ -176,3 +176,20 @@ void pq_test_free_files(char **files, int n)
     for (int i = 0; files && i < n; i++) free(files[i]);
     free(files);
 }
+
+size_t pq_test_arrow_fixed_width(const char *f)
+{
+    switch (f[0]) {
+    case 'c': case 'C': return 1;
+    case 's': case 'S': case 'e': return 2;
+    case 'i': case 'I': case 'f': return 4;
+    case 'l': case 'L': case 'g': return 8;
+    case 'w': return (size_t)atoi(f + 2);
+    case 'd': return strstr(f, ",256") ? 32 : 16;
+    case 't':
+        if (f[1] == 'd') return f[2] == 'D' ? 4 : 8;
+        if (f[1] == 't') return f[2] == 's' || f[2] == 'm' ? 4 : 8;
+        return 8; /* ts*, tD* */
+    default: return 0;
+    }
+}

@@ -46,6 +46,10 @@ void pq_test_skip(const char *why);
  * count (0 without a corpus); *files is malloc'd, free it with
  * pq_test_free_files. */
 int pq_test_corpus_files(char ***files);
+
+/* Bytes per value of a flat fixed-width Arrow format string ("i", "w:7",
+ * "d:15,2", "tsu:UTC", ...), 0 when the format is not fixed width. */
+size_t pq_test_arrow_fixed_width(const char *format);
 void pq_test_free_files(char **files, int n);
 
 #endif
