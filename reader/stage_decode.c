@@ -375,21 +375,18 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
     return PQ_OK;
 }
 
-/* Selected row group g's output columns reduced to the rows delivered:
- * with a filter, the matching rows of sel_rows[g]; in prune-only mode, all
- * of them. A column decoded from runs of pages is gathered; one that lines
- * up with the rows is left as it is (export slices it) unless the filter
- * drops rows. The row group's rows become [0, kept). */
+/* Selected row group g's output columns reduced to the matching rows of
+ * sel_rows[g]. A column decoded from runs of pages is gathered; one that
+ * lines up with the rows is left as it is (export slices it) unless the
+ * filter drops rows. The row group's rows become [0, kept). */
 static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed, pq_error *err)
 {
     size_t n = r->sel_columns_len;
     pq_row_set *rows = &r->sel_rows[g];
-    int64_t len = (int64_t)rows->rows, kept = len;
+    int64_t len = (int64_t)rows->rows, kept = 0;
     uint8_t *keep = NULL;
     pq_status st = PQ_OK;
-    if (r->opts.prune_only) {
-        /* keep every row */
-    } else if (r->late_keep && r->late_keep[g]) { /* evaluated by late materialization */
+    if (r->late_keep && r->late_keep[g]) { /* evaluated by late materialization */
         keep = r->late_keep[g];
         r->late_keep[g] = NULL;
         kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
@@ -509,8 +506,8 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         pq_reader_free_decoded(r);
         return st;
     }
-    /* Only a filter narrows rows into runs; prune-only mode gathers them. */
-    if (r->filter && (st = filter_rows(r, err)) != PQ_OK) {
+    /* Prune-only mode delivers whole row groups: nothing to filter. */
+    if (r->filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
