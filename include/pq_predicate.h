@@ -107,9 +107,12 @@ PQ_API pq_expr *pq_expr_clone(const pq_expr *e, pq_error *err);
  * file's schema is allowed. */
 PQ_API pq_status pq_expr_bind(pq_expr *e, const pq_metadata *md, pq_error *err);
 
-/* The expression as text in the syntax above, fully parenthesized; when
- * bound, literals are written as typed ("l_shipdate >= DATE '1995-01-01'"
- * is not used: dates stay quoted strings). snprintf contract. */
+/* The expression as text in the syntax above, with parentheses only where
+ * precedence needs them ("a = 1 and (b = 2 or not c is null)"); when bound,
+ * literals are written as typed ("l_shipdate >= DATE '1995-01-01'" is not
+ * used: dates stay quoted strings). Text formatted from a parsed expression
+ * nests no deeper than its source, so it always parses back to an expression
+ * that formats the same. snprintf contract. */
 PQ_API size_t pq_expr_format(const pq_expr *e, char *buf, size_t cap);
 
 /* The leaf columns a bound expression reads, each once, ascending; returns

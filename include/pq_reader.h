@@ -126,8 +126,13 @@ typedef struct pq_reader_options {
      * pq_parse_options). Ignored when metadata comes from elsewhere. */
     const uint32_t *columns;
     size_t columns_len;
-    /* Cap on any single allocation driven by file contents; 0 = no cap beyond
-     * the file size. */
+    /* Cap on the memory that file contents can make one step hold: a footer,
+     * a supplied range, a chunk's bytes, and everything one column chunk's
+     * decode holds at once (decompressed pages, dictionary, output); each
+     * decoding thread has its own. pq_reader_options_init sets it to
+     * pq_default_memory_limit() (a quarter of physical memory); 0 means no
+     * cap beyond what the file's declared sizes allow. Exceeding it fails
+     * with PQ_ERR_MEMORY_LIMIT before the allocation. */
     uint64_t memory_limit;
     /* Select stage: the row groups later stages read, by index (NULL: all).
      * The columns are `columns` above (NULL: all leaves). Out-of-range
@@ -199,8 +204,16 @@ enum {
                                      * the span of the pages that may match */
 };
 
-/* Fill `opts` with defaults (all zero/NULL: 64 KiB tail read, no reuse). */
+/* Fill `opts` with defaults: all zero/NULL (64 KiB tail read, no reuse,
+ * every pruning step, threads one per core) except memory_limit, which is
+ * pq_default_memory_limit(). A struct zeroed by hand has no memory limit. */
 PQ_API void pq_reader_options_init(pq_reader_options *opts);
+
+/* The memory limit pq_reader_options_init sets: a quarter of the machine's
+ * physical memory (sysconf), at least 256 MiB; 1 GiB when it cannot be
+ * read. A service reading untrusted files can live with it: a small file
+ * that declares gigabytes of pages fails at once instead of taking them. */
+PQ_API uint64_t pq_default_memory_limit(void);
 
 typedef struct pq_reader pq_reader;
 

@@ -38,12 +38,15 @@ pq_status pq_delta_read_header(const uint8_t *src, size_t len, pq_delta_header *
 }
 
 /* The shared decoder: values are computed modulo 2^64 and stored as int32
- * (low 32 bits) or int64. out32 or out64 is set. */
+ * (low 32 bits) or int64. out32 or out64 is set. Bit widths up to 64 are
+ * taken for int32 output too: the arithmetic is modular, so the low 32 bits
+ * are right whatever the width, and DuckDB 2.0 writes widths of 33 for
+ * INT32/UINT32 neighbours more than 2^31 apart. */
 static pq_status delta_decode(const uint8_t *src, size_t len, int32_t *out32, int64_t *out64, size_t cap,
                               size_t *n, size_t *consumed, pq_error *err)
 {
     pq_delta_header h;
-    int max_width = out32 ? 32 : 64;
+    const int max_width = 64;
     *n = 0;
     pq_status st = pq_delta_read_header(src, len, &h, err);
     if (st) return st;

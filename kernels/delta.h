@@ -41,8 +41,9 @@ typedef struct pq_delta_header {
 /* Reads and checks the header only (e.g. to size an allocation by total). */
 pq_status pq_delta_read_header(const uint8_t *src, size_t len, pq_delta_header *h, pq_error *err);
 
-/* DELTA_BINARY_PACKED into int32 (miniblock bit widths 0..32) or int64
- * (0..64). out has room for cap values. */
+/* DELTA_BINARY_PACKED into int32 or int64, miniblock bit widths 0..64 for
+ * both: int32 output keeps the low 32 bits of the modular sums (DuckDB 2.0
+ * writes widths above 32 for 32-bit columns). out has room for cap values. */
 pq_status pq_delta_decode_i32(const uint8_t *src, size_t len, int32_t *out, size_t cap, size_t *n,
                               size_t *consumed, pq_error *err);
 pq_status pq_delta_decode_i64(const uint8_t *src, size_t len, int64_t *out, size_t cap, size_t *n,

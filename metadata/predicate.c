@@ -544,31 +544,50 @@ static void put_leaf(out_buf *o, const pq_expr *e)
     if (e->kind == PQ_NODE_IN) put(o, ")", 1);
 }
 
-static void put_expr(out_buf *o, const pq_expr *e)
+/* Binding strength, loosest first: the parser reads OR < AND < NOT < a leaf. */
+static int expr_prec(const pq_expr *e)
 {
     switch (e->kind) {
-    case PQ_NODE_CONST: puts_(o, e->truth ? "true" : "false"); return;
+    case PQ_NODE_OR: return 1;
+    case PQ_NODE_AND: return 2;
+    case PQ_NODE_NOT: return 3;
+    default: return 4;
+    }
+}
+
+/*
+ * Print e with parentheses only where the grammar needs them (an OR under an
+ * AND, an AND or OR under a NOT). Every parenthesis printed stands for one
+ * the parsed text had on the same path, and every `not` for a `not`, so the
+ * text nests no deeper than the text it came from and always parses again
+ * under the parser's depth limit. Chains of one kind print flat; the parser
+ * balances them again, so format(parse(format(e))) == format(e).
+ */
+static void put_expr(out_buf *o, const pq_expr *e, int min_prec)
+{
+    const bool paren = expr_prec(e) < min_prec;
+    if (paren) put(o, "(", 1);
+    switch (e->kind) {
+    case PQ_NODE_CONST: puts_(o, e->truth ? "true" : "false"); break;
     case PQ_NODE_AND:
     case PQ_NODE_OR:
-        put(o, "(", 1);
-        put_expr(o, e->kids[0]);
+        put_expr(o, e->kids[0], expr_prec(e));
         puts_(o, e->kind == PQ_NODE_AND ? " and " : " or ");
-        put_expr(o, e->kids[1]);
-        put(o, ")", 1);
-        return;
+        put_expr(o, e->kids[1], expr_prec(e));
+        break;
     case PQ_NODE_NOT:
-        puts_(o, "(not ");
-        put_expr(o, e->kids[0]);
-        put(o, ")", 1);
-        return;
-    default: put_leaf(o, e); return;
+        puts_(o, "not ");
+        put_expr(o, e->kids[0], expr_prec(e));
+        break;
+    default: put_leaf(o, e); break;
     }
+    if (paren) put(o, ")", 1);
 }
 
 size_t pq_expr_format(const pq_expr *e, char *buf, size_t cap)
 {
     out_buf o = {buf, cap, 0};
-    if (e) put_expr(&o, e);
+    if (e) put_expr(&o, e, 0);
     if (cap) buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
 }

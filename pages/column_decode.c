@@ -65,6 +65,8 @@ typedef struct cd_ctx {
     size_t values_cap;       /* bytes */
     size_t offsets_cap;      /* bytes */
     size_t data_cap;         /* bytes */
+    uint64_t strings_ahead;  /* BYTE_ARRAY: string bytes the pages after this one hold at
+                              * least (strings_lower_bound), for failing early */
 } cd_ctx;
 
 /* ---------------------------------------------------------------------------
@@ -172,6 +174,42 @@ static pq_status reserve_data(cd_ctx *c, size_t n)
     size_t total = c->out->data_len + n;
     if (total < n) return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu bytes overflow the address space", n);
     return grow(c, (void **)&c->out->data, &c->data_cap, total, "byte array data");
+}
+
+/* Arrow `string` / `binary` hold at most INT32_MAX bytes of values (int32
+ * offsets). Fail, naming the types that would hold them, as soon as the
+ * bytes decoded, `more` about to be, and the least the later pages hold
+ * cannot fit: before the allocation, not after gigabytes of it. */
+static pq_status check_string_room(cd_ctx *c, uint64_t more)
+{
+    uint64_t total = (uint64_t)c->out->data_len + more;
+    if (total < more || total > (uint64_t)INT32_MAX - c->strings_ahead || c->strings_ahead > (uint64_t)INT32_MAX)
+        return fail(c, PQ_ERR_UNSUPPORTED,
+                    "the chunk's values take at least %llu bytes, more than the 2147483647 that Arrow string "
+                    "and binary arrays (int32 offsets) hold; large_string or string_view would hold them",
+                    (unsigned long long)(total + c->strings_ahead));
+    return PQ_OK;
+}
+
+/* The fewest value bytes a BYTE_ARRAY data page can hold, from its header
+ * alone: a PLAIN page is levels, then a 4-byte length before each value.
+ * Levels of a v1 page are bounded generously (a 4-byte length and 12 bytes
+ * a level: a run of one with a 10-byte varint header); other encodings
+ * count 0. */
+static uint64_t strings_lower_bound(const pq_leaf *leaf, const pq_page_info *pi)
+{
+    if (pi->encoding != PQ_ENC_PLAIN || pi->num_values < 0 || pi->uncompressed_size < 0) return 0;
+    uint64_t n = (uint64_t)pi->num_values, size = (uint64_t)pi->uncompressed_size, levels = 0;
+    if (pi->type == PQ_PAGE_DATA) {
+        levels = (leaf->max_rep > 0 ? 4 + 12 * n : 0) + (leaf->max_def > 0 ? 4 + 12 * n : 0);
+    } else if (pi->type == PQ_PAGE_DATA_V2) {
+        if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0) return 0;
+        levels = (uint64_t)pi->rep_levels_byte_length + (uint64_t)pi->def_levels_byte_length;
+    } else {
+        return 0;
+    }
+    uint64_t fixed = levels + 4 * n;
+    return size > fixed ? size - fixed : 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -448,7 +486,7 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
             st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
                                        (int32_t)o->data_len, NULL, 0, &need, &kerr);
             if (st != PQ_OK) return kfail(c, st, &kerr);
-            if ((st = reserve_data(c, need)) != PQ_OK) return st;
+            if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
             st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
                                        (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
                                        c->data_cap - o->data_len, &need, &kerr);
@@ -784,12 +822,21 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
         o->offsets[0] = 0;
     }
 
+    /* What the data pages hold at least of strings, taken off page by page. */
+    c->strings_ahead = 0;
+    if (leaf->physical_type == PQ_BYTE_ARRAY)
+        for (size_t i = 0; i < npages; i++) c->strings_ahead += strings_lower_bound(leaf, &pages[i]);
+
     size_t at = 0;
     for (size_t i = 0; i < npages; i++) {
         const pq_page_info *pi = &pages[i];
         c->page = i;
         c->pi = pi;
         if (pi->type == PQ_PAGE_INDEX) continue;
+        if (leaf->physical_type == PQ_BYTE_ARRAY) {
+            c->strings_ahead -= strings_lower_bound(leaf, pi);
+            if ((st = check_string_room(c, strings_lower_bound(leaf, pi))) != PQ_OK) return st;
+        }
         if (pi->compressed_size < 0 || pi->uncompressed_size < 0 || pi->data_offset > chunk_len ||
             (uint64_t)pi->compressed_size > chunk_len - pi->data_offset)
             return fail(c, PQ_ERR_INVALID_ARGUMENT, "page data [%llu, +%d) is outside the %zu-byte chunk",

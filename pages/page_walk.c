@@ -13,15 +13,14 @@
 #include "metadata/error.h"
 #include "pages/page_header.h"
 
-/* "PAR1" before the first chunk; footer length + "PAR1" after the footer. */
+/* "PAR1" before the first chunk. */
 #define LEADING_MAGIC 4
-#define TRAILER 8
 
 /* ---------------------------------------------------------------------------
  * Byte range
  * ------------------------------------------------------------------------- */
 
-pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t file_size, uint64_t *offset,
+pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t data_end, uint64_t *offset,
                               uint64_t *len, pq_error *err)
 {
     if (!cc || !offset || !len)
@@ -59,12 +58,11 @@ pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t file_size, uin
     if (size < 0)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                             "ColumnMetaData.total_compressed_size: %" PRId64, size);
-    uint64_t limit = file_size > TRAILER ? file_size - TRAILER : 0;
-    if ((uint64_t)start > limit || (uint64_t)size > limit - (uint64_t)start)
+    if ((uint64_t)start >= data_end || (uint64_t)size > data_end - (uint64_t)start)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                            "column chunk [%" PRId64 ", +%" PRId64 ") runs past the data of a "
-                            "%" PRIu64 "-byte file",
-                            start, size, file_size);
+                            "column chunk [%" PRId64 ", +%" PRId64 ") runs past the data region, which ends "
+                            "at byte %" PRIu64 " where the footer starts",
+                            start, size, data_end);
     *offset = (uint64_t)start;
     *len = (uint64_t)size;
     return PQ_OK;
@@ -106,12 +104,12 @@ bool pq_writer_undercounts_chunk_size(pq_bytes created_by)
 }
 
 pq_status pq_chunk_byte_range_for_writer(const pq_column_chunk *cc, pq_bytes created_by,
-                                         uint64_t file_size, uint64_t *offset, uint64_t *len,
+                                         uint64_t data_end, uint64_t *offset, uint64_t *len,
                                          pq_error *err)
 {
-    pq_status st = pq_chunk_byte_range(cc, file_size, offset, len, err);
+    pq_status st = pq_chunk_byte_range(cc, data_end, offset, len, err);
     if (st != PQ_OK || !pq_writer_undercounts_chunk_size(created_by)) return st;
-    uint64_t room = file_size - (*offset + *len); /* the range ends before the file does */
+    uint64_t room = data_end - (*offset + *len); /* the range ends before the footer does */
     *len += room < PQ_CHUNK_SIZE_PADDING ? room : PQ_CHUNK_SIZE_PADDING;
     return PQ_OK;
 }

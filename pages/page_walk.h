@@ -36,12 +36,14 @@
  *  - a chunk with total_compressed_size 0 and num_values 0 holds no page
  *    (Arrow writes data_page_offset 0 for an empty row group): the empty
  *    range [4, 4).
- * Then the range must lie in [4, file_size - 8) (after the leading magic,
- * before the footer length and trailing magic). Errors: PQ_ERR_INVALID_ARGUMENT
+ * Then the range must lie in the data region [4, data_end): after the
+ * leading magic and before the footer, which starts at data_end (file size
+ * - 8 - footer length; pq_reader_data_end). A chunk that runs into the
+ * footer is corrupt, not read. Errors: PQ_ERR_INVALID_ARGUMENT
  * (NULL, a chunk skipped by a projected parse), PQ_ERR_ENCRYPTED (encrypted
  * column metadata), PQ_ERR_UNSUPPORTED (file_path: the chunk is in another
  * file), PQ_ERR_CORRUPT_DATA (no meta_data, negative size, out of the file). */
-pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t file_size, uint64_t *offset,
+pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t data_end, uint64_t *offset,
                               uint64_t *len, pq_error *err);
 
 /* True for writers whose total_compressed_size leaves out the dictionary
@@ -54,12 +56,12 @@ bool pq_writer_undercounts_chunk_size(pq_bytes created_by);
 #define PQ_CHUNK_SIZE_PADDING 100
 
 /* pq_chunk_byte_range, then for writers where pq_writer_undercounts_chunk_size
- * the range is extended by up to PQ_CHUNK_SIZE_PADDING bytes (not past the end
- * of the file). Walk such a range with the chunk's num_values so the walk
+ * the range is extended by up to PQ_CHUNK_SIZE_PADDING bytes (not past
+ * data_end). Walk such a range with the chunk's num_values so the walk
  * stops at the last data page instead of reading into the padding.
  * `created_by` is FileMetaData.created_by (an empty span when absent). */
 pq_status pq_chunk_byte_range_for_writer(const pq_column_chunk *cc, pq_bytes created_by,
-                                         uint64_t file_size, uint64_t *offset, uint64_t *len,
+                                         uint64_t data_end, uint64_t *offset, uint64_t *len,
                                          pq_error *err);
 
 /* ---------------------------------------------------------------------------

@@ -47,13 +47,13 @@ static bool might_contain(const void *slot, const pq_expr *n, const pq_value *v)
     }
 }
 
-bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t file_size, const pq_supplied *supplied,
+bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t data_end, const pq_supplied *supplied,
                            uint64_t *off, uint64_t *len)
 {
     if (!(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET) || m->bloom_filter_offset < 4 ||
-        (uint64_t)m->bloom_filter_offset >= file_size)
+        (uint64_t)m->bloom_filter_offset >= data_end)
         return false;
-    uint64_t o = (uint64_t)m->bloom_filter_offset, room = file_size - o;
+    uint64_t o = (uint64_t)m->bloom_filter_offset, room = data_end - o;
     *off = o;
     if ((m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0) {
         /* length 0 is no length (a writer that left it unset) */
@@ -79,9 +79,9 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return false;
-    uint64_t off, want, size = r->file_size;
+    uint64_t off, want, size = r->data_end;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
-    if (!pq_bloom_filter_range(m, size, &r->supplied, &off, &want)) { /* offset outside the file */
+    if (!pq_bloom_filter_range(m, size, &r->supplied, &off, &want)) { /* offset outside the data region */
         r->stats[PQ_STAGE_SELECT].prune_warnings++;
         return false;
     }

@@ -22,9 +22,10 @@ pq_maybe pq_prune_by_bloom_filters(pq_reader *r, uint32_t rg, bool with_statisti
  * [bloom_filter_offset, +bloom_filter_length) when the length is known;
  * otherwise the speculative guess (PQ_BLOOM_SPECULATIVE_READ) and, once the
  * guess's header is supplied and says the filter is longer, header + bitset
- * whole (a sans-IO caller's second round). Clamped to the file. False when
+ * whole (a sans-IO caller's second round). Clamped to the data region
+ * (before the footer, data_end). False when
  * the chunk has no usable filter offset. */
-bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t file_size, const pq_supplied *supplied,
+bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t data_end, const pq_supplied *supplied,
                            uint64_t *off, uint64_t *len);
 
 #endif

@@ -110,10 +110,10 @@ static bool decode_values(const pq_leaf *leaf, uint8_t *p, size_t len, size_t n,
 
 /* Where the dictionary page lies: [dictionary_page_offset,
  * data_page_offset), when the chunk has one there. */
-bool pq_dictionary_page_range(const pq_column_meta *m, uint64_t file_size, uint64_t *off, uint64_t *len)
+bool pq_dictionary_page_range(const pq_column_meta *m, uint64_t data_end, uint64_t *off, uint64_t *len)
 {
     if (!(m->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET) || m->dictionary_page_offset < 4 ||
-        m->data_page_offset <= m->dictionary_page_offset || (uint64_t)m->data_page_offset > file_size)
+        m->data_page_offset <= m->dictionary_page_offset || (uint64_t)m->data_page_offset > data_end)
         return false;
     *off = (uint64_t)m->dictionary_page_offset;
     *len = (uint64_t)(m->data_page_offset - m->dictionary_page_offset);
@@ -134,7 +134,7 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     uint64_t off, len;
-    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->file_size, &off, &len))
+    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->data_end, &off, &len))
         return false;
     pq_error err;
     bool ok = !r->opts.memory_limit || len <= r->opts.memory_limit;

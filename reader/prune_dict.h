@@ -19,7 +19,7 @@ pq_maybe pq_prune_by_dictionaries(pq_reader *r, uint32_t rg, bool with_statistic
 
 /* The dictionary step reads [dictionary_page_offset, data_page_offset):
  * that range, when the chunk has a dictionary page there. */
-bool pq_dictionary_page_range(const pq_column_meta *m, uint64_t file_size, uint64_t *off, uint64_t *len);
+bool pq_dictionary_page_range(const pq_column_meta *m, uint64_t data_end, uint64_t *off, uint64_t *len);
 
 /* Whether the chunk's encoding stats allow the dictionary step. */
 bool pq_dictionary_prunable(const pq_column_meta *m);

@@ -36,7 +36,7 @@ typedef struct pages_ctx {
 static bool read_bytes(pq_reader *r, int64_t off, int32_t len, uint8_t **out)
 {
     *out = NULL;
-    if (off < 4 || len <= 0 || (uint64_t)off >= r->file_size || (uint64_t)len > r->file_size - (uint64_t)off)
+    if (off < 4 || len <= 0 || (uint64_t)off >= r->data_end || (uint64_t)len > r->data_end - (uint64_t)off)
         return false;
     uint8_t *b = malloc((size_t)len);
     pq_error err;
@@ -61,7 +61,7 @@ static bool load(pq_reader *r, uint32_t rg, uint32_t leaf, leaf_pages *lp)
     uint64_t chunk_off, chunk_len;
     pq_error err;
     uint8_t *oi_bytes = NULL;
-    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &chunk_off, &chunk_len, &err) ==
+    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->data_end, &chunk_off, &chunk_len, &err) ==
                   PQ_OK &&
               read_bytes(r, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
               pq_offset_index_decode(oi_bytes, (size_t)cc->offset_index_length, chunk_off, chunk_len, g->num_rows,

@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "metadata/error.h"
@@ -29,9 +30,19 @@ const char *pq_stage_name(pq_stage stage)
 }
 
 
+uint64_t pq_default_memory_limit(void)
+{
+    const uint64_t floor = 256ull << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return 1ull << 30;
+    uint64_t quarter = (uint64_t)pages / 4 * (uint64_t)page;
+    return quarter > floor ? quarter : floor;
+}
+
 void pq_reader_options_init(pq_reader_options *opts)
 {
     memset(opts, 0, sizeof *opts);
+    opts->memory_limit = pq_default_memory_limit();
 }
 
 /* ---------------------------------------------------------------------------
@@ -441,6 +452,20 @@ static pq_status stage_footer(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
+/* Where the footer starts: the file size less the trailer and the footer's
+ * Thrift bytes (those of the metadata in hand, however it came: read,
+ * cached, handed in). Chunks, dictionary pages, indexes and bloom filters
+ * must lie before it. Metadata whose footer cannot fit leaves no data
+ * region, so every range in it fails as corrupt. */
+static uint64_t footer_data_end(const pq_reader *r)
+{
+    size_t flen = 0;
+    pq_metadata_footer_bytes(r->md, &flen);
+    const uint64_t overhead = (uint64_t)PARQUET_MAGIC_LEN + FOOTER_TRAILER_LEN;
+    if ((uint64_t)flen > r->file_size || r->file_size - flen < overhead) return PARQUET_MAGIC_LEN;
+    return r->file_size - FOOTER_TRAILER_LEN - flen;
+}
+
 /* ---------------------------------------------------------------------------
  * Driving
  * ------------------------------------------------------------------------- */
@@ -469,6 +494,7 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
             }
             return st;
         }
+        r->data_end = footer_data_end(r);
         r->stage = PQ_STAGE_FOOTER;
         return PQ_OK;
     }

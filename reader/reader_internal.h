@@ -74,6 +74,8 @@ struct pq_reader {
     uint8_t *tail;                  /* bytes [tail_offset, file_size) once read */
     uint64_t tail_offset;
     uint32_t footer_len;            /* from the trailer, once the tail is read */
+    uint64_t data_end;              /* where the footer starts, once parsed: the data region
+                                     * [4, data_end) holds every chunk, index and filter */
 
     pq_metadata *md;
     pq_supplied supplied;           /* sans-IO: ranges handed in by the caller */

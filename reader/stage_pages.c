@@ -252,7 +252,7 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
             ch->info.row_group = rg;
             ch->info.column = col;
             if (reuse_walked(r, ch, &r->sel_rows[g], prev_lo[g], prev_hi[g])) continue;
-            st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &ch->info.offset,
+            st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->data_end, &ch->info.offset,
                                                 &ch->info.length, err);
             if (st != PQ_OK) {
                 st = chunk_error(err, st, ch);
@@ -334,9 +334,9 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
     const pq_column_chunk *cc = rg->columns[ch->info.column];
     uint64_t off = (uint64_t)cc->offset_index_offset;
     size_t len = (size_t)cc->offset_index_length;
-    if (off > r->file_size || len > r->file_size - off)
+    if (off < 4 || off > r->data_end || len > r->data_end - off)
         return chunk_error(err, pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                             "offset index [%llu, +%zu) is outside the file",
+                                             "offset index [%llu, +%zu) is outside the data region (before the footer)",
                                              (unsigned long long)off, len), ch);
     uint8_t *buf = malloc(len);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for an offset index");
@@ -880,15 +880,15 @@ pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column
     const pq_row_group *rg = &fm->row_groups[row_group];
     const pq_column_chunk *cc = rg->columns[column];
     uint64_t off, len;
-    pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->file_size, &off, &len, err);
+    pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->data_end, &off, &len, err);
     if (st != PQ_OK) return st;
     out->chunk_bytes = len;
     out->bytes = len;
     if (!has_offset_index(cc)) return PQ_OK;
     size_t n = (size_t)cc->offset_index_length;
     uint64_t oi_off = (uint64_t)cc->offset_index_offset;
-    if (oi_off > r->file_size || n > r->file_size - oi_off)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "offset index of column %u is outside the file", column);
+    if (oi_off < 4 || oi_off > r->data_end || n > r->data_end - oi_off)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "offset index of column %u is outside the data region (before the footer)", column);
     uint8_t *buf = malloc(n);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     st = pq_reader_read_range(r, PQ_STAGE_SELECT, oi_off, n, buf, err);

@@ -247,9 +247,9 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
             if (cc->set & PQ_CC_SKIPPED) continue;
             uint64_t off, len;
             if (dict && eq[leaves[k]] && pq_dictionary_prunable(m) &&
-                pq_dictionary_page_range(m, r->file_size, &off, &len))
+                pq_dictionary_page_range(m, r->data_end, &off, &len))
                 add_range(out, cap, &count, &r->supplied, off, len);
-            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->file_size, &r->supplied, &off, &len))
+            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->data_end, &r->supplied, &off, &len))
                 add_range(out, cap, &count, &r->supplied, off, len);
             unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH |
                             PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;

@@ -102,31 +102,68 @@ pq_fuzzer_runtime_present() {
         compgen -G "$dir/lib/*/libclang_rt.fuzzer.a" >/dev/null
 }
 
-# Make `python3 -c "import pyarrow"` work: pip, then pip with
-# --break-system-packages (Debian's system python refuses plain pip installs).
-pq_ensure_pyarrow() {
-    local py
+# pip flags for this interpreter: PEP 668 marks Debian's python "externally
+# managed" and pip refuses plain installs there; say up front that we mean it.
+pq_pip_flags() {
+    "$1" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' &&
+        echo --break-system-packages
+    return 0
+}
+
+# pq_ensure_python_modules REQUIREMENTS_FILE — make every module the file
+# lists importable for python3 (pip installs only when one is missing). The
+# module name is the package name with '-' as '_' unless a line says
+# "package  # module: name".
+pq_ensure_python_modules() {
+    local req="$1" py missing=() line pkg mod
     py="$(command -v python3)" || pq_die "python3 not found"
-    if "$py" -c "import pyarrow" >/dev/null 2>&1; then
-        return 0
-    fi
+    while IFS= read -r line || [ -n "$line" ]; do
+        pkg="${line%%#*}"
+        pkg="$(printf '%s' "$pkg" | tr -d '[:space:]')"
+        [ -n "$pkg" ] || continue
+        mod="${pkg%%[<>=!~;[]*}"
+        mod="${mod//-/_}"
+        case "$line" in *"module: "*) mod="${line##*module: }"; mod="${mod%% *}" ;; esac
+        "$py" -c "import $mod" >/dev/null 2>&1 || missing+=("$pkg")
+    done <"$req"
+    [ "${#missing[@]}" -eq 0 ] && return 0
     if [ "${PQ_NO_INSTALL:-0}" = 1 ]; then
-        pq_die "pyarrow is missing for $py (PQ_NO_INSTALL=1)"
+        pq_die "missing Python packages for $py (PQ_NO_INSTALL=1): ${missing[*]}"
     fi
     if ! "$py" -m pip --version >/dev/null 2>&1; then
         pq_apt_install python3-pip
     fi
-    pq_say "installing pyarrow for $py"
-    # PEP 668: Debian marks its python "externally managed" and pip refuses
-    # plain installs there; say up front that we mean it.
-    local flags=()
-    if "$py" -c 'import os, sys, sysconfig
-sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
-        flags+=(--break-system-packages)
+    pq_say "installing for $py: ${missing[*]}"
+    local flags
+    flags="$(pq_pip_flags "$py")"
+    # shellcheck disable=SC2086  # flags is empty or one word
+    PIP_ROOT_USER_ACTION=ignore "$py" -m pip install -q $flags "${missing[@]}" ||
+        pq_die "could not pip install: ${missing[*]}"
+}
+
+# Make python3 import everything the test suite imports (tests/requirements.txt).
+pq_ensure_pyarrow() {
+    pq_ensure_python_modules "$PQ_ROOT/tests/requirements.txt"
+    python3 -c "import pyarrow, numpy" || pq_die "pyarrow or numpy still does not import"
+}
+
+# pq_fresh_venv DIR — make DIR a new virtual environment (removing an old one)
+# and put it first on PATH, so that what the suite needs must come from its
+# own install step, not from what happened to be installed by hand.
+pq_fresh_venv() {
+    local dir="$1" base
+    base="$(command -v python3)" || pq_die "python3 not found"
+    rm -rf "$dir"
+    if ! "$base" -m venv "$dir" >/dev/null 2>&1; then
+        # Debian's python needs python3-venv for ensurepip
+        pq_apt_install python3-venv
+        rm -rf "$dir"
+        "$base" -m venv "$dir" || pq_die "python3 -m venv $dir failed"
     fi
-    PIP_ROOT_USER_ACTION=ignore "$py" -m pip install -q "${flags[@]}" pyarrow ||
-        pq_die "could not pip install pyarrow"
-    "$py" -c "import pyarrow" || pq_die "pyarrow still does not import"
+    export PATH="$dir/bin:$PATH"
+    export VIRTUAL_ENV="$dir"
+    pq_say "fresh virtual environment: $dir ($(python3 --version))"
 }
 
 # pq_configure DIR [cmake args...] — configure DIR (relative to PQ_BUILD_ROOT)
@@ -145,4 +182,11 @@ pq_build() {
     shift
     for t in "$@"; do args+=(--target "$t"); done
     cmake --build "$PQ_BUILD_ROOT/$dir" -j "$PQ_JOBS" "${args[@]}"
+}
+
+# build-fuzz/: clang, libFuzzer + ASan/UBSan, every fuzz target and the seeds.
+pq_build_fuzz() {
+    CC=clang pq_configure build-fuzz -DCMAKE_BUILD_TYPE=Debug -DPQ_BUILD_FUZZ=ON \
+        -DPQ_BUILD_TESTS=OFF -DPQ_BUILD_BENCH=OFF -DPQ_ENABLE_CUDA=OFF
+    pq_build build-fuzz fuzzers fuzz_seeds
 }

@@ -566,8 +566,12 @@ START_TEST(delta_wraparound)
     ck_assert_int_eq(out[0], 0);
     ck_assert_int_eq(out[1], INT64_MIN);
     ck_assert_int_eq(out[2], -1);
-    /* the same stream into int32 is refused: width 64 > 32 */
-    ck_assert_int_eq(pq_delta_decode_i32(b, sizeof b, out32, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+    /* the same stream into int32 keeps the low 32 bits: 0, 0, -1 */
+    ck_assert_int_eq(pq_delta_decode_i32(b, sizeof b, out32, 8, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_int_eq(out32[0], 0);
+    ck_assert_int_eq(out32[1], 0);
+    ck_assert_int_eq(out32[2], -1);
     b[15] = 65; /* width 65 is refused for int64 too */
     ck_assert_int_eq(pq_delta_decode_i64(b, sizeof b, out, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
 
@@ -602,10 +606,27 @@ START_TEST(delta_bad_headers)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(pq_delta_decode_i64(bad[i], 5, out, 8, &n, &used, &err) == PQ_ERR_CORRUPT_DATA, "case %zu", i);
-    /* width 33 refused for int32 */
-    const uint8_t w33[10] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 33, 0, 0, 0};
+    /* width 33 for int32, as DuckDB 2.0 writes a UINTEGER column alternating
+     * 0 and 4294967295: values 0, 2^32 - 1, 0; deltas +(2^32 - 1), -(2^32 - 1);
+     * min delta -(2^32 - 1), zigzag 2^33 - 3 = FD FF FF FF 1F; the deltas less
+     * the min are 2^33 - 2 and 0, packed in 33 bits: FE FF FF FF 01 then zeros
+     * (32 values x 33 bits = 132 bytes). Modulo 2^32: 0, -1, 0. */
+    uint8_t w33[16 + 132] = {0x80, 0x01, 0x04, 0x03, 0x00, 0xFD, 0xFF, 0xFF, 0xFF, 0x1F, 33, 0, 0, 0};
+    w33[14] = 0xFE;
+    w33[15] = w33[16] = w33[17] = 0xFF;
+    w33[18] = 0x01;
     int32_t o32[8];
-    ck_assert_int_eq(pq_delta_decode_i32(w33, 10, o32, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_int_eq(pq_delta_decode_i32(w33, 14 + 132, o32, 8, &n, &used, &err), PQ_OK);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(used, 14 + 132);
+    ck_assert_int_eq(o32[0], 0);
+    ck_assert_int_eq(o32[1], -1);
+    ck_assert_int_eq(o32[2], 0);
+    /* one byte short of the 33-bit miniblock: a clean error */
+    ck_assert_int_eq(pq_delta_decode_i32(w33, 14 + 131, o32, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
+    /* width 65 is refused for int32 as for int64 */
+    w33[10] = 65;
+    ck_assert_int_eq(pq_delta_decode_i32(w33, sizeof w33, o32, 8, &n, &used, &err), PQ_ERR_CORRUPT_DATA);
 }
 END_TEST
 

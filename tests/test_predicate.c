@@ -268,14 +268,25 @@ static void check_bind_error(pq_metadata *md, const char *text, pq_status code, 
 
 START_TEST(test_parse_precedence)
 {
-    check_parse("a = 1 or b = 2 and not c = 3", "(a = 1 or (b = 2 and (not c = 3)))");
-    check_parse("not a = 1 and b = 2", "((not a = 1) and b = 2)");
-    check_parse("(a = 1 or b = 2) and c = 3", "((a = 1 or b = 2) and c = 3)");
-    check_parse("NOT NOT a = 1", "(not (not a = 1))");
+    check_parse("a = 1 or b = 2 and not c = 3", "a = 1 or b = 2 and not c = 3");
+    check_parse("not a = 1 and b = 2", "not a = 1 and b = 2");
+    check_parse("(a = 1 or b = 2) and c = 3", "(a = 1 or b = 2) and c = 3");
+    check_parse("not (a = 1 and (b = 2 or c = 3))", "not (a = 1 and (b = 2 or c = 3))");
+    check_parse("((a = 1)) and ((not (b = 2)))", "a = 1 and not b = 2");
+    check_parse("NOT NOT a = 1", "not not a = 1");
     /* chains are balanced: [a, b, c] -> (a and b) and c; four -> (a and b) and (c and d) */
-    check_parse("a = 1 AND b = 2 And c = 3", "((a = 1 and b = 2) and c = 3)");
-    check_parse("a=1 or b=2 or c=3 or d=4", "((a = 1 or b = 2) or (c = 3 or d = 4))");
-    check_parse("true or false", "(true or false)");
+    check_parse("a = 1 AND b = 2 And c = 3", "a = 1 and b = 2 and c = 3");
+    check_parse("a=1 or b=2 or c=3 or d=4", "a = 1 or b = 2 or c = 3 or d = 4");
+    check_parse("true or false", "true or false");
+    pq_expr *e = parse_ok("a = 1 AND b = 2 And c = 3");
+    ck_assert_int_eq(e->kind, PQ_NODE_AND);
+    ck_assert_int_eq(e->kids[0]->kind, PQ_NODE_AND);
+    ck_assert_int_eq(e->kids[1]->kind, PQ_NODE_CMP);
+    pq_expr_free(e);
+    e = parse_ok("a=1 or b=2 or c=3 or d=4");
+    ck_assert_int_eq(e->kids[0]->kind, PQ_NODE_OR);
+    ck_assert_int_eq(e->kids[1]->kind, PQ_NODE_OR);
+    pq_expr_free(e);
 }
 END_TEST
 
@@ -289,7 +300,7 @@ START_TEST(test_parse_operators)
     check_parse("a > 2.50", "a > 2.50");
     check_parse("a >= 1e9", "a >= 1e9");
     check_parse("a in (1, 'x', 2.5, TRUE)", "a in (1, 'x', 2.5, true)");
-    check_parse("a NOT IN (1,2)", "(not a in (1, 2))");
+    check_parse("a NOT IN (1,2)", "not a in (1, 2)");
     check_parse("a is null", "a is null");
     check_parse("a Is Not Null", "a is not null");
     check_parse("l.x.element = 'it''s'", "l.x.element = 'it''s'");
@@ -367,6 +378,52 @@ START_TEST(test_parse_errors)
 }
 END_TEST
 
+/* Text at the parser's depth limit formats to text that parses again and
+ * formats the same (formatting once printed every NOT and AND/OR in its own
+ * parentheses, twice as deep as the source; fuzz_predicate found it). */
+static void check_deep_round_trip(const char *text)
+{
+    pq_error err = {0};
+    pq_expr *e = pq_expr_parse(text, &err);
+    ck_assert_msg(e != NULL, "%s", err.message);
+    size_t n = pq_expr_format(e, NULL, 0);
+    char *a = malloc(n + 1), *b = malloc(n + 1);
+    ck_assert(a && b);
+    pq_expr_format(e, a, n + 1);
+    pq_expr *again = pq_expr_parse(a, &err);
+    ck_assert_msg(again != NULL, "formatted text does not parse: %s", err.message);
+    ck_assert_uint_eq(pq_expr_format(again, b, n + 1), n);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    pq_expr_free(again);
+    pq_expr_free(e);
+}
+
+START_TEST(test_format_depth)
+{
+    static char text[16384];
+    size_t n = 0;
+    /* 64 bare NOTs: 64 levels, the most the parser takes */
+    for (int k = 0; k < 64; k++) n += (size_t)snprintf(text + n, sizeof text - n, "not ");
+    snprintf(text + n, sizeof text - n, "a = 1");
+    check_deep_round_trip(text);
+    /* 64 nested groups of four AND-ed terms, the innermost OR-ed */
+    n = 0;
+    for (int k = 0; k < 64; k++) n += (size_t)snprintf(text + n, sizeof text - n, "a = %d and b = 2 and c = 3 and (", k);
+    n += (size_t)snprintf(text + n, sizeof text - n, "x = 1 or y = 2");
+    for (int k = 0; k < 64; k++) text[n++] = ')';
+    text[n] = '\0';
+    check_deep_round_trip(text);
+    /* 21 times "not (p or q and (...))": a NOT and two groups each, 63 levels */
+    n = 0;
+    for (int k = 0; k < 21; k++) n += (size_t)snprintf(text + n, sizeof text - n, "not (p = %d or q = 1 and (", k);
+    n += (size_t)snprintf(text + n, sizeof text - n, "z is null");
+    for (int k = 0; k < 21; k++) n += (size_t)snprintf(text + n, sizeof text - n, "))");
+    check_deep_round_trip(text);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------
  * Builders, clone, columns
  * ------------------------------------------------------------------------- */
@@ -395,7 +452,7 @@ START_TEST(test_builders)
                                         pq_expr_not(pq_expr_is_null("i8", false, &err), &err), &err),
                              &err);
     ck_assert_msg(e != NULL, "%s", err.message);
-    ck_assert_str_eq(fmt(e), "(dec32 < 1.05 and (s in ('R') or (not i8 is not null)))");
+    ck_assert_str_eq(fmt(e), "dec32 < 1.05 and (s in ('R') or not i8 is not null)");
     ck_assert_uint_eq(pq_expr_columns(e, NULL, 0), 0); /* unbound */
 
     pq_metadata *md = types_md();
@@ -417,7 +474,7 @@ START_TEST(test_builders)
     ck_assert(c->bound);
     ck_assert_int_eq(c->kids[0]->values[0].i, 105);
     pq_expr_free(e);
-    ck_assert_str_eq(fmt(c), "(dec32 < 1.05 and (s in ('R') or (not i8 is not null)))");
+    ck_assert_str_eq(fmt(c), "dec32 < 1.05 and (s in ('R') or not i8 is not null)");
     pq_expr_free(c);
 
     /* snprintf contract */
@@ -492,7 +549,7 @@ START_TEST(test_bind_integers)
     check_bind(md, "i64 < 1e-400", "i64 <= 0");
     check_bind(md, "st.x = 1", "st.x = 1");
     check_bind(md, "\"st.x\" in (1)", "st.x in (1)");
-    e = bind_ok(md, "not st.x = 1", "(not st.x = 1)");
+    e = bind_ok(md, "not st.x = 1", "not st.x = 1");
     ck_assert_int_eq(e->kids[0]->leaf, 22);
     pq_expr_free(e);
     pq_metadata_release(md);
@@ -649,13 +706,13 @@ START_TEST(test_rebind)
     pq_error err = {0};
     pq_expr *e = parse_ok("i8 < 1.5 and i8 != 2.5 and d = '1995-01-01'");
     ck_assert_int_eq(pq_expr_bind(e, md, &err), PQ_OK);
-    ck_assert_str_eq(fmt(e), "((i8 <= 1 and i8 is not null) and d = '1995-01-01')");
+    ck_assert_str_eq(fmt(e), "i8 <= 1 and i8 is not null and d = '1995-01-01'");
     ck_assert_int_eq(pq_expr_bind(e, md2, &err), PQ_OK);
-    ck_assert_str_eq(fmt(e), "((i8 < 1.5 and i8 != 2.5) and d = '1995-01-01')");
+    ck_assert_str_eq(fmt(e), "i8 < 1.5 and i8 != 2.5 and d = '1995-01-01'");
     ck_assert_int_eq(e->kids[1]->leaf, 1);
     ck_assert_int_eq(e->kids[1]->physical_type, PQ_BYTE_ARRAY);
     ck_assert_int_eq(pq_expr_bind(e, md, &err), PQ_OK);
-    ck_assert_str_eq(fmt(e), "((i8 <= 1 and i8 is not null) and d = '1995-01-01')");
+    ck_assert_str_eq(fmt(e), "i8 <= 1 and i8 is not null and d = '1995-01-01'");
     ck_assert_int_eq(e->kids[1]->values[0].i, 9131);
     pq_expr_free(e);
     pq_metadata_release(md2);
@@ -682,8 +739,8 @@ START_TEST(test_bind_lineitem)
     check_bind(md,
                "l_shipdate >= '1995-01-01' and l_quantity < 24 and l_returnflag in ('R', 'A') and "
                "l_comment is not null",
-               "((l_shipdate >= '1995-01-01' and l_quantity < 24.00) and (l_returnflag in ('A', 'R') and "
-               "l_comment is not null))");
+               "l_shipdate >= '1995-01-01' and l_quantity < 24.00 and l_returnflag in ('A', 'R') and "
+               "l_comment is not null");
     /* l_quantity is FLBA(7) DECIMAL(15,2): 24 -> 2400 = 00 00 00 00 00 09 60 */
     pq_expr *e = bind_ok(md, "l_quantity < 24", "l_quantity < 24.00");
     check_bytes(&e->values[0], (const uint8_t[]){0, 0, 0, 0, 0, 0x09, 0x60}, 7);
@@ -920,6 +977,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_parse_precedence);
     tcase_add_test(tc, test_parse_operators);
     tcase_add_test(tc, test_parse_errors);
+    tcase_add_test(tc, test_format_depth);
     tcase_add_test(tc, test_builders);
     tcase_add_test(tc, test_bind_integers);
     tcase_add_test(tc, test_bind_dates_times);

@@ -47,7 +47,7 @@ from . import _lib as _c
 __all__ = [
     "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader",
     "read_metadata", "read_table", "footer_parse_count", "library_version",
-    "LIBRARY_PATH",
+    "default_memory_limit", "LIBRARY_PATH",
 ]
 
 LIBRARY_PATH = _c.LIBRARY_PATH
@@ -63,6 +63,12 @@ def library_version():
 
 
 __version__ = library_version()
+
+
+def default_memory_limit():
+    """The memory limit readers get unless told otherwise: a quarter of
+    physical memory, at least 256 MiB (pq_default_memory_limit)."""
+    return _c.pq_default_memory_limit()
 
 
 def footer_parse_count():
@@ -322,14 +328,15 @@ class Reader:
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
-                 footer_read_size=0, memory_limit=0, threads=None, validate_utf8=False):
+                 footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False):
         self.path = os.fspath(path)
         self._handle = None
         self._md = None
         opts = _c.pq_reader_options()
         _c.pq_reader_options_init(ctypes.byref(opts))
         opts.footer_read_size = footer_read_size
-        opts.memory_limit = memory_limit
+        if memory_limit is not None:
+            opts.memory_limit = memory_limit
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -608,7 +615,7 @@ class _Filter:
 
 
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
-                     row_limit=None, threads=None, validate_utf8=False, memory_limit=0,
+                     row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
                      filter=None, prune=True):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
@@ -643,7 +650,8 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
         opts.row_limit = row_limit
     opts.threads = threads or 0
     opts.validate_utf8 = bool(validate_utf8)
-    opts.memory_limit = memory_limit or 0
+    if memory_limit is not None:
+        opts.memory_limit = memory_limit
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -687,7 +695,7 @@ def _export_batches(h, batch_size, path):
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
-               threads=None, validate_utf8=False, memory_limit=0, prune=True, metadata=None,
+               threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -695,9 +703,11 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     range are skipped through the offset index where the file has one),
     decoded on `threads` threads (None: one per core). validate_utf8: fail
     on a string value that is not UTF-8 (pyarrow passes such bytes on).
-    memory_limit: bytes any one allocation the file asks for may take (0:
-    only what the file's declared sizes allow); more is a pqstep.Error
-    with code "memory limit exceeded". filter: a predicate in pqstep's
+    memory_limit: bytes that file contents may make one step hold (a footer,
+    a chunk, one chunk's decode; None: pqstep.default_memory_limit(), a
+    quarter of physical memory; 0: only what the file's declared sizes
+    allow); more is a pqstep.Error with code "memory limit exceeded",
+    raised before the allocation. filter: a predicate in pqstep's
     syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
     its statistics rule out are skipped, and only the rows where it is true
     are returned (the row range counts rows before the filter); prune=False

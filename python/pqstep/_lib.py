@@ -322,6 +322,7 @@ def _proto(name, restype, *argtypes):
 
 
 pq_version = _proto("pq_version", ctypes.c_char_p)
+pq_default_memory_limit = _proto("pq_default_memory_limit", ctypes.c_uint64)
 pq_status_name = _proto("pq_status_name", ctypes.c_char_p, c_enum)
 pq_stage_name = _proto("pq_stage_name", ctypes.c_char_p, c_enum)
 

@@ -9,12 +9,8 @@ import os
 import sys
 
 SKIP = 77
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq  # noqa: F401  (re-exported for the tests)
-except ImportError as e:
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow as pa
+import pyarrow.parquet as pq  # noqa: F401  (re-exported for the tests)
 
 CORPUS = os.environ.get("PQSTEP_TEST_CORPUS") or os.environ.get("PQSTEP_DEFAULT_CORPUS")
 SOURCE = os.environ.get("PQSTEP_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")

@@ -37,12 +37,8 @@ import sys
 
 SKIP = 77
 
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as e:  # pragma: no cover
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 LIB_PATH = os.environ.get("PQSTEP_LIBRARY")
 CORPUS = os.environ.get("PQSTEP_TEST_CORPUS") or os.environ.get("PQSTEP_DEFAULT_CORPUS")

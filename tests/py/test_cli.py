@@ -27,12 +27,8 @@ import tempfile
 
 SKIP = 77
 
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as e:  # pragma: no cover
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 CLI = os.environ.get("PQSTEP_CLI")
 

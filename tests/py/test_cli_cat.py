@@ -34,13 +34,9 @@ import sys
 import tempfile
 
 SKIP = 77
-try:
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as e:
-    print("SKIP: pyarrow or numpy is not importable: %s" % e)
-    sys.exit(SKIP)
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 CLI = os.environ.get("PQSTEP_CLI")
 CORPUS = os.environ.get("PQSTEP_TEST_CORPUS") or os.environ.get("PQSTEP_DEFAULT_CORPUS")

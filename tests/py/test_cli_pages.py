@@ -20,11 +20,7 @@ import subprocess
 import sys
 
 SKIP = 77
-try:
-    import pyarrow.parquet as pq
-except ImportError as e:
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow.parquet as pq
 
 CLI = os.environ.get("PQSTEP_CLI")
 CORPUS = os.environ.get("PQSTEP_TEST_CORPUS") or os.environ.get("PQSTEP_DEFAULT_CORPUS")

@@ -15,12 +15,8 @@ import sys
 import tempfile
 
 SKIP = 77
-try:
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-except ImportError as e:
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 CLI = os.environ.get("PQSTEP_CLI")
 SOURCE = os.environ.get("PQSTEP_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")

@@ -45,13 +45,9 @@ import sys
 
 SKIP = 77
 
-try:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-except ImportError as e:  # pragma: no cover
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 DRIVER = os.environ.get("PQSTEP_DUMP_COLUMN")
 CORPUS = os.environ.get("PQSTEP_TEST_CORPUS") or os.environ.get("PQSTEP_DEFAULT_CORPUS")

@@ -32,12 +32,8 @@ SOURCE_DIR = os.environ.get("PQSTEP_SOURCE_DIR") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PYTHON_DIR = os.path.join(SOURCE_DIR, "python")
 
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as e:  # pragma: no cover
-    print("SKIP: pyarrow is not importable: %s" % e)
-    sys.exit(SKIP)
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 sys.path.insert(0, PYTHON_DIR)
 try:
