@@ -130,7 +130,8 @@ typedef struct pq_reader_options {
      * a supplied range, a chunk's bytes, and everything one column chunk's
      * decode holds at once (decompressed pages, dictionary, output); each
      * decoding thread has its own. pq_reader_options_init sets it to
-     * pq_default_memory_limit() (a quarter of physical memory); 0 means no
+     * pq_default_memory_limit() (a quarter of physical memory, at most
+     * 1 GiB); 0 means no
      * cap beyond what the file's declared sizes allow. Exceeding it fails
      * with PQ_ERR_MEMORY_LIMIT before the allocation. */
     uint64_t memory_limit;
@@ -210,9 +211,12 @@ enum {
 PQ_API void pq_reader_options_init(pq_reader_options *opts);
 
 /* The memory limit pq_reader_options_init sets: a quarter of the machine's
- * physical memory (sysconf), at least 256 MiB; 1 GiB when it cannot be
- * read. A service reading untrusted files can live with it: a small file
- * that declares gigabytes of pages fails at once instead of taking them. */
+ * physical memory (sysconf), but at least 256 MiB and at most 1 GiB (1 GiB
+ * when it cannot be read). That is ten times what one column chunk of a
+ * row group of a million rows takes, and a service reading untrusted files
+ * can live with it: a 4 KB file that declares gigabytes of pages fails at
+ * once instead of taking them. Raise it (or set 0) for row groups whose one
+ * column decodes to more. */
 PQ_API uint64_t pq_default_memory_limit(void);
 
 typedef struct pq_reader pq_reader;

@@ -205,6 +205,7 @@ void pq_expr_unbind_node(pq_expr *e)
     e->kind = e->written_kind;
     e->op = e->written_op;
     e->leaf = -1;
+    e->node_def = 0;
     e->bound = false;
 }
 

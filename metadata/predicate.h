@@ -79,6 +79,10 @@ struct pq_expr {
     int32_t type_length; /* bound: the leaf's type_length (FLBA) */
     pq_logical_type logical; /* bound: the leaf's logical type (units, scale) */
     bool is_null;        /* IS_NULL: true for IS NULL, false for IS NOT NULL */
+    int16_t node_def;    /* bound IS_NULL on a group (struct, list, map): the definition
+                          * level at which the group is present; `leaf` is its first leaf,
+                          * and a row's group is null when that leaf's definition level at
+                          * the row's first entry is below node_def. 0: the leaf itself */
     bool truth;          /* CONST */
     /* literals as written (CMP: 1, IN: n), with their positions */
     pq_literal *lits;    /* text copied and owned */

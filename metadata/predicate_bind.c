@@ -616,10 +616,78 @@ static pq_status bind_values(bind_ctx *c, pq_expr *e)
     return PQ_OK;
 }
 
+/* Whether node `i`'s dotted path (the root's name left out) is `path`. */
+static bool node_path_is(const pq_schema *sc, int32_t i, const char *path)
+{
+    size_t end = strlen(path);
+    for (uint32_t hops = 0; i > 0 && hops < sc->nodes_len; hops++) {
+        const pq_schema_node *n = &sc->nodes[i];
+        size_t len = strlen(n->name);
+        if (len > end || memcmp(path + end - len, n->name, len) != 0) return false;
+        end -= len;
+        i = n->parent;
+        if (i <= 0) return end == 0; /* a top-level field: the whole path matched */
+        if (end == 0 || path[end - 1] != '.') return false;
+        end--;
+    }
+    return false;
+}
+
+/* The group node (struct, list, map) whose dotted path is `path`; -1 if none. */
+static int32_t find_group(const pq_schema *sc, const char *path)
+{
+    for (uint32_t i = 1; i < sc->nodes_len; i++)
+        if (sc->nodes[i].leaf_index < 0 && sc->nodes[i].parent >= 0 && node_path_is(sc, (int32_t)i, path))
+            return (int32_t)i;
+    return -1;
+}
+
+/* IS [NOT] NULL on group `g`: bound to its first leaf and its definition
+ * level. Only a group with one value per row can be tested: not one inside
+ * a list or map, nor a repeated group itself. A required group under
+ * required ones is never null: the test becomes a constant. */
+static pq_status bind_group_null(const pq_metadata *md, pq_expr *e, int32_t g, pq_error *err)
+{
+    const pq_schema *sc = pq_metadata_schema(md);
+    const pq_schema_node *node = &sc->nodes[g];
+    if (node->element->repetition == PQ_REPEATED)
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                         "'%.64s' is a repeated group: it has no single value per row to test for null%s",
+                         e->column, "");
+    if (node->max_rep > 0)
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                         "'%.64s' is inside a list or map: it has no single value per row to test for null%s",
+                         e->column, "");
+    int32_t i = g;
+    for (int hops = 0; sc->nodes[i].leaf_index < 0 && hops < (int)sc->nodes_len; hops++) {
+        if (sc->nodes[i].num_children <= 0) break;
+        i = sc->nodes[i].children[0];
+    }
+    int32_t leaf = sc->nodes[i].leaf_index;
+    if (leaf < 0 || (uint32_t)leaf >= sc->leaves_len)
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "group '%.64s' has no leaf column%s", e->column, "");
+    const pq_leaf *lf = &sc->leaves[leaf];
+    e->leaf = leaf;
+    e->physical_type = lf->physical_type;
+    e->type_length = lf->type_length;
+    e->logical = lf->logical;
+    e->order = value_order(lf, &e->logical);
+    e->node_def = node->max_def;
+    if (node->max_def == 0) become_const(e, !e->is_null);
+    e->bound = true;
+    return PQ_OK;
+}
+
 static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
 {
     const pq_schema *sc = pq_metadata_schema(md);
+    /* A group's own nullness: `point is null`, `tags is not null`. */
+    int32_t group = sc ? find_group(sc, e->column) : -1;
+    if (group >= 0 && e->kind == PQ_NODE_IS_NULL) return bind_group_null(md, e, group, err);
     int32_t leaf = pq_metadata_find_leaf(md, e->column);
+    if (group >= 0 && (leaf < 0 || sc->leaves[leaf].max_rep > 0))
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                         "'%.64s' is a struct, list or map: only IS [NOT] NULL applies to it%s", e->column, "");
     if (leaf < 0 || !sc || (uint32_t)leaf >= sc->leaves_len)
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "no column '%.64s'%s", e->column, "");
     const pq_leaf *lf = &sc->leaves[leaf];

@@ -426,6 +426,19 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
 
     if (type == PQ_BYTE_ARRAY) {
         if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
+        if ((uint64_t)o->data_len + (len - 4 * n) > (uint64_t)INT32_MAX - c->strings_ahead) {
+            /* Near the int32 limit: add up the lengths before taking the room. */
+            uint64_t bytes = 0;
+            size_t pos = 0;
+            for (size_t i = 0; i < n && pos + 4 <= len; i++) {
+                uint32_t l = (uint32_t)src[pos] | (uint32_t)src[pos + 1] << 8 | (uint32_t)src[pos + 2] << 16 |
+                             (uint32_t)src[pos + 3] << 24;
+                if (l > len - pos - 4) break; /* corrupt: the kernel below says where */
+                bytes += l;
+                pos += 4 + (size_t)l;
+            }
+            if ((st = check_string_room(c, bytes)) != PQ_OK) return st;
+        }
         if ((st = reserve_offsets(c, n)) != PQ_OK || (st = reserve_data(c, len - 4 * n)) != PQ_OK) return st;
         size_t got_len = 0;
         st = pq_plain_byte_array(src, len, n, o->offsets + o->n_values, (int32_t)o->data_len,

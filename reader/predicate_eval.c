@@ -42,6 +42,7 @@ typedef struct col_view {
 typedef struct eval_ctx {
     const struct ArrowArray *const *columns;
     const struct ArrowSchema *const *schemas;
+    const int16_t *const *row_defs;
     int64_t length;
     size_t nbytes;
     pq_error *err;
@@ -307,8 +308,21 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_
     return true;
 }
 
+/* IS [NOT] NULL on a group: null where its first leaf's definition level
+ * at the row is below the group's. */
+static pq_status eval_group_null(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    const int16_t *defs = c->row_defs ? c->row_defs[e->leaf] : NULL;
+    if (!defs && c->length > 0)
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
+                            "predicate: no definition levels for the group of column %d", (int)e->leaf);
+    for (int64_t i = 0; i < c->length; i++) bit_set((defs[i] < e->node_def) == e->is_null ? t : f, i);
+    return PQ_OK;
+}
+
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
+    if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) return eval_group_null(c, e, t, f);
     col_view v;
     pq_status st = view_column(c, e, &v);
     if (st != PQ_OK) return st;
@@ -364,13 +378,13 @@ static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
 }
 
 pq_status pq_predicate_eval(const pq_expr *e, const struct ArrowArray *const *columns,
-                            const struct ArrowSchema *const *schemas, int64_t length, uint8_t *keep_bits,
-                            pq_error *err)
+                            const struct ArrowSchema *const *schemas, const int16_t *const *row_defs,
+                            int64_t length, uint8_t *keep_bits, pq_error *err)
 {
     if (!e || (length > 0 && !keep_bits) || length < 0)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_predicate_eval: NULL or negative argument");
     if (!e->bound) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_predicate_eval: predicate not bound");
-    eval_ctx c = {columns, schemas, length, (size_t)((length + 7) / 8), err};
+    eval_ctx c = {columns, schemas, row_defs, length, (size_t)((length + 7) / 8), err};
     uint8_t *f = calloc(c.nbytes ? c.nbytes : 1, 1);
     if (!f) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory evaluating a predicate");
     if (c.nbytes) memset(keep_bits, 0, c.nbytes);

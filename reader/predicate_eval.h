@@ -22,13 +22,17 @@
  * them (any Arrow offset is honoured; the array must hold at least `length`
  * slots); entries for leaves the predicate does not read may be NULL.
  * Formats: b c C s S i I l L f g u z U Z w:N d:P,S[,128|,256] tdD tts ttm
- * ttu ttn ts?:tz, n (all null) and e (float16, for IS [NOT] NULL). keep_bits receives (length + 7) / 8
+ * ttu ttn ts?:tz, n (all null) and e (float16, for IS [NOT] NULL).
+ * row_defs[leaf] (may be NULL when the predicate tests no group) holds, for
+ * each row, the definition level of leaf `leaf` at the row's first entry:
+ * IS [NOT] NULL on a group (node_def > 0) reads it instead of the column.
+ * keep_bits receives (length + 7) / 8
  * bytes: bit i (LSB first) set when row i is selected; the bits past
  * `length` are zero. Errors: PQ_ERR_INVALID_ARGUMENT (unbound predicate, a
  * missing column, an array that does not fit the bound column's type or is
  * too short), PQ_ERR_UNSUPPORTED (another format), PQ_ERR_NOMEM. */
 pq_status pq_predicate_eval(const pq_expr *e, const struct ArrowArray *const *columns,
-                            const struct ArrowSchema *const *schemas, int64_t length, uint8_t *keep_bits,
-                            pq_error *err);
+                            const struct ArrowSchema *const *schemas, const int16_t *const *row_defs,
+                            int64_t length, uint8_t *keep_bits, pq_error *err);
 
 #endif

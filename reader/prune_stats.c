@@ -166,6 +166,11 @@ pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *bp)
     bounds b = *bp;
     bool all_null = b.nulls_known && b.values >= 0 && b.nulls == b.values;
     bool no_null = b.nulls_known && b.nulls == 0;
+    if (n->kind == PQ_NODE_IS_NULL && n->node_def > 0) {
+        /* A group's nullness: its first leaf's null counts include the
+         * leaf's own nulls (and empty lists), so they decide nothing. */
+        return (pq_maybe){true, true, false};
+    }
     if (n->kind == PQ_NODE_IS_NULL) {
         pq_maybe r;
         bool can_null_value = !no_null, can_value = !all_null;

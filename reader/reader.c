@@ -32,11 +32,11 @@ const char *pq_stage_name(pq_stage stage)
 
 uint64_t pq_default_memory_limit(void)
 {
-    const uint64_t floor = 256ull << 20;
+    const uint64_t floor = 256ull << 20, ceiling = 1ull << 30;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return 1ull << 30;
+    if (pages <= 0 || page <= 0) return ceiling;
     uint64_t quarter = (uint64_t)pages / 4 * (uint64_t)page;
-    return quarter > floor ? quarter : floor;
+    return quarter < floor ? floor : quarter > ceiling ? ceiling : quarter;
 }
 
 void pq_reader_options_init(pq_reader_options *opts)

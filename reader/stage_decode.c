@@ -301,9 +301,64 @@ static pq_status take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, cons
                         (unsigned long long)pq_row_set_end(have), have->n, have->n == 1 ? "" : "s");
 }
 
+/* How the filter reads leaf `leaf`: its values (a comparison, IN, or IS
+ * [NOT] NULL on the leaf) and/or its definition levels per row (IS [NOT]
+ * NULL on a group whose first leaf it is). */
+static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool *defs)
+{
+    if (!e) return;
+    if (e->kind == PQ_NODE_AND || e->kind == PQ_NODE_OR || e->kind == PQ_NODE_NOT) {
+        filter_leaf_uses(e->kids[0], leaf, values, defs);
+        filter_leaf_uses(e->kids[1], leaf, values, defs);
+        return;
+    }
+    if (e->kind == PQ_NODE_CONST || e->leaf != leaf) return;
+    if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) *defs = true;
+    else *values = true;
+}
+
+/* The definition level of each row's first entry of a decoded chunk (one
+ * per row of ch->rows), lined up with the rows of `want`: out gets
+ * want->rows entries. */
+static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const pq_reader_chunk *ch,
+                          const pq_row_set *want, int16_t *out, pq_error *err)
+{
+    const pq_row_set *have = &ch->rows;
+    int16_t *per_row = malloc((size_t)(have->rows ? have->rows : 1) * sizeof *per_row);
+    uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
+    if (!per_row || !bits) {
+        free(per_row);
+        free(bits);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    uint64_t row = 0;
+    for (size_t i = 0; i < v->n_levels; i++) {
+        if (leaf->max_rep > 0 && v->rep_levels[i] != 0) continue; /* not a record's first entry */
+        if (row == have->rows) break;
+        per_row[row++] = v->def_levels ? v->def_levels[i] : leaf->max_def;
+    }
+    pq_status st = PQ_OK;
+    int64_t set = row == have->rows ? pq_row_set_map_bits(have, want, NULL, bits) : -1;
+    if (set != (int64_t)want->rows) {
+        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                          "RowGroup[%u].columns[%u]: the pages read hold %llu records, not the %llu rows "
+                          "needed",
+                          ch->info.row_group, ch->info.column, (unsigned long long)row,
+                          (unsigned long long)want->rows);
+    } else {
+        size_t j = 0;
+        for (uint64_t i = 0; i < have->rows; i++)
+            if ((bits[i >> 3] >> (i & 7)) & 1) out[j++] = per_row[i];
+    }
+    free(per_row);
+    free(bits);
+    return st;
+}
+
 /* Evaluate the filter on selected row group g's rows (sel_rows[g]). The
  * filter's columns are decoded here as flat columns of their own, and
- * lined up with those rows. */
+ * lined up with those rows; a leaf that stands for a group's nullness
+ * gives its definition levels per row instead (or as well). */
 pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
                                 uint8_t **keep_out, int64_t *kept_out, pq_error *err)
 {
@@ -319,18 +374,39 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
     int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
     const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
     const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
+    int16_t **defs = calloc(nl ? nl : 1, sizeof *defs);
+    const int16_t **defs_by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *defs_by_leaf);
+    uint32_t *vleaves = malloc((nl ? nl : 1) * sizeof *vleaves);
+    pq_arrow_column **vcols = calloc(nl ? nl : 1, sizeof *vcols);
+    int64_t *voffsets = calloc(nl ? nl : 1, sizeof *voffsets);
+    size_t nv = 0;
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
-    pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep
+    pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
+                           vleaves && vcols && voffsets
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
         size_t c = walk_index(r, leaves[k]), ck = chunk_at(r, g, c);
         const pq_reader_chunk *ch = &r->chunks[ck];
-        st = decode_flat_chunk(r, cctx, ck, &cols[k], err);
+        const pq_leaf *leaf = &schema->leaves[leaves[k]];
+        bool want_values = false, want_defs = false;
+        filter_leaf_uses(r->filter, (int32_t)leaves[k], &want_values, &want_defs);
+        pq_column_values v;
+        st = decode_chunk(r, cctx, ck, &v, err);
         if (st != PQ_OK) break;
+        if (want_defs) {
+            defs[k] = malloc((size_t)(len ? len : 1) * sizeof *defs[k]);
+            st = defs[k] ? row_defs(leaf, &v, ch, rows, defs[k], err)
+                         : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+            defs_by_leaf[leaves[k]] = defs[k];
+        }
+        if (st == PQ_OK && want_values) st = pq_arrow_column_build(leaf, &v, &cols[k], err);
+        pq_column_values_free(&v);
+        if (st != PQ_OK) break;
+        if (!want_values) continue;
         /* A projected column: the decode stage takes it as decoded here
          * instead of decoding the chunk again. */
         bool give = hand_over && c < r->sel_columns_len && r->late_cols && !r->late_cols[ck];
@@ -348,18 +424,31 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
             cols[k] = st == PQ_OK ? t : NULL;
         }
     }
-    if (st == PQ_OK) st = pq_arrow_batch_export(cols, offsets, nl, len, &batch, err);
-    if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, leaves, nl, &bschema, err);
+    /* The columns whose values the filter reads, as one batch. */
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        by_leaf[leaves[k]] = batch.children[k];
-        types[leaves[k]] = bschema.children[k];
+        if (!cols[k]) continue;
+        vleaves[nv] = leaves[k];
+        vcols[nv] = cols[k];
+        voffsets[nv++] = offsets[k];
     }
-    if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, len, keep, err);
+    if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
+    if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
+    for (size_t k = 0; st == PQ_OK && k < nv; k++) {
+        by_leaf[vleaves[k]] = batch.children[k];
+        types[vleaves[k]] = bschema.children[k];
+    }
+    if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, defs_by_leaf, len, keep, err);
     int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
     if (batch.release) batch.release(&batch);
     if (bschema.release) bschema.release(&bschema);
     for (size_t k = 0; cols && handed && k < nl; k++)
         if (!handed[k]) pq_arrow_column_release(cols[k]);
+    for (size_t k = 0; defs && k < nl; k++) free(defs[k]);
+    free(defs);
+    free(defs_by_leaf);
+    free(vleaves);
+    free(vcols);
+    free(voffsets);
     free(handed);
     free(leaves);
     free(cols);

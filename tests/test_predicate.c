@@ -797,7 +797,7 @@ static const char *eval_bits(eval_env *env, const char *text, int64_t n)
     pq_error err = {0};
     pq_expr *e = parse_ok(text);
     ck_assert_msg(pq_expr_bind(e, env->md, &err) == PQ_OK, "%s", err.message);
-    ck_assert_msg(pq_predicate_eval(e, env->cols, env->schemas, n, keep, &err) == PQ_OK, "%s: %s", text,
+    ck_assert_msg(pq_predicate_eval(e, env->cols, env->schemas, NULL, n, keep, &err) == PQ_OK, "%s: %s", text,
                   err.message);
     for (int64_t i = 0; i < n; i++) out[i] = (keep[i / 8] >> (i % 8)) & 1 ? '1' : '0';
     out[n] = '\0';
@@ -875,16 +875,16 @@ START_TEST(test_eval_ints_nulls_offsets)
     pq_error err = {0};
     uint8_t keep[2];
     pq_expr *e = parse_ok("i64 = 1");
-    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, 6, keep, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 6, keep, &err), PQ_ERR_INVALID_ARGUMENT);
     ck_assert_str_eq(err.message, "pq_predicate_eval: predicate not bound");
     ck_assert_int_eq(pq_expr_bind(e, env.md, &err), PQ_OK);
-    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, 6, keep, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 6, keep, &err), PQ_ERR_INVALID_ARGUMENT);
     ck_assert_str_eq(err.message, "predicate: no array for column 4 (i64)");
     env_add(&env, 4, &cb);
-    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, 6, keep, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 6, keep, &err), PQ_ERR_INVALID_ARGUMENT);
     ck_assert_str_eq(err.message, "predicate: Arrow format 'b' does not fit column i64");
     env_add(&env, 4, &c8);
-    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, 7, keep, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 7, keep, &err), PQ_ERR_INVALID_ARGUMENT);
     ck_assert_str_eq(err.message, "predicate: column i64 has 6 rows, 7 needed");
     pq_expr_free(e);
     pq_metadata_release(env.md);

@@ -67,7 +67,8 @@ __version__ = library_version()
 
 def default_memory_limit():
     """The memory limit readers get unless told otherwise: a quarter of
-    physical memory, at least 256 MiB (pq_default_memory_limit)."""
+    physical memory, at least 256 MiB and at most 1 GiB
+    (pq_default_memory_limit)."""
     return _c.pq_default_memory_limit()
 
 
@@ -705,7 +706,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     on a string value that is not UTF-8 (pyarrow passes such bytes on).
     memory_limit: bytes that file contents may make one step hold (a footer,
     a chunk, one chunk's decode; None: pqstep.default_memory_limit(), a
-    quarter of physical memory; 0: only what the file's declared sizes
+    quarter of physical memory, at most 1 GiB; 0: only what the file's declared sizes
     allow); more is a pqstep.Error with code "memory limit exceeded",
     raised before the allocation. filter: a predicate in pqstep's
     syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
