@@ -110,8 +110,10 @@ int pq_cmd_prune(int argc, char **argv)
     }
     const pq_metadata *md = pq_reader_metadata(r);
     const pq_file_metadata *fm = pq_metadata_file(md);
-    char text[1024];
-    pq_reader_filter_text(r, text, sizeof text);
+    /* The bound filter as text, whole: it is meant to be passed back to --where. */
+    size_t text_len = pq_reader_filter_text(r, NULL, 0);
+    char *text = cli_xrealloc(NULL, text_len + 1);
+    pq_reader_filter_text(r, text, text_len + 1);
 
     uint64_t kept_groups = 0, kept_rows = 0, kept_bytes = 0, plan_bytes = 0, by_step[4] = {0};
     const pq_schema *schema = pq_metadata_schema(md);
@@ -263,6 +265,7 @@ int pq_cmd_prune(int argc, char **argv)
         printf("(late materialization may read less: columns the filter does not read are fetched only "
                "on the pages that hold a matching row)\n");
     }
+    free(text);
     pq_reader_close(r);
     pq_expr_free(filter);
     return CLI_EXIT_OK;

@@ -4,7 +4,8 @@
  * pages, decodes every chunk into Arrow arrays (two threads, CRCs checked)
  * and exports every row group in batches, which are then released. The
  * first input byte picks a row range, so the offset-index path is fuzzed
- * too, and whether a filter on the first column is pushed down. Nothing may crash, leak, race or read out of bounds; the exported
+ * too, and whether a filter on the first column (or its top-level group's
+ * nullness) is pushed down. Nothing may crash, leak, race or read out of bounds; the exported
  * batches must keep their promises (lengths as asked, children present).
  */
 #include <stdint.h>
@@ -54,7 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const pq_schema *schema = pq_metadata_schema(pq_reader_metadata(r));
         if (schema->leaves_len > 0) {
             pq_literal lit = {.kind = PQ_LIT_INT, .i = (int64_t)(mode & 7)};
-            pq_expr *e = (mode & 0x40) ? pq_expr_is_null(schema->leaves[0].path, false, &err)
+            /* IS NULL on the first leaf or, when that leaf is nested, on
+             * its top-level group (a struct, list or map's own nullness). */
+            char top[256];
+            const char *path = schema->leaves[0].path, *dot = strchr(path, '.');
+            size_t n = dot ? (size_t)(dot - path) : strlen(path);
+            snprintf(top, sizeof top, "%.*s", (int)(n < sizeof top ? n : sizeof top - 1), path);
+            pq_expr *e = (mode & 0x40) ? pq_expr_is_null((mode & 0x08) ? top : path, (mode & 0x10) != 0, &err)
                                        : pq_expr_compare(schema->leaves[0].path, PQ_CMP_EQ, &lit, &err);
             if (e && (mode & 0x20)) e = pq_expr_or(e, pq_expr_in(schema->leaves[0].path, &lit, 1, &err), &err);
             if (e) {

@@ -106,6 +106,26 @@ def main():
         code, _, err = run("prune", "--where", "nokey = 1", path)
         assert code == 1 and "no column 'nokey'" in err and err.count("\n") == 1, (code, err)
     tests.append(("usage and errors", usage))
+
+    def printed_filter_round_trips():
+        # At the parser's 64-level limit (64 NOTs; 64 nested groups of four
+        # AND-ed terms) the filter prune prints goes back into --where and
+        # prints the same (it once printed every NOT and AND in parentheses,
+        # twice as deep as the text it came from).
+        path = os.path.join(tmp, "sorted.parquet")
+        deep = ["not " * 64 + "key = 5",
+                "".join("key >= %d and key < 4000 and name != 'x' and (" % k for k in range(63)) +
+                "key = 7 or key = 9" + ")" * 63]
+        for text in deep:
+            code, out, err = run("prune", "--where", text, "--json", path)
+            assert code == 0, (code, err)
+            printed = json.loads(out)["filter"]
+            code, out2, err = run("prune", "--where", printed, "--json", path)
+            assert code == 0, (code, err[:200])
+            again = json.loads(out2)
+            assert again["filter"] == printed, (printed[:80], again["filter"][:80])
+            assert again["kept_rows"] == json.loads(out)["kept_rows"]
+    tests.append(("printed filters round-trip at the depth limit", printed_filter_round_trips))
     for name, fn in tests:
         try:
             fn()
