@@ -6,7 +6,7 @@
 #ifndef PQ_READER_PRUNE_BLOOM_H
 #define PQ_READER_PRUNE_BLOOM_H
 
-#include "reader/prune_stats.h"
+#include "predicate/judge_stats.h"
 #include "reader/reader_internal.h"
 #include "reader/supplied.h"
 

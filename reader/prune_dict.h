@@ -7,7 +7,7 @@
 #ifndef PQ_READER_PRUNE_DICT_H
 #define PQ_READER_PRUNE_DICT_H
 
-#include "reader/prune_stats.h"
+#include "predicate/judge_stats.h"
 #include "reader/reader_internal.h"
 
 /* The truth values r->filter may take over file row group `rg`, judging

@@ -9,7 +9,7 @@
 #ifndef PQ_READER_PRUNE_MEMBER_H
 #define PQ_READER_PRUNE_MEMBER_H
 
-#include "reader/prune_stats.h"
+#include "predicate/judge_stats.h"
 #include "reader/reader_internal.h"
 
 /* One kind of index. Each is loaded at most once per row group and leaf,

@@ -5,7 +5,7 @@
  * filter reads. Over each piece, each column has one page, whose column
  * index entry (min, max, null page, null count) bounds the column's values
  * there; the filter is judged over the piece with those bounds exactly as
- * over a row group with its statistics (prune_stats.c). Pieces that cannot
+ * over a row group with its statistics (predicate/judge_stats.c). Pieces that cannot
  * be true are dropped; the row group keeps the rest, as runs of rows, and
  * the page-header stage then reads only the pages of each column that hold
  * one of them (through the offset index).
@@ -17,7 +17,7 @@
 #include "metadata/page_index.h"
 #include "pages/page_walk.h"
 #include "reader/prune_pages.h"
-#include "reader/prune_stats.h"
+#include "predicate/judge_stats.h"
 
 typedef struct leaf_pages {
     bool usable;

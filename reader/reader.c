@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "metadata/error.h"
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "reader/reader_internal.h"
 
 #define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)

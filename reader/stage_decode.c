@@ -18,7 +18,7 @@
 #include "kernels/utf8.h"
 #include "metadata/error.h"
 #include "reader/parallel.h"
-#include "reader/predicate_eval.h"
+#include "predicate/predicate_eval.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_decoded(pq_reader *r)

@@ -17,7 +17,7 @@
 
 #include "metadata/error.h"
 #include "metadata/page_index.h"
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "reader/parallel.h"
 #include "reader/reader_internal.h"
 

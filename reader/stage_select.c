@@ -2,7 +2,7 @@
  * stage_select.c — the select stage: which row groups, leaf columns and rows
  * the later stages read. The caller chooses (options row_groups, columns,
  * row_offset and row_limit); the filter narrows the choice: row groups
- * whose statistics (prune_stats.c), dictionaries (prune_dict.c) or bloom
+ * whose statistics (predicate/judge_stats.c), dictionaries (prune_dict.c) or bloom
  * filters (prune_bloom.c) rule it out are dropped, and the page index
  * (prune_pages.c) keeps only the runs of rows that may match.
  */
@@ -13,7 +13,7 @@
 #include "reader/prune_bloom.h"
 #include "reader/prune_dict.h"
 #include "reader/prune_pages.h"
-#include "reader/prune_stats.h"
+#include "predicate/judge_stats.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_selection(pq_reader *r)

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "pq_predicate.h"
 #include "pqstep.h"
-#include "reader/predicate_eval.h"
+#include "predicate/predicate_eval.h"
 
 /* ---------------------------------------------------------------------------
  * A tiny Thrift compact writer, enough for a FileMetaData with a schema

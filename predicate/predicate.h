@@ -1,8 +1,8 @@
 /*
  * predicate.h — the inside of a pq_expr (pq_predicate.h), shared by the
- * parser and binder (metadata/predicate*.c) and the code that uses bound
- * predicates: pruning by statistics, dictionaries, bloom filters and the
- * page index, and row evaluation (reader/).
+ * predicate layer (predicate/: parser, binder, statistics judge, row
+ * evaluation) and the reader's pruning steps that use bound predicates
+ * (dictionaries, bloom filters, the page index).
  *
  * After pq_expr_bind every leaf node names its column by leaf index and
  * holds its literals as pq_value in the column's physical domain, and the
@@ -11,8 +11,8 @@
  * becomes `x <= 1`, `x != 1.5` becomes `x IS NOT NULL`, an out-of-range
  * literal turns its comparison into a constant or IS NOT NULL.
  */
-#ifndef PQ_METADATA_PREDICATE_H
-#define PQ_METADATA_PREDICATE_H
+#ifndef PQ_PREDICATE_PREDICATE_H
+#define PQ_PREDICATE_PREDICATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
-#include "reader/predicate_eval.h"
+#include "predicate/predicate_eval.h"
 
 typedef enum col_kind {
     K_NULL,   /* n: every slot null */

@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "metadata/error.h"
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "pq_text.h"
 
 /* ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /*
- * prune_stats.c — row-group pruning by column statistics.
+ * judge_stats.c — what column statistics allow a predicate (row-group pruning by statistics, and the tree walk every pruning step shares).
  *
  * Each leaf node (column op literal) is judged from the chunk's min, max
  * and null count into the set of truth values its rows may take; AND, OR
@@ -23,7 +23,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reader/prune_stats.h"
+#include "predicate/judge_stats.h"
 
 static const pq_maybe MAYBE_ALL = {true, true, true};
 

@@ -19,7 +19,7 @@
 #include <strings.h>
 
 #include "metadata/error.h"
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 
 #define PQ_PARSE_MAX_DEPTH 64
 

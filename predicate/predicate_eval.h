@@ -9,12 +9,12 @@
  * <=, >, >= and IN false and != true (so NOT (x < 1) keeps NaN rows);
  * -0.0 equals 0.0.
  */
-#ifndef PQ_READER_PREDICATE_EVAL_H
-#define PQ_READER_PREDICATE_EVAL_H
+#ifndef PQ_PREDICATE_PREDICATE_EVAL_H
+#define PQ_PREDICATE_PREDICATE_EVAL_H
 
 #include <stdint.h>
 
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "pq_arrow.h"
 
 /* Evaluate `e` (bound) on `length` rows. columns[leaf] / schemas[leaf] are

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "pq_text.h"
 
 /* Magnitudes up to 18 * 32 = 576 bits: every 64-byte two's complement

@@ -1,13 +1,13 @@
 /*
- * prune_stats.h — what a column chunk's statistics (row-group level) allow
+ * judge_stats.h — what a column chunk's statistics (row-group level) allow
  * a bound predicate to be over the chunk's rows.
  */
-#ifndef PQ_READER_PRUNE_STATS_H
-#define PQ_READER_PRUNE_STATS_H
+#ifndef PQ_PREDICATE_JUDGE_STATS_H
+#define PQ_PREDICATE_JUDGE_STATS_H
 
 #include <stdbool.h>
 
-#include "metadata/predicate.h"
+#include "predicate/predicate.h"
 #include "pq_metadata.h"
 
 /* Which truth values some row of the row group may give the predicate.
