@@ -288,6 +288,64 @@ static inline int cmp_f64(double x, double y)
     return isnan(x) ? 2 : (x > y) - (x < y);
 }
 
+/* A decimal128 slot that holds an INT32/INT64 column's value: the low word
+ * is the unscaled value and the high word its sign extension (pqstep's
+ * own conversion wrote it), so it compares as an int64. */
+static inline bool int_decimal(const col_view *v, const pq_expr *e)
+{
+    return v->kind == K_DEC && v->width == 16 && e->order == PQ_ORDER_SIGNED &&
+           (e->physical_type == PQ_INT32 || e->physical_type == PQ_INT64);
+}
+
+static inline int64_t load_i64(const uint8_t *p)
+{
+    int64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline int32_t load_i32(const uint8_t *p)
+{
+    int32_t x;
+    memcpy(&x, p, 4);
+    return x;
+}
+
+/* Row j of a string column against `lit` in unsigned byte order. */
+static inline int bin32_cmp(const col_view *v, int64_t j, const pq_value *lit)
+{
+    int32_t o[2];
+    memcpy(o, v->data + j * 4, 8);
+    size_t len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0, m = len < lit->len ? len : lit->len;
+    int c = m ? memcmp(v->bytes + o[0], lit->bytes, m) : 0;
+    if (c) return c < 0 ? -1 : 1;
+    return (len > lit->len) - (len < lit->len);
+}
+
+static inline bool in_sorted_i64(const pq_value *vals, size_t n, int64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (vals[mid].i == x) return true;
+        if (vals[mid].i < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+/* Row j of a string column among n values (distinct): equal length first. */
+static inline bool in_bin32(const col_view *v, int64_t j, const pq_value *vals, size_t n)
+{
+    int32_t o[2];
+    memcpy(o, v->data + j * 4, 8);
+    size_t len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+    const uint8_t *p = v->bytes + o[0];
+    for (size_t k = 0; k < n; k++)
+        if (vals[k].len == len && (len == 0 || memcmp(vals[k].bytes, p, len) == 0)) return true;
+    return false;
+}
+
 /* true when done here; false for the generic loop. */
 static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_t *t, uint8_t *f)
 {
@@ -302,6 +360,29 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_
     } else if (v->kind == K_F64 && e->order == PQ_ORDER_FLOAT && !isnan(lit->d)) {
         double y = lit->d;
         CMP_BYTES(double, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_f64(x, y)))
+    } else if (int_decimal(v, e)) {
+        int64_t y = lit->i;
+        CMP_BYTES(int64_t, memcpy(&x, v->data + j * 16, 8), op_holds(op, cmp_i64(x, y)))
+    } else if (v->kind == K_BIN32 && e->order == PQ_ORDER_BYTES) {
+        CMP_BYTES(int, x = bin32_cmp(v, j, lit), op_holds(op, x))
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* IN over the sorted, distinct values: integers (and integer-backed
+ * decimals) by binary search on int64, strings by length and bytes. */
+static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_t *t, uint8_t *f)
+{
+    const pq_value *vals = e->values;
+    size_t nv = e->nvalues;
+    if ((v->kind == K_INT && e->order == PQ_ORDER_SIGNED && (v->width == 4 || v->width == 8)) || int_decimal(v, e)) {
+        int w = v->kind == K_DEC ? 16 : v->width;
+        CMP_BYTES(int64_t, x = w == 4 ? (int64_t)load_i32(v->data + j * 4) : load_i64(v->data + j * w),
+                  in_sorted_i64(vals, nv, x))
+    } else if (v->kind == K_BIN32 && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
+        CMP_BYTES(bool, x = in_bin32(v, j, vals, nv), x)
     } else {
         return false;
     }
@@ -329,6 +410,7 @@ static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
     if (e->kind == PQ_NODE_CMP && e->nvalues != 1)
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: a comparison without its value");
     if (e->kind == PQ_NODE_CMP && eval_cmp_fast(&v, e, c->length, t, f)) return PQ_OK;
+    if (e->kind == PQ_NODE_IN && eval_in_fast(&v, e, c->length, t, f)) return PQ_OK;
     for (int64_t i = 0; i < c->length; i++) {
         bool valid = v.kind != K_NULL && (!v.valid || bit_get(v.valid, v.off + i));
         bool truth;

@@ -361,6 +361,22 @@ static void conv_be_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t
 /* Integers (INT32/INT64 decimals) into 16- or 32-byte slots. */
 static void conv_int_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
 {
+    if (ow == 16) { /* decimal128, the common case: two word stores a value, no memset call */
+        for (size_t i = 0; i < n; i++) {
+            int64_t x, hi;
+            if (w == 4) {
+                int32_t y;
+                memcpy(&y, src + i * 4, 4);
+                x = y;
+            } else {
+                memcpy(&x, src + i * 8, 8);
+            }
+            hi = x < 0 ? -1 : 0;
+            memcpy(dst + i * 16, &x, 8);
+            memcpy(dst + i * 16 + 8, &hi, 8);
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         int64_t x;
         if (w == 4) {

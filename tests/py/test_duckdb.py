@@ -29,7 +29,7 @@ def main():
         con = duckdb.connect()
         delta = os.path.join(tmp, "delta_wide_v2.parquet")
         md = pq.ParquetFile(delta).metadata
-        assert all(md.row_group(0).column(c).encodings == ("DELTA_BINARY_PACKED",) for c in range(5)), \
+        assert all(md.row_group(0).column(c).encodings == ("DELTA_BINARY_PACKED",) for c in range(4)), \
             "the fixture no longer uses DELTA_BINARY_PACKED: %r" % (md.row_group(0).column(0).encodings,)
         try:
             pq.read_table(delta)
@@ -57,13 +57,17 @@ def main():
                     start += len(part)
                 assert start == len(w)
         for text in ("u > 4000000000", "u < 1000", "s <= -1999990000", "s > 0 and nu is null",
-                     "b > 8999999999999990000", "nu in (12, 4294967284)"):
+                     "b > 8999999999999990000", "nu in (12, 4294967284)",
+                     # integer-backed decimals and strings: the evaluator's typed loops
+                     "d < -4.5", "d >= 4.99", "d in (1.25, -3.00, 0)", "d != 0 and d > 4.9",
+                     "mode in ('AIR', 'RAIL')", "mode = 'REG AIR'", "mode > 'SHIP'", "mode <= 'FOB'",
+                     "mode in ('FOB', 'MAIL', 'REG AIR', 'SHIP', 'TRUCK', 'AIR') and d < 0"):
             got = pqstep.read_table(delta, filter=text)
             want = con.sql("SELECT * FROM read_parquet('%s') WHERE %s" % (delta, text)).to_arrow_table()
             assert got.num_rows == want.num_rows and 0 < got.num_rows < md.num_rows, (text, got.num_rows,
                                                                                     want.num_rows)
-            assert rows_of(got) == rows_of(want), text
-    print("%d rows of DuckDB files equal DuckDB's reading; 6 filters equal its SQL" % checked)
+            assert rows_of(got) == sorted(rows_of(want)), text  # id is the first column, ascending
+    print("%d rows of DuckDB files equal DuckDB's reading; 15 filters equal its SQL" % checked)
     return 0
 
 
