@@ -32,7 +32,10 @@ file holds an ARROW:schema that makes pyarrow read its strings as
 string_view; decimals are decimal128(15, 2) stored as INT64, dates date32.
 
 Cases (every system materializes the same rows in memory: pqstep and
-pyarrow a pyarrow.Table, polars a DataFrame, DuckDB an Arrow table):
+pyarrow a pyarrow.Table, polars a DataFrame, DuckDB an Arrow table; the
+strings are string in pqstep's and DuckDB's tables, string_view in
+pyarrow's for whole, cols3 and iter, its default for this file, and string
+for q1-q3, see there):
   whole  the whole file
            pqstep   pqstep.read_table(path, threads=T)
            pyarrow  pq.read_table(path, use_threads=T > 1)
@@ -99,8 +102,8 @@ others instead of serving its own copy, and parquet_metadata_cache=false
 outside iter), pqstep threads=T.
 
 Checks, before anything is timed, for each file: pyarrow's filtered reads
-(as timed, * included) give the expected rows of q1-q3 (every row for whole, cols3 and iter);
-pqstep's tables for cols3 and q1-q3 equal pyarrow's (pyarrow's strings cast
+(as timed, * included) give the expected rows of q1-q3 (every row for
+whole, cols3 and iter); pqstep's tables for cols3 and q1-q3 equal pyarrow's (pyarrow's strings cast
 to string); then every system runs every case once (a worker per system)
 and must return the expected number of rows. Any difference stops the
 benchmark. The timed workers check the row count of every run again.

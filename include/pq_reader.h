@@ -106,6 +106,17 @@ typedef struct pq_stage_stats {
  * Options
  * ------------------------------------------------------------------------- */
 
+/* How string and binary columns come out of the decode stage. */
+typedef enum pq_string_type {
+    PQ_STRINGS_STRING = 0, /* Arrow string / binary ("u" / "z"): int32 offsets and one data
+                            * buffer per column chunk; every value copied */
+    PQ_STRINGS_VIEW = 1    /* Arrow string_view / binary_view ("vu" / "vz"): 16-byte views;
+                            * a value of a dictionary-encoded page is a copy of its
+                            * dictionary entry's view, the bytes stay in the dictionary
+                            * (no copy of repeated strings). For top-level columns; a
+                            * string inside a struct, list or map stays "u" / "z" */
+} pq_string_type;
+
 typedef struct pq_reader_options {
     /* Bytes read speculatively from the end of the file to catch the footer in
      * one read. 0 means the default, 64 KiB. Minimum effective value is 8. */
@@ -194,6 +205,9 @@ typedef struct pq_reader_options {
     uint32_t coalesce_gap;
     uint64_t coalesce_max;
     bool no_coalescing;
+    /* Decode stage: the Arrow type of string and binary columns
+     * (pq_string_type; default PQ_STRINGS_STRING). JSON columns stay "u". */
+    uint32_t string_type;
 } pq_reader_options;
 
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */

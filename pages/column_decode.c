@@ -67,7 +67,15 @@ typedef struct cd_ctx {
     size_t data_cap;         /* bytes */
     uint64_t strings_ahead;  /* BYTE_ARRAY: string bytes the pages after this one hold at
                               * least (strings_lower_bound), for failing early */
+    bool views;              /* PQ_DECODE_STRING_VIEWS on a BYTE_ARRAY leaf */
+    size_t views_cap;        /* bytes */
+    uint8_t *dict_views;     /* views: a view per dictionary entry (buffer 1) */
+    size_t dict_views_cap;
 } cd_ctx;
+
+/* Buffers views point into (pq_column_values.view_bufs). */
+#define VIEW_BUF_DATA 0
+#define VIEW_BUF_DICT 1
 
 /* ---------------------------------------------------------------------------
  * Errors
@@ -157,6 +165,31 @@ static pq_status reserve_values(cd_ctx *c, size_t n)
     if (total < n || !mul_ok(total, c->width, &bytes))
         return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
     return grow(c, (void **)&c->out->values, &c->values_cap, bytes, "values");
+}
+
+/* Room for `n` more 16-byte string views. */
+static pq_status reserve_views(cd_ctx *c, size_t n)
+{
+    size_t total = c->out->n_values + n, bytes;
+    if (total < n || !mul_ok(total, 16, &bytes))
+        return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    return grow(c, (void **)&c->out->views, &c->views_cap, bytes, "string views");
+}
+
+/* The Arrow view of the `len` bytes at `p`, which lie at `offset` in view
+ * buffer `buf`: inline up to 12 bytes, else a 4-byte prefix and where. */
+static inline void make_view(uint8_t *w, const uint8_t *p, size_t len, uint32_t buf, uint32_t offset)
+{
+    uint32_t l = (uint32_t)len;
+    memcpy(w, &l, 4);
+    if (len <= 12) {
+        memset(w + 4, 0, 12);
+        if (len) memcpy(w + 4, p, len);
+        return;
+    }
+    memcpy(w + 4, p, 4);
+    memcpy(w + 8, &buf, 4);
+    memcpy(w + 12, &offset, 4);
 }
 
 /* Room for `n` more byte-array offsets. */
@@ -391,6 +424,14 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
                 if (l > c->dict_max_len) c->dict_max_len = l;
             }
         }
+        if (st == PQ_OK && c->views) { /* one view per entry, into the dictionary's bytes */
+            if ((st = grow(c, (void **)&c->dict_views, &c->dict_views_cap, (n ? n : 1) * 16, "dictionary")) != PQ_OK)
+                return st;
+            for (size_t i = 0; i < n; i++)
+                make_view(c->dict_views + 16 * i, c->dict_data + c->dict_offsets[i],
+                          (size_t)(c->dict_offsets[i + 1] - c->dict_offsets[i]), VIEW_BUF_DICT,
+                          (uint32_t)c->dict_offsets[i]);
+        }
     } else if (type == PQ_BOOLEAN) {
         if (n / 8 > len)
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
@@ -469,7 +510,8 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     pq_status st;
     if (!c->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
     bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
-    if ((st = binary ? reserve_offsets(c, n) : reserve_values(c, n)) != PQ_OK) return st;
+    if ((st = c->views ? reserve_views(c, n) : binary ? reserve_offsets(c, n) : reserve_values(c, n)) != PQ_OK)
+        return st;
 
     pq_rle_decoder d;
     if ((st = pq_rle_init_dict_indices(&d, src, len, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
@@ -486,7 +528,10 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
                             idx[i], done + i, c->dict_n);
         size_t at = o->n_values + done;
         size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
-        if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
+        if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
+            uint8_t *w = o->views + at * 16;
+            for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
+        } else if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
             /* Room for the longest entry each time (rarely more than a few MB
              * ahead of what is needed): one pass. */
             if ((st = reserve_data(c, bound)) != PQ_OK) return st;
@@ -668,7 +713,36 @@ static pq_status values_byte_stream_split(cd_ctx *c, const uint8_t *src, size_t 
 }
 
 /* The n non-null values of a data page, encoded as `enc`, appended. */
+static pq_status decode_values_as_is(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n);
+
+/* Views over the values [n0, n1) a page decoded as offsets into data. */
+static pq_status views_from_offsets(cd_ctx *c, size_t n0, size_t n1)
+{
+    pq_column_values *o = c->out;
+    size_t keep = o->n_values;
+    o->n_values = n0; /* reserve_views counts from here */
+    pq_status st = reserve_views(c, n1 - n0);
+    o->n_values = keep;
+    if (st != PQ_OK) return st;
+    for (size_t k = n0; k < n1; k++) {
+        int32_t s = o->offsets[k], e = o->offsets[k + 1];
+        make_view(o->views + 16 * k, o->data + s, (size_t)(e - s), VIEW_BUF_DATA, (uint32_t)s);
+    }
+    return PQ_OK;
+}
+
+/* A page's values; with views, the values of a page not dictionary-encoded
+ * are decoded as offsets and data, then seen through views of that data. */
 static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
+{
+    bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+    if (!c->views || dict) return decode_values_as_is(c, enc, src, len, n);
+    size_t n0 = c->out->n_values;
+    pq_status st = decode_values_as_is(c, enc, src, len, n);
+    return st == PQ_OK ? views_from_offsets(c, n0, c->out->n_values) : st;
+}
+
+static pq_status decode_values_as_is(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
 {
     int32_t type = c->leaf->physical_type;
     if (n == 0) return PQ_OK; /* writers differ on what an all-null page holds */
@@ -884,6 +958,36 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                                size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                pq_column_values *out, pq_error *err)
 {
+    return pq_column_decode_flags(cctx, leaf, codec, chunk, chunk_len, pages, npages, memory_limit, 0, out, err);
+}
+
+/* With views, the result's data and the dictionary become its view buffers
+ * (the offsets were scratch). */
+static pq_status finish_views(cd_ctx *c)
+{
+    pq_column_values *o = c->out;
+    if (!o->views && !(o->views = malloc(16))) return fail(c, PQ_ERR_NOMEM, "out of memory");
+    if (!o->data && !(o->data = calloc(1, 8))) return fail(c, PQ_ERR_NOMEM, "out of memory");
+    o->view_bufs[VIEW_BUF_DATA] = o->data;
+    o->view_buf_lens[VIEW_BUF_DATA] = o->data_len;
+    o->data = NULL;
+    o->data_len = 0;
+    o->n_view_bufs = 1;
+    if (c->have_dict) {
+        o->view_bufs[VIEW_BUF_DICT] = c->dict_data;
+        o->view_buf_lens[VIEW_BUF_DICT] = c->dict_offsets[c->dict_n] - c->dict_offsets[0];
+        c->dict_data = NULL;
+        o->n_view_bufs = 2;
+    }
+    pq_pool_give(o->offsets);
+    o->offsets = NULL;
+    return PQ_OK;
+}
+
+pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
+                                 size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                                 unsigned flags, pq_column_values *out, pq_error *err)
+{
     cd_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
@@ -905,14 +1009,18 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                     pq_physical_type_name(leaf->physical_type), leaf->type_length);
     if (!pq_codec_supported(codec)) return fail(&c, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
 
+    c.views = (flags & PQ_DECODE_STRING_VIEWS) && leaf->physical_type == PQ_BYTE_ARRAY;
+
     pq_codec_ctx_init(&c.own_cctx);
     c.cctx = cctx ? cctx : &c.own_cctx;
     pq_status st = decode_pages(&c, chunk, chunk_len, pages, npages);
+    if (st == PQ_OK && c.views) st = finish_views(&c);
     pq_codec_ctx_free(&c.own_cctx);
     pq_pool_give(c.buf);
     pq_pool_give(c.dict_values);
     pq_pool_give(c.dict_offsets);
     pq_pool_give(c.dict_data);
+    pq_pool_give(c.dict_views);
     if (st != PQ_OK) pq_column_values_free(out);
     return st;
 }
@@ -925,6 +1033,8 @@ void pq_column_values_free(pq_column_values *v)
     pq_pool_give(v->values);
     pq_pool_give(v->offsets);
     pq_pool_give(v->data);
+    pq_pool_give(v->views);
+    for (size_t i = 0; i < v->n_view_bufs; i++) pq_pool_give(v->view_bufs[i]);
     memset(v, 0, sizeof *v);
 }
 

@@ -53,7 +53,25 @@ typedef struct pq_column_values {
     int32_t *offsets;
     uint8_t *data;
     size_t data_len;
+    /* BYTE_ARRAY decoded with PQ_DECODE_STRING_VIEWS: n_values 16-byte Arrow
+     * string views instead (offsets and data are then NULL). A value of at
+     * most 12 bytes is inline; a longer one lies at the view's offset in
+     * view_bufs[0] (the chunk's own copies of non-dictionary values,
+     * view_buf_lens[0] bytes) or view_bufs[1] (the dictionary's entries,
+     * when the chunk had one). n_view_bufs is 1 or 2; the buffers are never
+     * NULL. */
+    uint8_t *views;
+    uint8_t *view_bufs[2];
+    size_t view_buf_lens[2];
+    size_t n_view_bufs;
 } pq_column_values;
+
+/* Decode flags (pq_column_decode_flags). */
+enum {
+    PQ_DECODE_STRING_VIEWS = 1u << 0 /* BYTE_ARRAY: Arrow views (pq_column_values.views): a
+                                      * dictionary-encoded value is a copy of its entry's view,
+                                      * no bytes copied */
+};
 
 /* Decode the pages of one column chunk of `leaf`. `codec` is the chunk's
  * pq_codec, `chunk` its bytes (chunk_len of them) and `pages` what the walk
@@ -79,6 +97,27 @@ pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *ch
 pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
                                size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                pq_column_values *out, pq_error *err);
+
+/* pq_column_decode_ctx with PQ_DECODE_* flags. */
+pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
+                                 size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                                 unsigned flags, pq_column_values *out, pq_error *err);
+
+/* Value k (of n_values) of a BYTE_ARRAY result, views or offsets alike. */
+static inline void pq_column_values_bytes(const pq_column_values *v, size_t k, const uint8_t **p, size_t *len)
+{
+    if (v->views) {
+        const uint8_t *w = v->views + 16 * k;
+        uint32_t l = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24;
+        uint32_t b = (uint32_t)w[8] | (uint32_t)w[9] << 8 | (uint32_t)w[10] << 16 | (uint32_t)w[11] << 24;
+        uint32_t o = (uint32_t)w[12] | (uint32_t)w[13] << 8 | (uint32_t)w[14] << 16 | (uint32_t)w[15] << 24;
+        *len = l;
+        *p = l <= 12 ? w + 4 : v->view_bufs[b] + o;
+        return;
+    }
+    *len = (size_t)(v->offsets[k + 1] - v->offsets[k]);
+    *p = v->data + v->offsets[k];
+}
 
 /* v->def_levels, stored now if it was left out because every level is
  * max_def (max_def > 0): for consumers that need the array. PQ_ERR_NOMEM. */

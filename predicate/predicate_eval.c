@@ -26,6 +26,7 @@ typedef enum col_kind {
     K_F64,
     K_BIN32,  /* int32 offsets + data */
     K_BIN64,  /* int64 offsets + data */
+    K_VIEW,   /* 16-byte views into variadic data buffers (string_view, binary_view) */
     K_FIXED,  /* `width` bytes per slot */
     K_DEC     /* decimal128 / decimal256: `width` bytes LE two's complement */
 } col_kind;
@@ -37,6 +38,8 @@ typedef struct col_view {
     const uint8_t *valid;  /* NULL: no nulls */
     const uint8_t *data;   /* values, or the offsets of BIN32/BIN64 */
     const uint8_t *bytes;  /* BIN32/BIN64 data */
+    const void *const *bufs; /* VIEW: the array's buffers (data buffers from index 2) */
+    int64_t nbufs;
 } col_view;
 
 typedef struct eval_ctx {
@@ -68,7 +71,7 @@ static bool parse_format(const char *f, col_view *v)
         {"n", K_NULL, 0},   {"b", K_BOOL, 0},   {"c", K_INT, 1},    {"C", K_UINT, 1},   {"s", K_INT, 2},
         {"S", K_UINT, 2},   {"i", K_INT, 4},    {"I", K_UINT, 4},   {"l", K_INT, 8},    {"L", K_UINT, 8},
         {"f", K_F32, 4},    {"g", K_F64, 8},    {"u", K_BIN32, 0},  {"z", K_BIN32, 0},  {"U", K_BIN64, 0},
-        {"Z", K_BIN64, 0},  {"tdD", K_INT, 4},  {"tts", K_INT, 4},  {"ttm", K_INT, 4},  {"ttu", K_INT, 8},
+        {"Z", K_BIN64, 0},  {"vu", K_VIEW, 16}, {"vz", K_VIEW, 16}, {"tdD", K_INT, 4},  {"tts", K_INT, 4},  {"ttm", K_INT, 4},  {"ttu", K_INT, 8},
         {"ttn", K_INT, 8},  {"e", K_FIXED, 2} /* float16: IS [NOT] NULL only (the binder) */};
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
         if (strcmp(f, fixed[k].fmt) == 0) {
@@ -115,6 +118,7 @@ static bool kind_fits(col_kind k, const pq_expr *e)
     case K_F64: return t == PQ_FLOAT || t == PQ_DOUBLE;
     case K_BIN32:
     case K_BIN64:
+    case K_VIEW:
     case K_FIXED: return t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY;
     case K_DEC:
         return e->logical.kind == PQ_LOGICAL_DECIMAL &&
@@ -143,13 +147,18 @@ static pq_status view_column(eval_ctx *c, const pq_expr *e, col_view *v)
                             "predicate: column %.64s has %lld rows, %lld needed", e->column,
                             (long long)a->length, (long long)c->length);
     if (v->kind == K_NULL || c->length == 0) return PQ_OK;
-    int64_t need = v->kind == K_BIN32 || v->kind == K_BIN64 ? 3 : 2;
+    int64_t need = v->kind == K_BIN32 || v->kind == K_BIN64 ? 3 : v->kind == K_VIEW ? 3 : 2;
     if (a->n_buffers < need || !a->buffers || !a->buffers[1] || (need == 3 && !a->buffers[2]))
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: column %.64s lacks buffers",
                             e->column);
     v->off = a->offset;
     v->valid = a->null_count != 0 ? a->buffers[0] : NULL;
     v->data = a->buffers[1];
+    if (v->kind == K_VIEW) { /* validity, views, data buffers..., their sizes */
+        v->bufs = a->buffers;
+        v->nbufs = a->n_buffers - 3;
+        return PQ_OK;
+    }
     if (need == 3) v->bytes = a->buffers[2];
     return PQ_OK;
 }
@@ -183,6 +192,29 @@ static void decimal_value(const pq_expr *e, const uint8_t *p, int w, pq_value *r
     rv->len = (size_t)w;
 }
 
+/* The bytes of row j of a view column (j counts the Arrow offset in). A view
+ * naming a buffer the array lacks reads as empty. */
+static inline void view_at(const col_view *v, int64_t j, const uint8_t **p, size_t *len)
+{
+    const uint8_t *w = v->data + j * 16;
+    int32_t l, b, o;
+    memcpy(&l, w, 4);
+    if (l <= 12) {
+        *p = w + 4;
+        *len = l > 0 ? (size_t)l : 0;
+        return;
+    }
+    memcpy(&b, w + 8, 4);
+    memcpy(&o, w + 12, 4);
+    if (b < 0 || b >= v->nbufs || o < 0) {
+        *p = w;
+        *len = 0;
+        return;
+    }
+    *p = (const uint8_t *)v->bufs[2 + b] + o;
+    *len = (size_t)l;
+}
+
 /* Compare row i with `val`: <0, 0, >0, or 2 when unordered (NaN). */
 static int row_cmp(const col_view *v, const pq_expr *e, int64_t i, const pq_value *val)
 {
@@ -213,6 +245,12 @@ static int row_cmp(const col_view *v, const pq_expr *e, int64_t i, const pq_valu
         memcpy(o, v->data + j * 8, 16);
         rv.bytes = (uint8_t *)(v->bytes + o[0]);
         rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+        break;
+    }
+    case K_VIEW: {
+        const uint8_t *p;
+        view_at(v, j, &p, &rv.len);
+        rv.bytes = (uint8_t *)p;
         break;
     }
     case K_FIXED:
@@ -311,13 +349,27 @@ static inline int32_t load_i32(const uint8_t *p)
     return x;
 }
 
+/* The bytes of row j of a string column (offsets or views). */
+static inline void str_at(const col_view *v, int64_t j, const uint8_t **p, size_t *len)
+{
+    if (v->kind == K_VIEW) {
+        view_at(v, j, p, len);
+        return;
+    }
+    int32_t o[2];
+    memcpy(o, v->data + j * 4, 8);
+    *len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+    *p = v->bytes + o[0];
+}
+
 /* Row j of a string column against `lit` in unsigned byte order. */
 static inline int bin32_cmp(const col_view *v, int64_t j, const pq_value *lit)
 {
-    int32_t o[2];
-    memcpy(o, v->data + j * 4, 8);
-    size_t len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0, m = len < lit->len ? len : lit->len;
-    int c = m ? memcmp(v->bytes + o[0], lit->bytes, m) : 0;
+    const uint8_t *p;
+    size_t len;
+    str_at(v, j, &p, &len);
+    size_t m = len < lit->len ? len : lit->len;
+    int c = m ? memcmp(p, lit->bytes, m) : 0;
     if (c) return c < 0 ? -1 : 1;
     return (len > lit->len) - (len < lit->len);
 }
@@ -337,10 +389,9 @@ static inline bool in_sorted_i64(const pq_value *vals, size_t n, int64_t x)
 /* Row j of a string column among n values (distinct): equal length first. */
 static inline bool in_bin32(const col_view *v, int64_t j, const pq_value *vals, size_t n)
 {
-    int32_t o[2];
-    memcpy(o, v->data + j * 4, 8);
-    size_t len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
-    const uint8_t *p = v->bytes + o[0];
+    const uint8_t *p;
+    size_t len;
+    str_at(v, j, &p, &len);
     for (size_t k = 0; k < n; k++)
         if (vals[k].len == len && (len == 0 || memcmp(vals[k].bytes, p, len) == 0)) return true;
     return false;
@@ -363,7 +414,7 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_
     } else if (int_decimal(v, e)) {
         int64_t y = lit->i;
         CMP_BYTES(int64_t, memcpy(&x, v->data + j * 16, 8), op_holds(op, cmp_i64(x, y)))
-    } else if (v->kind == K_BIN32 && e->order == PQ_ORDER_BYTES) {
+    } else if ((v->kind == K_BIN32 || v->kind == K_VIEW) && e->order == PQ_ORDER_BYTES) {
         CMP_BYTES(int, x = bin32_cmp(v, j, lit), op_holds(op, x))
     } else {
         return false;
@@ -381,7 +432,7 @@ static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_t
         int w = v->kind == K_DEC ? 16 : v->width;
         CMP_BYTES(int64_t, x = w == 4 ? (int64_t)load_i32(v->data + j * 4) : load_i64(v->data + j * w),
                   in_sorted_i64(vals, nv, x))
-    } else if (v->kind == K_BIN32 && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
+    } else if ((v->kind == K_BIN32 || v->kind == K_VIEW) && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
         CMP_BYTES(bool, x = in_bin32(v, j, vals, nv), x)
     } else {
         return false;

@@ -21,7 +21,7 @@
  * the flat Arrow array and its schema for leaf `leaf` as pqstep exports
  * them (any Arrow offset is honoured; the array must hold at least `length`
  * slots); entries for leaves the predicate does not read may be NULL.
- * Formats: b c C s S i I l L f g u z U Z w:N d:P,S[,128|,256] tdD tts ttm
+ * Formats: b c C s S i I l L f g u z U Z vu vz w:N d:P,S[,128|,256] tdD tts ttm
  * ttu ttn ts?:tz, n (all null) and e (float16, for IS [NOT] NULL).
  * row_defs[leaf] (may be NULL when the predicate tests no group) holds, for
  * each row, the definition level of leaf `leaf` at the row's first entry:

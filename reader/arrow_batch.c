@@ -31,13 +31,19 @@
 #define JULIAN_EPOCH_DAY 2440588
 #define NANOS_PER_DAY 86400000000000ull
 
+#define PQ_COLUMN_MAX_BUFFERS 5
+
 struct pq_arrow_column {
     atomic_int refs;
     int64_t length;
     int64_t null_count;
     int64_t n_buffers;
-    const void *buffers[3]; /* what ArrowArray.buffers points at */
-    void *owned[3];         /* what to free */
+    /* What ArrowArray.buffers points at: at most 5 (a string view array:
+     * validity, views, its own data, the dictionary's, the data sizes). */
+    const void *buffers[PQ_COLUMN_MAX_BUFFERS];
+    void *owned[PQ_COLUMN_MAX_BUFFERS]; /* what to free */
+    int64_t view_sizes[2];  /* LAYOUT_VIEW: the variadic buffers' sizes (the last buffer) */
+    pq_arrow_column *base;  /* LAYOUT_VIEW taken from another: holds its data buffers */
     uint64_t nbytes;        /* bytes of this node's buffers (the children's not counted) */
     uint8_t layout;         /* column_layout: how the buffers are laid out */
     uint32_t width;         /* LAYOUT_FIXED: bytes per slot */
@@ -52,6 +58,7 @@ typedef enum column_layout {
     LAYOUT_BOOL,      /* validity, bits */
     LAYOUT_FIXED,     /* validity, width bytes per slot */
     LAYOUT_BINARY,    /* validity, int32 offsets, data */
+    LAYOUT_VIEW,      /* validity, 16-byte views, 1 or 2 data buffers, their int64 sizes */
     LAYOUT_STRUCT,    /* validity, children */
     LAYOUT_LIST       /* validity, int32 offsets, one child (lists and maps) */
 } column_layout;
@@ -126,7 +133,8 @@ static pq_arrow_column *column_new(int64_t length)
 void pq_arrow_column_release(pq_arrow_column *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
-    for (int i = 0; i < 3; i++) pq_pool_give(c->owned[i]);
+    for (int i = 0; i < PQ_COLUMN_MAX_BUFFERS; i++) pq_pool_give(c->owned[i]);
+    pq_arrow_column_release(c->base);
     for (size_t i = 0; i < c->n_children; i++) pq_arrow_column_release(c->children[i]);
     free(c->children);
     free(c);
@@ -270,6 +278,40 @@ static pq_status build_binary(pq_arrow_column *c, pq_column_values *v, const uin
     size_t data_len = v->data_len;
     v->data = NULL;
     return column_own(c, 2, data, data_len) ? PQ_OK : PQ_ERR_NOMEM;
+}
+
+static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values);
+
+/* String views: the 16-byte views spread to their slots (a null slot is an
+ * empty inline view), then the data buffers and their sizes, taken as is. */
+static pq_status build_views(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity)
+{
+    size_t n = v->n_levels, m = v->n_values;
+    uint8_t *views = v->views;
+    if (n > SIZE_MAX / 16 - 1) return PQ_ERR_NOMEM;
+    if (validity && n > m) {
+        uint8_t *q = realloc(views, n * 16);
+        if (!q) return PQ_ERR_NOMEM;
+        views = q;
+    }
+    v->views = NULL;
+    if (!column_own(c, 1, views, n * 16)) {
+        free(views);
+        return PQ_ERR_NOMEM;
+    }
+    if (validity) spread_in_place(views, 16, validity, n, m);
+    size_t nb = v->n_view_bufs;
+    for (size_t i = 0; i < nb; i++) {
+        c->owned[2 + i] = v->view_bufs[i];
+        c->buffers[2 + i] = v->view_bufs[i];
+        c->view_sizes[i] = (int64_t)v->view_buf_lens[i];
+        c->nbytes += v->view_buf_lens[i];
+        v->view_bufs[i] = NULL;
+    }
+    v->n_view_bufs = 0;
+    c->buffers[2 + nb] = c->view_sizes;
+    c->n_buffers = (int64_t)(3 + nb);
+    return PQ_OK;
 }
 
 /* Dense conversion loops: n values of width w into n slots of width ow.
@@ -559,6 +601,12 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
     case PQ_ARROW_STRING:
     case PQ_ARROW_BINARY:
     case PQ_ARROW_EXTENSION_JSON:
+        if (v->views) {
+            c->layout = LAYOUT_VIEW;
+            c->width = 16;
+            st = leaf->arrow.id != PQ_ARROW_EXTENSION_JSON ? build_views(c, v, validity) : PQ_ERR_UNSUPPORTED;
+            break;
+        }
         c->n_buffers = 3;
         c->layout = LAYOUT_BINARY;
         st = leaf->physical_type == PQ_BYTE_ARRAY ? build_binary(c, v, validity) : PQ_ERR_UNSUPPORTED;
@@ -1116,6 +1164,25 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         }
         for (int64_t i = 0, j = 0; i < n; i++)
             if (keep_bit(keep, i)) memcpy(dst + (size_t)j++ * w, src + (size_t)i * w, w);
+        break;
+    }
+    case LAYOUT_VIEW: {
+        /* The kept views; the data buffers stay the source's, held by a reference. */
+        uint8_t *dst = malloc((size_t)(kept ? kept : 1) * 16);
+        const uint8_t *src = (const uint8_t *)c->buffers[1] + (size_t)at * 16;
+        if (!dst || !column_own(t, 1, dst, (size_t)kept * 16)) {
+            free(dst);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (keep_bit(keep, i)) memcpy(dst + (size_t)j++ * 16, src + (size_t)i * 16, 16);
+        pq_arrow_column *base = (pq_arrow_column *)c;
+        atomic_fetch_add(&base->refs, 1);
+        t->base = base;
+        for (int64_t b = 2; b < c->n_buffers; b++) t->buffers[b] = c->buffers[b];
+        memcpy(t->view_sizes, c->view_sizes, sizeof t->view_sizes);
+        t->buffers[c->n_buffers - 1] = t->view_sizes;
         break;
     }
     case LAYOUT_BINARY: {

@@ -44,6 +44,35 @@ static bool selection_is_flat(const pq_reader *r, const pq_schema *schema)
     return true;
 }
 
+/* Whether leaf `leaf` decodes into string views: asked for, a top-level
+ * string or binary column (not JSON). */
+static bool uses_views(const pq_reader *r, const pq_schema *schema, uint32_t leaf)
+{
+    const pq_leaf *lf = &schema->leaves[leaf];
+    return r->opts.string_type == PQ_STRINGS_VIEW && lf->physical_type == PQ_BYTE_ARRAY &&
+           (lf->arrow.id == PQ_ARROW_STRING || lf->arrow.id == PQ_ARROW_BINARY) && pq_reader_leaf_is_flat(schema, lf);
+}
+
+/* The exported schema's fields for view columns say so: "vu" / "vz". The
+ * formats are static strings (the release frees the node blocks, never a
+ * format on its own). Flat selections map field i to leaf columns[i];
+ * otherwise a flat leaf is the top-level field of its name. */
+static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t n, bool flat, struct ArrowSchema *s)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    for (size_t i = 0; i < n; i++) {
+        if (!uses_views(r, schema, columns[i])) continue;
+        const char *name = schema->nodes[schema->leaves[columns[i]].node].name;
+        for (int64_t k = flat ? (int64_t)i : 0; k < s->n_children && (!flat || k == (int64_t)i); k++) {
+            struct ArrowSchema *f = s->children[k];
+            if (!flat && strcmp(f->name, name) != 0) continue;
+            if (strcmp(f->format, "u") == 0) f->format = "vu";
+            else if (strcmp(f->format, "z") == 0) f->format = "vz";
+            break;
+        }
+    }
+}
+
 /* Decode one chunk's kept pages and check the value count against the rows
  * they hold (levels of a flat column; records of a nested one are checked
  * when assembled). */
@@ -58,19 +87,22 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
     uint64_t kept = 0;
     for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
-    pq_status st = pq_column_decode_ctx(cctx, leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
-                                        r->opts.memory_limit, v, err);
+    unsigned flags = uses_views(r, schema, ch->info.column) ? PQ_DECODE_STRING_VIEWS : 0;
+    pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
+                                          r->opts.memory_limit, flags, v, err);
     if (st != PQ_OK) { /* name the chunk, as the page-header stage does */
         char what[PQ_ERROR_MESSAGE_SIZE];
         memcpy(what, err->message, sizeof what);
         return pq_error_set(err, st, "RowGroup[%u].columns[%u] '%s': %s", ch->info.row_group, ch->info.column,
                             leaf->path, what);
     }
-    if (r->opts.validate_utf8 && v->offsets &&
+    if (r->opts.validate_utf8 && (v->offsets || v->views) &&
         (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
         for (size_t k = 0; k < v->n_values; k++) {
-            size_t len = (size_t)(v->offsets[k + 1] - v->offsets[k]);
-            size_t bad = pq_utf8_invalid_at(v->data + v->offsets[k], len);
+            const uint8_t *p;
+            size_t len;
+            pq_column_values_bytes(v, k, &p, &len);
+            size_t bad = pq_utf8_invalid_at(p, len);
             if (bad < len) {
                 pq_column_values_free(v);
                 return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
@@ -433,6 +465,7 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
     }
     if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
     if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
+    if (st == PQ_OK && nv) schema_use_views(r, vleaves, nv, true, &bschema);
     for (size_t k = 0; st == PQ_OK && k < nv; k++) {
         by_leaf[vleaves[k]] = batch.children[k];
         types[vleaves[k]] = bschema.children[k];
@@ -670,6 +703,7 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
     }
     if (out_schema && flat) {
         st = pq_arrow_batch_schema(r->md, r->sel_columns, ncols, out_schema, err);
+        if (st == PQ_OK) schema_use_views(r, r->sel_columns, ncols, true, out_schema);
     } else if (out_schema) {
         st = pq_metadata_arrow_schema(r->md, r->sel_columns, n, out_schema, err);
         if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
@@ -677,6 +711,7 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
                               (long long)out_schema->n_children);
             out_schema->release(out_schema);
         }
+        if (st == PQ_OK) schema_use_views(r, r->sel_columns, n, false, out_schema);
     }
     if (st != PQ_OK) return st;
     int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);

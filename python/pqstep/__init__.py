@@ -325,11 +325,14 @@ class Reader:
     cache        a MetadataCache to look the footer up in (and store it)
     columns      leaf indexes (ints: the footer parse decodes only their
                  column chunks) or dotted paths; kept for the later stages
+    strings      "string" or "string_view": the type of string and binary
+                 columns in what the reader returns (see read_table)
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
-                 footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False):
+                 footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
+                 strings="string"):
         self.path = os.fspath(path)
         self._handle = None
         self._md = None
@@ -338,6 +341,8 @@ class Reader:
         opts.footer_read_size = footer_read_size
         if memory_limit is not None:
             opts.memory_limit = memory_limit
+        opts.string_type = _string_type(strings)
+        self._strings = strings
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -451,7 +456,7 @@ class Reader:
         cols = self.columns if columns is None else self._resolve(list(columns))
         return list(_decoded_batches(self.path, self.metadata, cols, [i], threads=self._threads,
                                      validate_utf8=self._validate_utf8,
-                                     memory_limit=self._memory_limit))[0]
+                                     memory_limit=self._memory_limit, strings=self._strings))[0]
 
     def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
         """Back to the select stage with a new choice (pq_reader_reselect)."""
@@ -520,7 +525,7 @@ class Reader:
         if cols is None:
             cols = list(range(self.metadata.num_columns))
         if row_limit == 0:
-            return _import_schema(self.metadata, cols).empty_table()
+            return _import_schema(self.metadata, cols, self._strings).empty_table()
         h, cols = self._reselect(row_groups, row_offset, row_limit, cols, filter, prune)
         err = _c.pq_error()
         if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
@@ -528,7 +533,7 @@ class Reader:
         batches = list(_export_batches(h, 0, self.path))
         if batches:
             return pa.Table.from_batches(batches)
-        return _import_schema(self.metadata, cols).empty_table()
+        return _import_schema(self.metadata, cols, self._strings).empty_table()
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
         """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
@@ -546,7 +551,7 @@ class Reader:
             for b in _decoded_batches(self.path, md, cols, [g], batch_size=batch_size,
                                       threads=self._threads if threads is None else threads,
                                       validate_utf8=self._validate_utf8,
-                                      memory_limit=self._memory_limit):
+                                      memory_limit=self._memory_limit, strings=self._strings):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -572,7 +577,32 @@ def read_metadata(path, cache=None):
         return r.metadata
 
 
-def _import_schema(md, cols):
+_STRING_TYPES = {"string": 0, "string_view": 1}
+
+
+def _string_type(strings):
+    """strings= as pq_string_type: "string" (Arrow string / binary) or
+    "string_view" (string_view / binary_view)."""
+    if strings not in _STRING_TYPES:
+        raise ValueError("strings must be one of %s, not %r" % (", ".join(sorted(_STRING_TYPES)), strings))
+    return _STRING_TYPES[strings]
+
+
+def _import_schema(md, cols, strings="string"):
+    """The selection's schema as batches have it: top-level string and
+    binary fields as views with strings="string_view"."""
+    schema = _import_file_schema(md, cols)
+    if strings != "string_view":
+        return schema
+    import pyarrow as pa
+    view = {pa.string(): pa.string_view(), pa.binary(): pa.binary_view()}
+    for i, f in enumerate(schema):
+        if f.type in view and not (f.metadata and b"ARROW:extension:name" in f.metadata):
+            schema = schema.set(i, f.with_type(view[f.type]))
+    return schema
+
+
+def _import_file_schema(md, cols):
     import pyarrow as pa
     sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
     err = _c.pq_error()
@@ -617,7 +647,7 @@ class _Filter:
 
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
-                     filter=None, prune=True):
+                     filter=None, prune=True, strings="string"):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -653,6 +683,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     opts.validate_utf8 = bool(validate_utf8)
     if memory_limit is not None:
         opts.memory_limit = memory_limit
+    opts.string_type = _string_type(strings)
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -697,7 +728,7 @@ def _export_batches(h, batch_size, path):
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
-               cache=None):
+               cache=None, strings="string"):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
@@ -716,7 +747,11 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     names ("statistics", "dictionary", "bloom_filter", "page_index") uses
     only those. metadata (a
     FileMetadata) or cache (a MetadataCache): reuse a parsed footer, as for
-    Reader."""
+    Reader. strings: "string" (the default: pa.string() / pa.binary(),
+    every value copied) or "string_view" (pa.string_view() /
+    pa.binary_view() for top-level columns: a dictionary-encoded value is
+    its dictionary entry's view, no bytes copied; what DuckDB, polars and
+    DataFusion use)."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
         md = r.metadata
@@ -724,7 +759,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
                                         row_limit=row_limit, threads=threads,
                                         validate_utf8=validate_utf8, memory_limit=memory_limit,
-                                        filter=filter, prune=prune))
+                                        filter=filter, prune=prune, strings=strings))
     if batches:
         return pa.Table.from_batches(batches)
-    return _import_schema(md, cols).empty_table()
+    return _import_schema(md, cols, strings).empty_table()
