@@ -71,7 +71,36 @@ typedef struct cd_ctx {
     size_t views_cap;        /* bytes */
     uint8_t *dict_views;     /* views: a view per dictionary entry (buffer 1) */
     size_t dict_views_cap;
+    const pq_decode_rows *rows; /* selection-vector decode: the rows wanted, or NULL: all */
+    size_t page_row;         /* the chunk row the page being decoded starts at */
 } cd_ctx;
+
+/* Selection-vector decode: whether chunk row `row` is wanted. */
+static inline bool row_wanted(const cd_ctx *c, uint64_t row)
+{
+    const pq_decode_rows *s = c->rows;
+    uint64_t i = row - s->first;
+    return row >= s->first && i < s->count && ((s->keep[i >> 3] >> (i & 7)) & 1);
+}
+
+/* Whether any of the rows [row, row + n) is wanted. */
+static bool rows_wanted(const cd_ctx *c, uint64_t row, uint64_t n)
+{
+    const pq_decode_rows *s = c->rows;
+    uint64_t a = row > s->first ? row - s->first : 0, b = row + n - s->first;
+    if (row + n <= s->first || a >= s->count) return false;
+    if (b > s->count) b = s->count;
+    for (uint64_t i = a; i < b;) {
+        if ((i & 7) == 0 && i + 8 <= b) {
+            if (s->keep[i >> 3]) return true;
+            i += 8;
+            continue;
+        }
+        if ((s->keep[i >> 3] >> (i & 7)) & 1) return true;
+        i++;
+    }
+    return false;
+}
 
 /* Buffers views point into (pq_column_values.view_bufs). */
 #define VIEW_BUF_DATA 0
@@ -516,6 +545,7 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     pq_rle_decoder d;
     if ((st = pq_rle_init_dict_indices(&d, src, len, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
     uint32_t idx[BATCH];
+    size_t kept = 0; /* selection-vector decode: values written so far */
     for (size_t done = 0; done < n;) {
         size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
         if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
@@ -528,6 +558,33 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
                             idx[i], done + i, c->dict_n);
         size_t at = o->n_values + done;
         size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
+        if (c->rows) { /* only the wanted rows' values (a value is a row here) */
+            size_t w = o->n_values + kept, row = c->page_row + done, k = 0;
+            if (c->views) {
+                for (size_t i = 0; i < got; i++)
+                    if (row_wanted(c, row + i)) memcpy(o->views + 16 * (w + k++), c->dict_views + 16 * (size_t)idx[i], 16);
+            } else if (binary) {
+                size_t need = 0;
+                for (size_t i = 0; i < got; i++)
+                    if (row_wanted(c, row + i)) need += (size_t)(c->dict_offsets[idx[i] + 1] - c->dict_offsets[idx[i]]);
+                if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
+                for (size_t i = 0; i < got; i++) {
+                    if (!row_wanted(c, row + i)) continue;
+                    int32_t a = c->dict_offsets[idx[i]], b = c->dict_offsets[idx[i] + 1];
+                    if (b > a) memcpy(o->data + o->data_len, c->dict_data + (a - c->dict_offsets[0]), (size_t)(b - a));
+                    o->data_len += (size_t)(b - a);
+                    o->offsets[w + k + 1] = (int32_t)o->data_len;
+                    k++;
+                }
+            } else {
+                size_t wd = c->width;
+                for (size_t i = 0; i < got; i++)
+                    if (row_wanted(c, row + i)) memcpy(o->values + (w + k++) * wd, c->dict_values + (size_t)idx[i] * wd, wd);
+            }
+            kept += k;
+            done += got;
+            continue;
+        }
         if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
             uint8_t *w = o->views + at * 16;
             for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
@@ -557,7 +614,7 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
         }
         done += got;
     }
-    o->n_values += n;
+    o->n_values += c->rows ? kept : n;
     return PQ_OK;
 }
 
@@ -731,15 +788,53 @@ static pq_status views_from_offsets(cd_ctx *c, size_t n0, size_t n1)
     return PQ_OK;
 }
 
+/* Selection-vector decode of a page not dictionary-encoded: its values
+ * [n0, n0 + n) (rows page_row...) were decoded whole; keep the wanted ones,
+ * moved down in place while the page is still in cache. */
+static void keep_wanted(cd_ctx *c, size_t n0, size_t n)
+{
+    pq_column_values *o = c->out;
+    size_t w = n0;
+    if (c->views) {
+        for (size_t k = 0; k < n; k++)
+            if (row_wanted(c, c->page_row + k)) {
+                if (w != n0 + k) memcpy(o->views + 16 * w, o->views + 16 * (n0 + k), 16);
+                w++;
+            }
+    } else if (c->leaf->physical_type == PQ_BYTE_ARRAY) {
+        int32_t *off = o->offsets;
+        int32_t end = off[n0];
+        for (size_t k = 0; k < n; k++) {
+            int32_t a = off[n0 + k], b = off[n0 + k + 1];
+            if (!row_wanted(c, c->page_row + k)) continue;
+            if (a != end && b > a) memmove(o->data + end, o->data + a, (size_t)(b - a));
+            end += b - a;
+            off[++w] = end; /* off[w] is the start of the next kept value */
+        }
+        o->data_len = (size_t)end;
+    } else {
+        size_t wd = c->width;
+        for (size_t k = 0; k < n; k++)
+            if (row_wanted(c, c->page_row + k)) {
+                if (w != n0 + k) memcpy(o->values + w * wd, o->values + (n0 + k) * wd, wd);
+                w++;
+            }
+    }
+    o->n_values = w;
+}
+
 /* A page's values; with views, the values of a page not dictionary-encoded
- * are decoded as offsets and data, then seen through views of that data. */
+ * are decoded as offsets and data, then seen through views of that data;
+ * with a row selection, such a page keeps only the wanted rows after. */
 static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
 {
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
-    if (!c->views || dict) return decode_values_as_is(c, enc, src, len, n);
+    if (dict || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
     size_t n0 = c->out->n_values;
     pq_status st = decode_values_as_is(c, enc, src, len, n);
-    return st == PQ_OK ? views_from_offsets(c, n0, c->out->n_values) : st;
+    if (st == PQ_OK && c->views) st = views_from_offsets(c, n0, c->out->n_values);
+    if (st == PQ_OK && c->rows) keep_wanted(c, n0, c->out->n_values - n0);
+    return st;
 }
 
 static pq_status decode_values_as_is(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
@@ -911,7 +1006,7 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
 
     /* What the data pages hold at least of strings, taken off page by page. */
     c->strings_ahead = 0;
-    if (leaf->physical_type == PQ_BYTE_ARRAY)
+    if (leaf->physical_type == PQ_BYTE_ARRAY && !c->rows)
         for (size_t i = 0; i < npages; i++) c->strings_ahead += strings_lower_bound(leaf, &pages[i]);
 
     size_t at = 0;
@@ -920,7 +1015,7 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
         c->page = i;
         c->pi = pi;
         if (pi->type == PQ_PAGE_INDEX) continue;
-        if (leaf->physical_type == PQ_BYTE_ARRAY) {
+        if (leaf->physical_type == PQ_BYTE_ARRAY && !c->rows) { /* a selection may hold fewer */
             c->strings_ahead -= strings_lower_bound(leaf, pi);
             if ((st = check_string_room(c, strings_lower_bound(leaf, pi))) != PQ_OK) return st;
         }
@@ -933,10 +1028,15 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
             const uint8_t *p;
             st = decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, &p);
             if (st == PQ_OK) st = decode_dictionary(c, p, (size_t)pi->uncompressed_size);
+        } else if ((pi->type == PQ_PAGE_DATA || pi->type == PQ_PAGE_DATA_V2) && c->rows &&
+                   !rows_wanted(c, at, (uint64_t)pi->num_values)) {
+            at += (size_t)pi->num_values; /* no wanted row: not even decompressed */
         } else if (pi->type == PQ_PAGE_DATA) {
+            c->page_row = at;
             st = decode_data_v1(c, raw, at);
             at += (size_t)pi->num_values;
         } else if (pi->type == PQ_PAGE_DATA_V2) {
+            c->page_row = at;
             st = decode_data_v2(c, raw, at);
             at += (size_t)pi->num_values;
         } else {
@@ -944,6 +1044,7 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
         }
         if (st != PQ_OK) return st;
     }
+    if (c->rows) o->n_levels = o->n_values; /* a value is a row: the rows kept */
     return PQ_OK;
 }
 
@@ -958,7 +1059,8 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                                size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                pq_column_values *out, pq_error *err)
 {
-    return pq_column_decode_flags(cctx, leaf, codec, chunk, chunk_len, pages, npages, memory_limit, 0, out, err);
+    return pq_column_decode_flags(cctx, leaf, codec, chunk, chunk_len, pages, npages, memory_limit, 0, NULL, out,
+                                  err);
 }
 
 /* With views, the result's data and the dictionary become its view buffers
@@ -986,7 +1088,7 @@ static pq_status finish_views(cd_ctx *c)
 
 pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
                                  size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
-                                 unsigned flags, pq_column_values *out, pq_error *err)
+                                 unsigned flags, const pq_decode_rows *rows, pq_column_values *out, pq_error *err)
 {
     cd_ctx c;
     memset(&c, 0, sizeof c);
@@ -1010,6 +1112,11 @@ pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_
     if (!pq_codec_supported(codec)) return fail(&c, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
 
     c.views = (flags & PQ_DECODE_STRING_VIEWS) && leaf->physical_type == PQ_BYTE_ARRAY;
+    if (rows && !pq_decode_rows_supported(leaf))
+        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: rows selected on a column with levels");
+    if (rows && rows->count && !rows->keep)
+        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: a row selection without its bits");
+    c.rows = rows;
 
     pq_codec_ctx_init(&c.own_cctx);
     c.cctx = cctx ? cctx : &c.own_cctx;

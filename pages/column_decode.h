@@ -98,10 +98,31 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                                size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                pq_column_values *out, pq_error *err);
 
-/* pq_column_decode_ctx with PQ_DECODE_* flags. */
+/* The rows to decode (selection-vector decode): row first + i of the chunk
+ * (rows counted from the chunk's first page, as the pages passed hold
+ * them) when bit i of keep (LSB first) is set, for i < count; no other row. */
+typedef struct pq_decode_rows {
+    const uint8_t *keep;
+    uint64_t first;
+    uint64_t count;
+} pq_decode_rows;
+
+/* Whether pq_column_decode_flags can decode only some rows of leaf `leaf`:
+ * a required top-level value (no definition or repetition levels), where a
+ * value is a row. */
+static inline bool pq_decode_rows_supported(const pq_leaf *leaf)
+{
+    return leaf->max_def == 0 && leaf->max_rep == 0;
+}
+
+/* pq_column_decode_ctx with PQ_DECODE_* flags and, when `rows` is not NULL
+ * (only where pq_decode_rows_supported), only the selected rows: the result
+ * holds them alone, in order (n_levels = n_values = the rows selected). A
+ * data page with no selected row is neither decompressed nor decoded; a
+ * dictionary-encoded page gathers only the selected values. */
 pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
                                  size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
-                                 unsigned flags, pq_column_values *out, pq_error *err);
+                                 unsigned flags, const pq_decode_rows *rows, pq_column_values *out, pq_error *err);
 
 /* Value k (of n_values) of a BYTE_ARRAY result, views or offsets alike. */
 static inline void pq_column_values_bytes(const pq_column_values *v, size_t k, const uint8_t **p, size_t *len)

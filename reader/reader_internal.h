@@ -117,6 +117,8 @@ struct pq_reader {
     pq_arrow_column **decoded;
     uint64_t *decoded_first_row;    /* per entry: the row-group row its array starts at */
     size_t *decoded_chunk;          /* per entry: the chunk whose rows its array holds */
+    bool *decoded_filtered;         /* per entry: decoded for the filter's matching rows alone
+                                     * (selection-vector decode), so no take is needed */
     size_t decoded_len;
     size_t batch_group;             /* pq_reader_next_batch: next selected row group */
     uint64_t batch_row;             /* and the row in it (row-group numbering) */

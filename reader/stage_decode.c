@@ -28,9 +28,11 @@ void pq_reader_free_decoded(pq_reader *r)
     free(r->decoded);
     free(r->decoded_first_row);
     free(r->decoded_chunk);
+    free(r->decoded_filtered);
     r->decoded = NULL;
     r->decoded_first_row = NULL;
     r->decoded_chunk = NULL;
+    r->decoded_filtered = NULL;
     r->decoded_len = 0;
     r->batch_group = 0;
     r->batch_row = 0;
@@ -76,8 +78,18 @@ static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t
 /* Decode one chunk's kept pages and check the value count against the rows
  * they hold (levels of a flat column; records of a nested one are checked
  * when assembled). */
+static pq_status decode_chunk_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
+                                   pq_column_values *v, pq_error *err);
+
 static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
                               pq_error *err)
+{
+    return decode_chunk_rows(r, cctx, i, NULL, v, err);
+}
+
+/* decode_chunk of only the rows `rows` selects (NULL: all). */
+static pq_status decode_chunk_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
+                                   pq_column_values *v, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -89,7 +101,7 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
     for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
     unsigned flags = uses_views(r, schema, ch->info.column) ? PQ_DECODE_STRING_VIEWS : 0;
     pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, (size_t)kept, ch->pages, ch->info.npages,
-                                          r->opts.memory_limit, flags, v, err);
+                                          r->opts.memory_limit, flags, rows, v, err);
     if (st != PQ_OK) { /* name the chunk, as the page-header stage does */
         char what[PQ_ERROR_MESSAGE_SIZE];
         memcpy(what, err->message, sizeof what);
@@ -112,7 +124,7 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
             }
         }
     }
-    if (leaf->max_rep == 0 && v->n_levels != ch->rows.rows) {
+    if (leaf->max_rep == 0 && !rows && v->n_levels != ch->rows.rows) {
         st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
                           ch->info.row_group, leaf->path, v->n_levels,
                           (unsigned long long)ch->rows.rows);
@@ -182,6 +194,13 @@ static pq_status decode_flat_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_
     return st;
 }
 
+/* Whether a column decoded over the rows of `have` lines up with the rows
+ * of `want` by an offset alone: both one run (want's may be empty). */
+static bool lined_up(const pq_row_set *have, const pq_row_set *want)
+{
+    return have->n == 1 && want->n <= 1;
+}
+
 /* A flat unit: output slot i (row group i / n, column i % n). */
 static pq_status run_flat(pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_error *err)
 {
@@ -193,6 +212,29 @@ static pq_status run_flat(pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_error *
         r->decoded[i] = r->late_cols[k];
         r->late_cols[k] = NULL;
         return PQ_OK;
+    }
+    /* Selection-vector decode: where late materialization has the matching
+     * rows and a value is a row, decode only those (no full decode, then take). */
+    size_t g = i / n;
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_leaf *leaf = &schema->leaves[r->chunks[k].info.column];
+    const pq_row_set *want = &r->sel_rows[g];
+    if (r->filter && !r->opts.prune_only && r->late_keep && r->late_keep[g] && pq_decode_rows_supported(leaf) &&
+        lined_up(&r->chunks[k].rows, want) &&
+        (!want->rows || (pq_row_set_first(want) >= r->decoded_first_row[i] &&
+                         pq_row_set_end(want) <= pq_row_set_end(&r->chunks[k].rows)))) {
+        pq_decode_rows rows = {r->late_keep[g], want->rows ? pq_row_set_first(want) - r->decoded_first_row[i] : 0,
+                               want->rows};
+        pq_column_values v;
+        pq_status st = decode_chunk_rows(r, cctx, k, &rows, &v, err);
+        if (st != PQ_OK) return st;
+        st = pq_arrow_column_build(leaf, &v, &r->decoded[i], err);
+        pq_column_values_free(&v);
+        if (st == PQ_OK) {
+            r->decoded_filtered[i] = true;
+            r->decoded_first_row[i] = 0;
+        }
+        return st;
     }
     return decode_flat_chunk(r, cctx, k, &r->decoded[i], err);
 }
@@ -299,12 +341,6 @@ static size_t walk_index(const pq_reader *r, uint32_t leaf)
     return SIZE_MAX; /* bind_filter put every filter leaf there */
 }
 
-/* Whether a column decoded over the rows of `have` lines up with the rows
- * of `want` by an offset alone: both one run (want's may be empty). */
-static bool lined_up(const pq_row_set *have, const pq_row_set *want)
-{
-    return have->n == 1 && want->n <= 1;
-}
 
 /* Column `col`, decoded over the rows of `have` (a chunk's kept pages),
  * reduced to the rows of `want` whose bit in `keep` (one per row of want;
@@ -518,11 +554,23 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
     bool aligned = true;
     for (size_t c = 0; c < n; c++)
         if (r->decoded[g * n + c]) aligned = aligned && lined_up(&r->chunks[r->decoded_chunk[g * n + c]].rows, rows);
+    if (st == PQ_OK && kept == len && aligned) /* every row matched: the rows stay, a selected column holds them */
+        for (size_t c = 0; c < n; c++)
+            if (r->decoded_filtered[g * n + c]) r->decoded_first_row[g * n + c] = len ? pq_row_set_first(rows) : 0;
     if (st == PQ_OK && (kept < len || !aligned)) {
         /* Replace each output column by its delivered rows. */
         for (size_t c = 0; st == PQ_OK && c < n; c++) {
             size_t slot = g * n + c;
             if (!r->decoded[slot]) continue; /* nested: fields are packed first */
+            if (r->decoded_filtered[slot]) { /* decoded for the matching rows alone */
+                if (pq_arrow_column_length(r->decoded[slot]) != kept)
+                    st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                      "RowGroup[%u].columns[%u]: %lld rows decoded for %lld matching rows",
+                                      r->chunks[r->decoded_chunk[slot]].info.row_group,
+                                      r->chunks[r->decoded_chunk[slot]].info.column,
+                                      (long long)pq_arrow_column_length(r->decoded[slot]), (long long)kept);
+                continue;
+            }
             pq_arrow_column *t;
             st = take_rows(&r->chunks[r->decoded_chunk[slot]], r->decoded[slot], rows, keep, kept, &t, err);
             if (st == PQ_OK) {
@@ -589,7 +637,8 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     r->decoded = calloc(n ? n : 1, sizeof *r->decoded);
     r->decoded_first_row = calloc(n ? n : 1, sizeof *r->decoded_first_row);
     r->decoded_chunk = calloc(n ? n : 1, sizeof *r->decoded_chunk);
-    if (!r->decoded || !r->decoded_first_row || !r->decoded_chunk) {
+    r->decoded_filtered = calloc(n ? n : 1, sizeof *r->decoded_filtered);
+    if (!r->decoded || !r->decoded_first_row || !r->decoded_chunk || !r->decoded_filtered) {
         pq_reader_free_decoded(r);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }

@@ -74,7 +74,7 @@ START_TEST(views_from_dictionary_and_plain_pages)
     pq_column_values v;
     pq_error err = {0};
     ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
-                                         PQ_DECODE_STRING_VIEWS, &v, &err) == PQ_OK,
+                                         PQ_DECODE_STRING_VIEWS, NULL, &v, &err) == PQ_OK,
                   "%s", err.message);
     ck_assert_uint_eq(v.n_values, 5);
     ck_assert_ptr_null(v.offsets);
@@ -114,7 +114,7 @@ START_TEST(views_from_dictionary_and_plain_pages)
     pq_column_values_free(&v);
 
     /* Without the flag: offsets and data as before, every value copied. */
-    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, &v, &err),
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, NULL, &v, &err),
                      PQ_OK);
     ck_assert_ptr_null(v.views);
     ck_assert_int_eq(v.offsets[5], 20 + 5 + 20 + 12 + 26);
@@ -125,7 +125,7 @@ START_TEST(views_from_dictionary_and_plain_pages)
     chunk[idx_at] = 2;
     chunk[idx_at + 2] = 0x3F; /* 3, 3, 3, 0 */
     ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
-                                            PQ_DECODE_STRING_VIEWS, &v, &err),
+                                            PQ_DECODE_STRING_VIEWS, NULL, &v, &err),
                      PQ_ERR_CORRUPT_DATA);
     ck_assert_msg(strstr(err.message, "dictionary index 3"), "%s", err.message);
 }

@@ -591,10 +591,15 @@ def _string_type(strings):
 def _import_schema(md, cols, strings="string"):
     """The selection's schema as batches have it: top-level string and
     binary fields as views with strings="string_view"."""
+    import pyarrow as pa
     schema = _import_file_schema(md, cols)
+    if cols is not None and len(schema) == len(cols) and len(set(cols)) == len(cols):
+        # flat leaves come back in the order asked for, as batches have them
+        paths = [md.columns[c].path for c in cols]
+        if set(paths) == set(schema.names) and paths != schema.names:
+            schema = pa.schema([schema.field(p) for p in paths], metadata=schema.metadata)
     if strings != "string_view":
         return schema
-    import pyarrow as pa
     view = {pa.string(): pa.string_view(), pa.binary(): pa.binary_view()}
     for i, f in enumerate(schema):
         if f.type in view and not (f.metadata and b"ARROW:extension:name" in f.metadata):
