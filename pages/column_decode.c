@@ -1003,6 +1003,15 @@ static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len,
         if ((st = reserve_offsets(c, 0)) != PQ_OK) return st;
         o->offsets[0] = 0;
     }
+    /* A required top-level column has exactly one value per level slot:
+     * that room, once, instead of doubling into it (a realloc copy per
+     * doubling was 3% of a lineitem read). */
+    if (leaf->max_def == 0 && leaf->max_rep == 0 && !c->rows && n_levels) {
+        if (c->views) st = reserve_views(c, n_levels);
+        else if (leaf->physical_type == PQ_BYTE_ARRAY) st = reserve_offsets(c, n_levels);
+        else st = reserve_values(c, n_levels);
+        if (st != PQ_OK) return st;
+    }
 
     /* What the data pages hold at least of strings, taken off page by page. */
     c->strings_ahead = 0;

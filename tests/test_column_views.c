@@ -120,6 +120,44 @@ START_TEST(views_from_dictionary_and_plain_pages)
     ck_assert_int_eq(v.offsets[5], 20 + 5 + 20 + 12 + 26);
     pq_column_values_free(&v);
 
+    /* Selection-vector decode: rows 0 and 3 of the 5 (the long dictionary
+     * entry, "inline12byte"), as views and as offsets; then rows 3..4 only,
+     * which leaves the dictionary-encoded page undecoded. */
+    uint8_t keep = 0x09; /* rows 0 and 3 */
+    pq_decode_rows rows = {&keep, 0, 5};
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
+                                         PQ_DECODE_STRING_VIEWS, &rows, &v, &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_values, 2);
+    ck_assert_uint_eq(v.n_levels, 2);
+    pq_column_values_bytes(&v, 0, &p, &len);
+    ck_assert(len == 20 && memcmp(p, "a much longer entry!", 20) == 0);
+    pq_column_values_bytes(&v, 1, &p, &len);
+    ck_assert(len == 12 && memcmp(p, "inline12byte", 12) == 0);
+    pq_column_values_free(&v);
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, &rows, &v,
+                                            &err),
+                     PQ_OK);
+    ck_assert_uint_eq(v.n_values, 2);
+    ck_assert_int_eq(v.offsets[1], 20);
+    ck_assert_int_eq(v.offsets[2], 32);
+    ck_assert(memcmp(v.data, "a much longer entry!inline12byte", 32) == 0);
+    pq_column_values_free(&v);
+    keep = 0x03; /* bits 0, 1 of rows starting at chunk row 3: rows 3 and 4 */
+    pq_decode_rows tail = {&keep, 3, 2};
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, &tail, &v,
+                                            &err),
+                     PQ_OK);
+    ck_assert_uint_eq(v.n_values, 2);
+    ck_assert(memcmp(v.data, "inline12bytethis one is longer than 12", 38) == 0);
+    pq_column_values_free(&v);
+    /* a column with levels cannot be decoded in part */
+    leaf.max_def = 1;
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, &tail, &v,
+                                            &err),
+                     PQ_ERR_INVALID_ARGUMENT);
+    leaf.max_def = 0;
+
     /* An index past the dictionary fails in view mode too. */
     chunk[idx_at + 2] = 0x07; /* 1, 1, 1 ... fine; make the width 2 and index 3 */
     chunk[idx_at] = 2;
