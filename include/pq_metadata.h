@@ -418,7 +418,9 @@ typedef enum pq_arrow_id {
     PQ_ARROW_STRUCT, PQ_ARROW_LIST, PQ_ARROW_MAP,
     PQ_ARROW_EXTENSION_UUID, /* fixed_size_binary(16) tagged arrow.uuid */
     PQ_ARROW_EXTENSION_JSON, /* string tagged arrow.json (pyarrow >= 19 reads JSON so) */
-    PQ_ARROW_UNSUPPORTED     /* e.g. INTERVAL: no default mapping */
+    PQ_ARROW_UNSUPPORTED,    /* e.g. INTERVAL: no default mapping */
+    PQ_ARROW_DECIMAL64       /* not a default mapping: what PQ_DECIMALS_64 makes of a decimal of
+                              * at most 18 digits (pq_reader_options.decimal_type) */
 } pq_arrow_id;
 
 typedef struct pq_arrow_type {

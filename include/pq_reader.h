@@ -117,6 +117,14 @@ typedef enum pq_string_type {
                             * string inside a struct, list or map stays "u" / "z" */
 } pq_string_type;
 
+/* How decimals come out of the decode stage. */
+typedef enum pq_decimal_type {
+    PQ_DECIMALS_128 = 0, /* Arrow decimal128 (decimal256 above 38 digits), as pyarrow reads them */
+    PQ_DECIMALS_64 = 1   /* Arrow decimal64 ("d:P,S,64") for at most 18 digits: 8 bytes a
+                          * value, an INT64 column's values taken as stored (no conversion);
+                          * more digits stay decimal128 / decimal256 */
+} pq_decimal_type;
+
 typedef struct pq_reader_options {
     /* Bytes read speculatively from the end of the file to catch the footer in
      * one read. 0 means the default, 64 KiB. Minimum effective value is 8. */
@@ -208,6 +216,9 @@ typedef struct pq_reader_options {
     /* Decode stage: the Arrow type of string and binary columns
      * (pq_string_type; default PQ_STRINGS_STRING). JSON columns stay "u". */
     uint32_t string_type;
+    /* Decode stage: the Arrow type of decimals (pq_decimal_type; default
+     * PQ_DECIMALS_128). */
+    uint32_t decimal_type;
 } pq_reader_options;
 
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */

@@ -87,6 +87,9 @@ pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap)
         if (t->byte_width <= 0) return PQ_ERR_UNSUPPORTED;
         n = snprintf(buf, cap, "w:%" PRId32, t->byte_width);
         break;
+    case PQ_ARROW_DECIMAL64:
+        n = snprintf(buf, cap, "d:%" PRId32 ",%" PRId32 ",64", t->precision, t->scale);
+        break;
     case PQ_ARROW_DECIMAL128:
         n = snprintf(buf, cap, "d:%" PRId32 ",%" PRId32, t->precision, t->scale);
         break;

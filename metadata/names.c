@@ -272,9 +272,10 @@ size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap)
         put_i64(&o, at->byte_width);
         put(&o, "]");
         break;
+    case PQ_ARROW_DECIMAL64:
     case PQ_ARROW_DECIMAL128:
     case PQ_ARROW_DECIMAL256:
-        put(&o, at->id == PQ_ARROW_DECIMAL128 ? "decimal128(" : "decimal256(");
+        put(&o, at->id == PQ_ARROW_DECIMAL64 ? "decimal64(" : at->id == PQ_ARROW_DECIMAL128 ? "decimal128(" : "decimal256(");
         put_i64(&o, at->precision);
         put(&o, ", ");
         put_i64(&o, at->scale);

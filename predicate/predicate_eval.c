@@ -99,6 +99,7 @@ static bool parse_format(const char *f, col_view *v)
         v->kind = K_DEC;
         v->width = 16;
         if (c2 && strcmp(c2, ",256") == 0) v->width = 32;
+        else if (c2 && strcmp(c2, ",64") == 0) v->width = 8;
         else if (c2 && strcmp(c2, ",128") != 0) return false;
         return true;
     }
@@ -331,7 +332,7 @@ static inline int cmp_f64(double x, double y)
  * own conversion wrote it), so it compares as an int64. */
 static inline bool int_decimal(const col_view *v, const pq_expr *e)
 {
-    return v->kind == K_DEC && v->width == 16 && e->order == PQ_ORDER_SIGNED &&
+    return v->kind == K_DEC && (v->width == 16 || v->width == 8) && e->order == PQ_ORDER_SIGNED &&
            (e->physical_type == PQ_INT32 || e->physical_type == PQ_INT64);
 }
 
@@ -413,7 +414,7 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_
         CMP_BYTES(double, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_f64(x, y)))
     } else if (int_decimal(v, e)) {
         int64_t y = lit->i;
-        CMP_BYTES(int64_t, memcpy(&x, v->data + j * 16, 8), op_holds(op, cmp_i64(x, y)))
+        CMP_BYTES(int64_t, memcpy(&x, v->data + j * v->width, 8), op_holds(op, cmp_i64(x, y)))
     } else if ((v->kind == K_BIN32 || v->kind == K_VIEW) && e->order == PQ_ORDER_BYTES) {
         CMP_BYTES(int, x = bin32_cmp(v, j, lit), op_holds(op, x))
     } else {
@@ -429,7 +430,7 @@ static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_t
     const pq_value *vals = e->values;
     size_t nv = e->nvalues;
     if ((v->kind == K_INT && e->order == PQ_ORDER_SIGNED && (v->width == 4 || v->width == 8)) || int_decimal(v, e)) {
-        int w = v->kind == K_DEC ? 16 : v->width;
+        int w = v->width;
         CMP_BYTES(int64_t, x = w == 4 ? (int64_t)load_i32(v->data + j * 4) : load_i64(v->data + j * w),
                   in_sorted_i64(vals, nv, x))
     } else if ((v->kind == K_BIN32 || v->kind == K_VIEW) && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */

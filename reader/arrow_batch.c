@@ -505,6 +505,8 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
                     if (len) conv_be_decimal(out + j * ow, ow, v->data + v->offsets[j], len);
                     else memset(out + j * ow, 0, ow);
                 }
+            } else if (v->physical_type == PQ_FIXED_LEN_BYTE_ARRAY && ow == 8) { /* decimal64 */
+                for (size_t j = 0; j < m; j++) conv_be_decimal(out + j * 8, 8, v->values + j * w, w);
             } else if (v->physical_type == PQ_FIXED_LEN_BYTE_ARRAY) {
                 conv_be_decimals(out, ow, v->values, w, m);
             } else {
@@ -554,13 +556,21 @@ static size_t fixed_plan(const pq_leaf *leaf, const pq_column_values *v, conv_ki
     case PQ_ARROW_EXTENSION_UUID:
         return pt == PQ_FIXED_LEN_BYTE_ARRAY && leaf->arrow.byte_width > 0 &&
                        v->width == (size_t)leaf->arrow.byte_width ? v->width : 0;
+    case PQ_ARROW_DECIMAL64:
+        if (int64) return 8; /* the stored value is the unscaled value: copied, or taken as is */
+        if (int32) {
+            *kind = CONV_INT;
+            return 8;
+        }
+        /* (FIXED_LEN_)BYTE_ARRAY decimals, sign-extended to 8 bytes: */
+        /* fall through */
     case PQ_ARROW_DECIMAL128:
     case PQ_ARROW_DECIMAL256:
         if (!int32 && !int64 && !(pt == PQ_FIXED_LEN_BYTE_ARRAY && v->width > 0) &&
             !(pt == PQ_BYTE_ARRAY && (v->offsets || v->n_values == 0)))
             return 0;
         *kind = CONV_DECIMAL;
-        return leaf->arrow.id == PQ_ARROW_DECIMAL128 ? 16 : 32;
+        return leaf->arrow.id == PQ_ARROW_DECIMAL64 ? 8 : leaf->arrow.id == PQ_ARROW_DECIMAL128 ? 16 : 32;
     default: return 0;
     }
 }

@@ -12,6 +12,8 @@
  * stage reports the error of the first failing unit in order, so the
  * result does not depend on the thread count.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,21 +57,65 @@ static bool uses_views(const pq_reader *r, const pq_schema *schema, uint32_t lea
            (lf->arrow.id == PQ_ARROW_STRING || lf->arrow.id == PQ_ARROW_BINARY) && pq_reader_leaf_is_flat(schema, lf);
 }
 
-/* The exported schema's fields for view columns say so: "vu" / "vz". The
- * formats are static strings (the release frees the node blocks, never a
+/* Whether leaf `leaf` decodes into decimal64: asked for, a decimal of at
+ * most 18 digits that would be decimal128. */
+static bool uses_decimal64(const pq_reader *r, const pq_leaf *leaf)
+{
+    return r->opts.decimal_type == PQ_DECIMALS_64 && leaf->arrow.id == PQ_ARROW_DECIMAL128 &&
+           leaf->arrow.precision >= 1 && leaf->arrow.precision <= 18;
+}
+
+/* The leaf as the decode stage builds it: its Arrow type with the
+ * reader's output options applied (decimal64). */
+static pq_leaf output_leaf(const pq_reader *r, const pq_leaf *leaf)
+{
+    pq_leaf out = *leaf;
+    if (uses_decimal64(r, leaf) && pq_reader_leaf_is_flat(pq_metadata_schema(r->md), leaf))
+        out.arrow.id = PQ_ARROW_DECIMAL64;
+    return out;
+}
+
+/* "d:P,S,64" for every P <= 18, S <= P (scales beyond the precision too:
+ * up to 38), made once: exported schemas point at these. */
+static char decimal64_formats[19][39][16];
+static pthread_once_t decimal64_once = PTHREAD_ONCE_INIT;
+
+static void decimal64_init(void)
+{
+    for (int p = 0; p <= 18; p++)
+        for (int sc = 0; sc <= 38; sc++) snprintf(decimal64_formats[p][sc], 16, "d:%d,%d,64", p, sc);
+}
+
+static const char *decimal64_format(int32_t precision, int32_t scale)
+{
+    if (precision < 0 || precision > 18 || scale < 0 || scale > 38) return NULL;
+    pthread_once(&decimal64_once, decimal64_init);
+    return decimal64_formats[precision][scale];
+}
+
+/* The exported schema's fields for view and decimal64 columns say so:
+ * "vu" / "vz" / "d:P,S,64". The formats are static strings (the release frees the node blocks, never a
  * format on its own). Flat selections map field i to leaf columns[i];
  * otherwise a flat leaf is the top-level field of its name. */
 static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t n, bool flat, struct ArrowSchema *s)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     for (size_t i = 0; i < n; i++) {
-        if (!uses_views(r, schema, columns[i])) continue;
-        const char *name = schema->nodes[schema->leaves[columns[i]].node].name;
+        const pq_leaf *lf = &schema->leaves[columns[i]];
+        bool dec64 = uses_decimal64(r, lf) && pq_reader_leaf_is_flat(schema, lf);
+        if (!uses_views(r, schema, columns[i]) && !dec64) continue;
+        const char *name = schema->nodes[lf->node].name;
         for (int64_t k = flat ? (int64_t)i : 0; k < s->n_children && (!flat || k == (int64_t)i); k++) {
             struct ArrowSchema *f = s->children[k];
             if (!flat && strcmp(f->name, name) != 0) continue;
-            if (strcmp(f->format, "u") == 0) f->format = "vu";
-            else if (strcmp(f->format, "z") == 0) f->format = "vz";
+            if (dec64) {
+                const char *fmt = decimal64_format(lf->arrow.precision, lf->arrow.scale);
+                if (fmt && f->format[0] == 'd') f->format = fmt;
+            } else if (strcmp(f->format, "u") == 0) {
+                f->format = "vu";
+            } else if (strcmp(f->format, "z") == 0) {
+                f->format = "vz";
+            }
             break;
         }
     }
@@ -189,7 +235,8 @@ static pq_status decode_flat_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_
     pq_column_values v;
     pq_status st = decode_chunk(r, cctx, k, &v, err);
     if (st != PQ_OK) return st;
-    st = pq_arrow_column_build(&schema->leaves[r->chunks[k].info.column], &v, out, err);
+    pq_leaf lf = output_leaf(r, &schema->leaves[r->chunks[k].info.column]);
+    st = pq_arrow_column_build(&lf, &v, out, err);
     pq_column_values_free(&v);
     return st;
 }
@@ -228,7 +275,8 @@ static pq_status run_flat(pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_error *
         pq_column_values v;
         pq_status st = decode_chunk_rows(r, cctx, k, &rows, &v, err);
         if (st != PQ_OK) return st;
-        st = pq_arrow_column_build(leaf, &v, &r->decoded[i], err);
+        pq_leaf lf = output_leaf(r, leaf);
+        st = pq_arrow_column_build(&lf, &v, &r->decoded[i], err);
         pq_column_values_free(&v);
         if (st == PQ_OK) {
             r->decoded_filtered[i] = true;
@@ -263,7 +311,8 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *
     size_t slot = g * n + j;
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
-            st = pq_arrow_column_build(leaves[0], &vals[0], &r->decoded[slot], err);
+            pq_leaf lf = output_leaf(r, leaves[0]);
+            st = pq_arrow_column_build(&lf, &vals[0], &r->decoded[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
             st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
@@ -471,7 +520,8 @@ pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g
                          : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
             defs_by_leaf[leaves[k]] = defs[k];
         }
-        if (st == PQ_OK && want_values) st = pq_arrow_column_build(leaf, &v, &cols[k], err);
+        pq_leaf lf = output_leaf(r, leaf);
+        if (st == PQ_OK && want_values) st = pq_arrow_column_build(&lf, &v, &cols[k], err);
         pq_column_values_free(&v);
         if (st != PQ_OK) break;
         if (!want_values) continue;

@@ -327,12 +327,13 @@ class Reader:
                  column chunks) or dotted paths; kept for the later stages
     strings      "string" or "string_view": the type of string and binary
                  columns in what the reader returns (see read_table)
+    decimals     "decimal128" or "decimal64" (see read_table)
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
-                 strings="string"):
+                 strings="string", decimals="decimal128"):
         self.path = os.fspath(path)
         self._handle = None
         self._md = None
@@ -342,7 +343,9 @@ class Reader:
         if memory_limit is not None:
             opts.memory_limit = memory_limit
         opts.string_type = _string_type(strings)
+        opts.decimal_type = _decimal_type(decimals)
         self._strings = strings
+        self._decimals = decimals
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -456,7 +459,8 @@ class Reader:
         cols = self.columns if columns is None else self._resolve(list(columns))
         return list(_decoded_batches(self.path, self.metadata, cols, [i], threads=self._threads,
                                      validate_utf8=self._validate_utf8,
-                                     memory_limit=self._memory_limit, strings=self._strings))[0]
+                                     memory_limit=self._memory_limit, strings=self._strings,
+                                     decimals=self._decimals))[0]
 
     def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
         """Back to the select stage with a new choice (pq_reader_reselect)."""
@@ -525,7 +529,7 @@ class Reader:
         if cols is None:
             cols = list(range(self.metadata.num_columns))
         if row_limit == 0:
-            return _import_schema(self.metadata, cols, self._strings).empty_table()
+            return _import_schema(self.metadata, cols, self._strings, self._decimals).empty_table()
         h, cols = self._reselect(row_groups, row_offset, row_limit, cols, filter, prune)
         err = _c.pq_error()
         if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
@@ -533,7 +537,7 @@ class Reader:
         batches = list(_export_batches(h, 0, self.path))
         if batches:
             return pa.Table.from_batches(batches)
-        return _import_schema(self.metadata, cols, self._strings).empty_table()
+        return _import_schema(self.metadata, cols, self._strings, self._decimals).empty_table()
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
         """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
@@ -551,7 +555,8 @@ class Reader:
             for b in _decoded_batches(self.path, md, cols, [g], batch_size=batch_size,
                                       threads=self._threads if threads is None else threads,
                                       validate_utf8=self._validate_utf8,
-                                      memory_limit=self._memory_limit, strings=self._strings):
+                                      memory_limit=self._memory_limit, strings=self._strings,
+                                      decimals=self._decimals):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -588,9 +593,21 @@ def _string_type(strings):
     return _STRING_TYPES[strings]
 
 
-def _import_schema(md, cols, strings="string"):
+_DECIMAL_TYPES = {"decimal128": 0, "decimal64": 1}
+
+
+def _decimal_type(decimals):
+    """decimals= as pq_decimal_type: "decimal128" (as pyarrow reads them) or
+    "decimal64" (decimals of at most 18 digits in 8 bytes)."""
+    if decimals not in _DECIMAL_TYPES:
+        raise ValueError("decimals must be one of %s, not %r" % (", ".join(sorted(_DECIMAL_TYPES)), decimals))
+    return _DECIMAL_TYPES[decimals]
+
+
+def _import_schema(md, cols, strings="string", decimals="decimal128"):
     """The selection's schema as batches have it: top-level string and
-    binary fields as views with strings="string_view"."""
+    binary fields as views with strings="string_view", decimals of at most
+    18 digits as decimal64 with decimals="decimal64"."""
     import pyarrow as pa
     schema = _import_file_schema(md, cols)
     if cols is not None and len(schema) == len(cols) and len(set(cols)) == len(cols):
@@ -598,12 +615,13 @@ def _import_schema(md, cols, strings="string"):
         paths = [md.columns[c].path for c in cols]
         if set(paths) == set(schema.names) and paths != schema.names:
             schema = pa.schema([schema.field(p) for p in paths], metadata=schema.metadata)
-    if strings != "string_view":
-        return schema
     view = {pa.string(): pa.string_view(), pa.binary(): pa.binary_view()}
     for i, f in enumerate(schema):
-        if f.type in view and not (f.metadata and b"ARROW:extension:name" in f.metadata):
+        if strings == "string_view" and f.type in view and \
+                not (f.metadata and b"ARROW:extension:name" in f.metadata):
             schema = schema.set(i, f.with_type(view[f.type]))
+        elif decimals == "decimal64" and pa.types.is_decimal128(f.type) and f.type.precision <= 18:
+            schema = schema.set(i, f.with_type(pa.decimal64(f.type.precision, f.type.scale)))
     return schema
 
 
@@ -652,7 +670,7 @@ class _Filter:
 
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
-                     filter=None, prune=True, strings="string"):
+                     filter=None, prune=True, strings="string", decimals="decimal128"):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -689,6 +707,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     if memory_limit is not None:
         opts.memory_limit = memory_limit
     opts.string_type = _string_type(strings)
+    opts.decimal_type = _decimal_type(decimals)
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -733,7 +752,7 @@ def _export_batches(h, batch_size, path):
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
-               cache=None, strings="string"):
+               cache=None, strings="string", decimals="decimal128"):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
@@ -756,7 +775,9 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     every value copied) or "string_view" (pa.string_view() /
     pa.binary_view() for top-level columns: a dictionary-encoded value is
     its dictionary entry's view, no bytes copied; what DuckDB, polars and
-    DataFusion use)."""
+    DataFusion use). decimals: "decimal128" (the default, as pyarrow) or
+    "decimal64" (pa.decimal64 for top-level decimals of at most 18 digits:
+    8 bytes a value, INT64-stored ones taken without conversion)."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
         md = r.metadata
@@ -764,7 +785,8 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
                                         row_limit=row_limit, threads=threads,
                                         validate_utf8=validate_utf8, memory_limit=memory_limit,
-                                        filter=filter, prune=prune, strings=strings))
+                                        filter=filter, prune=prune, strings=strings,
+                                        decimals=decimals))
     if batches:
         return pa.Table.from_batches(batches)
-    return _import_schema(md, cols, strings).empty_table()
+    return _import_schema(md, cols, strings, decimals).empty_table()

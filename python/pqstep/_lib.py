@@ -167,6 +167,7 @@ class pq_reader_options(ctypes.Structure):
         ("coalesce_max", ctypes.c_uint64),
         ("no_coalescing", ctypes.c_bool),
         ("string_type", ctypes.c_uint32),
+        ("decimal_type", ctypes.c_uint32),
     ]
 
 

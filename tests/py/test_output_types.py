@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""strings="string_view" (pq_reader_options.string_type = PQ_STRINGS_VIEW):
-string and binary columns as Arrow string_view / binary_view (issue 11).
+"""The output types a reader can be asked for (issue 11):
+strings="string_view" (pq_reader_options.string_type = PQ_STRINGS_VIEW):
+string and binary columns as Arrow string_view / binary_view, and
+decimals="decimal64" (decimal_type = PQ_DECIMALS_64): decimals of at most 18
+digits as Arrow decimal64.
 
 For every file here (the corpus's data/ files pyarrow reads, the generated
 matrix of types x encodings x codecs x page versions, the filter fixtures,
@@ -14,7 +17,10 @@ and DuckDB's files):
   map to the right bytes), row groups one at a time and batches too.
 Filters on view columns (=, <, IN, IS NULL, on dictionary-encoded and plain
 strings) give the same rows as pyarrow's Table.filter, with and without
-pruning, and validate_utf8 checks view columns too.
+pruning, and validate_utf8 checks view columns too. The same for decimal64:
+every top-level decimal of at most 18 digits (INT32, INT64, FIXED_LEN and
+BYTE_ARRAY stored) comes back as decimal64, more digits stay decimal128 /
+decimal256, and cast back the values are equal; decimal filters too.
 """
 import glob
 import os
@@ -28,6 +34,7 @@ from read_oracle import CORPUS, SOURCE, pa, pq, pqstep  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 
 VIEW = {pa.string(): pa.string_view(), pa.binary(): pa.binary_view()}
+DECIMALS = 0  # decimal64 columns seen
 
 
 def plain(t):
@@ -60,6 +67,24 @@ def equal(a, b, what):
                     raise AssertionError("%s column %s row %d: %r, want %r" % (what, a.column_names[k], i, p, q))
 
 
+def check_decimals(path, ref):
+    """decimals="decimal64": the types, and the values cast back."""
+    t = pqstep.read_table(path, decimals="decimal64")
+    t.validate(full=True)
+    n = 0
+    cols = []
+    for f, g, c in zip(t.schema, ref.schema, t.columns):
+        if pa.types.is_decimal128(g.type) and g.type.precision <= 18:
+            assert f.type == pa.decimal64(g.type.precision, g.type.scale), "%s: %s is %s" % (path, f.name, f.type)
+            c = c.cast(g.type)
+            n += 1
+        else:
+            assert f.type == g.type, "%s: %s is %s, want %s" % (path, f.name, f.type, g.type)
+        cols.append(c)
+    equal(pa.table(cols, names=t.column_names), ref, path + " (decimal64)")
+    return n
+
+
 def check_file(path):
     ref = pqstep.read_table(path)  # strings="string": checked against pyarrow elsewhere
     views = pqstep.read_table(path, strings="string_view")
@@ -69,6 +94,8 @@ def check_file(path):
         want = g.type if is_json else VIEW.get(g.type, g.type)
         assert f.type == want, "%s: %s is %s, want %s" % (path, f.name, f.type, want)
     equal(plain(views), ref, path)
+    global DECIMALS
+    DECIMALS += check_decimals(path, ref)
     n_view = sum(1 for f in views.schema if f.type in (pa.string_view(), pa.binary_view()))
     with pqstep.Reader(path, strings="string_view") as r:
         for g in range(r.metadata.num_row_groups):
@@ -97,6 +124,12 @@ FILTERS = [
     ("cat in ('AIR', 'RAIL')", lambda f: f("cat").isin(["AIR", "RAIL"])),
     ("cat < 'MAIL' and key > 3000", lambda f: (f("cat") < "MAIL") & (f("key") > 3000)),
     ("cat != 'SHIP' or name is null", lambda f: (f("cat") != "SHIP") | f("name").is_null()),
+    # decimal(12,2), FIXED_LEN_BYTE_ARRAY-stored by pyarrow, with nulls
+    ("amount < 100.5", lambda f: f("amount") < pa.scalar(__import__("decimal").Decimal("100.5"),
+                                                         pa.decimal128(12, 2))),
+    ("amount in (0.37, 999.00, 12.34) or amount is null",
+     lambda f: f("amount").isin(pa.array([__import__("decimal").Decimal(x) for x in ("0.37", "999.00", "12.34")],
+                                         pa.decimal128(12, 2))) | f("amount").is_null()),
 ]
 
 
@@ -130,6 +163,7 @@ def main():
             failed += 1
             print("FAIL %s" % e)
     assert views > 50, "only %d view columns seen" % views
+    assert DECIMALS > 10, "only %d decimal64 columns seen" % DECIMALS
 
     from pyarrow.dataset import field as f
     for name in ("sorted", "unsorted", "plain"):
@@ -138,11 +172,13 @@ def main():
         for text, expr in FILTERS:
             want = pqstep.read_table(path, filter=text)
             pa_rows = t.filter(expr(f)).num_rows
-            for prune in (True, False):
-                got = pqstep.read_table(path, filter=text, prune=prune, strings="string_view")
+            for prune, decimals in ((True, "decimal128"), (False, "decimal128"), (True, "decimal64")):
+                got = pqstep.read_table(path, filter=text, prune=prune, strings="string_view", decimals=decimals)
                 got.validate(full=True)
+                got = pa.table([c.cast(want.column(k).type) if pa.types.is_decimal64(c.type) else c
+                                for k, c in enumerate(got.columns)], names=got.column_names)
                 try:
-                    equal(plain(got), want, "%s [%s] prune=%s" % (name, text, prune))
+                    equal(plain(got), want, "%s [%s] prune=%s %s" % (name, text, prune, decimals))
                     assert got.num_rows == pa_rows and 0 < pa_rows < t.num_rows, (text, got.num_rows, pa_rows)
                     passed += 1
                 except AssertionError as e:
@@ -168,7 +204,13 @@ def main():
         assert "string_view" in str(e)
     else:
         raise AssertionError("strings='large' accepted")
-    print("%d view columns in %d files" % (views, len(files)))
+    try:
+        pqstep.read_table(files[0], decimals="decimal32")
+    except ValueError as e:
+        assert "decimal64" in str(e)
+    else:
+        raise AssertionError("decimals='decimal32' accepted")
+    print("%d view columns and %d decimal64 columns in %d files" % (views, DECIMALS, len(files)))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
