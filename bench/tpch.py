@@ -17,6 +17,10 @@ Options:
                  runs, it is the base of the ratios)
   --json FILE    write every figure (each run's time, min, median), the
                  files, the filters and the versions to FILE
+  --strings T    pqstep's string type: string_view (default: what pyarrow
+                 reads for this file, and polars' own) or string
+  --decimals T   pqstep's decimal type: decimal128 (default, as every peer)
+                 or decimal64 (INT64 values taken as stored)
   --build DIR    directory holding libpqstep.so (default $PQSTEP_LIBRARY,
                  else build/); the pqstep workers get it as PQSTEP_LIBRARY
   --cache DIR    where the files go (default $PQSTEP_BENCH_CACHE, else
@@ -33,9 +37,10 @@ string_view; decimals are decimal128(15, 2) stored as INT64, dates date32.
 
 Cases (every system materializes the same rows in memory: pqstep and
 pyarrow a pyarrow.Table, polars a DataFrame, DuckDB an Arrow table; the
-strings are string in pqstep's and DuckDB's tables, string_view in
-pyarrow's for whole, cols3 and iter, its default for this file, and string
-for q1-q3, see there):
+strings are string_view in pqstep's tables (--strings), string in DuckDB's,
+string_view in pyarrow's for whole, cols3 and iter, its default for this
+file, and string for q1-q3, see there; pqstep's calls below also pass
+strings= and decimals= as --strings and --decimals say):
   whole  the whole file
            pqstep   pqstep.read_table(path, threads=T)
            pyarrow  pq.read_table(path, use_threads=T > 1)
@@ -235,17 +240,20 @@ def polars_filter(query, schema, pl_schema):
 
 def _pqstep_cases(path, threads, rg_rows, schema):
     import pqstep
+    # output types (--strings / --decimals), passed to the worker by environment
+    kw = dict(strings=os.environ.get("PQSTEP_BENCH_STRINGS", "string_view"),
+              decimals=os.environ.get("PQSTEP_BENCH_DECIMALS", "decimal128"))
 
     def iter_():
-        with pqstep.Reader(path, threads=threads) as r:
+        with pqstep.Reader(path, threads=threads, **kw) as r:
             return sum(r.read(row_groups=[i]).num_rows for i in range(len(rg_rows)))
 
-    cases = dict(whole=lambda: pqstep.read_table(path, threads=threads).num_rows,
-                 cols3=lambda: pqstep.read_table(path, columns=COLS3, threads=threads).num_rows,
+    cases = dict(whole=lambda: pqstep.read_table(path, threads=threads, **kw).num_rows,
+                 cols3=lambda: pqstep.read_table(path, columns=COLS3, threads=threads, **kw).num_rows,
                  iter=iter_)
     for q, query in QUERIES.items():
         text = filter_text(query, schema)
-        cases[q] = lambda text=text: pqstep.read_table(path, filter=text, threads=threads).num_rows
+        cases[q] = lambda text=text: pqstep.read_table(path, filter=text, threads=threads, **kw).num_rows
     return cases
 
 
@@ -571,6 +579,10 @@ def main():
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--strings", default="string_view", choices=("string", "string_view"),
+                    help="pqstep's string type (default string_view, as pyarrow and polars give for this file)")
+    ap.add_argument("--decimals", default="decimal128", choices=("decimal128", "decimal64"),
+                    help="pqstep's decimal type (default decimal128, as every peer gives)")
     ap.add_argument("--build", metavar="DIR",
                     help="directory holding libpqstep.so (default $PQSTEP_LIBRARY, else build/)")
     ap.add_argument("--cache", default=None,
@@ -603,6 +615,8 @@ def main():
     if not os.path.exists(lib):
         raise SystemExit("no libpqstep.so at %s (build it, or give --build DIR)" % lib)
     os.environ["PQSTEP_LIBRARY"] = lib
+    os.environ["PQSTEP_BENCH_STRINGS"] = args.strings
+    os.environ["PQSTEP_BENCH_DECIMALS"] = args.decimals
     cache = args.cache or os.environ.get("PQSTEP_BENCH_CACHE") or os.path.expanduser(
         "~/.cache/pqstep-bench")
 
@@ -610,7 +624,8 @@ def main():
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": {
         "cpus": os.cpu_count(), "platform": platform.platform(),
         "python": platform.python_version(), "load_before": os.getloadavg()},
-        "library": lib, "repeat": args.repeat, "scale": args.scale, "threads": threads_list,
+        "library": lib, "pqstep_types": {"strings": args.strings, "decimals": args.decimals},
+        "repeat": args.repeat, "scale": args.scale, "threads": threads_list,
         "cases": cases, "systems": systems, "queries": {}, "files": {}, "results": {},
         "versions": {}}
     paths = {}
