@@ -1,10 +1,14 @@
 /*
  * parallel.h — run n independent tasks on a few threads.
  *
- * The decode stage's pool: threads are started for one call and joined
- * before it returns, so nothing outlives a stage and there is no global
- * state. Tasks are handed out in index order from one atomic counter, which
- * balances uneven tasks (a wide string chunk next to a boolean one).
+ * The stages' pool: helper threads are started once for the process, on
+ * first need, and wait for work between calls (starting threads per call
+ * cost more than one small row group's decode). One call at a time runs
+ * on them; a call that finds them busy (another reader's, or a nested
+ * call) starts threads of its own and joins them before it returns. A
+ * forked child starts its own. Tasks are handed out in index order from one
+ * atomic counter, which balances uneven tasks (a wide string chunk next to
+ * a boolean one).
  */
 #ifndef PQ_READER_PARALLEL_H
 #define PQ_READER_PARALLEL_H

@@ -41,8 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.threads = 2;
     opts.verify_checksums = (mode & 1) != 0;
     opts.validate_utf8 = (mode & 2) != 0;
-    /* Odd-sized inputs decode strings as Arrow views (PQ_STRINGS_VIEW). */
+    /* The input's size picks the output types: strings as Arrow views
+     * (odd sizes), decimals as decimal64 (bit 1). */
     opts.string_type = (size & 1) ? PQ_STRINGS_VIEW : PQ_STRINGS_STRING;
+    opts.decimal_type = (size & 2) ? PQ_DECIMALS_64 : PQ_DECIMALS_128;
     if (mode != 'P') {
         opts.row_offset = (mode >> 2) & 7;
         opts.row_limit = (mode >> 5) & 7;
