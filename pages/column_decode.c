@@ -83,6 +83,43 @@ static inline bool row_wanted(const cd_ctx *c, uint64_t row)
     return row >= s->first && i < s->count && ((s->keep[i >> 3] >> (i & 7)) & 1);
 }
 
+/* Bits [base, base + 64) of the selection (base a multiple of 64); bits
+ * at or past its count are 0. */
+static inline uint64_t keep_word(const pq_decode_rows *s, uint64_t base)
+{
+    uint64_t word = 0, bytes = (s->count + 7) / 8;
+    for (uint64_t b = 0; b < 8 && base / 8 + b < bytes; b++) word |= (uint64_t)s->keep[base / 8 + b] << (8 * b);
+    if (s->count - base < 64) word &= (1ull << (s->count - base)) - 1;
+    return word;
+}
+
+/* The first row in [row, end) that is wanted (want) or not (!want), or end:
+ * a 64-bit word of the selection at a time, so sparse selections cost
+ * little. Rows outside [first, first + count) are not wanted. */
+static uint64_t next_row(const cd_ctx *c, uint64_t row, uint64_t end, bool want)
+{
+    const pq_decode_rows *s = c->rows;
+    uint64_t lo = s->first, hi = s->first + s->count;
+    while (row < end) {
+        if (row < lo) {
+            if (!want) return row;
+            row = lo;
+            continue;
+        }
+        if (row >= hi) return want ? end : row;
+        uint64_t i = row - lo, base = i & ~63ull;
+        uint64_t word = keep_word(s, base);
+        if (!want) word = ~word; /* bits past count become 1: rows from hi on are unwanted */
+        word &= ~0ull << (i - base);
+        if (word) {
+            uint64_t r = lo + base + (uint64_t)__builtin_ctzll(word);
+            return r < end ? r : end;
+        }
+        row = lo + base + 64;
+    }
+    return end;
+}
+
 /* Whether any of the rows [row, row + n) is wanted. */
 static bool rows_wanted(const cd_ctx *c, uint64_t row, uint64_t n)
 {
@@ -546,6 +583,59 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     if ((st = pq_rle_init_dict_indices(&d, src, len, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
     uint32_t idx[BATCH];
     size_t kept = 0; /* selection-vector decode: values written so far */
+    if (c->rows) {
+        /* Unwanted runs of rows are skipped in the index stream (a run or a
+         * bit-packed group costs nothing per value); wanted runs are
+         * decoded and gathered by the kernels below, BATCH at a time. */
+        size_t pos = 0;
+        while (pos < n) {
+            size_t next = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, true) - c->page_row);
+            if (next > pos) {
+                size_t skipped = 0;
+                if ((st = pq_rle_skip(&d, next - pos, &skipped, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+                if (skipped < next - pos)
+                    return fail(c, PQ_ERR_CORRUPT_DATA,
+                                "dictionary indices: %zu decoded, the page has %zu non-null values", pos + skipped, n);
+                pos = next;
+                if (pos == n) break;
+            }
+            size_t stop = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, false) - c->page_row);
+            if (stop - pos > BATCH) stop = pos + BATCH;
+            size_t got = 0, want = stop - pos;
+            if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+            if (got < want)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                            pos + got, n);
+            for (size_t i = 0; i < got; i++)
+                if (idx[i] >= c->dict_n)
+                    return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
+                                idx[i], pos + i, c->dict_n);
+            size_t at = o->n_values + kept;
+            if (c->views) {
+                uint8_t *w = o->views + at * 16;
+                for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
+            } else if (binary) {
+                size_t need = 0;
+                st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+                                           (int32_t)o->data_len, NULL, 0, &need, &kerr);
+                if (st != PQ_OK) return kfail(c, st, &kerr);
+                if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
+                st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+                                           (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
+                                           c->data_cap - o->data_len, &need, &kerr);
+                if (st != PQ_OK) return kfail(c, st, &kerr);
+                o->data_len += need;
+            } else {
+                st = pq_dict_gather_fixed(c->dict_values, c->dict_n, c->width, idx, got,
+                                          o->values + at * c->width, &kerr);
+                if (st != PQ_OK) return kfail(c, st, &kerr);
+            }
+            kept += got;
+            pos += got;
+        }
+        o->n_values += kept;
+        return PQ_OK;
+    }
     for (size_t done = 0; done < n;) {
         size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
         if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
@@ -558,33 +648,6 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
                             idx[i], done + i, c->dict_n);
         size_t at = o->n_values + done;
         size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
-        if (c->rows) { /* only the wanted rows' values (a value is a row here) */
-            size_t w = o->n_values + kept, row = c->page_row + done, k = 0;
-            if (c->views) {
-                for (size_t i = 0; i < got; i++)
-                    if (row_wanted(c, row + i)) memcpy(o->views + 16 * (w + k++), c->dict_views + 16 * (size_t)idx[i], 16);
-            } else if (binary) {
-                size_t need = 0;
-                for (size_t i = 0; i < got; i++)
-                    if (row_wanted(c, row + i)) need += (size_t)(c->dict_offsets[idx[i] + 1] - c->dict_offsets[idx[i]]);
-                if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
-                for (size_t i = 0; i < got; i++) {
-                    if (!row_wanted(c, row + i)) continue;
-                    int32_t a = c->dict_offsets[idx[i]], b = c->dict_offsets[idx[i] + 1];
-                    if (b > a) memcpy(o->data + o->data_len, c->dict_data + (a - c->dict_offsets[0]), (size_t)(b - a));
-                    o->data_len += (size_t)(b - a);
-                    o->offsets[w + k + 1] = (int32_t)o->data_len;
-                    k++;
-                }
-            } else {
-                size_t wd = c->width;
-                for (size_t i = 0; i < got; i++)
-                    if (row_wanted(c, row + i)) memcpy(o->values + (w + k++) * wd, c->dict_values + (size_t)idx[i] * wd, wd);
-            }
-            kept += k;
-            done += got;
-            continue;
-        }
         if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
             uint8_t *w = o->views + at * 16;
             for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
@@ -614,7 +677,7 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
         }
         done += got;
     }
-    o->n_values += c->rows ? kept : n;
+    o->n_values += n;
     return PQ_OK;
 }
 
