@@ -145,6 +145,38 @@ PQ_HD static inline void pq_unpack8_u32_wide(const uint8_t *in, int bit_width, u
 }
 #undef PQ_UNPACK8_CASE
 
+/* pq_unpack8_u32_wide on `groups` consecutive groups of 8 (bit_width bytes
+ * each), the width switched on once for the run instead of once a group.
+ * Reads (groups - 1) * bit_width + PQ_UNPACK8_SLACK(bit_width) bytes. */
+#define PQ_UNPACKN_CASE(BW)                                                                        \
+    case BW:                                                                                       \
+        for (size_t g = 0; g < groups; g++, in += BW, out += 8)                                    \
+            for (int i = 0; i < 8; i++) {                                                          \
+                uint64_t w;                                                                        \
+                memcpy(&w, in + (i * BW) / 8, 8);                                                  \
+                out[i] = (uint32_t)((w >> ((i * BW) & 7)) & ((1ull << BW) - 1));                   \
+            }                                                                                      \
+        return
+
+PQ_HD static inline void pq_unpack_groups_u32_wide(const uint8_t *in, int bit_width, uint32_t *out, size_t groups)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    switch (bit_width) {
+        PQ_UNPACKN_CASE(1); PQ_UNPACKN_CASE(2); PQ_UNPACKN_CASE(3); PQ_UNPACKN_CASE(4);
+        PQ_UNPACKN_CASE(5); PQ_UNPACKN_CASE(6); PQ_UNPACKN_CASE(7); PQ_UNPACKN_CASE(8);
+        PQ_UNPACKN_CASE(9); PQ_UNPACKN_CASE(10); PQ_UNPACKN_CASE(11); PQ_UNPACKN_CASE(12);
+        PQ_UNPACKN_CASE(13); PQ_UNPACKN_CASE(14); PQ_UNPACKN_CASE(15); PQ_UNPACKN_CASE(16);
+        PQ_UNPACKN_CASE(17); PQ_UNPACKN_CASE(18); PQ_UNPACKN_CASE(19); PQ_UNPACKN_CASE(20);
+        PQ_UNPACKN_CASE(21); PQ_UNPACKN_CASE(22); PQ_UNPACKN_CASE(23); PQ_UNPACKN_CASE(24);
+        PQ_UNPACKN_CASE(25); PQ_UNPACKN_CASE(26); PQ_UNPACKN_CASE(27); PQ_UNPACKN_CASE(28);
+        PQ_UNPACKN_CASE(29); PQ_UNPACKN_CASE(30); PQ_UNPACKN_CASE(31); PQ_UNPACKN_CASE(32);
+    default: break;
+    }
+#endif
+    for (size_t g = 0; g < groups; g++) pq_unpack8_u32(in + g * (size_t)bit_width, bit_width, out + 8 * g);
+}
+#undef PQ_UNPACKN_CASE
+
 /* Same for bit_width 0..64 (DELTA_BINARY_PACKED). Reads bit_width bytes. */
 PQ_HD static inline void pq_unpack8_u64(const uint8_t *in, int bit_width, uint64_t out[8])
 {

@@ -140,6 +140,18 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                 /* whole groups straight into the output; wide loads while
                  * the input has room for them */
                 const uint8_t *end = d->src + d->len;
+                if (k >= 8 && (d->lit_index & 7) == 0) {
+                    /* as many whole groups as the input has slack for, in one call */
+                    const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
+                    size_t groups = k / 8, room = (size_t)(end - g), slack = PQ_UNPACK8_SLACK(bw);
+                    size_t fit = room >= slack ? (room - slack) / (size_t)bw + 1 : 0;
+                    if (fit < groups) groups = fit;
+                    if (groups) {
+                        pq_unpack_groups_u32_wide(g, bw, out + done, groups);
+                        d->lit_index += (uint32_t)(8 * groups);
+                        i = 8 * groups;
+                    }
+                }
                 while (k - i >= 8 && (d->lit_index & 7) == 0) {
                     const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
                     if ((size_t)(end - g) >= PQ_UNPACK8_SLACK(bw)) pq_unpack8_u32_wide(g, bw, out + done + i);
