@@ -93,7 +93,7 @@ static int replay_dir(const char *dir)
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1) qsort(names, n, sizeof *names, by_name);
     int ran = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
