@@ -149,8 +149,9 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
  * walked chunks decoded and evaluated (stage_decode.c). *keep (malloc'd, a
  * bit per row of sel_rows[g]) gets the matching rows, *kept their count.
  * cctx may be NULL. With hand_over, the decoded arrays of the filter's
- * projected columns go to r->late_cols for the decode stage. */
-pq_status pq_reader_filter_rows(const pq_reader *r, struct pq_codec_ctx *cctx, size_t g, bool hand_over,
+ * projected columns go to r->late_cols for the decode stage: the reader is
+ * written (entries g's alone, so row groups run in parallel). */
+pq_status pq_reader_filter_rows(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, bool hand_over,
                                 uint8_t **keep, int64_t *kept, pq_error *err);
 
 /* The decode stage (stage_decode.c): decode every selected chunk. */

@@ -476,7 +476,7 @@ static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const 
  * filter's columns are decoded here as flat columns of their own, and
  * lined up with those rows; a leaf that stands for a group's nullness
  * gives its definition levels per row instead (or as well). */
-pq_status pq_reader_filter_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
+pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
                                 uint8_t **keep_out, int64_t *kept_out, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
