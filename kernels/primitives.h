@@ -112,42 +112,13 @@ PQ_HD static inline void pq_unpack8_u32(const uint8_t *in, int bit_width, uint32
  * 8-byte loads at each value's first byte. */
 #define PQ_UNPACK8_SLACK(bw) ((size_t)(7 * (bw)) / 8 + 8)
 
-/* pq_unpack8_u32 with one 8-byte little-endian load per value and the width
- * a constant in each case, so every case is eight shifts and masks. Reads
- * PQ_UNPACK8_SLACK(bit_width) bytes (more than the group's bit_width):
- * callers use it where the input has that many, the plain version near the
- * end. bit_width 1..32. */
-#define PQ_UNPACK8_CASE(BW)                                                                        \
-    case BW:                                                                                       \
-        for (int i = 0; i < 8; i++) {                                                              \
-            uint64_t w;                                                                            \
-            memcpy(&w, in + (i * BW) / 8, 8);                                                      \
-            out[i] = (uint32_t)((w >> ((i * BW) & 7)) & ((1ull << BW) - 1));                       \
-        }                                                                                          \
-        return
-
-PQ_HD static inline void pq_unpack8_u32_wide(const uint8_t *in, int bit_width, uint32_t out[8])
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    switch (bit_width) {
-        PQ_UNPACK8_CASE(1); PQ_UNPACK8_CASE(2); PQ_UNPACK8_CASE(3); PQ_UNPACK8_CASE(4);
-        PQ_UNPACK8_CASE(5); PQ_UNPACK8_CASE(6); PQ_UNPACK8_CASE(7); PQ_UNPACK8_CASE(8);
-        PQ_UNPACK8_CASE(9); PQ_UNPACK8_CASE(10); PQ_UNPACK8_CASE(11); PQ_UNPACK8_CASE(12);
-        PQ_UNPACK8_CASE(13); PQ_UNPACK8_CASE(14); PQ_UNPACK8_CASE(15); PQ_UNPACK8_CASE(16);
-        PQ_UNPACK8_CASE(17); PQ_UNPACK8_CASE(18); PQ_UNPACK8_CASE(19); PQ_UNPACK8_CASE(20);
-        PQ_UNPACK8_CASE(21); PQ_UNPACK8_CASE(22); PQ_UNPACK8_CASE(23); PQ_UNPACK8_CASE(24);
-        PQ_UNPACK8_CASE(25); PQ_UNPACK8_CASE(26); PQ_UNPACK8_CASE(27); PQ_UNPACK8_CASE(28);
-        PQ_UNPACK8_CASE(29); PQ_UNPACK8_CASE(30); PQ_UNPACK8_CASE(31); PQ_UNPACK8_CASE(32);
-    default: break;
-    }
-#endif
-    pq_unpack8_u32(in, bit_width, out);
-}
-#undef PQ_UNPACK8_CASE
-
-/* pq_unpack8_u32_wide on `groups` consecutive groups of 8 (bit_width bytes
- * each), the width switched on once for the run instead of once a group.
- * Reads (groups - 1) * bit_width + PQ_UNPACK8_SLACK(bit_width) bytes. */
+/* pq_unpack8_u32 on `groups` consecutive groups of 8 (bit_width bytes
+ * each), with one 8-byte little-endian load per value and the width a
+ * constant in each case (switched on once for the run), so every value is
+ * a shift and a mask. Reads (groups - 1) * bit_width +
+ * PQ_UNPACK8_SLACK(bit_width) bytes (more than the groups' bytes): callers
+ * use it where the input has that many, the plain version near the end.
+ * bit_width 1..32. */
 #define PQ_UNPACKN_CASE(BW)                                                                        \
     case BW:                                                                                       \
         for (size_t g = 0; g < groups; g++, in += BW, out += 8)                                    \
@@ -176,6 +147,12 @@ PQ_HD static inline void pq_unpack_groups_u32_wide(const uint8_t *in, int bit_wi
     for (size_t g = 0; g < groups; g++) pq_unpack8_u32(in + g * (size_t)bit_width, bit_width, out + 8 * g);
 }
 #undef PQ_UNPACKN_CASE
+
+/* One group of pq_unpack_groups_u32_wide. */
+PQ_HD static inline void pq_unpack8_u32_wide(const uint8_t *in, int bit_width, uint32_t out[8])
+{
+    pq_unpack_groups_u32_wide(in, bit_width, out, 1);
+}
 
 /* Same for bit_width 0..64 (DELTA_BINARY_PACKED). Reads bit_width bytes. */
 PQ_HD static inline void pq_unpack8_u64(const uint8_t *in, int bit_width, uint64_t out[8])

@@ -569,6 +569,55 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
     return PQ_OK;
 }
 
+/* The next `want` (at most BATCH) dictionary indices of the page, their
+ * values written at output slot `at`; `pos` is the first one's index in
+ * the page's n values, for messages. */
+static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t want, size_t at, size_t pos,
+                           size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    size_t got = 0;
+    if ((st = pq_rle_next(d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+    if (got < want)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                    pos + got, n);
+    for (size_t i = 0; i < got; i++)
+        if (idx[i] >= c->dict_n)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[i],
+                        pos + i, c->dict_n);
+    bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
+    size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
+    if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
+        uint8_t *w = o->views + at * 16;
+        for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
+    } else if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
+        /* Room for the longest entry each time (rarely more than a few MB
+         * ahead of what is needed): one pass. */
+        if ((st = reserve_data(c, bound)) != PQ_OK) return st;
+        int64_t wrote = pq_dict_gather_binary_padded(c->dict_offsets, c->dict_data, idx, got, o->offsets + at,
+                                                     (int32_t)o->data_len, o->data + o->data_len);
+        if (wrote < 0) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
+        o->data_len += (size_t)wrote;
+    } else if (binary) {
+        size_t need = 0;
+        st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+                                   (int32_t)o->data_len, NULL, 0, &need, &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+        if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
+        st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+                                   (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
+                                   c->data_cap - o->data_len, &need, &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+        o->data_len += need;
+    } else {
+        st = pq_dict_gather_fixed(c->dict_values, c->dict_n, c->width, idx, got, o->values + at * c->width, &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+    }
+    return PQ_OK;
+}
+
 static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
 {
     pq_column_values *o = c->out;
@@ -582,102 +631,37 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     pq_rle_decoder d;
     if ((st = pq_rle_init_dict_indices(&d, src, len, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
     uint32_t idx[BATCH];
-    size_t kept = 0; /* selection-vector decode: values written so far */
-    if (c->rows) {
-        /* Unwanted runs of rows are skipped in the index stream (a run or a
-         * bit-packed group costs nothing per value); wanted runs are
-         * decoded and gathered by the kernels below, BATCH at a time. */
-        size_t pos = 0;
-        while (pos < n) {
-            size_t next = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, true) - c->page_row);
-            if (next > pos) {
-                size_t skipped = 0;
-                if ((st = pq_rle_skip(&d, next - pos, &skipped, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-                if (skipped < next - pos)
-                    return fail(c, PQ_ERR_CORRUPT_DATA,
-                                "dictionary indices: %zu decoded, the page has %zu non-null values", pos + skipped, n);
-                pos = next;
-                if (pos == n) break;
-            }
-            size_t stop = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, false) - c->page_row);
-            if (stop - pos > BATCH) stop = pos + BATCH;
-            size_t got = 0, want = stop - pos;
-            if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-            if (got < want)
-                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
-                            pos + got, n);
-            for (size_t i = 0; i < got; i++)
-                if (idx[i] >= c->dict_n)
-                    return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
-                                idx[i], pos + i, c->dict_n);
-            size_t at = o->n_values + kept;
-            if (c->views) {
-                uint8_t *w = o->views + at * 16;
-                for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
-            } else if (binary) {
-                size_t need = 0;
-                st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
-                                           (int32_t)o->data_len, NULL, 0, &need, &kerr);
-                if (st != PQ_OK) return kfail(c, st, &kerr);
-                if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
-                st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
-                                           (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
-                                           c->data_cap - o->data_len, &need, &kerr);
-                if (st != PQ_OK) return kfail(c, st, &kerr);
-                o->data_len += need;
-            } else {
-                st = pq_dict_gather_fixed(c->dict_values, c->dict_n, c->width, idx, got,
-                                          o->values + at * c->width, &kerr);
-                if (st != PQ_OK) return kfail(c, st, &kerr);
-            }
-            kept += got;
-            pos += got;
+    if (!c->rows) {
+        for (size_t done = 0; done < n;) {
+            size_t want = n - done < BATCH ? n - done : BATCH;
+            if ((st = dict_batch(c, &d, idx, want, o->n_values + done, done, n)) != PQ_OK) return st;
+            done += want;
         }
-        o->n_values += kept;
+        o->n_values += n;
         return PQ_OK;
     }
-    for (size_t done = 0; done < n;) {
-        size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
-        if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        if (got < want)
-            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
-                        done + got, n);
-        for (size_t i = 0; i < got; i++)
-            if (idx[i] >= c->dict_n)
-                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
-                            idx[i], done + i, c->dict_n);
-        size_t at = o->n_values + done;
-        size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
-        if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
-            uint8_t *w = o->views + at * 16;
-            for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
-        } else if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
-            /* Room for the longest entry each time (rarely more than a few MB
-             * ahead of what is needed): one pass. */
-            if ((st = reserve_data(c, bound)) != PQ_OK) return st;
-            int64_t wrote = pq_dict_gather_binary_padded(c->dict_offsets, c->dict_data, idx, got, o->offsets + at,
-                                                         (int32_t)o->data_len, o->data + o->data_len);
-            if (wrote < 0) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
-            o->data_len += (size_t)wrote;
-        } else if (binary) {
-            size_t need = 0;
-            st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
-                                       (int32_t)o->data_len, NULL, 0, &need, &kerr);
-            if (st != PQ_OK) return kfail(c, st, &kerr);
-            if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
-            st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
-                                       (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
-                                       c->data_cap - o->data_len, &need, &kerr);
-            if (st != PQ_OK) return kfail(c, st, &kerr);
-            o->data_len += need;
-        } else {
-            st = pq_dict_gather_fixed(c->dict_values, c->dict_n, c->width, idx, got, o->values + at * c->width,
-                                      &kerr);
-            if (st != PQ_OK) return kfail(c, st, &kerr);
+    /* Selection-vector decode: unwanted runs of rows are skipped in the
+     * index stream (a run or a bit-packed group costs nothing per value);
+     * wanted runs are decoded and gathered, BATCH at a time. */
+    size_t pos = 0, kept = 0;
+    while (pos < n) {
+        size_t next = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, true) - c->page_row);
+        if (next > pos) {
+            size_t skipped = 0;
+            if ((st = pq_rle_skip(&d, next - pos, &skipped, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+            if (skipped < next - pos)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                            pos + skipped, n);
+            pos = next;
+            if (pos == n) break;
         }
-        done += got;
+        size_t stop = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, false) - c->page_row);
+        size_t want = stop - pos < BATCH ? stop - pos : BATCH;
+        if ((st = dict_batch(c, &d, idx, want, o->n_values + kept, pos, n)) != PQ_OK) return st;
+        kept += want;
+        pos += want;
     }
-    o->n_values += n;
+    o->n_values += kept;
     return PQ_OK;
 }
 
