@@ -401,36 +401,28 @@ static void conv_be_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t
 #undef BE_DECIMAL_STORE
 
 /* Integers (INT32/INT64 decimals) into 16- or 32-byte slots. */
+/* Value i of an INT32 (w 4) or INT64 (w 8) column, sign-extended. */
+static inline int64_t int_at(const uint8_t *src, size_t w, size_t i)
+{
+    if (w == 4) {
+        int32_t y;
+        memcpy(&y, src + i * 4, 4);
+        return y;
+    }
+    int64_t x;
+    memcpy(&x, src + i * 8, 8);
+    return x;
+}
+
 static void conv_int_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
 {
-    if (ow == 16) { /* decimal128, the common case: two word stores a value, no memset call */
-        for (size_t i = 0; i < n; i++) {
-            int64_t x, hi;
-            if (w == 4) {
-                int32_t y;
-                memcpy(&y, src + i * 4, 4);
-                x = y;
-            } else {
-                memcpy(&x, src + i * 8, 8);
-            }
-            hi = x < 0 ? -1 : 0;
-            memcpy(dst + i * 16, &x, 8);
-            memcpy(dst + i * 16 + 8, &hi, 8);
-        }
-        return;
-    }
     for (size_t i = 0; i < n; i++) {
-        int64_t x;
-        if (w == 4) {
-            int32_t y;
-            memcpy(&y, src + i * 4, 4);
-            x = y;
-        } else {
-            memcpy(&x, src + i * 8, 8);
-        }
+        int64_t x = int_at(src, w, i), hi = x < 0 ? -1 : 0;
         uint8_t *d = dst + i * ow;
+        /* two word stores a value (decimal128, the common case: no memset call) */
         memcpy(d, &x, 8);
-        memset(d + 8, x < 0 ? 0xff : 0, ow - 8);
+        memcpy(d + 8, &hi, 8);
+        if (ow > 16) memset(d + 16, x < 0 ? 0xff : 0, ow - 16);
     }
 }
 
