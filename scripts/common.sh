@@ -145,7 +145,7 @@ pq_ensure_python_modules() {
 # Make python3 import everything the test suite imports (tests/requirements.txt).
 pq_ensure_pyarrow() {
     pq_ensure_python_modules "$PQ_ROOT/tests/requirements.txt"
-    python3 -c "import pyarrow, numpy" || pq_die "pyarrow or numpy still does not import"
+    python3 -c "import pyarrow, numpy, duckdb" || pq_die "pyarrow, numpy or duckdb still does not import"
 }
 
 # pq_fresh_venv DIR — make DIR a new virtual environment (removing an old one)
