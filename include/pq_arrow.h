@@ -115,12 +115,22 @@ PQ_API pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap);
  * ArrowArray's release callback, or by the reader dropping what it decoded),
  * are kept in a process-wide pool of up to `bytes` in all, and the next
  * decode writes into them instead of asking the system for fresh memory,
- * whose pages the kernel faults in and zeroes again: a file read one row
- * group at a time then reuses the same memory for each. 0 turns the pool
- * off and frees what it holds; a lower limit frees the largest blocks
- * until the pool fits. Default PQ_BUFFER_POOL_DEFAULT. Thread-safe. */
-#define PQ_BUFFER_POOL_DEFAULT ((uint64_t)64 << 20)
+ * whose pages the kernel faults in and zeroes again (a third or more of a
+ * large read's time): a file read one row group at a time, or read again,
+ * reuses the same memory. A block kept unused for 10 seconds is freed by
+ * the pool's next use, as allocators such as jemalloc return dirty pages,
+ * so memory goes back to the system once reading stops (a process that
+ * stops using pqstep altogether frees the rest with a limit of 0).
+ * 0 turns the pool off and frees what it holds; a lower limit frees the
+ * largest blocks until the pool fits. PQ_BUFFER_POOL_DEFAULT sets the
+ * default, pq_buffer_pool_default_limit(). Thread-safe. */
+#define PQ_BUFFER_POOL_DEFAULT UINT64_MAX
 PQ_API void pq_buffer_pool_set_limit(uint64_t bytes);
+
+/* The pool's default limit: an eighth of physical memory, at least 64 MiB
+ * and at most 2 GiB (enough to keep a TPC-H lineitem scale factor 1 read,
+ * about 1.3 GB decoded, for the next one). */
+PQ_API uint64_t pq_buffer_pool_default_limit(void);
 
 /* Bytes the pool holds now (blocks kept, not in use). */
 PQ_API uint64_t pq_buffer_pool_bytes(void);

@@ -1,9 +1,16 @@
 /*
  * buffer_pool.c — see buffer_pool.h.
  *
- * A handful of slots under one mutex: a decode takes or gives a few blocks
- * per column chunk, so the lock is not contended, and best fit over a
- * short array is cheaper than any index.
+ * Kept blocks sit in size classes (8 per doubling of size, by their usable
+ * size rounded down), each a list, and on one age list, newest first, all
+ * under one mutex. The links live in the kept block's own first bytes: a
+ * kept block is ours until taken, and whoever takes it writes it anyway.
+ *
+ * Take is best fit: the smallest kept block of at least `need` bytes, found
+ * in need's own class (scanned) or the first non-empty class above it.
+ * Blocks kept longer than the decay time are freed by the next give or
+ * take, oldest first, as jemalloc returns its dirty pages: memory a burst
+ * of reads left behind goes back to the system once reading stops.
  */
 #include "pages/buffer_pool.h"
 
@@ -12,93 +19,166 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pq_arrow.h"
 
-#define POOL_SLOTS 64
+#define CLASS_BITS 3                          /* 8 classes per doubling */
+#define MIN_SHIFT 16                          /* the first class starts at 64 KiB */
+#define NCLASSES ((64 - MIN_SHIFT) << CLASS_BITS)
 
-typedef struct pool_slot {
-    void *p;
+/* A kept block's header, in its own first bytes. */
+typedef struct kept {
+    struct kept *class_prev, *class_next;
+    struct kept *age_prev, *age_next;         /* age_next: the next older block */
     size_t cap;
-} pool_slot;
+    uint64_t given_ns;
+    uint32_t cls;
+} kept;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static pool_slot pool[POOL_SLOTS];
+static kept *classes[NCLASSES];
+static kept *newest, *oldest;
 static uint64_t pool_bytes;
-static uint64_t pool_limit = PQ_BUFFER_POOL_DEFAULT;
+static uint64_t pool_limit;
+static bool limit_set;
+static uint64_t decay_ns = PQ_POOL_DECAY_NS;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pq_buffer_pool_default_limit(void)
+{
+    const uint64_t floor = 64ull << 20, ceiling = 2ull << 30;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return floor;
+    uint64_t eighth = (uint64_t)pages / 8 * (uint64_t)page;
+    return eighth < floor ? floor : eighth > ceiling ? ceiling : eighth;
+}
+
+/* Under the lock. */
+static uint64_t limit_now(void)
+{
+    if (!limit_set) {
+        pool_limit = pq_buffer_pool_default_limit();
+        limit_set = true;
+    }
+    return pool_limit;
+}
+
+/* The class of a size: floor(log2) and the next CLASS_BITS bits. */
+static uint32_t class_of(size_t n)
+{
+    int lg = 63 - __builtin_clzll((unsigned long long)n);
+    if (lg < MIN_SHIFT) return 0;
+    uint32_t sub = (uint32_t)((n >> (lg - CLASS_BITS)) & ((1u << CLASS_BITS) - 1));
+    return ((uint32_t)(lg - MIN_SHIFT) << CLASS_BITS) | sub;
+}
+
+static void unlink_block(kept *k)
+{
+    if (k->class_prev) k->class_prev->class_next = k->class_next;
+    else classes[k->cls] = k->class_next;
+    if (k->class_next) k->class_next->class_prev = k->class_prev;
+    if (k->age_prev) k->age_prev->age_next = k->age_next;
+    else newest = k->age_next;
+    if (k->age_next) k->age_next->age_prev = k->age_prev;
+    else oldest = k->age_prev;
+    pool_bytes -= k->cap;
+}
+
+/* Blocks past their decay time, unlinked onto *drop (through age_next). */
+static void expire(uint64_t now, kept **drop)
+{
+    while (oldest && now - oldest->given_ns > decay_ns) {
+        kept *k = oldest;
+        unlink_block(k);
+        k->age_next = *drop;
+        *drop = k;
+    }
+}
+
+static void free_list(kept *k)
+{
+    while (k) {
+        kept *next = k->age_next;
+        free(k);
+        k = next;
+    }
+}
 
 void *pq_pool_take(size_t need, size_t max, size_t *cap)
 {
     if (need < PQ_POOL_MIN_BYTES / 2 || max < need) return NULL;
+    kept *drop = NULL, *best = NULL;
     pthread_mutex_lock(&pool_lock);
-    int best = -1;
-    for (int i = 0; i < POOL_SLOTS; i++)
-        if (pool[i].p && pool[i].cap >= need && pool[i].cap <= max && (best < 0 || pool[i].cap < pool[best].cap))
-            best = i;
-    void *p = NULL;
-    if (best >= 0) {
-        p = pool[best].p;
-        *cap = pool[best].cap;
-        pool_bytes -= pool[best].cap;
-        pool[best].p = NULL;
+    expire(now_ns(), &drop);
+    for (uint32_t c = class_of(need); c < NCLASSES && !best; c++)
+        for (kept *k = classes[c]; k; k = k->class_next)
+            if (k->cap >= need && k->cap <= max && (!best || k->cap < best->cap)) best = k;
+    size_t got = 0;
+    if (best) {
+        got = best->cap;
+        unlink_block(best);
     }
     pthread_mutex_unlock(&pool_lock);
-    return p;
+    free_list(drop);
+    if (best) *cap = got;
+    return best;
 }
 
 void pq_pool_give(void *p)
 {
     if (!p) return;
     size_t cap = malloc_usable_size(p);
-    if (cap >= PQ_POOL_MIN_BYTES) {
-        pthread_mutex_lock(&pool_lock);
-        int free_slot = -1, smallest = -1;
-        for (int i = 0; i < POOL_SLOTS; i++) {
-            if (!pool[i].p) {
-                if (free_slot < 0) free_slot = i;
-            } else if (smallest < 0 || pool[i].cap < pool[smallest].cap) {
-                smallest = i;
-            }
-        }
-        /* Full of slots: a larger block replaces the smallest one, when it
-         * then fits the limit. */
-        void *evict = NULL;
-        if (free_slot < 0 && smallest >= 0 && pool[smallest].cap < cap &&
-            pool_bytes - pool[smallest].cap + cap <= pool_limit) {
-            evict = pool[smallest].p;
-            pool_bytes -= pool[smallest].cap;
-            pool[smallest].p = NULL;
-            free_slot = smallest;
-        }
-        bool kept = free_slot >= 0 && pool_bytes + cap <= pool_limit;
-        if (kept) {
-            pool[free_slot] = (pool_slot){p, cap};
-            pool_bytes += cap;
-        }
-        pthread_mutex_unlock(&pool_lock);
-        free(evict);
-        if (kept) return;
+    if (cap < PQ_POOL_MIN_BYTES) {
+        free(p);
+        return;
     }
-    free(p);
+    kept *drop = NULL, *k = p;
+    uint64_t now = now_ns();
+    pthread_mutex_lock(&pool_lock);
+    expire(now, &drop);
+    bool keep = pool_bytes + cap <= limit_now();
+    if (keep) {
+        *k = (kept){.cap = cap, .given_ns = now, .cls = class_of(cap)};
+        k->class_next = classes[k->cls];
+        if (k->class_next) k->class_next->class_prev = k;
+        classes[k->cls] = k;
+        k->age_next = newest;
+        if (newest) newest->age_prev = k;
+        else oldest = k;
+        newest = k;
+        pool_bytes += cap;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    free_list(drop);
+    if (!keep) free(p);
 }
 
 void pq_buffer_pool_set_limit(uint64_t bytes)
 {
-    void *drop[POOL_SLOTS];
-    int n = 0;
+    kept *drop = NULL;
     pthread_mutex_lock(&pool_lock);
-    pool_limit = bytes;
+    pool_limit = bytes == PQ_BUFFER_POOL_DEFAULT ? pq_buffer_pool_default_limit() : bytes;
+    limit_set = true;
     /* Over the new limit: free the largest blocks first. */
     while (pool_bytes > pool_limit) {
-        int largest = -1;
-        for (int i = 0; i < POOL_SLOTS; i++)
-            if (pool[i].p && (largest < 0 || pool[i].cap > pool[largest].cap)) largest = i;
-        drop[n++] = pool[largest].p;
-        pool_bytes -= pool[largest].cap;
-        pool[largest].p = NULL;
+        kept *largest = NULL;
+        for (int c = NCLASSES - 1; c >= 0 && !largest; c--)
+            for (kept *k = classes[c]; k; k = k->class_next)
+                if (!largest || k->cap > largest->cap) largest = k;
+        unlink_block(largest);
+        largest->age_next = drop;
+        drop = largest;
     }
     pthread_mutex_unlock(&pool_lock);
-    for (int i = 0; i < n; i++) free(drop[i]);
+    free_list(drop);
 }
 
 uint64_t pq_buffer_pool_bytes(void)
@@ -107,4 +187,14 @@ uint64_t pq_buffer_pool_bytes(void)
     uint64_t b = pool_bytes;
     pthread_mutex_unlock(&pool_lock);
     return b;
+}
+
+void pq_pool_set_decay_ns(uint64_t ns)
+{
+    kept *drop = NULL;
+    pthread_mutex_lock(&pool_lock);
+    decay_ns = ns;
+    expire(now_ns(), &drop);
+    pthread_mutex_unlock(&pool_lock);
+    free_list(drop);
 }

@@ -8,14 +8,16 @@
  * row group at a time spent a third of its time there. Buffers of
  * PQ_POOL_MIN_BYTES or more released by the decode or by an Arrow array
  * are kept instead, up to a process-wide byte limit
- * (pq_buffer_pool_set_limit), and the next decode takes them. The buffers
- * are plain malloc blocks: any of them may still be passed to free() or
- * realloc(); pq_pool_give() is only the way to keep them.
+ * (pq_buffer_pool_set_limit), and the next decode takes them. A block kept
+ * unused for PQ_POOL_DECAY_NS is freed by the next give or take. The
+ * buffers are plain malloc blocks: any of them may still be passed to
+ * free() or realloc(); pq_pool_give() is only the way to keep them.
  */
 #ifndef PQ_PAGES_BUFFER_POOL_H
 #define PQ_PAGES_BUFFER_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Smaller blocks stay in malloc's own free lists: nothing to gain. */
 #define PQ_POOL_MIN_BYTES ((size_t)128 << 10)
@@ -27,5 +29,12 @@ void *pq_pool_take(size_t need, size_t max, size_t *cap);
 /* Keep block p (from malloc, calloc or realloc) for a later take, or free
  * it when it is small or the pool is full. NULL is ignored. */
 void pq_pool_give(void *p);
+
+/* How long a block may stay kept unused: 10 s, jemalloc's default decay
+ * time for dirty pages. */
+#define PQ_POOL_DECAY_NS (10ull * 1000000000ull)
+
+/* Change that time (tests); blocks already older are freed now. */
+void pq_pool_set_decay_ns(uint64_t ns);
 
 #endif

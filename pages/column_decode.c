@@ -10,6 +10,7 @@
 #include "pages/column_decode.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +22,45 @@
 #include "kernels/plain.h"
 #include "kernels/rle.h"
 #include "pages/buffer_pool.h"
+#include "metadata/error.h"
 #include "pages/codec.h"
+#include <pthread.h>
 
 /* Values decoded per step when a kernel hands them out through a scratch
  * array (levels, dictionary indices, RLE booleans). A multiple of 8, so that
  * BIT_PACKED level batches end on a byte boundary. */
 #define BATCH 1024
 
+/* What the pages of one chunk share while it is executed: the dictionary
+ * (decoded once, then only read), the chunk's output arrays (each page
+ * writes its own slice of them) and the memory the chunk's decode holds. */
+typedef struct cd_chunk {
+    const pq_plan_chunk *pc;
+    pq_column_values *out;   /* the chunk's arrays, allocated once at their exact size */
+    _Atomic uint64_t held;   /* bytes allocated now by the chunk's pages (capacities) */
+
+    bool have_dict;
+    size_t dict_n;
+    size_t dict_max_len;     /* BYTE_ARRAY: the longest entry */
+    uint8_t *dict_values;    /* fixed width: dict_n * width */
+    size_t dict_values_cap;
+    int32_t *dict_offsets;   /* BYTE_ARRAY: dict_n + 1 */
+    size_t dict_offsets_cap;
+    uint8_t *dict_data;
+    size_t dict_data_cap;
+    uint8_t *dict_views;     /* views: a view per dictionary entry (buffer 1) */
+    size_t dict_views_cap;
+
+    _Atomic bool defs_stored; /* a page stored its definition levels (see cd_ctx.defs_lazy) */
+} cd_chunk;
+
+/* One task's state: a dictionary page, or a data page decoded into its
+ * place (direct) or into buffers of its own (staged, see execute). */
 typedef struct cd_ctx {
     const pq_leaf *leaf;
     int32_t codec;
     uint64_t limit;          /* 0: none */
-    uint64_t held;           /* bytes allocated now (buffers' capacities) */
+    cd_chunk *ch;
     pq_error *err;
     pq_codec_ctx *cctx;      /* the caller's, or own_cctx */
     pq_codec_ctx own_cctx;
@@ -45,34 +73,28 @@ typedef struct cd_ctx {
     uint8_t *buf;            /* decompressed page */
     size_t buf_cap;
 
-    bool have_dict;
-    size_t dict_n;
-    size_t dict_max_len;     /* BYTE_ARRAY: the longest entry */
-    uint8_t *dict_values;    /* fixed width: dict_n * width */
-    size_t dict_values_cap;
-    int32_t *dict_offsets;   /* BYTE_ARRAY: dict_n + 1 */
-    size_t dict_offsets_cap;
-    uint8_t *dict_data;
-    size_t dict_data_cap;
-
-    /* Definition levels of a leaf without repetition are stored only once a
-     * page has a null: until then every level is max_def and def_levels
-     * stays NULL, which saves two bytes per value of most columns. */
+    /* Definition levels of a leaf without repetition are stored only for
+     * pages that have a null: a page whose levels are one run of max_def
+     * stores none (page_defs stays false), which saves two bytes per value
+     * of most columns; the chunk fills such pages in afterwards when any
+     * other page stored its levels. */
     bool defs_lazy;
-    size_t def_cap;          /* bytes */
+    bool page_defs;          /* this page's definition levels are stored */
+    int16_t *def_levels;     /* the chunk's level arrays (slots from 0) */
+    int16_t *rep_levels;
 
-    pq_column_values *out;
+    pq_column_values *out;   /* where values go: the chunk's arrays seen from the page's first
+                              * value (direct), or the page's own (staged) */
+    bool direct;             /* out is the chunk's: its room is exact, never grown */
     size_t values_cap;       /* bytes */
     size_t offsets_cap;      /* bytes */
     size_t data_cap;         /* bytes */
-    uint64_t strings_ahead;  /* BYTE_ARRAY: string bytes the pages after this one hold at
-                              * least (strings_lower_bound), for failing early */
     bool views;              /* PQ_DECODE_STRING_VIEWS on a BYTE_ARRAY leaf */
     size_t views_cap;        /* bytes */
-    uint8_t *dict_views;     /* views: a view per dictionary entry (buffer 1) */
-    size_t dict_views_cap;
     const pq_decode_rows *rows; /* selection-vector decode: the rows wanted, or NULL: all */
     size_t page_row;         /* the chunk row the page being decoded starts at */
+    uint64_t strings_ahead;  /* BYTE_ARRAY: string bytes the chunk holds at least besides the
+                              * page's (the plan's lower bound), for failing early */
 } cd_ctx;
 
 /* Selection-vector decode: whether chunk row `row` is wanted. */
@@ -118,25 +140,6 @@ static uint64_t next_row(const cd_ctx *c, uint64_t row, uint64_t end, bool want)
         row = lo + base + 64;
     }
     return end;
-}
-
-/* Whether any of the rows [row, row + n) is wanted. */
-static bool rows_wanted(const cd_ctx *c, uint64_t row, uint64_t n)
-{
-    const pq_decode_rows *s = c->rows;
-    uint64_t a = row > s->first ? row - s->first : 0, b = row + n - s->first;
-    if (row + n <= s->first || a >= s->count) return false;
-    if (b > s->count) b = s->count;
-    for (uint64_t i = a; i < b;) {
-        if ((i & 7) == 0 && i + 8 <= b) {
-            if (s->keep[i >> 3]) return true;
-            i += 8;
-            continue;
-        }
-        if ((s->keep[i >> 3] >> (i & 7)) & 1) return true;
-        i++;
-    }
-    return false;
 }
 
 /* Buffers views point into (pq_column_values.view_bufs). */
@@ -196,32 +199,63 @@ static pq_status grow(cd_ctx *c, void **p, size_t *cap, size_t need, const char 
     if (need <= *cap) return PQ_OK;
     size_t want = need;
     if (*cap <= SIZE_MAX / 2 && *cap * 2 > want) want = *cap * 2;
-    uint64_t others = c->held - *cap;
-    if (c->limit) {
-        if (need > c->limit || others > c->limit - need)
-            return fail(c, PQ_ERR_MEMORY_LIMIT, "%s: %zu bytes (with %llu held) exceed the memory limit of %llu",
-                        what, need, (unsigned long long)others, (unsigned long long)c->limit);
-        if (want > c->limit - others) want = (size_t)(c->limit - others);
+    /* The chunk's pages may run at once: take the room from the shared
+     * count first, so that together they stay within the limit. */
+    uint64_t cur = atomic_load(&c->ch->held), others;
+    for (;;) {
+        others = cur - *cap;
+        size_t w = want;
+        if (c->limit) {
+            if (need > c->limit || others > c->limit - need)
+                return fail(c, PQ_ERR_MEMORY_LIMIT,
+                            "%s: %zu bytes (with %llu held) exceed the memory limit of %llu", what, need,
+                            (unsigned long long)others, (unsigned long long)c->limit);
+            if (w > c->limit - others) w = (size_t)(c->limit - others);
+        }
+        if (atomic_compare_exchange_weak(&c->ch->held, &cur, others + w)) {
+            want = w;
+            break;
+        }
     }
     /* A kept block that fits (pages/buffer_pool.h): no fresh pages to
-     * fault in, and often no more growing for this chunk. Only for a first
-     * or small buffer: realloc moves a large one without copying (mremap). */
-    size_t max = want <= SIZE_MAX / 16 ? want * 16 : SIZE_MAX; /* not a huge block for a small need */
-    if (c->limit && max > c->limit - others) max = (size_t)(c->limit - others);
+     * fault in (the kernel zeroes each one, which costs more than copying
+     * what the old block holds), and often no more growing for this chunk. */
+    size_t max = want + want / 4; /* not a block another buffer would fit better */
     size_t got = 0;
-    void *q = *cap < PQ_POOL_MIN_BYTES ? pq_pool_take(want, max, &got) : NULL;
+    void *q = pq_pool_take(want, max, &got);
     if (q) {
         if (*p) memcpy(q, *p, *cap);
         pq_pool_give(*p);
+        /* The block may be larger than asked: count what it holds. */
+        atomic_fetch_add(&c->ch->held, got - want);
         want = got;
     } else {
         q = realloc(*p, want);
-        if (!q) return fail(c, PQ_ERR_NOMEM, "%s: cannot allocate %zu bytes", what, want);
+        if (!q) {
+            atomic_fetch_sub(&c->ch->held, want - *cap);
+            return fail(c, PQ_ERR_NOMEM, "%s: cannot allocate %zu bytes", what, want);
+        }
     }
     *p = q;
-    c->held = others + want;
     *cap = want;
     return PQ_OK;
+}
+
+/* A buffer the task held, freed and taken off the chunk's count. */
+static void release(cd_ctx *c, void *p, size_t cap)
+{
+    pq_pool_give(p);
+    atomic_fetch_sub(&c->ch->held, cap);
+}
+
+/* The chunk's own arrays are allocated at their exact size before a page
+ * decodes into them: a page that holds more than its planned count is
+ * corrupt (its levels or headers disagree with its values), never a reason
+ * to grow a buffer other pages are writing. */
+static pq_status room_exact(cd_ctx *c, size_t cap, size_t bytes)
+{
+    if (bytes <= cap) return PQ_OK;
+    return fail(c, PQ_ERR_CORRUPT_DATA, "the page holds more values than its headers and levels say");
 }
 
 /* Room for `n` more fixed-width values. */
@@ -230,6 +264,7 @@ static pq_status reserve_values(cd_ctx *c, size_t n)
     size_t total = c->out->n_values + n, bytes;
     if (total < n || !mul_ok(total, c->width, &bytes))
         return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    if (c->direct) return room_exact(c, c->values_cap, bytes);
     return grow(c, (void **)&c->out->values, &c->values_cap, bytes, "values");
 }
 
@@ -239,6 +274,7 @@ static pq_status reserve_views(cd_ctx *c, size_t n)
     size_t total = c->out->n_values + n, bytes;
     if (total < n || !mul_ok(total, 16, &bytes))
         return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    if (c->direct) return room_exact(c, c->views_cap, bytes);
     return grow(c, (void **)&c->out->views, &c->views_cap, bytes, "string views");
 }
 
@@ -264,6 +300,7 @@ static pq_status reserve_offsets(cd_ctx *c, size_t n)
     size_t total = c->out->n_values + n + 1, bytes;
     if (total < n || !mul_ok(total, sizeof(int32_t), &bytes))
         return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    if (c->direct) return room_exact(c, c->offsets_cap, bytes);
     return grow(c, (void **)&c->out->offsets, &c->offsets_cap, bytes, "offsets");
 }
 
@@ -272,6 +309,7 @@ static pq_status reserve_data(cd_ctx *c, size_t n)
 {
     size_t total = c->out->data_len + n;
     if (total < n) return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu bytes overflow the address space", n);
+    if (c->direct) return room_exact(c, c->data_cap, total);
     return grow(c, (void **)&c->out->data, &c->data_cap, total, "byte array data");
 }
 
@@ -288,27 +326,6 @@ static pq_status check_string_room(cd_ctx *c, uint64_t more)
                     "and binary arrays (int32 offsets) hold; large_string or string_view would hold them",
                     (unsigned long long)(total + c->strings_ahead));
     return PQ_OK;
-}
-
-/* The fewest value bytes a BYTE_ARRAY data page can hold, from its header
- * alone: a PLAIN page is levels, then a 4-byte length before each value.
- * Levels of a v1 page are bounded generously (a 4-byte length and 12 bytes
- * a level: a run of one with a 10-byte varint header); other encodings
- * count 0. */
-static uint64_t strings_lower_bound(const pq_leaf *leaf, const pq_page_info *pi)
-{
-    if (pi->encoding != PQ_ENC_PLAIN || pi->num_values < 0 || pi->uncompressed_size < 0) return 0;
-    uint64_t n = (uint64_t)pi->num_values, size = (uint64_t)pi->uncompressed_size, levels = 0;
-    if (pi->type == PQ_PAGE_DATA) {
-        levels = (leaf->max_rep > 0 ? 4 + 12 * n : 0) + (leaf->max_def > 0 ? 4 + 12 * n : 0);
-    } else if (pi->type == PQ_PAGE_DATA_V2) {
-        if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0) return 0;
-        levels = (uint64_t)pi->rep_levels_byte_length + (uint64_t)pi->def_levels_byte_length;
-    } else {
-        return 0;
-    }
-    uint64_t fixed = levels + 4 * n;
-    return size > fixed ? size - fixed : 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -389,32 +406,26 @@ static pq_status levels_rle(cd_ctx *c, pq_rle_decoder *d, const char *what, int1
     return PQ_OK;
 }
 
-/* Store definition levels from now on: the first `at` slots, all defined
- * so far, get max_def. */
-static pq_status materialize_defs(cd_ctx *c, size_t at)
+/* This page stores its definition levels (the chunk's array is there). */
+static void store_defs(cd_ctx *c)
 {
-    pq_column_values *o = c->out;
-    if (o->def_levels) return PQ_OK;
-    size_t bytes = o->n_levels * sizeof(int16_t); /* checked in decode_pages */
-    pq_status st = grow(c, (void **)&o->def_levels, &c->def_cap, bytes ? bytes : 1, "definition levels");
-    if (st != PQ_OK) return st;
-    for (size_t i = 0; i < at; i++) o->def_levels[i] = c->leaf->max_def;
-    return PQ_OK;
+    if (c->page_defs) return;
+    c->page_defs = true;
+    atomic_store(&c->ch->defs_stored, true);
 }
 
 /* The definition levels of a page (n slots at `at`) from RLE runs: nothing
- * stored when they are one run of max_def and none was stored before. */
+ * stored when they are one run of max_def (a leaf without repetition). */
 static pq_status def_levels_rle(cd_ctx *c, pq_rle_decoder *d, size_t at, size_t n)
 {
     int16_t max = c->leaf->max_def;
-    if (c->defs_lazy && !c->out->def_levels) {
+    if (c->defs_lazy) {
         uint32_t value;
         uint64_t count;
         if (pq_rle_leading_run(d, &value, &count) && value == (uint32_t)max && count >= n) return PQ_OK;
-        pq_status st = materialize_defs(c, at);
-        if (st != PQ_OK) return st;
     }
-    return levels_rle(c, d, "definition", max, c->out->def_levels + at, n);
+    store_defs(c);
+    return levels_rle(c, d, "definition", max, c->def_levels + at, n);
 }
 
 /* Data page v1 levels: RLE with a 4-byte length prefix, or the deprecated
@@ -432,10 +443,10 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
         st = pq_rle_init_prefixed(&d, p, len, bw, consumed, &kerr);
         if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
         if (definition) return def_levels_rle(c, &d, at, n);
-        return levels_rle(c, &d, what, max, c->out->rep_levels + at, n);
+        return levels_rle(c, &d, what, max, c->rep_levels + at, n);
     }
-    if (definition && (st = materialize_defs(c, at)) != PQ_OK) return st;
-    int16_t *out = (definition ? c->out->def_levels : c->out->rep_levels) + at;
+    if (definition) store_defs(c);
+    int16_t *out = (definition ? c->def_levels : c->rep_levels) + at;
     if (enc == PQ_ENC_BIT_PACKED) {
         uint32_t tmp[BATCH];
         size_t pos = 0;
@@ -461,7 +472,7 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
 static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
 {
     const pq_page_info *pi = c->pi;
-    if (c->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "a second dictionary page in the chunk");
+    if (c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "a second dictionary page in the chunk");
     if (pi->encoding != PQ_ENC_PLAIN && pi->encoding != PQ_ENC_PLAIN_DICTIONARY)
         return fail(c, PQ_ERR_UNSUPPORTED, "dictionary page encoding is not supported");
     if (pi->num_values < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "num_values %d", pi->num_values);
@@ -474,48 +485,48 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
         if (n > len / 4)
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
         /* Padded for the gather's 16-byte copies (PQ_DICT_COPY_SLACK). */
-        if ((st = grow(c, (void **)&c->dict_offsets, &c->dict_offsets_cap, (n + 1) * sizeof(int32_t),
+        if ((st = grow(c, (void **)&c->ch->dict_offsets, &c->ch->dict_offsets_cap, (n + 1) * sizeof(int32_t),
                        "dictionary")) != PQ_OK ||
-            (st = grow(c, (void **)&c->dict_data, &c->dict_data_cap, len + PQ_DICT_COPY_SLACK, "dictionary")) !=
+            (st = grow(c, (void **)&c->ch->dict_data, &c->ch->dict_data_cap, len + PQ_DICT_COPY_SLACK, "dictionary")) !=
                 PQ_OK)
             return st;
         size_t data_len;
-        st = pq_plain_byte_array(src, len, n, c->dict_offsets, 0, c->dict_data, c->dict_data_cap, &data_len, &used,
+        st = pq_plain_byte_array(src, len, n, c->ch->dict_offsets, 0, c->ch->dict_data, c->ch->dict_data_cap, &data_len, &used,
                                  &kerr);
         if (st == PQ_OK) {
-            memset(c->dict_data + data_len, 0, PQ_DICT_COPY_SLACK); /* defined bytes for the copies */
-            c->dict_max_len = 0;
+            memset(c->ch->dict_data + data_len, 0, PQ_DICT_COPY_SLACK); /* defined bytes for the copies */
+            c->ch->dict_max_len = 0;
             for (size_t i = 0; i < n; i++) {
-                size_t l = (size_t)(c->dict_offsets[i + 1] - c->dict_offsets[i]);
-                if (l > c->dict_max_len) c->dict_max_len = l;
+                size_t l = (size_t)(c->ch->dict_offsets[i + 1] - c->ch->dict_offsets[i]);
+                if (l > c->ch->dict_max_len) c->ch->dict_max_len = l;
             }
         }
         if (st == PQ_OK && c->views) { /* one view per entry, into the dictionary's bytes */
-            if ((st = grow(c, (void **)&c->dict_views, &c->dict_views_cap, (n ? n : 1) * 16, "dictionary")) != PQ_OK)
+            if ((st = grow(c, (void **)&c->ch->dict_views, &c->ch->dict_views_cap, (n ? n : 1) * 16, "dictionary")) != PQ_OK)
                 return st;
             for (size_t i = 0; i < n; i++)
-                make_view(c->dict_views + 16 * i, c->dict_data + c->dict_offsets[i],
-                          (size_t)(c->dict_offsets[i + 1] - c->dict_offsets[i]), VIEW_BUF_DICT,
-                          (uint32_t)c->dict_offsets[i]);
+                make_view(c->ch->dict_views + 16 * i, c->ch->dict_data + c->ch->dict_offsets[i],
+                          (size_t)(c->ch->dict_offsets[i + 1] - c->ch->dict_offsets[i]), VIEW_BUF_DICT,
+                          (uint32_t)c->ch->dict_offsets[i]);
         }
     } else if (type == PQ_BOOLEAN) {
         if (n / 8 > len)
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
-        if ((st = grow(c, (void **)&c->dict_values, &c->dict_values_cap, n ? n : 1, "dictionary")) != PQ_OK)
+        if ((st = grow(c, (void **)&c->ch->dict_values, &c->ch->dict_values_cap, n ? n : 1, "dictionary")) != PQ_OK)
             return st;
-        st = pq_plain_boolean(src, len, 0, n, c->dict_values, &used, &kerr);
+        st = pq_plain_boolean(src, len, 0, n, c->ch->dict_values, &used, &kerr);
     } else {
         if (n > len / c->width || !mul_ok(n, c->width, &bytes))
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes", n,
                         c->width, len);
-        if ((st = grow(c, (void **)&c->dict_values, &c->dict_values_cap, bytes ? bytes : 1, "dictionary")) !=
+        if ((st = grow(c, (void **)&c->ch->dict_values, &c->ch->dict_values_cap, bytes ? bytes : 1, "dictionary")) !=
             PQ_OK)
             return st;
-        st = pq_plain_fixed(src, len, c->width, n, c->dict_values, &used, &kerr);
+        st = pq_plain_fixed(src, len, c->width, n, c->ch->dict_values, &used, &kerr);
     }
     if (st != PQ_OK) return kfail(c, st, &kerr);
-    c->dict_n = n;
-    c->have_dict = true;
+    c->ch->dict_n = n;
+    c->ch->have_dict = true;
     return PQ_OK;
 }
 
@@ -584,35 +595,35 @@ static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t 
         return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                     pos + got, n);
     for (size_t i = 0; i < got; i++)
-        if (idx[i] >= c->dict_n)
+        if (idx[i] >= c->ch->dict_n)
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[i],
-                        pos + i, c->dict_n);
+                        pos + i, c->ch->dict_n);
     bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
-    size_t bound = c->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
+    size_t bound = c->ch->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
     if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
         uint8_t *w = o->views + at * 16;
-        for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->dict_views + 16 * (size_t)idx[i], 16);
+        for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->ch->dict_views + 16 * (size_t)idx[i], 16);
     } else if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
         /* Room for the longest entry each time (rarely more than a few MB
          * ahead of what is needed): one pass. */
         if ((st = reserve_data(c, bound)) != PQ_OK) return st;
-        int64_t wrote = pq_dict_gather_binary_padded(c->dict_offsets, c->dict_data, idx, got, o->offsets + at,
+        int64_t wrote = pq_dict_gather_binary_padded(c->ch->dict_offsets, c->ch->dict_data, idx, got, o->offsets + at,
                                                      (int32_t)o->data_len, o->data + o->data_len);
         if (wrote < 0) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
         o->data_len += (size_t)wrote;
     } else if (binary) {
         size_t need = 0;
-        st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+        st = pq_dict_gather_binary(c->ch->dict_offsets, c->ch->dict_data, c->ch->dict_n, idx, got, o->offsets + at,
                                    (int32_t)o->data_len, NULL, 0, &need, &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
         if ((st = check_string_room(c, need)) != PQ_OK || (st = reserve_data(c, need)) != PQ_OK) return st;
-        st = pq_dict_gather_binary(c->dict_offsets, c->dict_data, c->dict_n, idx, got, o->offsets + at,
+        st = pq_dict_gather_binary(c->ch->dict_offsets, c->ch->dict_data, c->ch->dict_n, idx, got, o->offsets + at,
                                    (int32_t)o->data_len, o->data ? o->data + o->data_len : NULL,
                                    c->data_cap - o->data_len, &need, &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
         o->data_len += need;
     } else {
-        st = pq_dict_gather_fixed(c->dict_values, c->dict_n, c->width, idx, got, o->values + at * c->width, &kerr);
+        st = pq_dict_gather_fixed(c->ch->dict_values, c->ch->dict_n, c->width, idx, got, o->values + at * c->width, &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
     }
     return PQ_OK;
@@ -623,9 +634,11 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     pq_column_values *o = c->out;
     pq_error kerr;
     pq_status st;
-    if (!c->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
+    if (!c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
     bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
-    if ((st = c->views ? reserve_views(c, n) : binary ? reserve_offsets(c, n) : reserve_values(c, n)) != PQ_OK)
+    size_t out_n = c->rows ? (size_t)pq_decode_rows_count(c->rows, c->page_row, n) : n; /* values written */
+    if ((st = c->views ? reserve_views(c, out_n) : binary ? reserve_offsets(c, out_n) : reserve_values(c, out_n)) !=
+        PQ_OK)
         return st;
 
     pq_rle_decoder d;
@@ -791,12 +804,8 @@ static pq_status values_delta_byte_array(cd_ctx *c, const uint8_t *src, size_t l
     if (binary) o->data_len += need;
     o->n_values += n;
 done:
-    free(scratch);
-    c->held -= scratch_cap;
-    if (!binary) {
-        free(offsets);
-        c->held -= offsets_cap;
-    }
+    release(c, scratch, scratch_cap);
+    if (!binary) release(c, offsets, offsets_cap);
     return st;
 }
 
@@ -925,8 +934,8 @@ static pq_status decode_values_as_is(cd_ctx *c, int32_t enc, const uint8_t *src,
 /* Non-null values among the page's n slots at `at`. */
 static size_t count_non_null(const cd_ctx *c, size_t at, size_t n)
 {
-    if (c->leaf->max_def == 0 || !c->out->def_levels) return n;
-    const int16_t *def = c->out->def_levels + at;
+    if (c->leaf->max_def == 0 || !c->page_defs) return n;
+    const int16_t *def = c->def_levels + at;
     size_t nn = 0;
     for (size_t i = 0; i < n; i++) nn += def[i] == c->leaf->max_def;
     return nn;
@@ -935,9 +944,9 @@ static size_t count_non_null(const cd_ctx *c, size_t at, size_t n)
 /* A column chunk starts a record: its first repetition level is 0. */
 static pq_status check_record_start(cd_ctx *c, size_t at, size_t n)
 {
-    if (at == 0 && n > 0 && c->out->rep_levels[0] != 0)
+    if (at == 0 && n > 0 && c->rep_levels[0] != 0)
         return fail(c, PQ_ERR_CORRUPT_DATA, "the chunk's first repetition level is %d, not 0 (a record start)",
-                    c->out->rep_levels[0]);
+                    c->rep_levels[0]);
     return PQ_OK;
 }
 
@@ -980,7 +989,7 @@ static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
     if (c->leaf->max_rep > 0) {
         st = pq_rle_init_levels_v2(&d, raw, rl, level_bit_width(c->leaf->max_rep), &kerr);
         if (st != PQ_OK) return fail(c, st, "repetition levels: %s", kerr.message);
-        if ((st = levels_rle(c, &d, "repetition", c->leaf->max_rep, c->out->rep_levels + at, n)) != PQ_OK ||
+        if ((st = levels_rle(c, &d, "repetition", c->leaf->max_rep, c->rep_levels + at, n)) != PQ_OK ||
             (st = check_record_start(c, at, n)) != PQ_OK)
             return st;
     }
@@ -997,111 +1006,404 @@ static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
 }
 
 /* ---------------------------------------------------------------------------
- * The chunk
+ * The executor
+ *
+ * Phases over the plan, each a set of independent tasks run by ex->run:
+ *   1. dictionary pages, one task a chunk;
+ *   2. data pages: each decompressed, its levels decoded into the chunk's
+ *      level arrays at its level offset, and its values decoded either
+ *      straight into the chunk's arrays at its value offset (direct: the
+ *      chunk is sized by its headers, so the arrays already exist) or into
+ *      buffers of the page's own (staged), whose counts are the size pass;
+ *   3. on the calling thread: the staged chunks' offsets summed
+ *      (pq_decode_plan_place) and their arrays allocated at the exact size;
+ *   4. staged pages copied into place, one task a page;
+ *   5. each chunk finished: definition levels filled in or dropped, the
+ *      last offset, the view buffers.
  * ------------------------------------------------------------------------- */
 
-static size_t value_width(const pq_leaf *leaf)
+typedef struct exec_page {
+    pq_column_values local;  /* staged: the page's values, until placed */
+    size_t local_bytes;      /* what `local` holds, counted in the chunk's memory */
+    bool staged;
+    bool page_defs;          /* the page stored its definition levels */
+} exec_page;
+
+typedef struct exec {
+    const pq_cpu_executor *ex;
+    pq_decode_plan *plan;
+    pq_column_values *outs;  /* per chunk */
+    cd_chunk *chunks;        /* per chunk */
+    exec_page *pages;        /* per plan page */
+    _Atomic bool *chunk_failed;
+    size_t *fail_page;       /* per chunk: the plan page of its first failure (under err_lock) */
+    pq_status *status;       /* per chunk */
+    pq_error *errors;        /* per chunk */
+    pthread_mutex_t err_lock;
+    size_t *tasks;           /* plan page indexes of the phase */
+    size_t ntasks;
+} exec;
+
+static bool is_dict_page(const pq_page_info *pi)
 {
-    switch (leaf->physical_type) {
-    case PQ_BOOLEAN: return 1;
-    case PQ_INT32: return 4;
-    case PQ_INT64: return 8;
-    case PQ_INT96: return 12;
-    case PQ_FLOAT: return 4;
-    case PQ_DOUBLE: return 8;
-    case PQ_FIXED_LEN_BYTE_ARRAY: return leaf->type_length > 0 ? (size_t)leaf->type_length : 0;
-    default: return 0;
-    }
+    return pi->encoding == PQ_ENC_PLAIN_DICTIONARY || pi->encoding == PQ_ENC_RLE_DICTIONARY;
 }
 
-static pq_status decode_pages(cd_ctx *c, const uint8_t *chunk, size_t chunk_len, const pq_page_info *pages,
-                              size_t npages)
+/* A task's context for chunk k. */
+static void task_init(exec *x, size_t k, cd_ctx *c, pq_error *err, unsigned worker)
 {
-    pq_column_values *o = c->out;
-    const pq_leaf *leaf = c->leaf;
-    pq_status st;
-
-    /* Level slots: every data page's num_values. */
-    size_t n_levels = 0;
-    for (size_t i = 0; i < npages; i++) {
-        const pq_page_info *pi = &pages[i];
-        if (pi->type != PQ_PAGE_DATA && pi->type != PQ_PAGE_DATA_V2) continue;
-        c->page = i;
-        c->pi = pi;
-        if (pi->num_values < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "num_values %d", pi->num_values);
-        n_levels += (size_t)pi->num_values;
-        if (n_levels < (size_t)pi->num_values) return fail(c, PQ_ERR_MEMORY_LIMIT, "value count overflows");
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    memset(c, 0, sizeof *c);
+    c->leaf = pc->leaf;
+    c->codec = pc->codec;
+    c->limit = x->ex->memory_limit;
+    c->ch = &x->chunks[k];
+    c->err = err;
+    if (worker < x->ex->ncctx && x->ex->cctx) {
+        c->cctx = &x->ex->cctx[worker];
+    } else {
+        pq_codec_ctx_init(&c->own_cctx);
+        c->cctx = &c->own_cctx;
     }
-    c->pi = NULL;
-    size_t level_bytes, rep_cap = 0;
-    if (!mul_ok(n_levels, sizeof(int16_t), &level_bytes))
-        return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu levels overflow the address space", n_levels);
-    c->defs_lazy = leaf->max_rep == 0;
-    o->n_levels = n_levels;
-    if (leaf->max_def > 0 && !c->defs_lazy && (st = materialize_defs(c, 0)) != PQ_OK) return st;
-    if (leaf->max_rep > 0 &&
-        (st = grow(c, (void **)&o->rep_levels, &rep_cap, level_bytes ? level_bytes : 1, "repetition levels")) != PQ_OK)
-        return st;
-    /* The output buffers grow by doubling (realloc). Reserving the bounds
-     * up front (n_levels values, the data pages' bytes) measured slower on
-     * bench/decode.py: the large fresh blocks cost more page faults than the
-     * copies they save. */
-    if (leaf->physical_type == PQ_BYTE_ARRAY) {
-        if ((st = reserve_offsets(c, 0)) != PQ_OK) return st;
-        o->offsets[0] = 0;
-    }
-    /* A required top-level column has exactly one value per level slot:
-     * that room, once, instead of doubling into it (a realloc copy per
-     * doubling was 3% of a lineitem read). */
-    if (leaf->max_def == 0 && leaf->max_rep == 0 && !c->rows && n_levels) {
-        if (c->views) st = reserve_views(c, n_levels);
-        else if (leaf->physical_type == PQ_BYTE_ARRAY) st = reserve_offsets(c, n_levels);
-        else st = reserve_values(c, n_levels);
-        if (st != PQ_OK) return st;
-    }
+    c->width = pc->width;
+    c->views = pc->output == PQ_PLAN_VIEWS;
+    c->rows = pc->rows;
+    c->defs_lazy = pc->max_rep == 0;
+    c->def_levels = x->outs[k].def_levels;
+    c->rep_levels = x->outs[k].rep_levels;
+}
 
-    /* What the data pages hold at least of strings, taken off page by page. */
-    c->strings_ahead = 0;
-    if (leaf->physical_type == PQ_BYTE_ARRAY && !c->rows)
-        for (size_t i = 0; i < npages; i++) c->strings_ahead += strings_lower_bound(leaf, &pages[i]);
+static void task_done(cd_ctx *c)
+{
+    if (c->cctx == &c->own_cctx) pq_codec_ctx_free(&c->own_cctx);
+    if (c->buf) release(c, c->buf, c->buf_cap);
+    c->buf = NULL;
+}
 
-    size_t at = 0;
-    for (size_t i = 0; i < npages; i++) {
-        const pq_page_info *pi = &pages[i];
-        c->page = i;
-        c->pi = pi;
-        if (pi->type == PQ_PAGE_INDEX) continue;
-        if (leaf->physical_type == PQ_BYTE_ARRAY && !c->rows) { /* a selection may hold fewer */
-            c->strings_ahead -= strings_lower_bound(leaf, pi);
-            if ((st = check_string_room(c, strings_lower_bound(leaf, pi))) != PQ_OK) return st;
-        }
-        if (pi->compressed_size < 0 || pi->uncompressed_size < 0 || pi->data_offset > chunk_len ||
-            (uint64_t)pi->compressed_size > chunk_len - pi->data_offset)
-            return fail(c, PQ_ERR_INVALID_ARGUMENT, "page data [%llu, +%d) is outside the %zu-byte chunk",
-                        (unsigned long long)pi->data_offset, pi->compressed_size, chunk_len);
-        const uint8_t *raw = chunk + pi->data_offset;
-        if (pi->type == PQ_PAGE_DICTIONARY) {
-            const uint8_t *p;
-            st = decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, &p);
-            if (st == PQ_OK) st = decode_dictionary(c, p, (size_t)pi->uncompressed_size);
-        } else if ((pi->type == PQ_PAGE_DATA || pi->type == PQ_PAGE_DATA_V2) && c->rows &&
-                   !rows_wanted(c, at, (uint64_t)pi->num_values)) {
-            at += (size_t)pi->num_values; /* no wanted row: not even decompressed */
-        } else if (pi->type == PQ_PAGE_DATA) {
-            c->page_row = at;
-            st = decode_data_v1(c, raw, at);
-            at += (size_t)pi->num_values;
-        } else if (pi->type == PQ_PAGE_DATA_V2) {
-            c->page_row = at;
-            st = decode_data_v2(c, raw, at);
-            at += (size_t)pi->num_values;
+/* Record a failure of plan page i (chunk k): the chunk keeps its first. */
+static void task_failed(exec *x, size_t k, size_t i, pq_status st, const pq_error *err)
+{
+    pthread_mutex_lock(&x->err_lock);
+    if (!atomic_load(&x->chunk_failed[k]) || i < x->fail_page[k]) {
+        x->fail_page[k] = i;
+        x->status[k] = st;
+        x->errors[k] = *err;
+        atomic_store(&x->chunk_failed[k], true);
+    }
+    pthread_mutex_unlock(&x->err_lock);
+}
+
+static void run_tasks(exec *x, bool (*task)(void *, size_t, unsigned))
+{
+    if (!x->ntasks) return;
+    if (x->ex->run) {
+        x->ex->run(x->ntasks, x->ex->threads, task, x);
+        return;
+    }
+    for (size_t t = 0; t < x->ntasks; t++) task(x, t, 0);
+}
+
+static bool dictionary_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    size_t i = x->tasks[t];
+    const pq_plan_page *pg = &x->plan->pages[i];
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    pq_error err;
+    cd_ctx c;
+    task_init(x, pg->chunk, &c, &err, worker);
+    c.page = pg->index;
+    c.pi = pi;
+    const uint8_t *p;
+    pq_status st = decompress(&c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
+                              (size_t)pi->uncompressed_size, &p);
+    if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)pi->uncompressed_size);
+    task_done(&c);
+    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    return true;
+}
+
+static bool data_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    size_t i = x->tasks[t];
+    pq_plan_page *pg = &x->plan->pages[i];
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    exec_page *ep = &x->pages[i];
+    if (atomic_load(&x->chunk_failed[pg->chunk])) return true;
+    pq_error err;
+    cd_ctx c;
+    task_init(x, pg->chunk, &c, &err, worker);
+    c.page = pg->index;
+    c.pi = pi;
+    c.page_row = pg->first_row;
+    pq_column_values window;
+    pq_status st = PQ_OK;
+    if (!ep->staged) { /* the chunk's arrays, seen from the page's first value */
+        const pq_column_values *o = &x->outs[pg->chunk];
+        window = *o;
+        window.n_values = pg->value_offset;
+        window.data_len = pg->string_offset;
+        c.out = &window;
+        c.direct = true;
+        c.values_cap = o->values ? o->n_values * c.width : 0;
+        c.views_cap = o->views ? o->n_values * 16 : 0;
+    } else {
+        c.out = &ep->local;
+        ep->local.physical_type = pc->physical_type;
+        ep->local.width = c.width;
+        if (pc->physical_type == PQ_BYTE_ARRAY && (st = reserve_offsets(&c, 0)) == PQ_OK) ep->local.offsets[0] = 0;
+    }
+    const uint8_t *raw = pc->bytes + pi->data_offset;
+    if (st == PQ_OK) st = pi->type == PQ_PAGE_DATA ? decode_data_v1(&c, raw, pg->level_offset)
+                                                   : decode_data_v2(&c, raw, pg->level_offset);
+    if (st == PQ_OK && !ep->staged && window.n_values != pg->value_offset + pg->n_values)
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, the headers say %llu",
+                  (unsigned long long)(window.n_values - pg->value_offset), (unsigned long long)pg->n_values);
+    if (st == PQ_OK && ep->staged) { /* the size pass */
+        pg->n_values = ep->local.n_values;
+        pg->string_bytes = ep->local.data_len;
+    }
+    ep->page_defs = c.page_defs;
+    if (ep->staged) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
+    task_done(&c);
+    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    return true;
+}
+
+/* A staged page's values copied to their place in the chunk's arrays. */
+static bool place_task(void *ctx, size_t t, unsigned worker)
+{
+    (void)worker;
+    exec *x = ctx;
+    size_t i = x->tasks[t];
+    const pq_plan_page *pg = &x->plan->pages[i];
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    exec_page *ep = &x->pages[i];
+    pq_column_values *o = &x->outs[pg->chunk], *l = &ep->local;
+    if (!atomic_load(&x->chunk_failed[pg->chunk])) {
+        size_t n = l->n_values, vo = pg->value_offset, so = pg->string_offset;
+        if (pc->output == PQ_PLAN_FIXED) {
+            if (n) memcpy(o->values + vo * pc->width, l->values, n * pc->width);
+        } else if (pc->output == PQ_PLAN_BYTES) {
+            for (size_t k = 0; k < n; k++) o->offsets[vo + k] = l->offsets[k] + (int32_t)so;
+            if (l->data_len) memcpy(o->data + so, l->data, l->data_len);
         } else {
-            st = fail(c, PQ_ERR_CORRUPT_DATA, "unknown page type");
+            /* Views into the page's own bytes (buffer 0) move with them. */
+            for (size_t k = 0; k < n; k++) {
+                uint8_t *w = o->views + 16 * (vo + k);
+                memcpy(w, l->views + 16 * k, 16);
+                uint32_t len, buf, off;
+                memcpy(&len, w, 4);
+                memcpy(&buf, w + 8, 4);
+                if (len > 12 && buf == VIEW_BUF_DATA) {
+                    memcpy(&off, w + 12, 4);
+                    off += (uint32_t)so;
+                    memcpy(w + 12, &off, 4);
+                }
+            }
+            if (l->data_len) memcpy(o->data + so, l->data, l->data_len);
         }
-        if (st != PQ_OK) return st;
     }
-    if (c->rows) o->n_levels = o->n_values; /* a value is a row: the rows kept */
+    pq_column_values_free(l); /* into the pool for the next page */
+    atomic_fetch_sub(&x->chunks[pg->chunk].held, ep->local_bytes);
+    return true;
+}
+
+/* Allocate the chunk's arrays at their planned size. */
+static pq_status alloc_outputs(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    pq_error *err = &x->errors[k];
+    cd_ctx c;
+    task_init(x, k, &c, err, UINT32_MAX);
+    size_t n = (size_t)pc->n_values, bytes, cap = 0;
+    pq_status st = PQ_OK;
+    if (pc->n_values > SIZE_MAX / 16 - 1)
+        st = fail(&c, PQ_ERR_MEMORY_LIMIT, "%llu values overflow the address space",
+                  (unsigned long long)pc->n_values);
+    if (st == PQ_OK && pc->output == PQ_PLAN_BYTES && pc->string_bytes > (uint64_t)INT32_MAX)
+        st = fail(&c, PQ_ERR_UNSUPPORTED,
+                  "the chunk's values take at least %llu bytes, more than the 2147483647 that Arrow string "
+                  "and binary arrays (int32 offsets) hold; large_string or string_view would hold them",
+                  (unsigned long long)pc->string_bytes);
+    if (st == PQ_OK && pc->output == PQ_PLAN_FIXED && n) {
+        bytes = n * pc->width;
+        st = grow(&c, (void **)&o->values, &cap, bytes, "values");
+    } else if (st == PQ_OK && pc->output == PQ_PLAN_BYTES) {
+        st = grow(&c, (void **)&o->offsets, &cap, (n + 1) * sizeof(int32_t), "offsets");
+        cap = 0;
+        if (st == PQ_OK) st = grow(&c, (void **)&o->data, &cap, (size_t)pc->string_bytes + 1, "byte array data");
+    } else if (st == PQ_OK && pc->output == PQ_PLAN_VIEWS) {
+        st = grow(&c, (void **)&o->views, &cap, (n ? n : 1) * 16, "string views");
+        cap = 0;
+        if (st == PQ_OK) st = grow(&c, (void **)&o->data, &cap, (size_t)pc->string_bytes + 1, "byte array data");
+    }
+    o->n_values = n; /* the direct pages' room (data_task) */
+    task_done(&c);
+    return st;
+}
+
+/* The level arrays (exact: the slots are known from the headers). */
+static pq_status alloc_levels(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    cd_ctx c;
+    task_init(x, k, &c, &x->errors[k], UINT32_MAX);
+    size_t bytes, cap = 0;
+    pq_status st = PQ_OK;
+    if (pc->n_levels > SIZE_MAX / sizeof(int16_t))
+        st = fail(&c, PQ_ERR_MEMORY_LIMIT, "%llu levels overflow the address space",
+                  (unsigned long long)pc->n_levels);
+    bytes = (size_t)pc->n_levels * sizeof(int16_t);
+    if (st == PQ_OK && pc->max_def > 0 && !pc->rows)
+        st = grow(&c, (void **)&o->def_levels, &cap, bytes ? bytes : 1, "definition levels");
+    cap = 0;
+    if (st == PQ_OK && pc->max_rep > 0)
+        st = grow(&c, (void **)&o->rep_levels, &cap, bytes ? bytes : 1, "repetition levels");
+    task_done(&c);
+    return st;
+}
+
+/* The chunk's output made whole. */
+static pq_status finish_chunk(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    cd_chunk *ch = &x->chunks[k];
+    o->n_levels = (size_t)pc->n_levels;
+    o->n_values = (size_t)pc->n_values;
+    if (o->def_levels) {
+        if (!atomic_load(&ch->defs_stored) && pc->max_rep == 0) { /* no null anywhere */
+            pq_pool_give(o->def_levels);
+            o->def_levels = NULL;
+        } else {
+            for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+                const pq_plan_page *pg = &x->plan->pages[i];
+                if (pg->kind != PQ_PLAN_PAGE_DATA || x->pages[i].page_defs) continue;
+                for (uint64_t s = 0; s < pg->n_levels; s++) o->def_levels[pg->level_offset + s] = pc->max_def;
+            }
+        }
+    }
+    if (pc->output == PQ_PLAN_BYTES) {
+        o->offsets[o->n_values] = (int32_t)pc->string_bytes;
+        o->data_len = (size_t)pc->string_bytes;
+    } else if (pc->output == PQ_PLAN_VIEWS) {
+        /* The chunk's bytes and the dictionary become its view buffers. */
+        o->view_bufs[VIEW_BUF_DATA] = o->data;
+        o->view_buf_lens[VIEW_BUF_DATA] = (size_t)pc->string_bytes;
+        o->data = NULL;
+        o->data_len = 0;
+        o->n_view_bufs = 1;
+        if (ch->have_dict) {
+            o->view_bufs[VIEW_BUF_DICT] = ch->dict_data;
+            o->view_buf_lens[VIEW_BUF_DICT] = (size_t)(ch->dict_offsets[ch->dict_n] - ch->dict_offsets[0]);
+            ch->dict_data = NULL;
+            o->n_view_bufs = 2;
+        }
+    }
     return PQ_OK;
+}
+
+static void free_chunk_state(cd_chunk *ch)
+{
+    pq_pool_give(ch->dict_values);
+    pq_pool_give(ch->dict_offsets);
+    pq_pool_give(ch->dict_data);
+    pq_pool_give(ch->dict_views);
+    memset(ch, 0, sizeof *ch);
+}
+
+pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,
+                                 pq_status *status, pq_error *errors)
+{
+    size_t nc = plan->nchunks, np = plan->npages;
+    exec x = {.ex = ex, .plan = plan, .outs = outs, .status = status, .errors = errors};
+    x.chunks = calloc(nc ? nc : 1, sizeof *x.chunks);
+    x.pages = calloc(np ? np : 1, sizeof *x.pages);
+    x.chunk_failed = calloc(nc ? nc : 1, sizeof *x.chunk_failed);
+    x.fail_page = calloc(nc ? nc : 1, sizeof *x.fail_page);
+    x.tasks = malloc((np ? np : 1) * sizeof *x.tasks);
+    pthread_mutex_init(&x.err_lock, NULL);
+    pq_status first = PQ_OK;
+    for (size_t k = 0; k < nc; k++) {
+        memset(&outs[k], 0, sizeof outs[k]);
+        status[k] = PQ_OK;
+    }
+    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks) {
+        for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
+        first = nc ? PQ_ERR_NOMEM : PQ_OK;
+        goto done;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        const pq_plan_chunk *pc = &plan->chunks[k];
+        x.chunks[k].pc = pc;
+        x.chunks[k].out = &outs[k];
+        outs[k].physical_type = pc->physical_type;
+        outs[k].width = pc->width;
+        pq_status st = alloc_levels(&x, k);
+        if (st == PQ_OK && (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) st = alloc_outputs(&x, k);
+        if (st != PQ_OK) {
+            status[k] = st;
+            atomic_store(&x.chunk_failed[k], true);
+            x.fail_page[k] = 0;
+        }
+        for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+            const pq_plan_page *pg = &plan->pages[i];
+            /* Selection-vector decode of a page not dictionary-encoded decodes
+             * it whole, then keeps the selected rows: in buffers of its own. */
+            x.pages[i].staged = !(pc->flags & PQ_PLAN_SIZED_BY_HEADERS) || (pc->rows && !is_dict_page(pg->info));
+        }
+    }
+    /* 1. dictionaries */
+    x.ntasks = 0;
+    for (size_t k = 0; k < nc; k++)
+        if (plan->chunks[k].dictionary >= 0 && !atomic_load(&x.chunk_failed[k]))
+            x.tasks[x.ntasks++] = (size_t)plan->chunks[k].dictionary;
+    run_tasks(&x, dictionary_task);
+    /* 2. data pages */
+    x.ntasks = 0;
+    for (size_t i = 0; i < np; i++)
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && !atomic_load(&x.chunk_failed[plan->pages[i].chunk]))
+            x.tasks[x.ntasks++] = i;
+    run_tasks(&x, data_task);
+    /* 3. the staged chunks' offsets and arrays */
+    for (size_t k = 0; k < nc; k++) {
+        const pq_plan_chunk *pc = &plan->chunks[k];
+        if (atomic_load(&x.chunk_failed[k]) || (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) continue;
+        pq_status st = pq_decode_plan_place(plan, k, &errors[k]);
+        if (st == PQ_OK) st = alloc_outputs(&x, k);
+        if (st != PQ_OK) {
+            status[k] = st;
+            atomic_store(&x.chunk_failed[k], true);
+        }
+    }
+    /* 4. staged pages into place (every staged page, so its buffers go) */
+    x.ntasks = 0;
+    for (size_t i = 0; i < np; i++)
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && x.pages[i].staged) x.tasks[x.ntasks++] = i;
+    run_tasks(&x, place_task);
+    /* 5. finish */
+    for (size_t k = 0; k < nc; k++) {
+        if (!atomic_load(&x.chunk_failed[k])) finish_chunk(&x, k);
+        if (atomic_load(&x.chunk_failed[k])) {
+            pq_column_values_free(&outs[k]);
+            if (first == PQ_OK) first = status[k];
+        }
+        free_chunk_state(&x.chunks[k]);
+    }
+done:
+    pthread_mutex_destroy(&x.err_lock);
+    free(x.chunks);
+    free(x.pages);
+    free((void *)x.chunk_failed);
+    free(x.fail_page);
+    free(x.tasks);
+    return first;
 }
 
 pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *chunk, size_t chunk_len,
@@ -1119,72 +1421,23 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                                   err);
 }
 
-/* With views, the result's data and the dictionary become its view buffers
- * (the offsets were scratch). */
-static pq_status finish_views(cd_ctx *c)
-{
-    pq_column_values *o = c->out;
-    if (!o->views && !(o->views = malloc(16))) return fail(c, PQ_ERR_NOMEM, "out of memory");
-    if (!o->data && !(o->data = calloc(1, 8))) return fail(c, PQ_ERR_NOMEM, "out of memory");
-    o->view_bufs[VIEW_BUF_DATA] = o->data;
-    o->view_buf_lens[VIEW_BUF_DATA] = o->data_len;
-    o->data = NULL;
-    o->data_len = 0;
-    o->n_view_bufs = 1;
-    if (c->have_dict) {
-        o->view_bufs[VIEW_BUF_DICT] = c->dict_data;
-        o->view_buf_lens[VIEW_BUF_DICT] = c->dict_offsets[c->dict_n] - c->dict_offsets[0];
-        c->dict_data = NULL;
-        o->n_view_bufs = 2;
-    }
-    pq_pool_give(o->offsets);
-    o->offsets = NULL;
-    return PQ_OK;
-}
-
 pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
                                  size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                  unsigned flags, const pq_decode_rows *rows, pq_column_values *out, pq_error *err)
 {
-    cd_ctx c;
-    memset(&c, 0, sizeof c);
-    c.err = err;
-    if (!out) return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL output");
+    pq_error scratch;
+    if (!err) err = &scratch;
+    if (!out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL output");
     memset(out, 0, sizeof *out);
-    if (!leaf || (!chunk && chunk_len) || (!pages && npages))
-        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL argument");
-    if (leaf->max_def < 0 || leaf->max_rep < 0)
-        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "negative maximum level (%d, %d)", leaf->max_def, leaf->max_rep);
-    c.leaf = leaf;
-    c.codec = codec;
-    c.limit = memory_limit;
-    c.out = out;
-    c.width = value_width(leaf);
-    out->physical_type = leaf->physical_type;
-    out->width = c.width;
-    if (leaf->physical_type != PQ_BYTE_ARRAY && c.width == 0)
-        return fail(&c, PQ_ERR_UNSUPPORTED, "physical type %s (type_length %d)",
-                    pq_physical_type_name(leaf->physical_type), leaf->type_length);
-    if (!pq_codec_supported(codec)) return fail(&c, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
-
-    c.views = (flags & PQ_DECODE_STRING_VIEWS) && leaf->physical_type == PQ_BYTE_ARRAY;
-    if (rows && !pq_decode_rows_supported(leaf))
-        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: rows selected on a column with levels");
-    if (rows && rows->count && !rows->keep)
-        return fail(&c, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: a row selection without its bits");
-    c.rows = rows;
-
-    pq_codec_ctx_init(&c.own_cctx);
-    c.cctx = cctx ? cctx : &c.own_cctx;
-    pq_status st = decode_pages(&c, chunk, chunk_len, pages, npages);
-    if (st == PQ_OK && c.views) st = finish_views(&c);
-    pq_codec_ctx_free(&c.own_cctx);
-    pq_pool_give(c.buf);
-    pq_pool_give(c.dict_values);
-    pq_pool_give(c.dict_offsets);
-    pq_pool_give(c.dict_data);
-    pq_pool_give(c.dict_views);
-    if (st != PQ_OK) pq_column_values_free(out);
+    pq_decode_plan plan = {0};
+    unsigned pflags = (flags & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS : 0;
+    pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, chunk, chunk_len, pages, npages, pflags, rows, err);
+    if (st == PQ_OK) {
+        pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = memory_limit};
+        pq_status cst;
+        st = pq_decode_plan_execute(&ex, &plan, out, &cst, err);
+    }
+    pq_decode_plan_free(&plan);
     return st;
 }
 

@@ -29,6 +29,7 @@
 
 #include "pq_error.h"
 #include "pages/codec.h"
+#include "pages/decode_plan.h"
 #include "pq_metadata.h"
 #include "pq_pages.h"
 
@@ -98,23 +99,6 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                                size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                pq_column_values *out, pq_error *err);
 
-/* The rows to decode (selection-vector decode): row first + i of the chunk
- * (rows counted from the chunk's first page, as the pages passed hold
- * them) when bit i of keep (LSB first) is set, for i < count; no other row. */
-typedef struct pq_decode_rows {
-    const uint8_t *keep;
-    uint64_t first;
-    uint64_t count;
-} pq_decode_rows;
-
-/* Whether pq_column_decode_flags can decode only some rows of leaf `leaf`:
- * a required top-level value (no definition or repetition levels), where a
- * value is a row. */
-static inline bool pq_decode_rows_supported(const pq_leaf *leaf)
-{
-    return leaf->max_def == 0 && leaf->max_rep == 0;
-}
-
 /* pq_column_decode_ctx with PQ_DECODE_* flags and, when `rows` is not NULL
  * (only where pq_decode_rows_supported), only the selected rows: the result
  * holds them alone, in order (n_levels = n_values = the rows selected). A
@@ -123,6 +107,30 @@ static inline bool pq_decode_rows_supported(const pq_leaf *leaf)
 pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
                                  size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                  unsigned flags, const pq_decode_rows *rows, pq_column_values *out, pq_error *err);
+
+/* The CPU executor of decode plans (pages/decode_plan.h). Its phases are
+ * sets of independent tasks (a dictionary page, a data page, a staged page
+ * put in place), run by `run` on `threads` threads; run has the signature
+ * of reader/parallel.h's pq_parallel_for, and NULL runs every task on the
+ * calling thread. cctx[w] is the codec context of worker w (ncctx of them;
+ * a worker without one makes its own per task). memory_limit caps what the
+ * decode of each chunk holds at once, as for pq_column_decode. */
+typedef struct pq_cpu_executor {
+    unsigned (*run)(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker), void *ctx);
+    unsigned threads;
+    pq_codec_ctx *cctx;
+    unsigned ncctx;
+    uint64_t memory_limit;
+} pq_cpu_executor;
+
+/* Run `plan`: outs[k] gets chunk k's levels and values (as
+ * pq_column_decode gives them; free each with pq_column_values_free),
+ * status[k] its result and errors[k] its message, naming the page, on
+ * failure (outs[k] is then zeroed). The plan's page and chunk counts and
+ * offsets are filled in by the size pass. Returns the first failing
+ * chunk's status, or PQ_OK. */
+pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,
+                                 pq_status *status, pq_error *errors);
 
 /* Value k (of n_values) of a BYTE_ARRAY result, views or offsets alike. */
 static inline void pq_column_values_bytes(const pq_column_values *v, size_t k, const uint8_t **p, size_t *len)

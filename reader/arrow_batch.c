@@ -248,7 +248,7 @@ static pq_status build_bool(pq_arrow_column *c, const pq_column_values *v, const
 static void *buffer_new(size_t bytes)
 {
     size_t cap;
-    void *p = pq_pool_take(bytes, bytes <= SIZE_MAX / 2 ? bytes * 2 : SIZE_MAX, &cap);
+    void *p = pq_pool_take(bytes, bytes + bytes / 4, &cap);
     return p ? p : malloc(bytes ? bytes : 1);
 }
 

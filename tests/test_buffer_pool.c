@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pages/buffer_pool.h"
 #include "pqstep.h"
@@ -225,64 +227,82 @@ START_TEST(limit_zero_empties_and_turns_off)
 }
 END_TEST
 
-/* More blocks than slots (64, private): once every slot is used, a block
- * larger than the smallest kept one replaces it; one no larger is freed. */
-START_TEST(full_slots_evict_the_smallest)
+/* No slot count: a few hundred blocks are all kept (well under the
+ * default limit) and each is taken out once. */
+START_TEST(many_blocks_are_kept)
 {
     pool_empty();
-    enum { N = 65 };
-    size_t sum = 0, u256 = 0;
+    enum { N = 300 };
+    size_t sum = 0;
     void *given[N];
     for (int i = 0; i < N; i++) {
-        void *p = given[i] = block(256 * KIB);
-        size_t u = usable(p);
-        if (i == 0) u256 = u;
-        ck_assert_uint_eq(u, u256); /* same request, same usable size */
-        if (i < N - 1) sum += u;
-        pq_pool_give(p);
+        given[i] = block(256 * KIB);
+        sum += usable(given[i]);
+        pq_pool_give(given[i]);
     }
-    /* 64 kept (well under the default limit), the 65th freed: not larger.
-     * The kept ones are the first 64 (a live block's address is unique). */
     ck_assert_uint_eq(pq_buffer_pool_bytes(), sum);
-    void *kept[N - 1];
     size_t cap;
-    for (int i = 0; i < N - 1; i++) {
-        kept[i] = pq_pool_take(PQ_POOL_MIN_BYTES, SIZE_MAX, &cap);
-        ck_assert_ptr_nonnull(kept[i]);
-        int first64 = 0;
-        for (int k = 0; k < N - 1; k++) first64 |= kept[i] == given[k];
-        ck_assert_msg(first64, "block %d taken out was not one of the first 64 given", i);
-    }
-    ck_assert_ptr_null(pq_pool_take(PQ_POOL_MIN_BYTES, SIZE_MAX, &cap));
-    for (int i = 0; i < N - 1; i++) pq_pool_give(kept[i]);
-    ck_assert_uint_eq(pq_buffer_pool_bytes(), sum);
-
-    void *s = block(200 * KIB); /* smaller than every kept one: freed */
-    ck_assert_uint_lt(usable(s), u256);
-    pq_pool_give(s);
-    ck_assert_uint_eq(pq_buffer_pool_bytes(), sum);
-
-    void *big = block(MIB); /* larger: replaces one 256 KiB block */
-    size_t ubig = usable(big);
-    pq_pool_give(big);
-    sum = sum - u256 + ubig;
-    ck_assert_uint_eq(pq_buffer_pool_bytes(), sum);
-    void *p = pq_pool_take(512 * KIB, SIZE_MAX, &cap);
-    ck_assert_ptr_eq(p, big);
-    ck_assert_uint_eq(cap, ubig);
-    ck_assert_uint_eq(pq_buffer_pool_bytes(), sum - ubig);
-    free(p);
-
-    /* Exactly 63 blocks of 256 KiB remain, then nothing. */
-    int n = 0;
-    while (n < 64 && (p = pq_pool_take(PQ_POOL_MIN_BYTES, SIZE_MAX, &cap))) {
-        ck_assert_uint_eq(cap, u256);
+    for (int i = 0; i < N; i++) {
+        void *p = pq_pool_take(PQ_POOL_MIN_BYTES, SIZE_MAX, &cap);
+        ck_assert_ptr_nonnull(p);
+        int known = 0;
+        for (int k = 0; k < N; k++)
+            if (given[k] == p) {
+                known = 1;
+                given[k] = NULL; /* each block once */
+            }
+        ck_assert_msg(known, "block %d taken out was not one given (or was taken twice)", i);
         free(p);
-        n++;
     }
-    ck_assert_int_eq(n, 63);
-    ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
     ck_assert_ptr_null(pq_pool_take(PQ_POOL_MIN_BYTES, SIZE_MAX, &cap));
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
+    pool_default();
+}
+END_TEST
+
+/* A block kept longer than the decay time is freed by the next use. */
+START_TEST(old_blocks_decay)
+{
+    pool_empty();
+    void *a = block(MIB);
+    size_t ua = usable(a);
+    pq_pool_give(a);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), ua);
+    pq_pool_set_decay_ns(50 * 1000000ull); /* 50 ms */
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), ua); /* not old yet */
+    struct timespec ts = {0, 120 * 1000000L};
+    nanosleep(&ts, NULL);
+    void *b = block(512 * KIB);
+    size_t ub = usable(b);
+    pq_pool_give(b); /* frees the 1 MiB block, keeps this one */
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), ub);
+    size_t cap;
+    ck_assert_ptr_null(pq_pool_take(MIB, SIZE_MAX, &cap));
+    void *p = pq_pool_take(PQ_POOL_MIN_BYTES, SIZE_MAX, &cap);
+    ck_assert_ptr_eq(p, b);
+    free(p);
+    pq_pool_set_decay_ns(PQ_POOL_DECAY_NS);
+    pool_default();
+}
+END_TEST
+
+/* The default limit is an eighth of physical memory within [64 MiB, 2 GiB],
+ * and PQ_BUFFER_POOL_DEFAULT sets it. */
+START_TEST(the_default_limit)
+{
+    uint64_t d = pq_buffer_pool_default_limit();
+    ck_assert_uint_ge(d, 64ull << 20);
+    ck_assert_uint_le(d, 2ull << 30);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t eighth = (uint64_t)pages / 8 * (uint64_t)page;
+    if (eighth >= (64ull << 20) && eighth <= (2ull << 30)) ck_assert_uint_eq(d, eighth);
+    pool_empty();
+    /* Blocks up to the default fit: give one of 8 MiB, kept. */
+    void *p = block(8 * MIB);
+    size_t u = usable(p);
+    pq_pool_give(p);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), u);
+    pool_empty();
     pool_default();
 }
 END_TEST
@@ -359,13 +379,13 @@ static void release(decoded *d)
     d->s.release(&d->s);
 }
 
-/* Every kept block, taken out of the pool (at most 64: the slot count). */
+/* Every kept block, taken out of the pool (at most 4096). */
 static int drain(void **held)
 {
     int n = 0;
     size_t cap;
     void *p;
-    while (n < 64 && (p = pq_pool_take(PQ_POOL_MIN_BYTES / 2, SIZE_MAX, &cap))) held[n++] = p;
+    while (n < 4096 && (p = pq_pool_take(PQ_POOL_MIN_BYTES / 2, SIZE_MAX, &cap))) held[n++] = p;
     ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
     return n;
 }
@@ -388,7 +408,7 @@ static int scribble_over_pool(void **addrs)
 /* How many of the n blocks at addrs are no longer in the pool. */
 static int taken_since(void *const *addrs, int n)
 {
-    void *held[64];
+    void *held[4096];
     int m = drain(held), gone = 0;
     for (int i = 0; i < n; i++) {
         int found = 0;
@@ -418,7 +438,6 @@ static void assert_same_batch(const char *rel, const decoded *x, const decoded *
 static const char *FILES[] = {
     "data/lz4_raw_compressed_larger.parquet",    /* 10000 strings: ~360 KB of bytes */
     "data/hadoop_lz4_compressed_larger.parquet", /* the same, Hadoop LZ4 framing */
-    "data/alltypes_tiny_pages_plain.parquet",    /* 13 flat columns, many pages */
 };
 
 START_TEST(a_second_decode_into_pooled_buffers_is_the_same)
@@ -444,9 +463,9 @@ START_TEST(a_second_decode_into_pooled_buffers_is_the_same)
     release(&warm);
     uint64_t kept = pq_buffer_pool_bytes();
     ck_assert_msg(kept > 0, "%s: nothing kept after the arrays were released", rel);
-    ck_assert_uint_le(kept, PQ_BUFFER_POOL_DEFAULT);
+    ck_assert_uint_le(kept, pq_buffer_pool_default_limit());
 
-    void *junk[64];
+    void *junk[4096];
     int njunk = scribble_over_pool(junk);
     decoded second;
     decode(path, &second);
@@ -474,7 +493,9 @@ int main(void)
     tcase_add_test(tc, the_byte_limit_holds);
     tcase_add_test(tc, lowering_the_limit_frees_largest_first);
     tcase_add_test(tc, limit_zero_empties_and_turns_off);
-    tcase_add_test(tc, full_slots_evict_the_smallest);
+    tcase_add_test(tc, many_blocks_are_kept);
+    tcase_add_test(tc, old_blocks_decay);
+    tcase_add_test(tc, the_default_limit);
     suite_add_tcase(s, tc);
 
     TCase *e2e = tcase_create("decode");

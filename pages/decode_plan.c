@@ -1,0 +1,237 @@
+/*
+ * decode_plan.c — building the decode plan from page headers (see
+ * decode_plan.h).
+ */
+#include "pages/decode_plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "pages/codec.h"
+
+uint32_t pq_plan_value_width(const pq_leaf *leaf)
+{
+    switch (leaf->physical_type) {
+    case PQ_BOOLEAN: return 1;
+    case PQ_INT32: return 4;
+    case PQ_INT64: return 8;
+    case PQ_INT96: return 12;
+    case PQ_FLOAT: return 4;
+    case PQ_DOUBLE: return 8;
+    case PQ_FIXED_LEN_BYTE_ARRAY: return leaf->type_length > 0 ? (uint32_t)leaf->type_length : 0;
+    default: return 0;
+    }
+}
+
+uint64_t pq_decode_rows_count(const pq_decode_rows *s, uint64_t row, uint64_t n)
+{
+    uint64_t a = row > s->first ? row - s->first : 0, b = row + n > s->first ? row + n - s->first : 0;
+    if (b > s->count) b = s->count;
+    uint64_t set = 0;
+    for (uint64_t i = a; i < b;) {
+        if ((i & 7) == 0 && i + 64 <= b) {
+            uint64_t w;
+            memcpy(&w, s->keep + i / 8, 8);
+            set += (uint64_t)__builtin_popcountll(w);
+            i += 64;
+        } else {
+            set += (s->keep[i >> 3] >> (i & 7)) & 1;
+            i++;
+        }
+    }
+    return set;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static pq_status page_fail(pq_error *err, pq_status code, size_t index, const pq_page_info *pi, const char *fmt,
+                           ...)
+{
+    if (!err) return code;
+    char type[32], enc[32];
+    snprintf(type, sizeof type, "%s", pq_page_type_name(pi->type));
+    snprintf(enc, sizeof enc, "%s", pq_encoding_name(pi->encoding));
+    int k = snprintf(err->message, sizeof err->message, "page %zu (%s, %s): ", index, type, enc);
+    err->code = code;
+    if (k < 0 || (size_t)k >= sizeof err->message) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message + k, sizeof err->message - (size_t)k, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static bool grow_array(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return true;
+    size_t want = *cap ? *cap * 2 : 16;
+    while (want < need) want *= 2;
+    void *q = realloc(*p, want * size);
+    if (!q) return false;
+    *p = q;
+    *cap = want;
+    return true;
+}
+
+uint64_t pq_plan_strings_lower_bound(const pq_leaf *leaf, const pq_page_info *pi)
+{
+    if (pi->encoding != PQ_ENC_PLAIN || pi->num_values < 0 || pi->uncompressed_size < 0) return 0;
+    uint64_t n = (uint64_t)pi->num_values, size = (uint64_t)pi->uncompressed_size, levels = 0;
+    if (pi->type == PQ_PAGE_DATA) {
+        levels = (leaf->max_rep > 0 ? 4 + 12 * n : 0) + (leaf->max_def > 0 ? 4 + 12 * n : 0);
+    } else if (pi->type == PQ_PAGE_DATA_V2) {
+        if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0) return 0;
+        levels = (uint64_t)pi->rep_levels_byte_length + (uint64_t)pi->def_levels_byte_length;
+    } else {
+        return 0;
+    }
+    uint64_t fixed = levels + 4 * n;
+    return size > fixed ? size - fixed : 0;
+}
+
+static bool is_dict_encoding(int32_t enc)
+{
+    return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+}
+
+pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, int32_t codec, const uint8_t *bytes,
+                                   size_t len, const pq_page_info *pages, size_t npages, unsigned flags,
+                                   const pq_decode_rows *rows, pq_error *err)
+{
+    if (!plan || !leaf || (!bytes && len) || (!pages && npages))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL argument");
+    if (leaf->max_def < 0 || leaf->max_rep < 0)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "negative maximum level (%d, %d)", leaf->max_def,
+                            leaf->max_rep);
+    uint32_t width = pq_plan_value_width(leaf);
+    if (leaf->physical_type != PQ_BYTE_ARRAY && width == 0)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "physical type %s (type_length %d)",
+                            pq_physical_type_name(leaf->physical_type), leaf->type_length);
+    if (!pq_codec_supported(codec)) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
+    if (rows && !pq_decode_rows_supported(leaf))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: rows selected on a column with levels");
+    if (rows && rows->count && !rows->keep)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: a row selection without its bits");
+    if (!grow_array((void **)&plan->chunks, &plan->chunks_cap, plan->nchunks + 1, sizeof *plan->chunks) ||
+        !grow_array((void **)&plan->pages, &plan->pages_cap, plan->npages + npages, sizeof *plan->pages))
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+
+    pq_plan_chunk ch = {
+        .leaf = leaf,
+        .physical_type = leaf->physical_type,
+        .width = width,
+        .max_def = leaf->max_def,
+        .max_rep = leaf->max_rep,
+        .codec = codec,
+        .output = leaf->physical_type != PQ_BYTE_ARRAY ? PQ_PLAN_FIXED
+                  : (flags & PQ_PLAN_STRING_VIEWS)     ? PQ_PLAN_VIEWS
+                                                       : PQ_PLAN_BYTES,
+        .bytes = bytes,
+        .len = len,
+        .rows = rows,
+        .first_page = plan->npages,
+        .npages = npages,
+        .dictionary = -1,
+    };
+    /* Sized by the headers until a page says otherwise. */
+    bool sized = ch.max_def == 0 && ch.output != PQ_PLAN_BYTES;
+    uint64_t row = 0, slots = 0, strings = 0;
+    for (size_t i = 0; i < npages; i++) {
+        const pq_page_info *pi = &pages[i];
+        pq_plan_page pg = {.chunk = plan->nchunks, .index = i, .info = pi, .kind = PQ_PLAN_PAGE_SKIP};
+        if (pi->type == PQ_PAGE_INDEX) {
+            plan->pages[plan->npages + i] = pg;
+            continue;
+        }
+        if (pi->compressed_size < 0 || pi->uncompressed_size < 0 || pi->data_offset > len ||
+            (uint64_t)pi->compressed_size > len - pi->data_offset)
+            return page_fail(err, PQ_ERR_INVALID_ARGUMENT, i, pi, "page data [%llu, +%d) is outside the %zu-byte chunk",
+                             (unsigned long long)pi->data_offset, pi->compressed_size, len);
+        if (pi->type == PQ_PAGE_DICTIONARY) {
+            if (ch.dictionary >= 0)
+                return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "a second dictionary page in the chunk");
+            if (pi->encoding != PQ_ENC_PLAIN && pi->encoding != PQ_ENC_PLAIN_DICTIONARY)
+                return page_fail(err, PQ_ERR_UNSUPPORTED, i, pi, "dictionary page encoding is not supported");
+            if (pi->num_values < 0) return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "num_values %d", pi->num_values);
+            ch.dictionary = (int64_t)(plan->npages + i);
+            pg.kind = PQ_PLAN_PAGE_DICTIONARY;
+            plan->pages[plan->npages + i] = pg;
+            continue;
+        }
+        if (pi->type != PQ_PAGE_DATA && pi->type != PQ_PAGE_DATA_V2)
+            return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "unknown page type");
+        if (pi->num_values < 0) return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "num_values %d", pi->num_values);
+        uint64_t n = (uint64_t)pi->num_values;
+        pg.first_row = row;
+        row += n;
+        if (row < n) return page_fail(err, PQ_ERR_MEMORY_LIMIT, i, pi, "value count overflows");
+        if (rows) {
+            uint64_t k = pq_decode_rows_count(rows, pg.first_row, n);
+            if (k == 0) { /* no selected row: not even decompressed */
+                plan->pages[plan->npages + i] = pg;
+                continue;
+            }
+            pg.n_levels = k;
+        } else {
+            pg.n_levels = n;
+        }
+        if (is_dict_encoding(pi->encoding) && ch.dictionary < 0)
+            return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "dictionary-encoded page without a dictionary page");
+        /* Arrow string and binary arrays hold at most INT32_MAX bytes: fail
+         * here, from what the headers say the pages hold at least, rather
+         * than after decompressing gigabytes. */
+        if (ch.output == PQ_PLAN_BYTES && !rows) {
+            strings += pq_plan_strings_lower_bound(leaf, pi);
+            if (strings > (uint64_t)INT32_MAX)
+                return page_fail(err, PQ_ERR_UNSUPPORTED, i, pi,
+                                 "the chunk's values take at least %llu bytes, more than the 2147483647 that "
+                                 "Arrow string and binary arrays (int32 offsets) hold; large_string or "
+                                 "string_view would hold them",
+                                 (unsigned long long)strings);
+        }
+        pg.kind = PQ_PLAN_PAGE_DATA;
+        pg.level_offset = slots;
+        slots += pg.n_levels;
+        if (ch.max_def == 0) pg.n_values = pg.n_levels; /* a value per slot */
+        /* Views gathered from a dictionary take no string bytes; others do. */
+        if (ch.output == PQ_PLAN_VIEWS && !is_dict_encoding(pi->encoding)) sized = false;
+        plan->pages[plan->npages + i] = pg;
+    }
+    ch.n_levels = slots;
+    if (sized) ch.flags |= PQ_PLAN_SIZED_BY_HEADERS;
+    plan->chunks[plan->nchunks++] = ch;
+    plan->npages += npages;
+    if (sized) return pq_decode_plan_place(plan, plan->nchunks - 1, err);
+    return PQ_OK;
+}
+
+pq_status pq_decode_plan_place(pq_decode_plan *plan, size_t chunk, pq_error *err)
+{
+    pq_plan_chunk *ch = &plan->chunks[chunk];
+    uint64_t values = 0, strings = 0;
+    for (size_t i = ch->first_page; i < ch->first_page + ch->npages; i++) {
+        pq_plan_page *pg = &plan->pages[i];
+        if (pg->kind != PQ_PLAN_PAGE_DATA) continue;
+        pg->value_offset = values;
+        pg->string_offset = strings;
+        values += pg->n_values;
+        strings += pg->string_bytes;
+        if (values < pg->n_values || strings < pg->string_bytes)
+            return pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "the chunk's values overflow the address space");
+    }
+    ch->n_values = values;
+    ch->string_bytes = strings;
+    return PQ_OK;
+}
+
+void pq_decode_plan_free(pq_decode_plan *plan)
+{
+    if (!plan) return;
+    free(plan->chunks);
+    free(plan->pages);
+    memset(plan, 0, sizeof *plan);
+}

@@ -1,0 +1,159 @@
+/*
+ * decode_plan.h — the decode plan: what to decode, page by page, and where
+ * each page's output goes.
+ *
+ * The plan is device-neutral plain data, built on the host from the page
+ * headers once the page-header stage is done: one descriptor per column
+ * chunk (leaf type, width, levels, codec, output kind) and one per page
+ * (where its bytes are, its encoding and counts, and the offsets of its
+ * output in the chunk's arrays). Every executor runs the same plan: the CPU
+ * executor (pages/column_decode.c) now, a CUDA one later.
+ *
+ * Output offsets. A page's level slots start at the sum of the earlier data
+ * pages' num_values: known from the headers. Its first value and first
+ * string byte are known from the headers too when every earlier page's
+ * count is (PQ_PLAN_SIZED_BY_HEADERS: a required column, or DATA_PAGE_V2
+ * pages whose num_nulls says how many values they hold, of a fixed-width
+ * type or as string views gathered from a dictionary). Otherwise an
+ * executor runs a size pass over the page (its definition levels, and its
+ * string lengths) before the offsets are summed; either way the chunk's
+ * output buffers are then allocated once, at their exact size, and any page
+ * can be decoded on its own into its place.
+ *
+ * The plan does not own the chunk bytes or the page infos it points to:
+ * they must outlive it (the page-header stage keeps them).
+ */
+#ifndef PQ_PAGES_DECODE_PLAN_H
+#define PQ_PAGES_DECODE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+#include "pq_metadata.h"
+#include "pq_pages.h"
+
+/* The rows to decode (selection-vector decode): row first + i of the chunk
+ * (rows counted from the chunk's first page, as the pages passed hold
+ * them) when bit i of keep (LSB first) is set, for i < count; no other row. */
+typedef struct pq_decode_rows {
+    const uint8_t *keep;
+    uint64_t first;
+    uint64_t count;
+} pq_decode_rows;
+
+/* How a chunk's values come out. */
+typedef enum pq_plan_output {
+    PQ_PLAN_FIXED,     /* width bytes a value (BOOLEAN one byte 0/1) */
+    PQ_PLAN_BYTES,     /* BYTE_ARRAY: int32 offsets and the bytes */
+    PQ_PLAN_VIEWS      /* BYTE_ARRAY: 16-byte Arrow string views */
+} pq_plan_output;
+
+/* What a page is to an executor. */
+typedef enum pq_plan_page_kind {
+    PQ_PLAN_PAGE_DICTIONARY,
+    PQ_PLAN_PAGE_DATA,     /* DATA_PAGE or DATA_PAGE_V2 */
+    PQ_PLAN_PAGE_SKIP      /* an index page, or a data page with no selected row */
+} pq_plan_page_kind;
+
+/* Chunk flags */
+enum {
+    /* Every page's value count and string bytes are known from the headers:
+     * the output is allocated before any page is decoded, and no size pass
+     * runs. */
+    PQ_PLAN_SIZED_BY_HEADERS = 1u << 0
+};
+
+typedef struct pq_plan_chunk {
+    const pq_leaf *leaf;
+    int32_t physical_type;
+    uint32_t width;             /* output bytes a value; 0 for BYTE_ARRAY */
+    int16_t max_def, max_rep;
+    int32_t codec;
+    pq_plan_output output;
+    unsigned flags;             /* PQ_PLAN_* */
+    const uint8_t *bytes;       /* the chunk's kept bytes (page offsets are into them) */
+    uint64_t len;
+    const pq_decode_rows *rows; /* selection-vector decode, or NULL: every row */
+    size_t first_page, npages;  /* its pages: plan->pages[first_page, first_page + npages) */
+    int64_t dictionary;         /* plan page index of its dictionary page, or -1 */
+    /* Totals, from the headers (levels) and the size pass (the rest). */
+    uint64_t n_levels;          /* level slots: the data pages' num_values (selected rows
+                                 * alone under a row selection) */
+    uint64_t n_values;          /* values out */
+    uint64_t string_bytes;      /* PQ_PLAN_BYTES: data bytes; PQ_PLAN_VIEWS: bytes of values
+                                 * over 12 bytes that are not dictionary entries */
+} pq_plan_chunk;
+
+typedef struct pq_plan_page {
+    size_t chunk;               /* plan->chunks index */
+    size_t index;               /* the page's index in its chunk, for messages */
+    const pq_page_info *info;   /* its header */
+    pq_plan_page_kind kind;
+    uint64_t first_row;         /* level slot (row of a flat column) the page starts at, in
+                                 * the chunk's pages */
+    /* Output offsets in the chunk's arrays, and what the page puts there. */
+    uint64_t level_offset;      /* first level slot out */
+    uint64_t value_offset;      /* first value out */
+    uint64_t string_offset;     /* first data byte out */
+    uint64_t n_levels;          /* slots out */
+    uint64_t n_values;          /* values out (size pass, or headers) */
+    uint64_t string_bytes;      /* data bytes out (size pass) */
+} pq_plan_page;
+
+typedef struct pq_decode_plan {
+    pq_plan_chunk *chunks;
+    size_t nchunks, chunks_cap;
+    pq_plan_page *pages;
+    size_t npages, pages_cap;
+} pq_decode_plan;
+
+/* Plan flags (pq_decode_plan_add_chunk) */
+enum {
+    PQ_PLAN_STRING_VIEWS = 1u << 0  /* BYTE_ARRAY as PQ_PLAN_VIEWS */
+};
+
+/* Add one chunk: `leaf`, `codec` (its pq_codec), `bytes` (len of them)
+ * and the pages the walk found there (offsets from the start of `bytes`);
+ * `rows` (only where pq_decode_rows_supported) selects rows, NULL all.
+ * Checks what the headers alone can: page types and counts, pages inside
+ * the bytes, one dictionary page before the data pages. Errors name the
+ * page: PQ_ERR_INVALID_ARGUMENT, PQ_ERR_CORRUPT_DATA, PQ_ERR_UNSUPPORTED
+ * (a type or codec not decoded here), PQ_ERR_NOMEM. On error the plan is
+ * as before the call. */
+pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, int32_t codec, const uint8_t *bytes,
+                                   size_t len, const pq_page_info *pages, size_t npages, unsigned flags,
+                                   const pq_decode_rows *rows, pq_error *err);
+
+/* After the size pass (or for a chunk sized by its headers): each data
+ * page's value and string offsets as the running sums of the earlier
+ * pages' counts, and the chunk's totals. PQ_ERR_MEMORY_LIMIT when they
+ * overflow. */
+pq_status pq_decode_plan_place(pq_decode_plan *plan, size_t chunk, pq_error *err);
+
+/* Frees the plan's arrays (not what they point to) and zeroes it. */
+void pq_decode_plan_free(pq_decode_plan *plan);
+
+/* Whether rows can be selected in leaf `leaf`: a required top-level value
+ * (no definition or repetition levels), where a value is a row. */
+static inline bool pq_decode_rows_supported(const pq_leaf *leaf)
+{
+    return leaf->max_def == 0 && leaf->max_rep == 0;
+}
+
+/* The number of selected rows among [row, row + n) of the chunk. */
+uint64_t pq_decode_rows_count(const pq_decode_rows *rows, uint64_t row, uint64_t n);
+
+/* The fewest value bytes a BYTE_ARRAY data page can hold, from its header
+ * alone: a PLAIN page is levels, then a 4-byte length before each value.
+ * Levels of a v1 page are bounded generously (a 4-byte length and 12 bytes
+ * a level: a run of one with a 10-byte varint header); other encodings
+ * count 0. */
+uint64_t pq_plan_strings_lower_bound(const pq_leaf *leaf, const pq_page_info *pi);
+
+/* Output bytes of one value of leaf `leaf` as stored (BOOLEAN 1, INT96 12,
+ * FLBA its length); 0 for BYTE_ARRAY and for an FLBA without a length. */
+uint32_t pq_plan_value_width(const pq_leaf *leaf);
+
+#endif
