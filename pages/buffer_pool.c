@@ -6,8 +6,9 @@
  * under one mutex. The links live in the kept block's own first bytes: a
  * kept block is ours until taken, and whoever takes it writes it anyway.
  *
- * Take is best fit: the smallest kept block of at least `need` bytes, found
- * in need's own class (scanned) or the first non-empty class above it.
+ * Take is close to best fit: the smallest of the first few blocks of
+ * need's own class that fit, else the newest block of the first non-empty
+ * class above it (within 12.5% of the best).
  * Blocks kept longer than the decay time are freed by the next give or
  * take, oldest first, as jemalloc returns its dirty pages: memory a burst
  * of reads left behind goes back to the system once reading stops.
@@ -20,7 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "pq_arrow.h"
 
@@ -54,11 +54,7 @@ static uint64_t now_ns(void)
 
 uint64_t pq_buffer_pool_default_limit(void)
 {
-    const uint64_t floor = 64ull << 20, ceiling = 2ull << 30;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return floor;
-    uint64_t eighth = (uint64_t)pages / 8 * (uint64_t)page;
-    return eighth < floor ? floor : eighth > ceiling ? ceiling : eighth;
+    return (uint64_t)64 << 20;
 }
 
 /* Under the lock. */
@@ -118,9 +114,14 @@ void *pq_pool_take(size_t need, size_t max, size_t *cap)
     kept *drop = NULL, *best = NULL;
     pthread_mutex_lock(&pool_lock);
     expire(now_ns(), &drop);
-    for (uint32_t c = class_of(need); c < NCLASSES && !best; c++)
-        for (kept *k = classes[c]; k; k = k->class_next)
-            if (k->cap >= need && k->cap <= max && (!best || k->cap < best->cap)) best = k;
+    /* need's own class holds blocks a little smaller and a little larger:
+     * the best of its first few; every block of a class above fits. */
+    uint32_t c0 = class_of(need);
+    int probes = 0;
+    for (kept *k = classes[c0]; k && probes < 16; k = k->class_next, probes++)
+        if (k->cap >= need && k->cap <= max && (!best || k->cap < best->cap)) best = k;
+    for (uint32_t c = c0 + 1; c < NCLASSES && !best; c++)
+        if (classes[c] && classes[c]->cap <= max) best = classes[c];
     size_t got = 0;
     if (best) {
         got = best->cap;

@@ -23,7 +23,8 @@
 #define PQ_POOL_MIN_BYTES ((size_t)128 << 10)
 
 /* A kept block of at least `need` and at most `max` usable bytes, or NULL
- * (then allocate as usual); *cap gets its usable size. Best fit. */
+ * (then allocate as usual); *cap gets its usable size. Close to best fit
+ * (see buffer_pool.c). */
 void *pq_pool_take(size_t need, size_t max, size_t *cap);
 
 /* Keep block p (from malloc, calloc or realloc) for a later take, or free

@@ -640,6 +640,11 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     if ((st = c->views ? reserve_views(c, out_n) : binary ? reserve_offsets(c, out_n) : reserve_values(c, out_n)) !=
         PQ_OK)
         return st;
+    /* Room for the longest entry each time, once (the gather's bound), when
+     * that is not far more than a page: no growing copies. */
+    if (binary && !c->views && !c->direct && c->ch->dict_max_len <= ((size_t)64 << 20) / (out_n ? out_n : 1) &&
+        (st = reserve_data(c, c->ch->dict_max_len * out_n + PQ_DICT_COPY_SLACK)) != PQ_OK)
+        return st;
 
     pq_rle_decoder d;
     if ((st = pq_rle_init_dict_indices(&d, src, len, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
@@ -1154,7 +1159,9 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         c.out = &ep->local;
         ep->local.physical_type = pc->physical_type;
         ep->local.width = c.width;
-        if (pc->physical_type == PQ_BYTE_ARRAY && (st = reserve_offsets(&c, 0)) == PQ_OK) ep->local.offsets[0] = 0;
+        /* Room for every slot's offset once (values are at most the slots). */
+        if (pc->physical_type == PQ_BYTE_ARRAY && (st = reserve_offsets(&c, (size_t)pi->num_values)) == PQ_OK)
+            ep->local.offsets[0] = 0;
     }
     const uint8_t *raw = pc->bytes + pi->data_offset;
     if (st == PQ_OK) st = pi->type == PQ_PAGE_DATA ? decode_data_v1(&c, raw, pg->level_offset)
