@@ -49,7 +49,6 @@ pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict
 {
     uint64_t out = 0;
     if (base < 0) return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "dictionary gather: negative base offset");
-    offsets[0] = base;
     for (size_t i = 0; i < n; i++) {
         if (idx[i] >= dict_n) return bad_index(err, i, idx[i], dict_n);
         int32_t s = dict_offsets[idx[i]], e = dict_offsets[idx[i] + 1];
@@ -75,7 +74,6 @@ int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t 
 {
     const uint8_t *d0 = dict_data - dict_offsets[0];
     uint64_t out = 0;
-    offsets[0] = base;
     for (size_t i = 0; i < n; i++) {
         int32_t s = dict_offsets[idx[i]], e = dict_offsets[idx[i] + 1];
         size_t l = (size_t)(e - s);

@@ -21,7 +21,8 @@
 pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width, const uint32_t *idx, size_t n,
                                uint8_t *out, pq_error *err);
 
-/* Byte arrays: offsets (n + 1 entries, offsets[0] = base) and data
+/* Byte arrays: offsets (n + 1 entries; offsets[1..n] written, offsets[0]
+ * is the caller's and must hold base, as for pq_plain_byte_array) and data
  * (data_cap bytes). With data == NULL nothing is copied and *data_len gets
  * the size needed (repeated entries can make it large). An end offset above
  * INT32_MAX is PQ_ERR_UNSUPPORTED. */

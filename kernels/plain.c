@@ -36,7 +36,6 @@ pq_status pq_plain_byte_array(const uint8_t *src, size_t len, size_t n, int32_t 
     size_t pos = 0;
     uint64_t out = 0;
     if (base < 0) return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "PLAIN BYTE_ARRAY: negative base offset");
-    offsets[0] = base;
     for (size_t i = 0; i < n; i++) {
         if (len - pos < 4)
             return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",

@@ -30,7 +30,10 @@ pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n,
 pq_status pq_plain_boolean(const uint8_t *src, size_t len, uint64_t first_bit, size_t n, uint8_t *out,
                            size_t *consumed, pq_error *err);
 
-/* n byte arrays. offsets has room for n + 1 entries. The data never exceeds
+/* n byte arrays. offsets has room for n + 1 entries; offsets[1..n] are
+ * written, offsets[0] is the caller's and must hold base (so that pages
+ * decoded side by side into one array never write the same entry). The
+ * data never exceeds
  * len - 4 * n bytes, so a buffer of len bytes always suffices; with data ==
  * NULL nothing is copied and *data_len still gets the size. A negative
  * length or one past the end is PQ_ERR_CORRUPT_DATA; an end offset above

@@ -20,6 +20,7 @@
 #include "kernels/delta.h"
 #include "kernels/dictionary.h"
 #include "kernels/plain.h"
+#include "kernels/primitives.h"
 #include "kernels/rle.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
@@ -55,7 +56,7 @@ typedef struct cd_chunk {
 } cd_chunk;
 
 /* One task's state: a dictionary page, or a data page decoded into its
- * place (direct) or into buffers of its own (staged, see execute). */
+ * place or into buffers of its own (page_mode, see the executor). */
 typedef struct cd_ctx {
     const pq_leaf *leaf;
     int32_t codec;
@@ -491,6 +492,7 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
                 PQ_OK)
             return st;
         size_t data_len;
+        c->ch->dict_offsets[0] = 0;
         st = pq_plain_byte_array(src, len, n, c->ch->dict_offsets, 0, c->ch->dict_data, c->ch->dict_data_cap, &data_len, &used,
                                  &kerr);
         if (st == PQ_OK) {
@@ -544,7 +546,7 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
 
     if (type == PQ_BYTE_ARRAY) {
         if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
-        if ((uint64_t)o->data_len + (len - 4 * n) > (uint64_t)INT32_MAX - c->strings_ahead) {
+        if (!c->direct && (uint64_t)o->data_len + (len - 4 * n) > (uint64_t)INT32_MAX - c->strings_ahead) {
             /* Near the int32 limit: add up the lengths before taking the room. */
             uint64_t bytes = 0;
             size_t pos = 0;
@@ -557,7 +559,10 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
             }
             if ((st = check_string_room(c, bytes)) != PQ_OK) return st;
         }
-        if ((st = reserve_offsets(c, n)) != PQ_OK || (st = reserve_data(c, len - 4 * n)) != PQ_OK) return st;
+        /* Direct: the page's exact room, which the kernel checks (len - 4n
+         * also counts any bytes after the last value). */
+        if ((st = reserve_offsets(c, n)) != PQ_OK || (!c->direct && (st = reserve_data(c, len - 4 * n)) != PQ_OK))
+            return st;
         size_t got_len = 0;
         st = pq_plain_byte_array(src, len, n, o->offsets + o->n_values, (int32_t)o->data_len,
                                  o->data ? o->data + o->data_len : NULL, c->data_cap - o->data_len, &got_len, &used,
@@ -603,10 +608,13 @@ static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t 
     if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
         uint8_t *w = o->views + at * 16;
         for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->ch->dict_views + 16 * (size_t)idx[i], 16);
-    } else if (binary && bound <= c->data_cap - o->data_len + (4u << 20)) {
+    } else if (binary && (c->direct ? bound <= c->data_cap - o->data_len
+                                    : bound <= c->data_cap - o->data_len + (4u << 20))) {
         /* Room for the longest entry each time (rarely more than a few MB
-         * ahead of what is needed): one pass. */
-        if ((st = reserve_data(c, bound)) != PQ_OK) return st;
+         * ahead of what is needed): one pass. Direct, only while that stays
+         * inside the page's own room: the copies' slack must not reach the
+         * next page's bytes. */
+        if (!c->direct && (st = reserve_data(c, bound)) != PQ_OK) return st;
         int64_t wrote = pq_dict_gather_binary_padded(c->ch->dict_offsets, c->ch->dict_data, idx, got, o->offsets + at,
                                                      (int32_t)o->data_len, o->data + o->data_len);
         if (wrote < 0) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
@@ -955,7 +963,11 @@ static pq_status check_record_start(cd_ctx *c, size_t at, size_t n)
     return PQ_OK;
 }
 
-static pq_status decode_data_v1(cd_ctx *c, const uint8_t *raw, size_t at)
+/* A data page's levels, decoded into the chunk's level arrays at slot
+ * `at`, and its values section: *vals (vlen bytes, decompressed) holding
+ * *nn non-null values. */
+static pq_status page_levels_v1(cd_ctx *c, const uint8_t *raw, size_t at, const uint8_t **vals, size_t *vlen,
+                                size_t *nn)
 {
     const pq_page_info *pi = c->pi;
     const uint8_t *p;
@@ -973,10 +985,14 @@ static pq_status decode_data_v1(cd_ctx *c, const uint8_t *raw, size_t at)
         if (st != PQ_OK) return st;
         pos += used;
     }
-    return decode_values(c, pi->encoding, p + pos, len - pos, count_non_null(c, at, n));
+    *vals = p + pos;
+    *vlen = len - pos;
+    *nn = count_non_null(c, at, n);
+    return PQ_OK;
 }
 
-static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
+static pq_status page_levels_v2(cd_ctx *c, const uint8_t *raw, size_t at, const uint8_t **vals, size_t *vlen,
+                                size_t *nn)
 {
     const pq_page_info *pi = c->pi;
     size_t n = (size_t)pi->num_values;
@@ -1004,10 +1020,20 @@ static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
         if ((st = def_levels_rle(c, &d, at, n)) != PQ_OK) return st;
     }
     const uint8_t *p;
-    size_t vlen = pi->is_compressed ? uncomp - rl - dl : comp - rl - dl;
-    st = decompress(c, pi->is_compressed, raw + rl + dl, comp - rl - dl, vlen, &p);
+    size_t len = pi->is_compressed ? uncomp - rl - dl : comp - rl - dl;
+    st = decompress(c, pi->is_compressed, raw + rl + dl, comp - rl - dl, len, &p);
     if (st != PQ_OK) return st;
-    return decode_values(c, pi->encoding, p, vlen, count_non_null(c, at, n));
+    *vals = p;
+    *vlen = len;
+    *nn = count_non_null(c, at, n);
+    return PQ_OK;
+}
+
+static pq_status page_levels(cd_ctx *c, const uint8_t *raw, size_t at, const uint8_t **vals, size_t *vlen,
+                             size_t *nn)
+{
+    return c->pi->type == PQ_PAGE_DATA ? page_levels_v1(c, raw, at, vals, vlen, nn)
+                                       : page_levels_v2(c, raw, at, vals, vlen, nn);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1016,23 +1042,42 @@ static pq_status decode_data_v2(cd_ctx *c, const uint8_t *raw, size_t at)
  * Phases over the plan, each a set of independent tasks run by ex->run:
  *   1. dictionary pages, one task a chunk;
  *   2. data pages: each decompressed, its levels decoded into the chunk's
- *      level arrays at its level offset, and its values decoded either
- *      straight into the chunk's arrays at its value offset (direct: the
- *      chunk is sized by its headers, so the arrays already exist) or into
- *      buffers of the page's own (staged), whose counts are the size pass;
- *   3. on the calling thread: the staged chunks' offsets summed
+ *      level arrays at its level offset, and then (page_mode) its values
+ *      decoded straight into the chunk's arrays at its value offset (direct:
+ *      the chunk is sized by its headers, so the arrays already exist), or
+ *      only counted (deferred: non-null values from the levels, string
+ *      bytes from the lengths or the dictionary indices), or decoded into
+ *      buffers of the page's own (staged): the size pass;
+ *   3. on the calling thread: the other chunks' offsets summed
  *      (pq_decode_plan_place) and their arrays allocated at the exact size;
- *   4. staged pages copied into place, one task a page;
+ *   4. deferred pages decoded into place and staged ones copied there, one
+ *      task a page;
  *   5. each chunk finished: definition levels filled in or dropped, the
  *      last offset, the view buffers.
  * ------------------------------------------------------------------------- */
 
+/* How a data page is decoded. */
+typedef enum page_mode {
+    PAGE_DIRECT,    /* its offsets are known from the headers: decoded into place at once */
+    PAGE_DEFERRED,  /* levels and counts first (the size pass, its values section kept
+                     * decompressed), values into place once the offsets are summed */
+    PAGE_STAGED     /* decoded into buffers of its own (the size pass), then copied into
+                     * place: encodings whose sizes cost a full decode (DELTA_*), string
+                     * views of pages not dictionary-encoded, and selected rows of pages
+                     * not dictionary-encoded */
+} page_mode;
+
 typedef struct exec_page {
+    page_mode mode;
+    bool page_defs;          /* the page stored its definition levels */
     pq_column_values local;  /* staged: the page's values, until placed */
     size_t local_bytes;      /* what `local` holds, counted in the chunk's memory */
-    bool staged;
-    bool page_defs;          /* the page stored its definition levels */
+    uint8_t *buf;            /* deferred: the decompressed page (NULL: the chunk's bytes) */
+    size_t buf_cap;
+    const uint8_t *vals;     /* deferred: its values section */
+    size_t vlen, nn;
 } exec_page;
+
 
 typedef struct exec {
     const pq_cpu_executor *ex;
@@ -1129,6 +1174,72 @@ static bool dictionary_task(void *ctx, size_t t, unsigned worker)
     return true;
 }
 
+/* The chunk's arrays seen from page pg's first value, with room for the
+ * page's own values alone. */
+static void page_window(cd_ctx *c, const exec *x, const pq_plan_page *pg, pq_column_values *w)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    *w = x->outs[pg->chunk];
+    w->n_values = (size_t)pg->value_offset;
+    w->data_len = (size_t)pg->string_offset;
+    c->out = w;
+    c->direct = true;
+    uint64_t end = pg->value_offset + pg->n_values;
+    c->values_cap = w->values ? (size_t)end * pc->width : 0;
+    c->views_cap = w->views ? (size_t)end * 16 : 0;
+    c->offsets_cap = w->offsets ? (size_t)(end + 1) * sizeof(int32_t) : 0;
+    c->data_cap = w->data ? (size_t)(pg->string_offset + pg->string_bytes) : 0;
+}
+
+/* Deferred pages' size pass: the string bytes of `nn` values. */
+static pq_status count_string_bytes(cd_ctx *c, const pq_page_info *pi, const uint8_t *p, size_t len, size_t nn,
+                                    uint64_t *bytes)
+{
+    *bytes = 0;
+    if (nn == 0) return PQ_OK; /* writers differ on what an all-null page holds */
+    if (pi->encoding == PQ_ENC_PLAIN) {
+        size_t pos = 0;
+        for (size_t i = 0; i < nn; i++) {
+            if (len - pos < 4)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
+                            i, nn, pos);
+            uint32_t l = pq_load_le32(p + pos);
+            pos += 4;
+            if (l > len - pos)
+                return fail(c, PQ_ERR_CORRUPT_DATA,
+                            "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i,
+                            l, pos, len);
+            pos += l;
+            *bytes += l;
+        }
+        return PQ_OK;
+    }
+    /* Dictionary indices: the entries' lengths added up. */
+    if (!c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
+    pq_rle_decoder d;
+    pq_error kerr;
+    pq_status st = pq_rle_init_dict_indices(&d, p, len, &kerr);
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    uint32_t idx[BATCH];
+    const int32_t *off = c->ch->dict_offsets;
+    for (size_t done = 0; done < nn;) {
+        size_t want = nn - done < BATCH ? nn - done : BATCH, got = 0;
+        if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        if (got < want)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                        done + got, nn);
+        for (size_t i = 0; i < got; i++) {
+            if (idx[i] >= c->ch->dict_n)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
+                            idx[i], done + i, c->ch->dict_n);
+            if (!c->rows || row_wanted(c, c->page_row + done + i)) /* a selection gathers its rows alone */
+                *bytes += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
+        }
+        done += got;
+    }
+    return PQ_OK;
+}
+
 static bool data_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
@@ -1146,16 +1257,9 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     c.page_row = pg->first_row;
     pq_column_values window;
     pq_status st = PQ_OK;
-    if (!ep->staged) { /* the chunk's arrays, seen from the page's first value */
-        const pq_column_values *o = &x->outs[pg->chunk];
-        window = *o;
-        window.n_values = pg->value_offset;
-        window.data_len = pg->string_offset;
-        c.out = &window;
-        c.direct = true;
-        c.values_cap = o->values ? o->n_values * c.width : 0;
-        c.views_cap = o->views ? o->n_values * 16 : 0;
-    } else {
+    if (ep->mode == PAGE_DIRECT) {
+        page_window(&c, x, pg, &window);
+    } else if (ep->mode == PAGE_STAGED) {
         c.out = &ep->local;
         ep->local.physical_type = pc->physical_type;
         ep->local.width = c.width;
@@ -1163,39 +1267,90 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         if (pc->physical_type == PQ_BYTE_ARRAY && (st = reserve_offsets(&c, (size_t)pi->num_values)) == PQ_OK)
             ep->local.offsets[0] = 0;
     }
-    const uint8_t *raw = pc->bytes + pi->data_offset;
-    if (st == PQ_OK) st = pi->type == PQ_PAGE_DATA ? decode_data_v1(&c, raw, pg->level_offset)
-                                                   : decode_data_v2(&c, raw, pg->level_offset);
-    if (st == PQ_OK && !ep->staged && window.n_values != pg->value_offset + pg->n_values)
+    const uint8_t *raw = pc->bytes + pi->data_offset, *vals = NULL;
+    size_t vlen = 0, nn = 0;
+    if (st == PQ_OK) st = page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
+    if (st == PQ_OK && ep->mode != PAGE_DEFERRED) st = decode_values(&c, pi->encoding, vals, vlen, nn);
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, the headers say %llu",
                   (unsigned long long)(window.n_values - pg->value_offset), (unsigned long long)pg->n_values);
-    if (st == PQ_OK && ep->staged) { /* the size pass */
+    if (st == PQ_OK && ep->mode == PAGE_STAGED) { /* the size pass */
         pg->n_values = ep->local.n_values;
         pg->string_bytes = ep->local.data_len;
     }
+    if (ep->mode == PAGE_STAGED) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
+    if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
+        uint64_t bytes = 0;
+        if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, pi, vals, vlen, nn, &bytes);
+        pg->n_values = c.rows ? pq_decode_rows_count(c.rows, pg->first_row, nn) : nn;
+        pg->string_bytes = bytes;
+        ep->vals = vals;
+        ep->vlen = vlen;
+        ep->nn = nn;
+        if (c.buf && vals >= c.buf && vals <= c.buf + c.buf_cap) { /* kept: still counted as held */
+            ep->buf = c.buf;
+            ep->buf_cap = c.buf_cap;
+            c.buf = NULL;
+        }
+    }
     ep->page_defs = c.page_defs;
-    if (ep->staged) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
     return true;
 }
 
-/* A staged page's values copied to their place in the chunk's arrays. */
+/* Phase 4 for a deferred page: its values decoded into place. */
+static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *err)
+{
+    const pq_plan_page *pg = &x->plan->pages[i];
+    exec_page *ep = &x->pages[i];
+    cd_ctx c;
+    task_init(x, pg->chunk, &c, err, worker);
+    c.page = pg->index;
+    c.pi = pg->info;
+    c.page_row = pg->first_row;
+    c.page_defs = ep->page_defs;
+    pq_column_values window;
+    page_window(&c, x, pg, &window);
+    pq_status st = decode_values(&c, pg->info->encoding, ep->vals, ep->vlen, ep->nn);
+    if (st == PQ_OK && (window.n_values != pg->value_offset + pg->n_values ||
+                        window.data_len != pg->string_offset + pg->string_bytes))
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page decoded to other sizes than its size pass found");
+    task_done(&c);
+    return st;
+}
+
+/* Phase 4: a deferred page decoded into place, or a staged page's values
+ * copied there. Each page writes offsets [value_offset + 1, value_offset +
+ * n]: entry value_offset is the previous page's (or the executor's, 0). */
 static bool place_task(void *ctx, size_t t, unsigned worker)
 {
-    (void)worker;
     exec *x = ctx;
     size_t i = x->tasks[t];
     const pq_plan_page *pg = &x->plan->pages[i];
     const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     exec_page *ep = &x->pages[i];
+    cd_chunk *ch = &x->chunks[pg->chunk];
+    if (ep->mode == PAGE_DEFERRED) {
+        if (!atomic_load(&x->chunk_failed[pg->chunk])) {
+            pq_error err;
+            pq_status st = decode_deferred(x, i, worker, &err);
+            if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+        }
+        if (ep->buf) {
+            pq_pool_give(ep->buf);
+            atomic_fetch_sub(&ch->held, ep->buf_cap);
+            ep->buf = NULL;
+        }
+        return true;
+    }
     pq_column_values *o = &x->outs[pg->chunk], *l = &ep->local;
     if (!atomic_load(&x->chunk_failed[pg->chunk])) {
-        size_t n = l->n_values, vo = pg->value_offset, so = pg->string_offset;
+        size_t n = l->n_values, vo = (size_t)pg->value_offset, so = (size_t)pg->string_offset;
         if (pc->output == PQ_PLAN_FIXED) {
             if (n) memcpy(o->values + vo * pc->width, l->values, n * pc->width);
         } else if (pc->output == PQ_PLAN_BYTES) {
-            for (size_t k = 0; k < n; k++) o->offsets[vo + k] = l->offsets[k] + (int32_t)so;
+            for (size_t k = 1; k <= n; k++) o->offsets[vo + k] = l->offsets[k] + (int32_t)so;
             if (l->data_len) memcpy(o->data + so, l->data, l->data_len);
         } else {
             /* Views into the page's own bytes (buffer 0) move with them. */
@@ -1215,7 +1370,7 @@ static bool place_task(void *ctx, size_t t, unsigned worker)
         }
     }
     pq_column_values_free(l); /* into the pool for the next page */
-    atomic_fetch_sub(&x->chunks[pg->chunk].held, ep->local_bytes);
+    atomic_fetch_sub(&ch->held, ep->local_bytes);
     return true;
 }
 
@@ -1242,6 +1397,7 @@ static pq_status alloc_outputs(exec *x, size_t k)
         st = grow(&c, (void **)&o->values, &cap, bytes, "values");
     } else if (st == PQ_OK && pc->output == PQ_PLAN_BYTES) {
         st = grow(&c, (void **)&o->offsets, &cap, (n + 1) * sizeof(int32_t), "offsets");
+        if (st == PQ_OK) o->offsets[0] = 0; /* each page writes the entries after its first */
         cap = 0;
         if (st == PQ_OK) st = grow(&c, (void **)&o->data, &cap, (size_t)pc->string_bytes + 1, "byte array data");
     } else if (st == PQ_OK && pc->output == PQ_PLAN_VIEWS) {
@@ -1325,6 +1481,20 @@ static void free_chunk_state(cd_chunk *ch)
     memset(ch, 0, sizeof *ch);
 }
 
+/* How page pi of chunk pc is decoded (page_mode). */
+static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_page_info *pi)
+{
+    bool dict = is_dict_page(pi);
+    /* Selection-vector decode of a page not dictionary-encoded decodes it
+     * whole, then keeps the selected rows: in buffers of its own. */
+    if (pc->rows && !dict) return PAGE_STAGED;
+    if (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) return PAGE_DIRECT;
+    if (pc->output == PQ_PLAN_FIXED) return PAGE_DEFERRED;
+    if (pc->output == PQ_PLAN_BYTES && (dict || pi->encoding == PQ_ENC_PLAIN)) return PAGE_DEFERRED;
+    if (pc->output == PQ_PLAN_VIEWS && dict) return PAGE_DEFERRED;
+    return PAGE_STAGED;
+}
+
 pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,
                                  pq_status *status, pq_error *errors)
 {
@@ -1361,9 +1531,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         }
         for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
             const pq_plan_page *pg = &plan->pages[i];
-            /* Selection-vector decode of a page not dictionary-encoded decodes
-             * it whole, then keeps the selected rows: in buffers of its own. */
-            x.pages[i].staged = !(pc->flags & PQ_PLAN_SIZED_BY_HEADERS) || (pc->rows && !is_dict_page(pg->info));
+            x.pages[i].mode = page_mode_of(pc, pg->info);
         }
     }
     /* 1. dictionaries */
@@ -1378,7 +1546,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && !atomic_load(&x.chunk_failed[plan->pages[i].chunk]))
             x.tasks[x.ntasks++] = i;
     run_tasks(&x, data_task);
-    /* 3. the staged chunks' offsets and arrays */
+    /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {
         const pq_plan_chunk *pc = &plan->chunks[k];
         if (atomic_load(&x.chunk_failed[k]) || (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) continue;
@@ -1389,10 +1557,10 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
             atomic_store(&x.chunk_failed[k], true);
         }
     }
-    /* 4. staged pages into place (every staged page, so its buffers go) */
+    /* 4. deferred and staged pages into place (every one, so its buffers go) */
     x.ntasks = 0;
     for (size_t i = 0; i < np; i++)
-        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && x.pages[i].staged) x.tasks[x.ntasks++] = i;
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && x.pages[i].mode != PAGE_DIRECT) x.tasks[x.ntasks++] = i;
     run_tasks(&x, place_task);
     /* 5. finish */
     for (size_t k = 0; k < nc; k++) {

@@ -64,6 +64,7 @@ static bool decode_values(const pq_leaf *leaf, uint8_t *p, size_t len, size_t n,
         size_t data_len = 0;
         d->offsets = malloc((n + 1) * sizeof *d->offsets);
         uint8_t *data = malloc(len ? len : 1);
+        if (d->offsets) d->offsets[0] = 0;
         if (!d->offsets || !data ||
             pq_plain_byte_array(p, len, n, d->offsets, 0, data, len, &data_len, &used, &err) != PQ_OK) {
             free(data);

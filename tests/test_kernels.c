@@ -870,7 +870,7 @@ START_TEST(plain_values)
 
     /* BYTE_ARRAY: len 5 "Hello", len 0, len 3 "abc" (+1 trailing byte) */
     const uint8_t ba[] = {5, 0, 0, 0, 'H', 'e', 'l', 'l', 'o', 0, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c', 0x99};
-    int32_t off[4];
+    int32_t off[4] = {7, -1, -1, -1}; /* off[0] is the caller's: base */
     uint8_t data[32];
     ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 3, off, 7, data, sizeof data, &dlen, &used, &err), PQ_OK);
     const int32_t eo[4] = {7, 12, 12, 15};
@@ -976,7 +976,7 @@ START_TEST(dictionary_gather)
 
     /* binary: a dictionary from PLAIN ("Hello", "", "abc" at base 7) */
     const uint8_t ba[] = {5, 0, 0, 0, 'H', 'e', 'l', 'l', 'o', 0, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'};
-    int32_t doff[4], off[5];
+    int32_t doff[4] = {7}, off[5] = {1}; /* entry 0 is the caller's: base */
     uint8_t ddata[8], data[32];
     size_t dlen, used;
     ck_assert_int_eq(pq_plain_byte_array(ba, sizeof ba, 3, doff, 7, ddata, 8, &dlen, &used, &err), PQ_OK);
