@@ -588,10 +588,11 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
 /* The next `want` (at most BATCH) dictionary indices of the page, their
  * values written at output slot `at`; `pos` is the first one's index in
  * the page's n values, for messages. */
+static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t at);
+
 static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t want, size_t at, size_t pos,
                            size_t n)
 {
-    pq_column_values *o = c->out;
     pq_error kerr;
     pq_status st;
     size_t got = 0;
@@ -603,6 +604,15 @@ static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t 
         if (idx[i] >= c->ch->dict_n)
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[i],
                         pos + i, c->ch->dict_n);
+    return dict_gather(c, idx, got, at);
+}
+
+/* The entries of `got` checked indices written at output slot `at`. */
+static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t at)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
     bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
     size_t bound = c->ch->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
     if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
@@ -1076,6 +1086,9 @@ typedef struct exec_page {
     size_t buf_cap;
     const uint8_t *vals;     /* deferred: its values section */
     size_t vlen, nn;
+    uint32_t *idx;           /* deferred strings of a dictionary-encoded page: the indices the
+                              * size pass decoded (of the selected rows alone), nidx of them */
+    size_t nidx, idx_cap;
 } exec_page;
 
 
@@ -1192,8 +1205,8 @@ static void page_window(cd_ctx *c, const exec *x, const pq_plan_page *pg, pq_col
 }
 
 /* Deferred pages' size pass: the string bytes of `nn` values. */
-static pq_status count_string_bytes(cd_ctx *c, const pq_page_info *pi, const uint8_t *p, size_t len, size_t nn,
-                                    uint64_t *bytes)
+static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info *pi, const uint8_t *p, size_t len,
+                                    size_t nn, uint64_t *bytes)
 {
     *bytes = 0;
     if (nn == 0) return PQ_OK; /* writers differ on what an all-null page holds */
@@ -1216,25 +1229,33 @@ static pq_status count_string_bytes(cd_ctx *c, const pq_page_info *pi, const uin
     }
     /* Dictionary indices: the entries' lengths added up. */
     if (!c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
+    /* The indices are kept for the gather (phase 4): decoded once. */
     pq_rle_decoder d;
     pq_error kerr;
     pq_status st = pq_rle_init_dict_indices(&d, p, len, &kerr);
     if (st != PQ_OK) return kfail(c, st, &kerr);
-    uint32_t idx[BATCH];
+    if (nn > SIZE_MAX / sizeof(uint32_t)) return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow", nn);
+    if ((st = grow(c, (void **)&ep->idx, &ep->idx_cap, nn * sizeof(uint32_t), "dictionary indices")) != PQ_OK)
+        return st;
     const int32_t *off = c->ch->dict_offsets;
     for (size_t done = 0; done < nn;) {
         size_t want = nn - done < BATCH ? nn - done : BATCH, got = 0;
+        uint32_t *idx = ep->idx + ep->nidx;
         if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
         if (got < want)
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                         done + got, nn);
+        size_t kept = 0;
         for (size_t i = 0; i < got; i++) {
             if (idx[i] >= c->ch->dict_n)
                 return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
                             idx[i], done + i, c->ch->dict_n);
-            if (!c->rows || row_wanted(c, c->page_row + done + i)) /* a selection gathers its rows alone */
+            if (!c->rows || row_wanted(c, c->page_row + done + i)) { /* a selection gathers its rows alone */
                 *bytes += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
+                idx[kept++] = idx[i];
+            }
         }
+        ep->nidx += kept;
         done += got;
     }
     return PQ_OK;
@@ -1281,7 +1302,7 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     if (ep->mode == PAGE_STAGED) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
     if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
         uint64_t bytes = 0;
-        if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, pi, vals, vlen, nn, &bytes);
+        if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, ep, pi, vals, vlen, nn, &bytes);
         pg->n_values = c.rows ? pq_decode_rows_count(c.rows, pg->first_row, nn) : nn;
         pg->string_bytes = bytes;
         ep->vals = vals;
@@ -1312,7 +1333,16 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     c.page_defs = ep->page_defs;
     pq_column_values window;
     page_window(&c, x, pg, &window);
-    pq_status st = decode_values(&c, pg->info->encoding, ep->vals, ep->vlen, ep->nn);
+    pq_status st = PQ_OK;
+    if (ep->idx) { /* the size pass's indices, gathered */
+        for (size_t done = 0; done < ep->nidx && st == PQ_OK; done += BATCH) {
+            size_t want = ep->nidx - done < BATCH ? ep->nidx - done : BATCH;
+            st = dict_gather(&c, ep->idx + done, want, window.n_values + done);
+        }
+        window.n_values += ep->nidx;
+    } else {
+        st = decode_values(&c, pg->info->encoding, ep->vals, ep->vlen, ep->nn);
+    }
     if (st == PQ_OK && (window.n_values != pg->value_offset + pg->n_values ||
                         window.data_len != pg->string_offset + pg->string_bytes))
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page decoded to other sizes than its size pass found");
@@ -1341,6 +1371,11 @@ static bool place_task(void *ctx, size_t t, unsigned worker)
             pq_pool_give(ep->buf);
             atomic_fetch_sub(&ch->held, ep->buf_cap);
             ep->buf = NULL;
+        }
+        if (ep->idx) {
+            pq_pool_give(ep->idx);
+            atomic_fetch_sub(&ch->held, ep->idx_cap);
+            ep->idx = NULL;
         }
         return true;
     }
