@@ -1105,6 +1105,10 @@ typedef struct exec {
     pthread_mutex_t err_lock;
     size_t *tasks;           /* plan page indexes of the phase */
     size_t ntasks;
+    uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
+                              * deferred page keeps a buffer of its own) */
+    size_t *wbuf_cap;
+    unsigned nworkers;
 } exec;
 
 static bool is_dict_page(const pq_page_info *pi)
@@ -1288,6 +1292,14 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         if (pc->physical_type == PQ_BYTE_ARRAY && (st = reserve_offsets(&c, (size_t)pi->num_values)) == PQ_OK)
             ep->local.offsets[0] = 0;
     }
+    /* The worker's page buffer (warm in its cache), counted in this chunk's
+     * memory while the page uses it. */
+    bool wb = ep->mode != PAGE_DEFERRED && worker < x->nworkers;
+    if (wb) {
+        c.buf = x->wbuf[worker];
+        c.buf_cap = x->wbuf_cap[worker];
+        atomic_fetch_add(&c.ch->held, c.buf_cap);
+    }
     const uint8_t *raw = pc->bytes + pi->data_offset, *vals = NULL;
     size_t vlen = 0, nn = 0;
     if (st == PQ_OK) st = page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
@@ -1315,6 +1327,12 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         }
     }
     ep->page_defs = c.page_defs;
+    if (wb) {
+        x->wbuf[worker] = c.buf;
+        x->wbuf_cap[worker] = c.buf_cap;
+        atomic_fetch_sub(&c.ch->held, c.buf_cap);
+        c.buf = NULL;
+    }
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
     return true;
@@ -1540,13 +1558,16 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.chunk_failed = calloc(nc ? nc : 1, sizeof *x.chunk_failed);
     x.fail_page = calloc(nc ? nc : 1, sizeof *x.fail_page);
     x.tasks = malloc((np ? np : 1) * sizeof *x.tasks);
+    x.nworkers = ex->ncctx ? ex->ncctx : 1;
+    x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
+    x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
     pthread_mutex_init(&x.err_lock, NULL);
     pq_status first = PQ_OK;
     for (size_t k = 0; k < nc; k++) {
         memset(&outs[k], 0, sizeof outs[k]);
         status[k] = PQ_OK;
     }
-    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks) {
+    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap) {
         for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
         first = nc ? PQ_ERR_NOMEM : PQ_OK;
         goto done;
@@ -1607,6 +1628,9 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         free_chunk_state(&x.chunks[k]);
     }
 done:
+    for (unsigned w = 0; x.wbuf && w < x.nworkers; w++) pq_pool_give(x.wbuf[w]);
+    free(x.wbuf);
+    free(x.wbuf_cap);
     pthread_mutex_destroy(&x.err_lock);
     free(x.chunks);
     free(x.pages);
