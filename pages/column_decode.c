@@ -91,6 +91,7 @@ typedef struct cd_ctx {
     size_t offsets_cap;      /* bytes */
     size_t data_cap;         /* bytes */
     bool views;              /* PQ_DECODE_STRING_VIEWS on a BYTE_ARRAY leaf */
+    bool indices;            /* PQ_DECODE_INDICES: the indices are the values */
     size_t views_cap;        /* bytes */
     const pq_decode_rows *rows; /* selection-vector decode: the rows wanted, or NULL: all */
     size_t page_row;         /* the chunk row the page being decoded starts at */
@@ -481,6 +482,7 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
     pq_error kerr;
     pq_status st;
     int32_t type = c->leaf->physical_type;
+    size_t width = pq_plan_value_width(c->leaf); /* the entries' own width (c->width is 4 for indices) */
 
     if (type == PQ_BYTE_ARRAY) {
         if (n > len / 4)
@@ -518,13 +520,13 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
             return st;
         st = pq_plain_boolean(src, len, 0, n, c->ch->dict_values, &used, &kerr);
     } else {
-        if (n > len / c->width || !mul_ok(n, c->width, &bytes))
+        if (n > len / width || !mul_ok(n, width, &bytes))
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes", n,
-                        c->width, len);
+                        width, len);
         if ((st = grow(c, (void **)&c->ch->dict_values, &c->ch->dict_values_cap, bytes ? bytes : 1, "dictionary")) !=
             PQ_OK)
             return st;
-        st = pq_plain_fixed(src, len, c->width, n, c->ch->dict_values, &used, &kerr);
+        st = pq_plain_fixed(src, len, width, n, c->ch->dict_values, &used, &kerr);
     }
     if (st != PQ_OK) return kfail(c, st, &kerr);
     c->ch->dict_n = n;
@@ -613,6 +615,10 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
     pq_column_values *o = c->out;
     pq_error kerr;
     pq_status st;
+    if (c->indices) { /* the indices are the output */
+        memcpy(o->values + at * 4, idx, got * 4);
+        return PQ_OK;
+    }
     bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
     size_t bound = c->ch->dict_max_len * got + PQ_DICT_COPY_SLACK; /* no overflow: both are small */
     if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
@@ -653,7 +659,7 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     pq_error kerr;
     pq_status st;
     if (!c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
-    bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY;
+    bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY && !c->indices;
     size_t out_n = c->rows ? (size_t)pq_decode_rows_count(c->rows, c->page_row, n) : n; /* values written */
     if ((st = c->views ? reserve_views(c, out_n) : binary ? reserve_offsets(c, out_n) : reserve_values(c, out_n)) !=
         PQ_OK)
@@ -1134,6 +1140,7 @@ static void task_init(exec *x, size_t k, cd_ctx *c, pq_error *err, unsigned work
     }
     c->width = pc->width;
     c->views = pc->output == PQ_PLAN_VIEWS;
+    c->indices = (pc->flags & PQ_PLAN_CHUNK_INDICES) != 0;
     c->rows = pc->rows;
     c->defs_lazy = pc->max_rep == 0;
     c->def_levels = x->outs[k].def_levels;
@@ -1505,6 +1512,26 @@ static pq_status finish_chunk(exec *x, size_t k)
             }
         }
     }
+    if ((pc->flags & PQ_PLAN_CHUNK_INDICES) && !(o->dictionary = calloc(1, sizeof *o->dictionary)))
+        return PQ_ERR_NOMEM;
+    if (o->dictionary) { /* the chunk's dictionary goes with its indices */
+        pq_column_values *d = o->dictionary;
+        d->physical_type = pc->physical_type;
+        d->width = pq_plan_value_width(pc->leaf);
+        d->n_levels = d->n_values = ch->dict_n;
+        if (pc->physical_type == PQ_BYTE_ARRAY) {
+            if (!ch->dict_offsets && !(ch->dict_offsets = calloc(1, sizeof *ch->dict_offsets))) return PQ_ERR_NOMEM;
+            if (!ch->dict_data && !(ch->dict_data = calloc(1, 1))) return PQ_ERR_NOMEM;
+            d->offsets = ch->dict_offsets;
+            d->data = ch->dict_data;
+            d->data_len = (size_t)ch->dict_offsets[ch->dict_n];
+            ch->dict_offsets = NULL;
+            ch->dict_data = NULL;
+        } else {
+            d->values = ch->dict_values;
+            ch->dict_values = NULL;
+        }
+    }
     if (pc->output == PQ_PLAN_BYTES) {
         o->offsets[o->n_values] = (int32_t)pc->string_bytes;
         o->data_len = (size_t)pc->string_bytes;
@@ -1620,7 +1647,10 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     run_tasks(&x, place_task);
     /* 5. finish */
     for (size_t k = 0; k < nc; k++) {
-        if (!atomic_load(&x.chunk_failed[k])) finish_chunk(&x, k);
+        if (!atomic_load(&x.chunk_failed[k]) && finish_chunk(&x, k) != PQ_OK) {
+            status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
+            atomic_store(&x.chunk_failed[k], true);
+        }
         if (atomic_load(&x.chunk_failed[k])) {
             pq_column_values_free(&outs[k]);
             if (first == PQ_OK) first = status[k];
@@ -1664,7 +1694,8 @@ pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_
     if (!out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL output");
     memset(out, 0, sizeof *out);
     pq_decode_plan plan = {0};
-    unsigned pflags = (flags & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS : 0;
+    unsigned pflags = ((flags & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS : 0) |
+                      ((flags & PQ_DECODE_INDICES) ? PQ_PLAN_INDICES : 0);
     pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, chunk, chunk_len, pages, npages, pflags, rows, err);
     if (st == PQ_OK) {
         pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = memory_limit};
@@ -1673,6 +1704,17 @@ pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_
     }
     pq_decode_plan_free(&plan);
     return st;
+}
+
+bool pq_pages_all_dictionary(const pq_page_info *pages, size_t npages)
+{
+    bool any = false;
+    for (size_t i = 0; i < npages; i++) {
+        if (pages[i].type == PQ_PAGE_DICTIONARY) any = true;
+        else if ((pages[i].type == PQ_PAGE_DATA || pages[i].type == PQ_PAGE_DATA_V2) && !is_dict_page(&pages[i]))
+            return false;
+    }
+    return any;
 }
 
 void pq_column_values_free(pq_column_values *v)
@@ -1685,6 +1727,10 @@ void pq_column_values_free(pq_column_values *v)
     pq_pool_give(v->data);
     pq_pool_give(v->views);
     for (size_t i = 0; i < v->n_view_bufs; i++) pq_pool_give(v->view_bufs[i]);
+    if (v->dictionary) {
+        pq_column_values_free(v->dictionary);
+        free(v->dictionary);
+    }
     memset(v, 0, sizeof *v);
 }
 

@@ -65,14 +65,27 @@ typedef struct pq_column_values {
     uint8_t *view_bufs[2];
     size_t view_buf_lens[2];
     size_t n_view_bufs;
+    /* PQ_DECODE_INDICES: `values` holds the non-null values' dictionary
+     * indices (uint32, width 4) and this the dictionary's entries (n_values
+     * of them, no levels, laid out as above for the leaf's type). NULL
+     * otherwise. Freed with the values. */
+    struct pq_column_values *dictionary;
 } pq_column_values;
 
 /* Decode flags (pq_column_decode_flags). */
 enum {
-    PQ_DECODE_STRING_VIEWS = 1u << 0 /* BYTE_ARRAY: Arrow views (pq_column_values.views): a
-                                      * dictionary-encoded value is a copy of its entry's view,
-                                      * no bytes copied */
+    PQ_DECODE_STRING_VIEWS = 1u << 0, /* BYTE_ARRAY: Arrow views (pq_column_values.views): a
+                                       * dictionary-encoded value is a copy of its entry's view,
+                                       * no bytes copied */
+    PQ_DECODE_INDICES = 1u << 1       /* the dictionary indices and the dictionary, not the values
+                                       * (pq_column_values.dictionary): every data page must be
+                                       * dictionary-encoded (pq_pages_all_dictionary), else
+                                       * PQ_ERR_UNSUPPORTED */
 };
+
+/* Whether every data page of `pages` is dictionary-encoded (and there is
+ * one), so that PQ_DECODE_INDICES can decode them. */
+bool pq_pages_all_dictionary(const pq_page_info *pages, size_t npages);
 
 /* Decode the pages of one column chunk of `leaf`. `codec` is the chunk's
  * pq_codec, `chunk` its bytes (chunk_len of them) and `pages` what the walk

@@ -127,9 +127,9 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         .max_def = leaf->max_def,
         .max_rep = leaf->max_rep,
         .codec = codec,
-        .output = leaf->physical_type != PQ_BYTE_ARRAY ? PQ_PLAN_FIXED
-                  : (flags & PQ_PLAN_STRING_VIEWS)     ? PQ_PLAN_VIEWS
-                                                       : PQ_PLAN_BYTES,
+        .output = leaf->physical_type != PQ_BYTE_ARRAY || (flags & PQ_PLAN_INDICES) ? PQ_PLAN_FIXED
+                  : (flags & PQ_PLAN_STRING_VIEWS)                                  ? PQ_PLAN_VIEWS
+                                                                                    : PQ_PLAN_BYTES,
         .bytes = bytes,
         .len = len,
         .rows = rows,
@@ -137,6 +137,10 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         .npages = npages,
         .dictionary = -1,
     };
+    if (flags & PQ_PLAN_INDICES) {
+        ch.width = 4;
+        ch.flags |= PQ_PLAN_CHUNK_INDICES;
+    }
     /* Sized by the headers until a page says otherwise. */
     bool sized = ch.max_def == 0 && ch.output != PQ_PLAN_BYTES;
     uint64_t row = 0, slots = 0, strings = 0;
@@ -179,6 +183,9 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         } else {
             pg.n_levels = n;
         }
+        if ((flags & PQ_PLAN_INDICES) && !is_dict_encoding(pi->encoding))
+            return page_fail(err, PQ_ERR_UNSUPPORTED, i, pi, "dictionary indices asked for a page not "
+                                                             "dictionary-encoded");
         if (is_dict_encoding(pi->encoding) && ch.dictionary < 0)
             return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "dictionary-encoded page without a dictionary page");
         /* Arrow string and binary arrays hold at most INT32_MAX bytes: fail
@@ -202,7 +209,7 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         plan->pages[plan->npages + i] = pg;
     }
     ch.n_levels = slots;
-    if (sized) ch.flags |= PQ_PLAN_SIZED_BY_HEADERS;
+    if (sized || ((flags & PQ_PLAN_INDICES) && ch.max_def == 0)) ch.flags |= PQ_PLAN_SIZED_BY_HEADERS;
     plan->chunks[plan->nchunks++] = ch;
     plan->npages += npages;
     if (sized) return pq_decode_plan_place(plan, plan->nchunks - 1, err);

@@ -62,7 +62,9 @@ enum {
     /* Every page's value count and string bytes are known from the headers:
      * the output is allocated before any page is decoded, and no size pass
      * runs. */
-    PQ_PLAN_SIZED_BY_HEADERS = 1u << 0
+    PQ_PLAN_SIZED_BY_HEADERS = 1u << 0,
+    /* Values are the dictionary indices (uint32): PQ_PLAN_INDICES. */
+    PQ_PLAN_CHUNK_INDICES = 1u << 1
 };
 
 typedef struct pq_plan_chunk {
@@ -111,7 +113,9 @@ typedef struct pq_decode_plan {
 
 /* Plan flags (pq_decode_plan_add_chunk) */
 enum {
-    PQ_PLAN_STRING_VIEWS = 1u << 0  /* BYTE_ARRAY as PQ_PLAN_VIEWS */
+    PQ_PLAN_STRING_VIEWS = 1u << 0, /* BYTE_ARRAY as PQ_PLAN_VIEWS */
+    PQ_PLAN_INDICES = 1u << 1       /* the dictionary indices (PQ_PLAN_FIXED, uint32) and the
+                                     * dictionary, not the values */
 };
 
 /* Add one chunk: `leaf`, `codec` (its pq_codec), `bytes` (len of them)

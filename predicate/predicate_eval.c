@@ -453,9 +453,64 @@ static pq_status eval_group_null(eval_ctx *c, const pq_expr *e, uint8_t *t, uint
     return PQ_OK;
 }
 
+static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
+
+/* A dictionary-encoded column (an Arrow dictionary array with int32
+ * indices): the leaf is evaluated once per dictionary entry, then each row
+ * takes its entry's result; a null index is a null row. */
+static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    const struct ArrowArray *a = c->columns[e->leaf];
+    const struct ArrowSchema *s = c->schemas[e->leaf];
+    if (strcmp(s->format, "i") != 0 || !a->dictionary || !s->dictionary)
+        return pq_error_set(c->err, PQ_ERR_UNSUPPORTED,
+                            "predicate: dictionary column %.64s: indices of format '%.16s' (int32 expected)",
+                            e->column, s->format);
+    if (a->length < c->length || a->offset < 0 || (c->length && (a->n_buffers < 2 || !a->buffers[1])))
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: column %.64s has %lld rows, %lld needed",
+                            e->column, (long long)a->length, (long long)c->length);
+    int64_t dn = a->dictionary->length;
+    const struct ArrowArray **cols = calloc((size_t)e->leaf + 1, sizeof *cols);
+    const struct ArrowSchema **schs = calloc((size_t)e->leaf + 1, sizeof *schs);
+    uint8_t *td = calloc(2, (size_t)(dn + 7) / 8 + 1), *fd = td ? td + (dn + 7) / 8 + 1 : NULL;
+    pq_status st = cols && schs && td ? PQ_OK : pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK) {
+        cols[e->leaf] = a->dictionary;
+        schs[e->leaf] = s->dictionary;
+        eval_ctx dc = {cols, schs, NULL, dn, (size_t)((dn + 7) / 8), c->err};
+        st = eval_leaf(&dc, e, td, fd);
+    }
+    if (st == PQ_OK) {
+        const uint8_t *valid = a->null_count != 0 && a->n_buffers > 0 ? a->buffers[0] : NULL;
+        const int32_t *idx = (const int32_t *)a->buffers[1] + a->offset;
+        for (int64_t i = 0; i < c->length; i++) {
+            if (valid && !bit_get(valid, a->offset + i)) {
+                if (e->kind == PQ_NODE_IS_NULL) bit_set(e->is_null ? t : f, i);
+                continue; /* a comparison with null: unknown */
+            }
+            int32_t j = idx[i];
+            if (j < 0 || j >= dn) {
+                st = pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
+                                  "predicate: column %.64s: index %d at row %lld outside the dictionary of %lld",
+                                  e->column, j, (long long)i, (long long)dn);
+                break;
+            }
+            if (bit_get(td, j)) bit_set(t, i);
+            else if (bit_get(fd, j)) bit_set(f, i);
+        }
+    }
+    free(cols);
+    free(schs);
+    free(td);
+    return st;
+}
+
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
     if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) return eval_group_null(c, e, t, f);
+    if (c->schemas && c->schemas[e->leaf] && c->schemas[e->leaf]->dictionary && c->columns &&
+        c->columns[e->leaf])
+        return eval_leaf_dictionary(c, e, t, f);
     col_view v;
     pq_status st = view_column(c, e, &v);
     if (st != PQ_OK) return st;

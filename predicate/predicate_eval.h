@@ -23,6 +23,11 @@
  * slots); entries for leaves the predicate does not read may be NULL.
  * Formats: b c C s S i I l L f g u z U Z vu vz w:N d:P,S[,128|,256] tdD tts ttm
  * ttu ttn ts?:tz, n (all null) and e (float16, for IS [NOT] NULL).
+ * A column may also be an Arrow dictionary array (int32 indices, format
+ * "i", with its dictionary in one of those formats): each leaf of the
+ * predicate on it is then evaluated once per dictionary entry and mapped
+ * over the indices, which is how the reader evaluates dictionary-encoded
+ * chunks without gathering their values.
  * row_defs[leaf] (may be NULL when the predicate tests no group) holds, for
  * each row, the definition level of leaf `leaf` at the row's first entry:
  * IS [NOT] NULL on a group (node_def > 0) reads it instead of the column.

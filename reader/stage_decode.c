@@ -183,9 +183,19 @@ static size_t chunk_kept(const pq_reader_chunk *ch)
     return (size_t)kept;
 }
 
-/* decode_chunk of only the rows `rows` selects (NULL: all). */
+/* decode_chunk of only the rows `rows` selects (NULL: all), with extra
+ * PQ_DECODE_* flags. */
+static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
+                                    unsigned more, pq_column_values *v, pq_error *err);
+
 static pq_status decode_chunk_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
                                    pq_column_values *v, pq_error *err)
+{
+    return decode_chunk_flags(r, cctx, i, rows, 0, v, err);
+}
+
+static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
+                                    unsigned more, pq_column_values *v, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -193,10 +203,29 @@ static pq_status decode_chunk_rows(const pq_reader *r, pq_codec_ctx *cctx, size_
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     const pq_leaf *leaf = &schema->leaves[ch->info.column];
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
-    unsigned flags = uses_views(r, schema, ch->info.column) ? PQ_DECODE_STRING_VIEWS : 0;
+    unsigned flags = (more & PQ_DECODE_INDICES)                ? PQ_DECODE_INDICES
+                     : uses_views(r, schema, ch->info.column) ? PQ_DECODE_STRING_VIEWS
+                                                              : 0;
     pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
                                           r->opts.memory_limit, flags, rows, v, err);
-    return check_decoded(r, i, rows, st, v, err);
+    st = check_decoded(r, i, rows, st, v, err);
+    if (st == PQ_OK && v->dictionary && r->opts.validate_utf8 &&
+        (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
+        for (size_t k = 0; k < v->dictionary->n_values; k++) {
+            const uint8_t *p;
+            size_t len;
+            pq_column_values_bytes(v->dictionary, k, &p, &len);
+            size_t bad = pq_utf8_invalid_at(p, len);
+            if (bad < len) {
+                pq_column_values_free(v);
+                return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                    "row group %u, column '%s': dictionary entry %zu is not valid UTF-8 (byte %zu "
+                                    "of %zu)",
+                                    ch->info.row_group, leaf->path, k, bad, len);
+            }
+        }
+    }
+    return st;
 }
 
 /* The threads to decode with: as asked, or with threads 0 (one per core)
@@ -613,11 +642,18 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     pq_arrow_column **vcols = calloc(nl ? nl : 1, sizeof *vcols);
     int64_t *voffsets = calloc(nl ? nl : 1, sizeof *voffsets);
     size_t nv = 0;
+    pq_arrow_column **dict_cols = calloc(nl ? nl : 1, sizeof *dict_cols); /* per filter leaf: its dictionary */
+    pq_arrow_column **vdicts = calloc(nl ? nl : 1, sizeof *vdicts);
+    struct ArrowArray *wraps = calloc(nl ? nl : 1, sizeof *wraps);       /* dictionary columns as the */
+    struct ArrowSchema *wrap_types = calloc(nl ? nl : 1, sizeof *wrap_types); /* evaluator takes them */
+    struct ArrowArray *dicts = calloc(nl ? nl : 1, sizeof *dicts);
+    struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
     pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
-                           vleaves && vcols && voffsets
+                           vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
+                           dict_types
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
@@ -627,9 +663,31 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         const pq_leaf *leaf = &schema->leaves[leaves[k]];
         bool want_values = false, want_defs = false;
         filter_leaf_uses(r->filter, (int32_t)leaves[k], &want_values, &want_defs);
+        /* Filter at the dictionary: a chunk whose data pages are all
+         * dictionary-encoded gives its indices and dictionary, and the
+         * predicate is evaluated once per entry (predicate_eval.h). Not for
+         * a projected column whose rows cannot be decoded alone later
+         * (selection-vector decode): it is handed over decoded instead. */
+        bool projected = c < r->sel_columns_len;
+        bool by_dict = want_values && !r->opts.prune_only && pq_reader_leaf_is_flat(schema, leaf) &&
+                       pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
+                       (!projected || pq_decode_rows_supported(leaf));
         pq_column_values v;
-        st = decode_chunk(r, cctx, ck, &v, err);
+        st = decode_chunk_flags(r, cctx, ck, NULL, by_dict ? PQ_DECODE_INDICES : 0, &v, err);
         if (st != PQ_OK) break;
+        if (by_dict) { /* the dictionary as a column of its own; the indices as int32 */
+            pq_column_values *d = v.dictionary;
+            v.dictionary = NULL;
+            pq_leaf dl = output_leaf(r, leaf);
+            dl.max_def = dl.max_rep = 0;
+            st = pq_arrow_column_build(&dl, d, &dict_cols[k], err);
+            pq_column_values_free(d);
+            free(d);
+        }
+        if (st != PQ_OK) {
+            pq_column_values_free(&v);
+            break;
+        }
         if (want_defs) {
             defs[k] = malloc((size_t)(len ? len : 1) * sizeof *defs[k]);
             st = defs[k] ? row_defs(leaf, &v, ch, rows, defs[k], err)
@@ -637,13 +695,19 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
             defs_by_leaf[leaves[k]] = defs[k];
         }
         pq_leaf lf = output_leaf(r, leaf);
+        if (by_dict) {
+            lf.physical_type = PQ_INT32;
+            lf.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
+            v.physical_type = PQ_INT32;
+            v.width = 4;
+        }
         if (st == PQ_OK && want_values) st = pq_arrow_column_build(&lf, &v, &cols[k], err);
         pq_column_values_free(&v);
         if (st != PQ_OK) break;
         if (!want_values) continue;
         /* A projected column: the decode stage takes it as decoded here
          * instead of decoding the chunk again. */
-        bool give = hand_over && c < r->sel_columns_len && r->late_cols && !r->late_cols[ck];
+        bool give = hand_over && projected && !by_dict && r->late_cols && !r->late_cols[ck];
         if (lined_up(&ch->rows, rows)) {
             offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
             if (give) {
@@ -663,6 +727,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         if (!cols[k]) continue;
         vleaves[nv] = leaves[k];
         vcols[nv] = cols[k];
+        vdicts[nv] = dict_cols[k];
         voffsets[nv++] = offsets[k];
     }
     if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
@@ -671,11 +736,42 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     for (size_t k = 0; st == PQ_OK && k < nv; k++) {
         by_leaf[vleaves[k]] = batch.children[k];
         types[vleaves[k]] = bschema.children[k];
+        if (!vdicts[k]) continue;
+        /* A dictionary column: its int32 indices with the dictionary (as an
+         * Arrow dictionary array), shallow copies for the evaluator. */
+        pq_arrow_column *dc = vdicts[k];
+        st = pq_arrow_batch_export(&dc, NULL, 1, pq_arrow_column_length(dc), &dicts[k], err);
+        if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
+        if (st != PQ_OK) break;
+        const pq_leaf *dlf = &schema->leaves[vleaves[k]];
+        struct ArrowSchema *dfs = dict_types[k].children[0];
+        if (uses_decimal64(r, dlf) && dfs->format[0] == 'd') { /* as output_leaf built it */
+            const char *fmt = decimal64_format(dlf->arrow.precision, dlf->arrow.scale);
+            if (fmt) dfs->format = fmt;
+        }
+        wraps[k] = *batch.children[k];
+        wraps[k].dictionary = dicts[k].children[0];
+        wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
+                                             .flags = bschema.children[k]->flags,
+                                             .dictionary = dict_types[k].children[0]};
+        by_leaf[vleaves[k]] = &wraps[k];
+        types[vleaves[k]] = &wrap_types[k];
     }
     if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, defs_by_leaf, len, keep, err);
     int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
     if (batch.release) batch.release(&batch);
     if (bschema.release) bschema.release(&bschema);
+    for (size_t k = 0; dicts && k < nv; k++) {
+        if (dicts[k].release) dicts[k].release(&dicts[k]);
+        if (dict_types[k].release) dict_types[k].release(&dict_types[k]);
+    }
+    for (size_t k = 0; dict_cols && k < nl; k++) pq_arrow_column_release(dict_cols[k]);
+    free(dict_cols);
+    free(vdicts);
+    free(wraps);
+    free(wrap_types);
+    free(dicts);
+    free(dict_types);
     for (size_t k = 0; cols && handed && k < nl; k++)
         if (!handed[k]) pq_arrow_column_release(cols[k]);
     for (size_t k = 0; defs && k < nl; k++) free(defs[k]);
