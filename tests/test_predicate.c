@@ -970,6 +970,55 @@ START_TEST(test_eval_floats_strings_decimals)
 }
 END_TEST
 
+/* Dictionary arrays (int32 indices + dictionary): each predicate leaf is
+ * evaluated on the entries and mapped over the indices; hand-computed. */
+START_TEST(test_eval_dictionary)
+{
+    eval_env env;
+    memset(&env, 0, sizeof env);
+    env.md = types_md();
+    /* dictionary of s: "AIR", "RAIL", "SHIP", null (entry 3) */
+    static const int32_t d_off[] = {0, 3, 7, 11, 11};
+    static const char d_data[] = "AIRRAILSHIP";
+    static const uint8_t d_valid[] = {0x07};
+    test_col dict;
+    set_col(&dict, "u", 4, 0, d_valid, d_off, d_data);
+    /* rows (offset 1): AIR, SHIP, RAIL, null index, SHIP, null entry, AIR */
+    static const int32_t idx[] = {9, 0, 2, 1, 0, 2, 3, 0};
+    static const uint8_t iv[] = {0xef}; /* every slot but 4 (row 3): a null index */
+    test_col col;
+    set_col(&col, "i", 7, 1, iv, idx, NULL);
+    col.a.dictionary = &dict.a;
+    col.s.dictionary = &dict.s;
+    env_add(&env, 14, &col);
+    ck_assert_str_eq(eval_bits(&env, "s in ('AIR', 'RAIL')", 7), "1010001");
+    ck_assert_str_eq(eval_bits(&env, "s = 'SHIP'", 7), "0100100");
+    ck_assert_str_eq(eval_bits(&env, "not s = 'SHIP'", 7), "1010001"); /* nulls stay unknown */
+    ck_assert_str_eq(eval_bits(&env, "s is null", 7), "0001010");      /* index or entry null */
+    ck_assert_str_eq(eval_bits(&env, "s is not null", 7), "1110101");
+    ck_assert_str_eq(eval_bits(&env, "s > 'B' and s < 'S'", 7), "0010000");
+
+    /* an index outside the dictionary is an error, not a read past it */
+    static const int32_t bad[] = {0, 4};
+    test_col cb;
+    set_col(&cb, "i", 2, 0, NULL, bad, NULL);
+    cb.a.dictionary = &dict.a;
+    cb.s.dictionary = &dict.s;
+    env_add(&env, 14, &cb);
+    pq_error err = {0};
+    uint8_t keep[1];
+    pq_expr *e = parse_ok("s = 'AIR'");
+    ck_assert_int_eq(pq_expr_bind(e, env.md, &err), PQ_OK);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 2, keep, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "index 4 at row 1 outside the dictionary of 4"), "%s", err.message);
+    /* indices of another type are refused */
+    cb.s.format = "l";
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 2, keep, &err), PQ_ERR_UNSUPPORTED);
+    pq_expr_free(e);
+    pq_metadata_release(env.md);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("predicate");
@@ -987,6 +1036,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_bind_lineitem);
     tcase_add_test(tc, test_eval_ints_nulls_offsets);
     tcase_add_test(tc, test_eval_floats_strings_decimals);
+    tcase_add_test(tc, test_eval_dictionary);
     suite_add_tcase(s, tc);
     return s;
 }
