@@ -298,6 +298,7 @@ typedef struct group_job {
     size_t first_slot;        /* the pass's slots: [first_slot, first_slot + slots) */
     size_t *slot_of;          /* per plan chunk: its output slot */
     pq_decode_rows *rows;     /* per slot of the pass: the selection-vector rows */
+    uint8_t **owned_bits;     /* per slot of the pass: rows' bits made for it, or NULL */
     bool *selected;           /* per slot of the pass: decoded for the selected rows alone */
     pq_column_values *outs;   /* per plan chunk */
     pq_status *status;
@@ -307,19 +308,32 @@ typedef struct group_job {
 /* Whether slot i (chunk k) decodes only the rows late materialization
  * kept, and which: selection-vector decode, where late materialization has
  * the matching rows and a value is a row (no full decode, then take). */
-static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_rows *rows)
+static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_rows *rows, uint8_t **owned)
 {
     size_t g = i / r->sel_columns_len;
     const pq_schema *schema = pq_metadata_schema(r->md);
     const pq_leaf *leaf = &schema->leaves[r->chunks[k].info.column];
-    const pq_row_set *want = &r->sel_rows[g];
-    if (!(r->filter && !r->opts.prune_only && r->late_keep && r->late_keep[g] && pq_decode_rows_supported(leaf) &&
-          lined_up(&r->chunks[k].rows, want) &&
-          (!want->rows || (pq_row_set_first(want) >= r->decoded_first_row[i] &&
-                           pq_row_set_end(want) <= pq_row_set_end(&r->chunks[k].rows)))))
+    const pq_row_set *want = &r->sel_rows[g], *have = &r->chunks[k].rows;
+    *owned = NULL;
+    if (!(r->filter && !r->opts.prune_only && r->late_keep && r->late_keep[g] && pq_decode_rows_supported(leaf)))
         return false;
-    *rows = (pq_decode_rows){r->late_keep[g], want->rows ? pq_row_set_first(want) - r->decoded_first_row[i] : 0,
-                             want->rows};
+    if (lined_up(have, want) && (!want->rows || (pq_row_set_first(want) >= r->decoded_first_row[i] &&
+                                                 pq_row_set_end(want) <= pq_row_set_end(have)))) {
+        *rows = (pq_decode_rows){r->late_keep[g],
+                                 want->rows ? pq_row_set_first(want) - r->decoded_first_row[i] : 0, want->rows};
+        return true;
+    }
+    /* The pages kept hold runs of rows (late materialization kept those
+     * with a match): the matching rows as bits over the kept ones. */
+    uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
+    if (!bits) return false;
+    int64_t set = pq_row_set_map_bits(have, want, r->late_keep[g], bits);
+    if (set < 0 || (uint64_t)set != pq_bits_count(r->late_keep[g], want->rows)) {
+        free(bits); /* rows missing from the kept pages: the general path says so */
+        return false;
+    }
+    *owned = bits;
+    *rows = (pq_decode_rows){bits, 0, have->rows};
     return true;
 }
 
@@ -357,11 +371,12 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
     group_job job = {.r = r, .first_slot = g0 * n};
     job.slot_of = calloc(m, sizeof *job.slot_of);
     job.rows = calloc(m, sizeof *job.rows);
+    job.owned_bits = calloc(m, sizeof *job.owned_bits);
     job.selected = calloc(m, sizeof *job.selected);
     job.outs = calloc(m, sizeof *job.outs);
     job.status = calloc(m, sizeof *job.status);
     job.errors = calloc(m, sizeof *job.errors);
-    pq_status st = job.slot_of && job.rows && job.selected && job.outs && job.status && job.errors
+    pq_status st = job.slot_of && job.rows && job.owned_bits && job.selected && job.outs && job.status && job.errors
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t s = 0; st == PQ_OK && s < slots; s++) {
@@ -374,7 +389,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
             r->late_cols[k] = NULL;
             continue;
         }
-        job.selected[s] = selection_rows(r, i, k, &job.rows[s]);
+        job.selected[s] = selection_rows(r, i, k, &job.rows[s], &job.owned_bits[s]);
         const pq_leaf *leaf = &schema->leaves[ch->info.column];
         int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
         unsigned flags = uses_views(r, schema, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
@@ -400,6 +415,8 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
             }
     }
     pq_decode_plan_free(&plan);
+    for (size_t s = 0; job.owned_bits && s < slots; s++) free(job.owned_bits[s]);
+    free(job.owned_bits);
     free(job.slot_of);
     free(job.rows);
     free(job.selected);
