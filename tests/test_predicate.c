@@ -998,22 +998,33 @@ START_TEST(test_eval_dictionary)
     ck_assert_str_eq(eval_bits(&env, "s is not null", 7), "1110101");
     ck_assert_str_eq(eval_bits(&env, "s > 'B' and s < 'S'", 7), "0010000");
 
+    /* no null index: eight rows at a time, then the tail */
+    static const int32_t idx9[] = {0, 1, 2, 0, 1, 2, 0, 1, 2, 3};
+    test_col c9;
+    set_col(&c9, "i", 10, 0, NULL, idx9, NULL);
+    c9.a.dictionary = &dict.a;
+    c9.s.dictionary = &dict.s;
+    env_add(&env, 14, &c9);
+    ck_assert_str_eq(eval_bits(&env, "s = 'RAIL'", 10), "0100100100");
+    ck_assert_str_eq(eval_bits(&env, "s != 'RAIL'", 10), "1011011010");
+    ck_assert_str_eq(eval_bits(&env, "s is null", 10), "0000000001");
+
     /* an index outside the dictionary is an error, not a read past it */
-    static const int32_t bad[] = {0, 4};
+    static const int32_t bad[] = {0, 4, 0, 0, 0, 0, 0, 0, 0};
     test_col cb;
-    set_col(&cb, "i", 2, 0, NULL, bad, NULL);
+    set_col(&cb, "i", 9, 0, NULL, bad, NULL);
     cb.a.dictionary = &dict.a;
     cb.s.dictionary = &dict.s;
     env_add(&env, 14, &cb);
     pq_error err = {0};
-    uint8_t keep[1];
+    uint8_t keep[2];
     pq_expr *e = parse_ok("s = 'AIR'");
     ck_assert_int_eq(pq_expr_bind(e, env.md, &err), PQ_OK);
-    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 2, keep, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 9, keep, &err), PQ_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err.message, "index 4 at row 1 outside the dictionary of 4"), "%s", err.message);
     /* indices of another type are refused */
     cb.s.format = "l";
-    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 2, keep, &err), PQ_ERR_UNSUPPORTED);
+    ck_assert_int_eq(pq_predicate_eval(e, env.cols, env.schemas, NULL, 9, keep, &err), PQ_ERR_UNSUPPORTED);
     pq_expr_free(e);
     pq_metadata_release(env.md);
 }
