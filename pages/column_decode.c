@@ -538,8 +538,66 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
  * Values
  * ------------------------------------------------------------------------- */
 
+/* PLAIN values of the selected rows alone (selection-vector decode; a
+ * value is a row): fixed-width runs copied, byte arrays walked and the
+ * selected ones copied. */
+static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    pq_error kerr;
+    pq_status st;
+    int32_t type = c->leaf->physical_type;
+    size_t out_n = (size_t)pq_decode_rows_count(c->rows, c->page_row, n), used = 0;
+    if (type == PQ_BYTE_ARRAY) {
+        if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
+        if ((st = reserve_offsets(c, out_n)) != PQ_OK || (!c->direct && (st = reserve_data(c, len - 4 * n)) != PQ_OK))
+            return st;
+        size_t pos = 0, k = o->n_values;
+        uint64_t dl = o->data_len;
+        for (size_t i = 0; i < n; i++) {
+            if (len - pos < 4)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
+                            i, n, pos);
+            uint32_t l = pq_load_le32(src + pos);
+            pos += 4;
+            if (l > len - pos)
+                return fail(c, PQ_ERR_CORRUPT_DATA,
+                            "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i,
+                            l, pos, len);
+            if (row_wanted(c, c->page_row + i)) {
+                if (dl + l > c->data_cap || dl + l > (uint64_t)INT32_MAX)
+                    return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: the selected values exceed their room");
+                memcpy(o->data + dl, src + pos, l);
+                dl += l;
+                o->offsets[++k] = (int32_t)dl;
+            }
+            pos += l;
+        }
+        o->data_len = (size_t)dl;
+        o->n_values = k;
+        return PQ_OK;
+    }
+    size_t w = c->width;
+    if (type == PQ_BOOLEAN ? n / 8 > len : n > len / w)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values of %zu bytes cannot fit in %zu bytes", n, w, len);
+    if ((st = reserve_values(c, out_n)) != PQ_OK) return st;
+    for (size_t a = 0; a < n;) {
+        a = (size_t)(next_row(c, c->page_row + a, c->page_row + n, true) - c->page_row);
+        if (a >= n) break;
+        size_t b = (size_t)(next_row(c, c->page_row + a, c->page_row + n, false) - c->page_row);
+        uint8_t *dst = o->values + o->n_values * w;
+        if (type == PQ_BOOLEAN) st = pq_plain_boolean(src, len, a, b - a, dst, &used, &kerr);
+        else memcpy(dst, src + a * w, (b - a) * w);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+        o->n_values += b - a;
+        a = b;
+    }
+    return PQ_OK;
+}
+
 static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
 {
+    if (c->rows && !c->views) return values_plain_rows(c, src, len, n);
     pq_column_values *o = c->out;
     size_t used = 0;
     pq_error kerr;
@@ -914,7 +972,8 @@ static void keep_wanted(cd_ctx *c, size_t n0, size_t n)
 static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
 {
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
-    if (dict || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
+    bool plain_rows = enc == PQ_ENC_PLAIN && c->rows && !c->views; /* values_plain selects them */
+    if (dict || plain_rows || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
     size_t n0 = c->out->n_values;
     pq_status st = decode_values_as_is(c, enc, src, len, n);
     if (st == PQ_OK && c->views) st = views_from_offsets(c, n0, c->out->n_values);
@@ -1234,7 +1293,7 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
                             "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i,
                             l, pos, len);
             pos += l;
-            *bytes += l;
+            if (!c->rows || row_wanted(c, c->page_row + i)) *bytes += l;
         }
         return PQ_OK;
     }
@@ -1565,9 +1624,10 @@ static void free_chunk_state(cd_chunk *ch)
 static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_page_info *pi)
 {
     bool dict = is_dict_page(pi);
-    /* Selection-vector decode of a page not dictionary-encoded decodes it
-     * whole, then keeps the selected rows: in buffers of its own. */
-    if (pc->rows && !dict) return PAGE_STAGED;
+    /* Selection-vector decode of a page neither dictionary-encoded nor
+     * PLAIN decodes it whole, then keeps the selected rows: in buffers of
+     * its own (so do PLAIN pages into string views). */
+    if (pc->rows && !dict && (pi->encoding != PQ_ENC_PLAIN || pc->output == PQ_PLAN_VIEWS)) return PAGE_STAGED;
     if (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) return PAGE_DIRECT;
     if (pc->output == PQ_PLAN_FIXED) return PAGE_DEFERRED;
     if (pc->output == PQ_PLAN_BYTES && (dict || pi->encoding == PQ_ENC_PLAIN)) return PAGE_DEFERRED;
