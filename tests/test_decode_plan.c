@@ -1,0 +1,290 @@
+/*
+ * test_decode_plan.c — the decode plan (pages/decode_plan.h) and its CPU
+ * executor on chunks built by hand (uncompressed, so every byte is known).
+ *
+ * Oracle: hand-computed offsets and values. The plan's level, value and
+ * string offsets are checked against sums done by hand; the executor is run
+ * with its tasks in reverse order (pages are independent of one another, so
+ * the result must not change) and compared with the values written into the
+ * pages.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pages/column_decode.h"
+#include "pages/decode_plan.h"
+#include "pqstep.h"
+
+static pq_page_info page(uint64_t at, int32_t type, int32_t size, int32_t n, int32_t enc)
+{
+    pq_page_info p;
+    memset(&p, 0, sizeof p);
+    p.data_offset = at;
+    p.type = type;
+    p.compressed_size = p.uncompressed_size = size;
+    p.num_values = n;
+    p.encoding = enc;
+    p.def_level_encoding = PQ_ENC_RLE;
+    p.is_compressed = true;
+    return p;
+}
+
+static size_t put_i32(uint8_t *at, int32_t v)
+{
+    memcpy(at, &v, 4);
+    return 4;
+}
+
+static size_t put_str(uint8_t *at, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    memcpy(at, &n, 4);
+    memcpy(at + 4, s, n);
+    return 4 + n;
+}
+
+/* Runs a phase's tasks last to first: a page must not depend on another. */
+static unsigned run_backwards(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker),
+                              void *ctx)
+{
+    (void)threads;
+    for (size_t i = n; i-- > 0;) task(ctx, i, 0);
+    return 1;
+}
+
+static pq_leaf leaf_of(int32_t type, int16_t max_def)
+{
+    pq_leaf leaf;
+    memset(&leaf, 0, sizeof leaf);
+    leaf.path = "x";
+    leaf.physical_type = type;
+    leaf.max_def = max_def;
+    return leaf;
+}
+
+/* A required INT32 column: 2, 3 and 4 values in three PLAIN pages with an
+ * index page between: offsets from the headers alone, values 1..9. */
+START_TEST(required_pages_are_sized_by_their_headers)
+{
+    uint8_t chunk[64];
+    size_t n = 0, at[3];
+    int32_t v = 1;
+    const int32_t counts[3] = {2, 3, 4};
+    for (int p = 0; p < 3; p++) {
+        at[p] = n;
+        for (int k = 0; k < counts[p]; k++) n += put_i32(chunk + n, v++);
+    }
+    pq_page_info pages[4] = {page(at[0], PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN), page(0, PQ_PAGE_INDEX, 0, 0, 0),
+                             page(at[1], PQ_PAGE_DATA, 12, 3, PQ_ENC_PLAIN),
+                             page(at[2], PQ_PAGE_DATA, 16, 4, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_INT32, 0);
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    ck_assert_msg(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 4, 0, NULL, &err) ==
+                      PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(plan.nchunks, 1);
+    ck_assert_uint_eq(plan.npages, 4);
+    const pq_plan_chunk *ch = &plan.chunks[0];
+    ck_assert(ch->flags & PQ_PLAN_SIZED_BY_HEADERS);
+    ck_assert_int_eq(ch->output, PQ_PLAN_FIXED);
+    ck_assert_uint_eq(ch->width, 4);
+    ck_assert_int_eq(ch->dictionary, -1);
+    ck_assert_uint_eq(ch->n_levels, 9);
+    ck_assert_uint_eq(ch->n_values, 9);
+    ck_assert_int_eq(plan.pages[1].kind, PQ_PLAN_PAGE_SKIP);
+    const size_t data[3] = {0, 2, 3};
+    const uint64_t offs[3] = {0, 2, 5};
+    for (int p = 0; p < 3; p++) {
+        const pq_plan_page *pg = &plan.pages[data[p]];
+        ck_assert_int_eq(pg->kind, PQ_PLAN_PAGE_DATA);
+        ck_assert_uint_eq(pg->index, data[p]);
+        ck_assert_uint_eq(pg->level_offset, offs[p]);
+        ck_assert_uint_eq(pg->value_offset, offs[p]);
+        ck_assert_uint_eq(pg->first_row, offs[p]);
+        ck_assert_uint_eq(pg->n_values, (uint64_t)counts[p]);
+    }
+
+    pq_cpu_executor ex = {.run = run_backwards};
+    pq_column_values out;
+    pq_status cst;
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(out.n_values, 9);
+    ck_assert_uint_eq(out.n_levels, 9);
+    for (int k = 0; k < 9; k++) {
+        int32_t got;
+        memcpy(&got, out.values + 4 * k, 4);
+        ck_assert_int_eq(got, k + 1);
+    }
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+}
+END_TEST
+
+/* An optional INT32 column in two v1 pages: definition levels 1,0,1,1
+ * (bit-packed) and 1,1,1 (one run): the size pass finds 3 and 3 values,
+ * the second page's levels (not stored: one run of max_def) are filled in. */
+START_TEST(optional_pages_take_a_size_pass)
+{
+    uint8_t chunk[64];
+    size_t n = 0;
+    size_t a = n;
+    n += put_i32(chunk + n, 2);           /* RLE section length */
+    chunk[n++] = 0x03, chunk[n++] = 0x0D; /* one bit-packed group: 1,0,1,1 */
+    for (int32_t v = 10; v < 13; v++) n += put_i32(chunk + n, v);
+    size_t a_len = n - a, b = n;
+    n += put_i32(chunk + n, 2);
+    chunk[n++] = 0x06, chunk[n++] = 0x01; /* a run of three 1s */
+    for (int32_t v = 20; v < 23; v++) n += put_i32(chunk + n, v);
+    size_t b_len = n - b;
+    pq_page_info pages[2] = {page(a, PQ_PAGE_DATA, (int32_t)a_len, 4, PQ_ENC_PLAIN),
+                             page(b, PQ_PAGE_DATA, (int32_t)b_len, 3, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_INT32, 1);
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2, 0, NULL, &err),
+                     PQ_OK);
+    ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
+    ck_assert_uint_eq(plan.pages[1].level_offset, 4);
+    pq_cpu_executor ex = {.run = run_backwards};
+    pq_column_values out;
+    pq_status cst;
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    /* the size pass filled in the counts and the offsets */
+    ck_assert_uint_eq(plan.pages[0].n_values, 3);
+    ck_assert_uint_eq(plan.pages[1].n_values, 3);
+    ck_assert_uint_eq(plan.pages[1].value_offset, 3);
+    ck_assert_uint_eq(plan.chunks[0].n_values, 6);
+    ck_assert_uint_eq(out.n_levels, 7);
+    ck_assert_uint_eq(out.n_values, 6);
+    const int16_t defs[7] = {1, 0, 1, 1, 1, 1, 1};
+    ck_assert_ptr_nonnull(out.def_levels);
+    ck_assert_mem_eq(out.def_levels, defs, sizeof defs);
+    const int32_t want[6] = {10, 11, 12, 20, 21, 22};
+    ck_assert_mem_eq(out.values, want, sizeof want);
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+}
+END_TEST
+
+/* Strings: PLAIN pages "ab","cde" and "f" take a size pass for their
+ * bytes (offsets 0, 2, 5, 6); string views of a dictionary-encoded page
+ * are sized by the headers. */
+START_TEST(string_bytes_from_the_size_pass)
+{
+    uint8_t chunk[64];
+    size_t n = 0, a = 0;
+    n += put_str(chunk + n, "ab");
+    n += put_str(chunk + n, "cde");
+    size_t a_len = n, b = n;
+    n += put_str(chunk + n, "f");
+    pq_page_info pages[2] = {page(a, PQ_PAGE_DATA, (int32_t)a_len, 2, PQ_ENC_PLAIN),
+                             page(b, PQ_PAGE_DATA, (int32_t)(n - b), 1, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0);
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2, 0, NULL, &err),
+                     PQ_OK);
+    ck_assert_int_eq(plan.chunks[0].output, PQ_PLAN_BYTES);
+    ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
+    pq_cpu_executor ex = {.run = run_backwards};
+    pq_column_values out;
+    pq_status cst;
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(plan.pages[1].string_offset, 5);
+    ck_assert_uint_eq(plan.chunks[0].string_bytes, 6);
+    const int32_t offs[4] = {0, 2, 5, 6};
+    ck_assert_mem_eq(out.offsets, offs, sizeof offs);
+    ck_assert_uint_eq(out.data_len, 6);
+    ck_assert_mem_eq(out.data, "abcdef", 6);
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+
+    /* views gathered from a dictionary: sized by the headers */
+    uint8_t dchunk[64];
+    size_t m = 0;
+    m += put_str(dchunk + m, "k");
+    size_t idx_at = m;
+    dchunk[m++] = 1, dchunk[m++] = 0x04, dchunk[m++] = 0x00; /* width 1, a run of two 0s */
+    pq_page_info dpages[2] = {page(0, PQ_PAGE_DICTIONARY, (int32_t)idx_at, 1, PQ_ENC_PLAIN),
+                              page(idx_at, PQ_PAGE_DATA, (int32_t)(m - idx_at), 2, PQ_ENC_RLE_DICTIONARY)};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2,
+                                              PQ_PLAN_STRING_VIEWS, NULL, &err),
+                     PQ_OK);
+    ck_assert_int_eq(plan.chunks[0].output, PQ_PLAN_VIEWS);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    ck_assert_int_eq(plan.chunks[0].dictionary, 0);
+    ck_assert_uint_eq(plan.chunks[0].n_values, 2);
+    pq_decode_plan_free(&plan);
+
+    /* the indices of that chunk, and its dictionary */
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2, 0,
+                                            PQ_DECODE_INDICES, NULL, &out, &err),
+                     PQ_OK);
+    ck_assert_uint_eq(out.n_values, 2);
+    ck_assert_uint_eq(out.width, 4);
+    const uint32_t zeros[2] = {0, 0};
+    ck_assert_mem_eq(out.values, zeros, sizeof zeros);
+    ck_assert_ptr_nonnull(out.dictionary);
+    ck_assert_uint_eq(out.dictionary->n_values, 1);
+    ck_assert_mem_eq(out.dictionary->data, "k", 1);
+    pq_column_values_free(&out);
+    /* and PQ_DECODE_INDICES refused where a page is not dictionary-encoded */
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2, 0,
+                                            PQ_DECODE_INDICES, NULL, &out, &err),
+                     PQ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "page 0 (DATA_PAGE, PLAIN)"), "%s", err.message);
+}
+END_TEST
+
+/* Headers the plan refuses, each naming the page. */
+START_TEST(bad_headers_name_the_page)
+{
+    uint8_t chunk[16] = {0};
+    pq_leaf leaf = leaf_of(PQ_INT32, 0);
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    pq_page_info out_of[2] = {page(0, PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN), page(8, PQ_PAGE_DATA, 12, 3, PQ_ENC_PLAIN)};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, out_of, 2, 0, NULL,
+                                              &err),
+                     PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "page 1 (DATA_PAGE, PLAIN): page data [8, +12) is outside the 16-byte chunk"),
+                  "%s", err.message);
+    ck_assert_uint_eq(plan.nchunks, 0); /* as before the call */
+    pq_page_info no_dict[1] = {page(0, PQ_PAGE_DATA, 4, 2, PQ_ENC_RLE_DICTIONARY)};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, no_dict, 1, 0, NULL,
+                                              &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "dictionary-encoded page without a dictionary page"), "%s", err.message);
+    pq_page_info two_dicts[2] = {page(0, PQ_PAGE_DICTIONARY, 4, 1, PQ_ENC_PLAIN),
+                                 page(4, PQ_PAGE_DICTIONARY, 4, 1, PQ_ENC_PLAIN)};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, two_dicts, 2, 0, NULL,
+                                              &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "page 1 (DICTIONARY_PAGE, PLAIN): a second dictionary page"), "%s",
+                  err.message);
+    pq_page_info negative[1] = {page(0, PQ_PAGE_DATA, 4, -1, PQ_ENC_PLAIN)};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, negative, 1, 0, NULL,
+                                              &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "num_values -1"), "%s", err.message);
+    pq_decode_plan_free(&plan);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("decode plan");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, required_pages_are_sized_by_their_headers);
+    tcase_add_test(tc, optional_pages_take_a_size_pass);
+    tcase_add_test(tc, string_bytes_from_the_size_pass);
+    tcase_add_test(tc, bad_headers_name_the_page);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
