@@ -1170,6 +1170,8 @@ typedef struct exec {
     pthread_mutex_t err_lock;
     size_t *tasks;           /* plan page indexes of the phase */
     size_t ntasks;
+    _Atomic size_t *remaining; /* per chunk: its pages' final tasks not done yet */
+    _Atomic bool *done;      /* per chunk: finished and handed to chunk_done */
     uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
                               * deferred page keeps a buffer of its own) */
     size_t *wbuf_cap;
@@ -1331,6 +1333,27 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
     return PQ_OK;
 }
 
+static pq_status finish_chunk(exec *x, size_t k);
+
+/* Chunk k made whole and handed over, once (whichever thread gets here). */
+static void complete_chunk(exec *x, size_t k)
+{
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&x->done[k], &expected, true)) return;
+    if (!atomic_load(&x->chunk_failed[k]) && finish_chunk(x, k) != PQ_OK) {
+        x->status[k] = pq_error_set(&x->errors[k], PQ_ERR_NOMEM, "out of memory");
+        atomic_store(&x->chunk_failed[k], true);
+    }
+    if (atomic_load(&x->chunk_failed[k])) pq_column_values_free(&x->outs[k]);
+    if (x->ex->chunk_done) x->ex->chunk_done(x->ex->user, k, x->status[k], &x->outs[k], &x->errors[k]);
+}
+
+/* One of chunk k's final tasks is done. */
+static void page_done(exec *x, size_t k)
+{
+    if (atomic_fetch_sub(&x->remaining[k], 1) == 1) complete_chunk(x, k);
+}
+
 static bool data_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
@@ -1339,7 +1362,10 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     const pq_page_info *pi = pg->info;
     const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     exec_page *ep = &x->pages[i];
-    if (atomic_load(&x->chunk_failed[pg->chunk])) return true;
+    if (atomic_load(&x->chunk_failed[pg->chunk])) {
+        if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
+        return true;
+    }
     pq_error err;
     cd_ctx c;
     task_init(x, pg->chunk, &c, &err, worker);
@@ -1401,6 +1427,7 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     }
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
     return true;
 }
 
@@ -1461,6 +1488,7 @@ static bool place_task(void *ctx, size_t t, unsigned worker)
             atomic_fetch_sub(&ch->held, ep->idx_cap);
             ep->idx = NULL;
         }
+        page_done(x, pg->chunk);
         return true;
     }
     pq_column_values *o = &x->outs[pg->chunk], *l = &ep->local;
@@ -1490,6 +1518,7 @@ static bool place_task(void *ctx, size_t t, unsigned worker)
     }
     pq_column_values_free(l); /* into the pool for the next page */
     atomic_fetch_sub(&ch->held, ep->local_bytes);
+    page_done(x, pg->chunk);
     return true;
 }
 
@@ -1645,6 +1674,8 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.chunk_failed = calloc(nc ? nc : 1, sizeof *x.chunk_failed);
     x.fail_page = calloc(nc ? nc : 1, sizeof *x.fail_page);
     x.tasks = malloc((np ? np : 1) * sizeof *x.tasks);
+    x.remaining = calloc(nc ? nc : 1, sizeof *x.remaining);
+    x.done = calloc(nc ? nc : 1, sizeof *x.done);
     x.nworkers = ex->ncctx ? ex->ncctx : 1;
     x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
     x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
@@ -1654,7 +1685,8 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         memset(&outs[k], 0, sizeof outs[k]);
         status[k] = PQ_OK;
     }
-    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap) {
+    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap ||
+        !x.remaining || !x.done) {
         for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
         first = nc ? PQ_ERR_NOMEM : PQ_OK;
         goto done;
@@ -1675,6 +1707,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
             const pq_plan_page *pg = &plan->pages[i];
             x.pages[i].mode = page_mode_of(pc, pg->info);
+            if (pg->kind == PQ_PLAN_PAGE_DATA) x.remaining[k]++; /* one final task a data page */
         }
     }
     /* 1. dictionaries */
@@ -1685,9 +1718,8 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     run_tasks(&x, dictionary_task);
     /* 2. data pages */
     x.ntasks = 0;
-    for (size_t i = 0; i < np; i++)
-        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && !atomic_load(&x.chunk_failed[plan->pages[i].chunk]))
-            x.tasks[x.ntasks++] = i;
+    for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
     run_tasks(&x, data_task);
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {
@@ -1705,22 +1737,19 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     for (size_t i = 0; i < np; i++)
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && x.pages[i].mode != PAGE_DIRECT) x.tasks[x.ntasks++] = i;
     run_tasks(&x, place_task);
-    /* 5. finish */
+    /* 5. chunks without data pages (the others were finished by their last
+     * page), then the first failure */
     for (size_t k = 0; k < nc; k++) {
-        if (!atomic_load(&x.chunk_failed[k]) && finish_chunk(&x, k) != PQ_OK) {
-            status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
-            atomic_store(&x.chunk_failed[k], true);
-        }
-        if (atomic_load(&x.chunk_failed[k])) {
-            pq_column_values_free(&outs[k]);
-            if (first == PQ_OK) first = status[k];
-        }
+        complete_chunk(&x, k);
+        if (first == PQ_OK && atomic_load(&x.chunk_failed[k])) first = status[k];
         free_chunk_state(&x.chunks[k]);
     }
 done:
     for (unsigned w = 0; x.wbuf && w < x.nworkers; w++) pq_pool_give(x.wbuf[w]);
     free(x.wbuf);
     free(x.wbuf_cap);
+    free((void *)x.remaining);
+    free((void *)x.done);
     pthread_mutex_destroy(&x.err_lock);
     free(x.chunks);
     free(x.pages);

@@ -134,12 +134,19 @@ typedef struct pq_cpu_executor {
     pq_codec_ctx *cctx;
     unsigned ncctx;
     uint64_t memory_limit;
+    /* Called once per chunk as soon as its last page is done, on the thread
+     * that finished it (while its values are still in that core's cache),
+     * with the chunk's status and output (on failure zeroed, the message in
+     * errors[chunk]); it may take the output's buffers. NULL: none. */
+    void (*chunk_done)(void *user, size_t chunk, pq_status status, pq_column_values *out, pq_error *err);
+    void *user;
 } pq_cpu_executor;
 
 /* Run `plan`: outs[k] gets chunk k's levels and values (as
  * pq_column_decode gives them; free each with pq_column_values_free),
  * status[k] its result and errors[k] its message, naming the page, on
- * failure (outs[k] is then zeroed). The plan's page and chunk counts and
+ * failure (outs[k] is then zeroed); ex->chunk_done, when set, sees each
+ * chunk first. The plan's page and chunk counts and
  * offsets are filled in by the size pass. Returns the first failing
  * chunk's status, or PQ_OK. */
 pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,

@@ -284,13 +284,14 @@ static bool lined_up(const pq_row_set *have, const pq_row_set *want)
 }
 
 /* ---------------------------------------------------------------------------
- * A flat row group as one decode plan
+ * Flat row groups as decode plans
  *
- * Every output slot of a selected row group whose columns are all flat is
- * decoded from one decode plan (pages/decode_plan.h): its pages, not only
- * its chunks, are the tasks on the pool's threads, so one row group, or a
- * selection of one wide column, keeps every thread busy. The columns are
- * then checked and built into Arrow arrays, one task a column.
+ * The output slots of a pass of selected row groups whose columns are all
+ * flat are decoded from one decode plan (pages/decode_plan.h): its pages,
+ * not only its chunks, are the tasks on the pool's threads, so one row
+ * group, or a selection of one wide column, keeps every thread busy. Each
+ * column is checked and built into its Arrow array by the thread that
+ * decoded its last page (the executor's chunk_done), while it is in cache.
  * ------------------------------------------------------------------------- */
 
 typedef struct group_job {
@@ -360,6 +361,16 @@ static bool build_task(void *ctx, size_t j, unsigned worker)
     return true;
 }
 
+/* The executor's chunk_done: a chunk built while its values are still in
+ * the cache of the core that decoded its last page. */
+static void chunk_built(void *user, size_t j, pq_status status, pq_column_values *out, pq_error *err)
+{
+    (void)status;
+    (void)out;
+    (void)err; /* the job's own arrays: build_task reads them */
+    build_task(user, j, 0);
+}
+
 /* Selected row groups [g0, g1) of a flat selection: one plan, one pass. */
 static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t g1, unsigned threads,
                                pq_error *err)
@@ -403,9 +414,10 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
                               .threads = threads,
                               .cctx = djob->codecs,
                               .ncctx = PQ_PARALLEL_MAX_THREADS,
-                              .memory_limit = r->opts.memory_limit};
+                              .memory_limit = r->opts.memory_limit,
+                              .chunk_done = chunk_built,
+                              .user = &job};
         pq_decode_plan_execute(&ex, &plan, job.outs, job.status, job.errors);
-        pq_parallel_for(plan.nchunks, threads, build_task, &job);
         /* The first failure in slot order, as the units report theirs. */
         for (size_t j = 0; j < plan.nchunks; j++)
             if (job.status[j] != PQ_OK) {
