@@ -439,11 +439,11 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
 }
 
 /* Kept chunk bytes a pass takes at most (one row group at least): enough
- * tasks for every thread between the executor's phases, and few enough
- * that a pass's decoded values are still in cache when they are built into
- * Arrow arrays (64 MiB passes measured 1.2x slower on TPC-H lineitem than
- * 8 MiB ones). */
-#define PASS_BYTES ((uint64_t)8 << 20)
+ * pages for every thread between the executor's phases (a pass of 8 MiB
+ * left the second thread idle at each phase's end), and a bound on what a
+ * pass holds at once; 64 MiB passes measured 1.2x slower on TPC-H lineitem
+ * (then built after a barrier, out of cache). */
+#define PASS_BYTES ((uint64_t)16 << 20)
 
 /* A flat selection: row groups in passes. */
 static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_error *err)
