@@ -538,6 +538,22 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
  * Values
  * ------------------------------------------------------------------------- */
 
+/* The length of PLAIN byte array i (of n) at *pos in p (len bytes),
+ * checked; *pos moves past the length. */
+static pq_status plain_length(cd_ctx *c, const uint8_t *p, size_t len, size_t *pos, size_t i, size_t n, uint32_t *l)
+{
+    if (len - *pos < 4)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu", i, n,
+                    *pos);
+    *l = pq_load_le32(p + *pos);
+    *pos += 4;
+    if (*l > len - *pos)
+        return fail(c, PQ_ERR_CORRUPT_DATA,
+                    "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i, *l, *pos,
+                    len);
+    return PQ_OK;
+}
+
 /* PLAIN values of the selected rows alone (selection-vector decode; a
  * value is a row): fixed-width runs copied, byte arrays walked and the
  * selected ones copied. */
@@ -555,15 +571,8 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
         size_t pos = 0, k = o->n_values;
         uint64_t dl = o->data_len;
         for (size_t i = 0; i < n; i++) {
-            if (len - pos < 4)
-                return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
-                            i, n, pos);
-            uint32_t l = pq_load_le32(src + pos);
-            pos += 4;
-            if (l > len - pos)
-                return fail(c, PQ_ERR_CORRUPT_DATA,
-                            "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i,
-                            l, pos, len);
+            uint32_t l;
+            if ((st = plain_length(c, src, len, &pos, i, n, &l)) != PQ_OK) return st;
             if (row_wanted(c, c->page_row + i)) {
                 if (dl + l > c->data_cap || dl + l > (uint64_t)INT32_MAX)
                     return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: the selected values exceed their room");
@@ -1285,15 +1294,9 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
     if (pi->encoding == PQ_ENC_PLAIN) {
         size_t pos = 0;
         for (size_t i = 0; i < nn; i++) {
-            if (len - pos < 4)
-                return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
-                            i, nn, pos);
-            uint32_t l = pq_load_le32(p + pos);
-            pos += 4;
-            if (l > len - pos)
-                return fail(c, PQ_ERR_CORRUPT_DATA,
-                            "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i,
-                            l, pos, len);
+            uint32_t l;
+            pq_status st = plain_length(c, p, len, &pos, i, nn, &l);
+            if (st != PQ_OK) return st;
             pos += l;
             if (!c->rows || row_wanted(c, c->page_row + i)) *bytes += l;
         }

@@ -135,6 +135,19 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
     return decode_chunk_rows(r, cctx, i, NULL, v, err);
 }
 
+/* The first of v's n_values byte arrays that is not valid UTF-8: *k, and
+ * the byte *bad of its *len; false when all are valid. */
+static bool invalid_utf8(const pq_column_values *v, size_t *k, size_t *bad, size_t *len)
+{
+    for (*k = 0; *k < v->n_values; (*k)++) {
+        const uint8_t *p;
+        pq_column_values_bytes(v, *k, &p, len);
+        *bad = pq_utf8_invalid_at(p, *len);
+        if (*bad < *len) return true;
+    }
+    return false;
+}
+
 /* Chunk i's decode result checked as the stage needs it: an error named
  * with the chunk, UTF-8 when asked for, and a flat column's value count
  * against the rows its pages hold. `v` is freed on failure. */
@@ -152,18 +165,12 @@ static pq_status check_decoded(const pq_reader *r, size_t i, const pq_decode_row
     }
     if (r->opts.validate_utf8 && (v->offsets || v->views) &&
         (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
-        for (size_t k = 0; k < v->n_values; k++) {
-            const uint8_t *p;
-            size_t len;
-            pq_column_values_bytes(v, k, &p, &len);
-            size_t bad = pq_utf8_invalid_at(p, len);
-            if (bad < len) {
-                pq_column_values_free(v);
-                return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                    "row group %u, column '%s': non-null value %zu is not valid "
-                                    "UTF-8 (byte %zu of %zu)",
-                                    ch->info.row_group, leaf->path, k, bad, len);
-            }
+        size_t k, bad, len;
+        if (invalid_utf8(v, &k, &bad, &len)) {
+            pq_column_values_free(v);
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                "row group %u, column '%s': non-null value %zu is not valid UTF-8 (byte %zu of %zu)",
+                                ch->info.row_group, leaf->path, k, bad, len);
         }
     }
     if (leaf->max_rep == 0 && !rows && v->n_levels != ch->rows.rows) {
@@ -211,18 +218,13 @@ static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size
     st = check_decoded(r, i, rows, st, v, err);
     if (st == PQ_OK && v->dictionary && r->opts.validate_utf8 &&
         (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
-        for (size_t k = 0; k < v->dictionary->n_values; k++) {
-            const uint8_t *p;
-            size_t len;
-            pq_column_values_bytes(v->dictionary, k, &p, &len);
-            size_t bad = pq_utf8_invalid_at(p, len);
-            if (bad < len) {
-                pq_column_values_free(v);
-                return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                    "row group %u, column '%s': dictionary entry %zu is not valid UTF-8 (byte %zu "
-                                    "of %zu)",
-                                    ch->info.row_group, leaf->path, k, bad, len);
-            }
+        size_t k, bad, len;
+        if (invalid_utf8(v->dictionary, &k, &bad, &len)) {
+            pq_column_values_free(v);
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                "row group %u, column '%s': dictionary entry %zu is not valid UTF-8 (byte %zu of "
+                                "%zu)",
+                                ch->info.row_group, leaf->path, k, bad, len);
         }
     }
     return st;
