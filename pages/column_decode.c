@@ -495,8 +495,8 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
             return st;
         size_t data_len;
         c->ch->dict_offsets[0] = 0;
-        st = pq_plain_byte_array(src, len, n, c->ch->dict_offsets, 0, c->ch->dict_data, c->ch->dict_data_cap, &data_len, &used,
-                                 &kerr);
+        st = pq_plain_byte_array(src, len, n, c->ch->dict_offsets, 0, c->ch->dict_data, c->ch->dict_data_cap, &data_len,
+                                 &used, &kerr);
         if (st == PQ_OK) {
             memset(c->ch->dict_data + data_len, 0, PQ_DICT_COPY_SLACK); /* defined bytes for the copies */
             c->ch->dict_max_len = 0;
@@ -506,7 +506,8 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
             }
         }
         if (st == PQ_OK && c->views) { /* one view per entry, into the dictionary's bytes */
-            if ((st = grow(c, (void **)&c->ch->dict_views, &c->ch->dict_views_cap, (n ? n : 1) * 16, "dictionary")) != PQ_OK)
+            if ((st = grow(c, (void **)&c->ch->dict_views, &c->ch->dict_views_cap, (n ? n : 1) * 16, "dictionary")) !=
+                PQ_OK)
                 return st;
             for (size_t i = 0; i < n; i++)
                 make_view(c->ch->dict_views + 16 * i, c->ch->dict_data + c->ch->dict_offsets[i],
@@ -714,7 +715,8 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
         if (st != PQ_OK) return kfail(c, st, &kerr);
         o->data_len += need;
     } else {
-        st = pq_dict_gather_fixed(c->ch->dict_values, c->ch->dict_n, c->width, idx, got, o->values + at * c->width, &kerr);
+        st = pq_dict_gather_fixed(c->ch->dict_values, c->ch->dict_n, c->width, idx, got, o->values + at * c->width,
+                                  &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
     }
     return PQ_OK;

@@ -13,28 +13,7 @@
 
 #include "pages/column_decode.h"
 #include "pqstep.h"
-
-static pq_page_info page(uint64_t at, int32_t type, int32_t size, int32_t n, int32_t enc)
-{
-    pq_page_info p;
-    memset(&p, 0, sizeof p);
-    p.data_offset = at;
-    p.type = type;
-    p.compressed_size = p.uncompressed_size = size;
-    p.num_values = n;
-    p.encoding = enc;
-    p.def_level_encoding = PQ_ENC_RLE;
-    p.is_compressed = true;
-    return p;
-}
-
-static size_t put_str(uint8_t *at, const char *s)
-{
-    uint32_t n = (uint32_t)strlen(s);
-    memcpy(at, &n, 4);
-    memcpy(at + 4, s, n);
-    return 4 + n;
-}
+#include "test_util.h"
 
 static uint32_t u32_at(const uint8_t *p)
 {
@@ -49,8 +28,8 @@ START_TEST(views_from_dictionary_and_plain_pages)
     size_t n = 0;
     /* dictionary: "short", "a much longer entry!" (20 bytes) */
     size_t dict_at = n;
-    n += put_str(chunk + n, "short");
-    n += put_str(chunk + n, "a much longer entry!");
+    n += pq_test_put_str(chunk + n, "short");
+    n += pq_test_put_str(chunk + n, "a much longer entry!");
     size_t dict_len = n - dict_at;
     /* indices 1, 0, 1: bit width 1, one bit-packed group of 8 (header 0x03), bits 101 */
     size_t idx_at = n;
@@ -60,13 +39,13 @@ START_TEST(views_from_dictionary_and_plain_pages)
     size_t idx_len = n - idx_at;
     /* PLAIN: "inline12byte" (12 bytes: inline), "this one is longer than 12" (26) */
     size_t plain_at = n;
-    n += put_str(chunk + n, "inline12byte");
-    n += put_str(chunk + n, "this one is longer than 12");
+    n += pq_test_put_str(chunk + n, "inline12byte");
+    n += pq_test_put_str(chunk + n, "this one is longer than 12");
     size_t plain_len = n - plain_at;
 
-    pq_page_info pages[3] = {page(dict_at, PQ_PAGE_DICTIONARY, (int32_t)dict_len, 2, PQ_ENC_PLAIN),
-                             page(idx_at, PQ_PAGE_DATA, (int32_t)idx_len, 3, PQ_ENC_RLE_DICTIONARY),
-                             page(plain_at, PQ_PAGE_DATA, (int32_t)plain_len, 2, PQ_ENC_PLAIN)};
+    pq_page_info pages[3] = {pq_test_page(dict_at, PQ_PAGE_DICTIONARY, (int32_t)dict_len, 2, PQ_ENC_PLAIN),
+                             pq_test_page(idx_at, PQ_PAGE_DATA, (int32_t)idx_len, 3, PQ_ENC_RLE_DICTIONARY),
+                             pq_test_page(plain_at, PQ_PAGE_DATA, (int32_t)plain_len, 2, PQ_ENC_PLAIN)};
     pq_leaf leaf;
     memset(&leaf, 0, sizeof leaf);
     leaf.path = "s";
@@ -114,7 +93,8 @@ START_TEST(views_from_dictionary_and_plain_pages)
     pq_column_values_free(&v);
 
     /* Without the flag: offsets and data as before, every value copied. */
-    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, NULL, &v, &err),
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, NULL, &v,
+                                            &err),
                      PQ_OK);
     ck_assert_ptr_null(v.views);
     ck_assert_int_eq(v.offsets[5], 20 + 5 + 20 + 12 + 26);

@@ -15,33 +15,12 @@
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
 #include "pqstep.h"
-
-static pq_page_info page(uint64_t at, int32_t type, int32_t size, int32_t n, int32_t enc)
-{
-    pq_page_info p;
-    memset(&p, 0, sizeof p);
-    p.data_offset = at;
-    p.type = type;
-    p.compressed_size = p.uncompressed_size = size;
-    p.num_values = n;
-    p.encoding = enc;
-    p.def_level_encoding = PQ_ENC_RLE;
-    p.is_compressed = true;
-    return p;
-}
+#include "test_util.h"
 
 static size_t put_i32(uint8_t *at, int32_t v)
 {
     memcpy(at, &v, 4);
     return 4;
-}
-
-static size_t put_str(uint8_t *at, const char *s)
-{
-    uint32_t n = (uint32_t)strlen(s);
-    memcpy(at, &n, 4);
-    memcpy(at + 4, s, n);
-    return 4 + n;
 }
 
 /* Runs a phase's tasks last to first: a page must not depend on another. */
@@ -75,9 +54,10 @@ START_TEST(required_pages_are_sized_by_their_headers)
         at[p] = n;
         for (int k = 0; k < counts[p]; k++) n += put_i32(chunk + n, v++);
     }
-    pq_page_info pages[4] = {page(at[0], PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN), page(0, PQ_PAGE_INDEX, 0, 0, 0),
-                             page(at[1], PQ_PAGE_DATA, 12, 3, PQ_ENC_PLAIN),
-                             page(at[2], PQ_PAGE_DATA, 16, 4, PQ_ENC_PLAIN)};
+    pq_page_info pages[4] = {pq_test_page(at[0], PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN),
+                             pq_test_page(0, PQ_PAGE_INDEX, 0, 0, 0),
+                             pq_test_page(at[1], PQ_PAGE_DATA, 12, 3, PQ_ENC_PLAIN),
+                             pq_test_page(at[2], PQ_PAGE_DATA, 16, 4, PQ_ENC_PLAIN)};
     pq_leaf leaf = leaf_of(PQ_INT32, 0);
     pq_decode_plan plan = {0};
     pq_error err = {0};
@@ -138,8 +118,8 @@ START_TEST(optional_pages_take_a_size_pass)
     chunk[n++] = 0x06, chunk[n++] = 0x01; /* a run of three 1s */
     for (int32_t v = 20; v < 23; v++) n += put_i32(chunk + n, v);
     size_t b_len = n - b;
-    pq_page_info pages[2] = {page(a, PQ_PAGE_DATA, (int32_t)a_len, 4, PQ_ENC_PLAIN),
-                             page(b, PQ_PAGE_DATA, (int32_t)b_len, 3, PQ_ENC_PLAIN)};
+    pq_page_info pages[2] = {pq_test_page(a, PQ_PAGE_DATA, (int32_t)a_len, 4, PQ_ENC_PLAIN),
+                             pq_test_page(b, PQ_PAGE_DATA, (int32_t)b_len, 3, PQ_ENC_PLAIN)};
     pq_leaf leaf = leaf_of(PQ_INT32, 1);
     pq_decode_plan plan = {0};
     pq_error err = {0};
@@ -175,12 +155,12 @@ START_TEST(string_bytes_from_the_size_pass)
 {
     uint8_t chunk[64];
     size_t n = 0, a = 0;
-    n += put_str(chunk + n, "ab");
-    n += put_str(chunk + n, "cde");
+    n += pq_test_put_str(chunk + n, "ab");
+    n += pq_test_put_str(chunk + n, "cde");
     size_t a_len = n, b = n;
-    n += put_str(chunk + n, "f");
-    pq_page_info pages[2] = {page(a, PQ_PAGE_DATA, (int32_t)a_len, 2, PQ_ENC_PLAIN),
-                             page(b, PQ_PAGE_DATA, (int32_t)(n - b), 1, PQ_ENC_PLAIN)};
+    n += pq_test_put_str(chunk + n, "f");
+    pq_page_info pages[2] = {pq_test_page(a, PQ_PAGE_DATA, (int32_t)a_len, 2, PQ_ENC_PLAIN),
+                             pq_test_page(b, PQ_PAGE_DATA, (int32_t)(n - b), 1, PQ_ENC_PLAIN)};
     pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0);
     pq_decode_plan plan = {0};
     pq_error err = {0};
@@ -204,11 +184,11 @@ START_TEST(string_bytes_from_the_size_pass)
     /* views gathered from a dictionary: sized by the headers */
     uint8_t dchunk[64];
     size_t m = 0;
-    m += put_str(dchunk + m, "k");
+    m += pq_test_put_str(dchunk + m, "k");
     size_t idx_at = m;
     dchunk[m++] = 1, dchunk[m++] = 0x04, dchunk[m++] = 0x00; /* width 1, a run of two 0s */
-    pq_page_info dpages[2] = {page(0, PQ_PAGE_DICTIONARY, (int32_t)idx_at, 1, PQ_ENC_PLAIN),
-                              page(idx_at, PQ_PAGE_DATA, (int32_t)(m - idx_at), 2, PQ_ENC_RLE_DICTIONARY)};
+    pq_page_info dpages[2] = {pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)idx_at, 1, PQ_ENC_PLAIN),
+                              pq_test_page(idx_at, PQ_PAGE_DATA, (int32_t)(m - idx_at), 2, PQ_ENC_RLE_DICTIONARY)};
     ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2,
                                               PQ_PLAN_STRING_VIEWS, NULL, &err),
                      PQ_OK);
@@ -245,26 +225,27 @@ START_TEST(bad_headers_name_the_page)
     pq_leaf leaf = leaf_of(PQ_INT32, 0);
     pq_decode_plan plan = {0};
     pq_error err = {0};
-    pq_page_info out_of[2] = {page(0, PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN), page(8, PQ_PAGE_DATA, 12, 3, PQ_ENC_PLAIN)};
+    pq_page_info out_of[2] = {pq_test_page(0, PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN),
+                              pq_test_page(8, PQ_PAGE_DATA, 12, 3, PQ_ENC_PLAIN)};
     ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, out_of, 2, 0, NULL,
                                               &err),
                      PQ_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err.message, "page 1 (DATA_PAGE, PLAIN): page data [8, +12) is outside the 16-byte chunk"),
                   "%s", err.message);
     ck_assert_uint_eq(plan.nchunks, 0); /* as before the call */
-    pq_page_info no_dict[1] = {page(0, PQ_PAGE_DATA, 4, 2, PQ_ENC_RLE_DICTIONARY)};
+    pq_page_info no_dict[1] = {pq_test_page(0, PQ_PAGE_DATA, 4, 2, PQ_ENC_RLE_DICTIONARY)};
     ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, no_dict, 1, 0, NULL,
                                               &err),
                      PQ_ERR_CORRUPT_DATA);
     ck_assert_msg(strstr(err.message, "dictionary-encoded page without a dictionary page"), "%s", err.message);
-    pq_page_info two_dicts[2] = {page(0, PQ_PAGE_DICTIONARY, 4, 1, PQ_ENC_PLAIN),
-                                 page(4, PQ_PAGE_DICTIONARY, 4, 1, PQ_ENC_PLAIN)};
+    pq_page_info two_dicts[2] = {pq_test_page(0, PQ_PAGE_DICTIONARY, 4, 1, PQ_ENC_PLAIN),
+                                 pq_test_page(4, PQ_PAGE_DICTIONARY, 4, 1, PQ_ENC_PLAIN)};
     ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, two_dicts, 2, 0, NULL,
                                               &err),
                      PQ_ERR_CORRUPT_DATA);
     ck_assert_msg(strstr(err.message, "page 1 (DICTIONARY_PAGE, PLAIN): a second dictionary page"), "%s",
                   err.message);
-    pq_page_info negative[1] = {page(0, PQ_PAGE_DATA, 4, -1, PQ_ENC_PLAIN)};
+    pq_page_info negative[1] = {pq_test_page(0, PQ_PAGE_DATA, 4, -1, PQ_ENC_PLAIN)};
     ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, negative, 1, 0, NULL,
                                               &err),
                      PQ_ERR_CORRUPT_DATA);

@@ -193,3 +193,25 @@ size_t pq_test_arrow_fixed_width(const char *f)
     default: return 0;
     }
 }
+
+pq_page_info pq_test_page(uint64_t at, int32_t type, int32_t size, int32_t n, int32_t enc)
+{
+    pq_page_info p;
+    memset(&p, 0, sizeof p);
+    p.data_offset = at;
+    p.type = type;
+    p.compressed_size = p.uncompressed_size = size;
+    p.num_values = n;
+    p.encoding = enc;
+    p.def_level_encoding = PQ_ENC_RLE;
+    p.is_compressed = true;
+    return p;
+}
+
+size_t pq_test_put_str(uint8_t *at, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    memcpy(at, &n, 4);
+    memcpy(at + 4, s, n);
+    return 4 + n;
+}

@@ -50,6 +50,15 @@ int pq_test_corpus_files(char ***files);
 /* Bytes per value of a flat fixed-width Arrow format string ("i", "w:7",
  * "d:15,2", "tsu:UTC", ...), 0 when the format is not fixed width. */
 size_t pq_test_arrow_fixed_width(const char *format);
+
+/* A page header for hand-built uncompressed chunks: `size` bytes of page
+ * data at chunk offset `at`, n values, value encoding `enc` (RLE
+ * definition levels). */
+pq_page_info pq_test_page(uint64_t at, int32_t type, int32_t size, int32_t n, int32_t enc);
+
+/* Writes a PLAIN byte array (a 4-byte length, then s) at `at`; returns the
+ * bytes written. */
+size_t pq_test_put_str(uint8_t *at, const char *s);
 void pq_test_free_files(char **files, int n);
 
 #endif
