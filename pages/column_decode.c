@@ -95,8 +95,6 @@ typedef struct cd_ctx {
     size_t views_cap;        /* bytes */
     const pq_decode_rows *rows; /* selection-vector decode: the rows wanted, or NULL: all */
     size_t page_row;         /* the chunk row the page being decoded starts at */
-    uint64_t strings_ahead;  /* BYTE_ARRAY: string bytes the chunk holds at least besides the
-                              * page's (the plan's lower bound), for failing early */
 } cd_ctx;
 
 /* Selection-vector decode: whether chunk row `row` is wanted. */
@@ -317,16 +315,16 @@ static pq_status reserve_data(cd_ctx *c, size_t n)
 
 /* Arrow `string` / `binary` hold at most INT32_MAX bytes of values (int32
  * offsets). Fail, naming the types that would hold them, as soon as the
- * bytes decoded, `more` about to be, and the least the later pages hold
- * cannot fit: before the allocation, not after gigabytes of it. */
+ * bytes decoded and `more` about to be cannot fit: before the allocation,
+ * not after it (the plan checked what the headers declare already). */
 static pq_status check_string_room(cd_ctx *c, uint64_t more)
 {
     uint64_t total = (uint64_t)c->out->data_len + more;
-    if (total < more || total > (uint64_t)INT32_MAX - c->strings_ahead || c->strings_ahead > (uint64_t)INT32_MAX)
+    if (total < more || total > (uint64_t)INT32_MAX)
         return fail(c, PQ_ERR_UNSUPPORTED,
                     "the chunk's values take at least %llu bytes, more than the 2147483647 that Arrow string "
                     "and binary arrays (int32 offsets) hold; large_string or string_view would hold them",
-                    (unsigned long long)(total + c->strings_ahead));
+                    (unsigned long long)total);
     return PQ_OK;
 }
 
@@ -616,7 +614,7 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
 
     if (type == PQ_BYTE_ARRAY) {
         if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
-        if (!c->direct && (uint64_t)o->data_len + (len - 4 * n) > (uint64_t)INT32_MAX - c->strings_ahead) {
+        if (!c->direct && (uint64_t)o->data_len + (len - 4 * n) > (uint64_t)INT32_MAX) {
             /* Near the int32 limit: add up the lengths before taking the room. */
             uint64_t bytes = 0;
             size_t pos = 0;
@@ -1446,7 +1444,6 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     c.page = pg->index;
     c.pi = pg->info;
     c.page_row = pg->first_row;
-    c.page_defs = ep->page_defs;
     pq_column_values window;
     page_window(&c, x, pg, &window);
     pq_status st = PQ_OK;
@@ -1558,7 +1555,6 @@ static pq_status alloc_outputs(exec *x, size_t k)
         cap = 0;
         if (st == PQ_OK) st = grow(&c, (void **)&o->data, &cap, (size_t)pc->string_bytes + 1, "byte array data");
     }
-    o->n_values = n; /* the direct pages' room (data_task) */
     task_done(&c);
     return st;
 }

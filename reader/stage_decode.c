@@ -6,8 +6,8 @@
  * (structs, lists, maps) are assembled from their leaves' levels into one
  * array per top-level field.
  *
- * A selection of flat columns is decoded a row group at a time, each from
- * one decode plan whose pages run on pq_parallel_for's threads; with a
+ * A selection of flat columns is decoded in passes of row groups, each
+ * from one decode plan whose pages run on pq_parallel_for's threads; with a
  * nested column the work is cut into units (the chunks of one field in one
  * row group, or a flat chunk) that run on those threads.
  * Each unit writes only its own output slot and its own error, and the
@@ -95,6 +95,13 @@ static const char *decimal64_format(int32_t precision, int32_t scale)
     return decimal64_formats[precision][scale];
 }
 
+/* Field f of decimal leaf lf as decimal64 ("d:P,S,64"). */
+static void use_decimal64_format(const pq_leaf *lf, struct ArrowSchema *f)
+{
+    const char *fmt = decimal64_format(lf->arrow.precision, lf->arrow.scale);
+    if (fmt && f->format[0] == 'd') f->format = fmt;
+}
+
 /* The exported schema's fields for view and decimal64 columns say so:
  * "vu" / "vz" / "d:P,S,64". The formats are static strings (the release frees the node blocks, never a
  * format on its own). Flat selections map field i to leaf columns[i];
@@ -111,8 +118,7 @@ static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t
             struct ArrowSchema *f = s->children[k];
             if (!flat && strcmp(f->name, name) != 0) continue;
             if (dec64) {
-                const char *fmt = decimal64_format(lf->arrow.precision, lf->arrow.scale);
-                if (fmt && f->format[0] == 'd') f->format = fmt;
+                use_decimal64_format(lf, f);
             } else if (strcmp(f->format, "u") == 0) {
                 f->format = "vu";
             } else if (strcmp(f->format, "z") == 0) {
@@ -126,13 +132,13 @@ static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t
 /* Decode one chunk's kept pages and check the value count against the rows
  * they hold (levels of a flat column; records of a nested one are checked
  * when assembled). */
-static pq_status decode_chunk_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
-                                   pq_column_values *v, pq_error *err);
+static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
+                                    unsigned more, pq_column_values *v, pq_error *err);
 
 static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
                               pq_error *err)
 {
-    return decode_chunk_rows(r, cctx, i, NULL, v, err);
+    return decode_chunk_flags(r, cctx, i, NULL, 0, v, err);
 }
 
 /* The first of v's n_values byte arrays that is not valid UTF-8: *k, and
@@ -192,15 +198,6 @@ static size_t chunk_kept(const pq_reader_chunk *ch)
 
 /* decode_chunk of only the rows `rows` selects (NULL: all), with extra
  * PQ_DECODE_* flags. */
-static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
-                                    unsigned more, pq_column_values *v, pq_error *err);
-
-static pq_status decode_chunk_rows(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
-                                   pq_column_values *v, pq_error *err)
-{
-    return decode_chunk_flags(r, cctx, i, rows, 0, v, err);
-}
-
 static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
                                     unsigned more, pq_column_values *v, pq_error *err)
 {
@@ -267,8 +264,8 @@ typedef struct decode_job {
     size_t *order;          /* nested: selection offsets of the leaves, in file order */
     field_span *fields;     /* nested: the fields, in file order */
     size_t nfields;
-    pq_status *status;      /* per unit */
-    pq_error *errors;       /* per unit */
+    pq_status *status;      /* nested: per unit */
+    pq_error *errors;       /* nested: per unit */
     pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
 } decode_job;
 
@@ -340,10 +337,15 @@ static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_row
     return true;
 }
 
-static bool build_task(void *ctx, size_t j, unsigned worker)
+/* The executor's chunk_done: chunk j checked and built into its Arrow
+ * array while its values are still in the cache of the core that decoded
+ * its last page (the status, output and error are the job's own arrays). */
+static void chunk_built(void *user, size_t j, pq_status status, pq_column_values *out, pq_error *err)
 {
-    (void)worker;
-    group_job *job = ctx;
+    (void)status;
+    (void)out;
+    (void)err;
+    group_job *job = user;
     pq_reader *r = job->r;
     size_t n = r->sel_columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = chunk_at(r, i / n, i % n);
@@ -360,17 +362,6 @@ static bool build_task(void *ctx, size_t j, unsigned worker)
     }
     pq_column_values_free(&job->outs[j]);
     job->status[j] = st;
-    return true;
-}
-
-/* The executor's chunk_done: a chunk built while its values are still in
- * the cache of the core that decoded its last page. */
-static void chunk_built(void *user, size_t j, pq_status status, pq_column_values *out, pq_error *err)
-{
-    (void)status;
-    (void)out;
-    (void)err; /* the job's own arrays: build_task reads them */
-    build_task(user, j, 0);
 }
 
 /* Selected row groups [g0, g1) of a flat selection: one plan, one pass. */
@@ -465,8 +456,9 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
     return PQ_OK;
 }
 
-/* A nested unit (a selection with a nested column): field j of selected row group g, packed into slot
- * g * n + j, as pq_metadata_arrow_schema exports the selection. */
+/* A nested unit (a selection with a nested column): field j of selected
+ * row group g, packed into slot g * n + j, as pq_metadata_arrow_schema
+ * exports the selection. */
 static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *job, size_t g, size_t j,
                             pq_error *err)
 {
@@ -775,11 +767,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
         if (st != PQ_OK) break;
         const pq_leaf *dlf = &schema->leaves[vleaves[k]];
-        struct ArrowSchema *dfs = dict_types[k].children[0];
-        if (uses_decimal64(r, dlf) && dfs->format[0] == 'd') { /* as output_leaf built it */
-            const char *fmt = decimal64_format(dlf->arrow.precision, dlf->arrow.scale);
-            if (fmt) dfs->format = fmt;
-        }
+        if (uses_decimal64(r, dlf)) use_decimal64_format(dlf, dict_types[k].children[0]); /* as output_leaf built it */
         wraps[k] = *batch.children[k];
         wraps[k].dictionary = dicts[k].children[0];
         wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
@@ -945,19 +933,19 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         units = r->sel_row_groups_len * job.nfields;
     }
     if (st == PQ_OK && units) {
+        job.codecs = codecs_new();
+        if (!job.codecs) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st == PQ_OK && units && job.flat) { /* plans of row groups, their pages in parallel */
+        st = run_flat(r, &job, threads_for(r), err);
+    } else if (st == PQ_OK && units) {
         job.status = calloc(units, sizeof *job.status);
         job.errors = calloc(units, sizeof *job.errors);
-        job.codecs = codecs_new();
-        if (!job.status || !job.errors || !job.codecs) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        if (!job.status || !job.errors) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    if (st == PQ_OK && units) {
+    if (st == PQ_OK && units && !job.flat) {
         for (size_t u = 0; u < units; u++) job.status[u] = PQ_ERR_STAGE; /* not run */
-        if (job.flat) { /* plans of row groups, their pages in parallel */
-            st = run_flat(r, &job, threads_for(r), err);
-            for (size_t u = 0; u < units; u++) job.status[u] = PQ_OK;
-        } else {
-            pq_parallel_for(units, threads_for(r), run_unit, &job);
-        }
+        pq_parallel_for(units, threads_for(r), run_unit, &job);
         /* The first failure in unit order; units after it may not have run. */
         for (size_t u = 0; u < units; u++)
             if (job.status[u] != PQ_OK) {
