@@ -138,7 +138,8 @@ typedef enum pq_time_unit {
     PQ_UNIT_NONE = 0,
     PQ_UNIT_MILLIS = 1,
     PQ_UNIT_MICROS = 2,
-    PQ_UNIT_NANOS = 3
+    PQ_UNIT_NANOS = 3,
+    PQ_UNIT_SECONDS = 4 /* Arrow only (a duration the writer's ARROW:schema names); never a Parquet unit */
 } pq_time_unit;
 
 /* ---------------------------------------------------------------------------
@@ -419,8 +420,12 @@ typedef enum pq_arrow_id {
     PQ_ARROW_EXTENSION_UUID, /* fixed_size_binary(16) tagged arrow.uuid */
     PQ_ARROW_EXTENSION_JSON, /* string tagged arrow.json (pyarrow >= 19 reads JSON so) */
     PQ_ARROW_UNSUPPORTED,    /* e.g. INTERVAL: no default mapping */
-    PQ_ARROW_DECIMAL64       /* not a default mapping: what PQ_DECIMALS_64 makes of a decimal of
+    PQ_ARROW_DECIMAL64,      /* not a default mapping: what PQ_DECIMALS_64 makes of a decimal of
                               * at most 18 digits (pq_reader_options.decimal_type) */
+    PQ_ARROW_LARGE_STRING,   /* not default mappings: what PQ_STRINGS_LARGE (or a stored */
+    PQ_ARROW_LARGE_BINARY,   /* ARROW:schema) makes of string and binary columns */
+    PQ_ARROW_DURATION        /* not a default mapping: an INT64 column the stored ARROW:schema
+                              * names a duration (unit in pq_arrow_type.unit) */
 } pq_arrow_id;
 
 typedef struct pq_arrow_type {

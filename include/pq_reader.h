@@ -106,15 +106,32 @@ typedef struct pq_stage_stats {
  * Options
  * ------------------------------------------------------------------------- */
 
-/* How string and binary columns come out of the decode stage. */
+/* How string and binary columns come out of the decode stage. The types
+ * apply to top-level columns (no repetition); a string inside a struct,
+ * list or map stays "u" / "z". JSON columns stay "u".
+ *
+ * The default is PQ_STRINGS_STRING: every Arrow consumer takes it, it is
+ * what pyarrow reads by default, so results compare equal without casts.
+ * A query engine that takes string views (DuckDB, polars, DataFusion,
+ * Velox) should ask for PQ_STRINGS_VIEW: on dictionary-encoded columns it
+ * copies no string bytes at all and decodes fastest; PQ_STRINGS_DICTIONARY
+ * keeps the file's dictionary for engines that group or join on codes. */
 typedef enum pq_string_type {
-    PQ_STRINGS_STRING = 0, /* Arrow string / binary ("u" / "z"): int32 offsets and one data
-                            * buffer per column chunk; every value copied */
-    PQ_STRINGS_VIEW = 1    /* Arrow string_view / binary_view ("vu" / "vz"): 16-byte views;
-                            * a value of a dictionary-encoded page is a copy of its
-                            * dictionary entry's view, the bytes stay in the dictionary
-                            * (no copy of repeated strings). For top-level columns; a
-                            * string inside a struct, list or map stays "u" / "z" */
+    PQ_STRINGS_STRING = 0,    /* Arrow string / binary ("u" / "z"): int32 offsets and one data
+                               * buffer per column chunk; every value copied */
+    PQ_STRINGS_VIEW = 1,      /* Arrow string_view / binary_view ("vu" / "vz"): 16-byte views;
+                               * a value of a dictionary-encoded page is a copy of its
+                               * dictionary entry's view, the bytes stay in the dictionary
+                               * (no copy of repeated strings) */
+    PQ_STRINGS_LARGE = 2,     /* Arrow large_string / large_binary ("U" / "Z"): int64 offsets
+                               * (one chunk's bytes are still bounded by int32 offsets while
+                               * decoding: a chunk of more than 2 GiB of strings fails) */
+    PQ_STRINGS_DICTIONARY = 3 /* Arrow dictionary arrays: int32 indices ("i") over a dictionary
+                               * of string / binary. A chunk whose data pages are all
+                               * dictionary-encoded keeps the file's dictionary (indices as
+                               * stored, no string copied); a chunk that fell back to other
+                               * encodings gets one entry per row. Each row group's array has
+                               * its own dictionary */
 } pq_string_type;
 
 /* How decimals come out of the decode stage. */
@@ -214,11 +231,24 @@ typedef struct pq_reader_options {
     uint64_t coalesce_max;
     bool no_coalescing;
     /* Decode stage: the Arrow type of string and binary columns
-     * (pq_string_type; default PQ_STRINGS_STRING). JSON columns stay "u". */
+     * (pq_string_type; default PQ_STRINGS_STRING). JSON columns stay "u".
+     * An unknown value fails the select stage (PQ_ERR_INVALID_ARGUMENT). */
     uint32_t string_type;
     /* Decode stage: the Arrow type of decimals (pq_decimal_type; default
      * PQ_DECIMALS_128). */
     uint32_t decimal_type;
+    /* Decode stage: follow the Arrow schema the writer stored in the
+     * footer (the ARROW:schema key pyarrow and arrow-rs write), where it
+     * names a type the default mapping does not give and the stored values
+     * need no conversion: large_string / large_binary, string_view /
+     * binary_view and dictionary<string / binary> for top-level string
+     * and binary columns (over string_type), the time zone of a UTC
+     * timestamp ("tsu:Europe/Paris"), and durations stored as INT64. Other
+     * types (seconds timestamps stored as milliseconds, say) keep the
+     * default mapping. A file without the key reads as without the option;
+     * one whose key cannot be decoded fails the select stage with
+     * PQ_ERR_CORRUPT_DATA, naming what is wrong. Off by default. */
+    bool follow_arrow_schema;
 } pq_reader_options;
 
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */
@@ -332,6 +362,15 @@ PQ_API const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t 
  * NULL. */
 PQ_API const uint32_t *pq_reader_selected_row_groups(const pq_reader *r, size_t *count);
 PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *count);
+
+/* After the select stage: the schema every batch of the selection has
+ * (as pq_reader_export_row_group() gives it), with the output types of the
+ * options applied (string_type, decimal_type, follow_arrow_schema): so a
+ * caller can make an empty table, or set up a consumer before any row is
+ * decoded. The caller owns *out and calls out->release. Errors:
+ * PQ_ERR_STAGE before the select stage, PQ_ERR_INVALID_ARGUMENT, PQ_ERR_NOMEM. */
+struct ArrowSchema;
+PQ_API pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err);
 
 /* After PQ_STAGE_DECODE: export selected row group `row_group` (an index
  * into the file, not into the selection) as a record batch: a struct

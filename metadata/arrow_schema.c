@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "pq_arrow.h"
+#include "metadata/arrow_schema.h"
 #include "metadata/error.h"
 
 /* Room for a format string: "d:2147483647,2147483647,256" and the like. */
@@ -51,6 +52,7 @@ static char unit_char(uint8_t unit)
     case PQ_UNIT_MILLIS: return 'm';
     case PQ_UNIT_MICROS: return 'u';
     case PQ_UNIT_NANOS: return 'n';
+    case PQ_UNIT_SECONDS: return 's';
     default: return 0;
     }
 }
@@ -78,6 +80,12 @@ pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap)
     case PQ_ARROW_STRING:
     case PQ_ARROW_EXTENSION_JSON: fixed = "u"; break;
     case PQ_ARROW_BINARY: fixed = "z"; break;
+    case PQ_ARROW_LARGE_STRING: fixed = "U"; break;
+    case PQ_ARROW_LARGE_BINARY: fixed = "Z"; break;
+    case PQ_ARROW_DURATION:
+        if (!u) return PQ_ERR_UNSUPPORTED;
+        n = snprintf(buf, cap, "tD%c", u);
+        break;
     case PQ_ARROW_DATE32: fixed = "tdD"; break;
     case PQ_ARROW_STRUCT: fixed = "+s"; break;
     case PQ_ARROW_LIST: fixed = "+l"; break;
@@ -171,9 +179,70 @@ static void release_schema(struct ArrowSchema *s)
         struct ArrowSchema *c = s->children[i];
         if (c->release) c->release(c);
     }
+    if (s->dictionary && s->dictionary->release) s->dictionary->release(s->dictionary);
     free(s->private_data);
     s->release = NULL;
     s->private_data = NULL;
+}
+
+/* A dictionary node lives in its field's block, which the field frees. */
+static void release_in_block(struct ArrowSchema *s)
+{
+    if (s) s->release = NULL;
+}
+
+/* Bytes of C Data Interface metadata at m (int32 count, then per pair an
+ * int32 length and bytes, twice); 0 for none or a malformed one. */
+static size_t meta_length(const char *m)
+{
+    if (!m) return 0;
+    int32_t count;
+    memcpy(&count, m, 4);
+    size_t at = 4;
+    for (int32_t i = 0; i < count; i++)
+        for (int k = 0; k < 2; k++) {
+            int32_t len;
+            memcpy(&len, m + at, 4);
+            if (len < 0 || len > (1 << 20)) return 0;
+            at += 4 + (size_t)len;
+        }
+    return at;
+}
+
+pq_status pq_arrow_schema_retype(struct ArrowSchema *f, const char *format, const char *dict_format, pq_error *err)
+{
+    if (!f || !f->release || f->n_children != 0 || !format)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "arrow schema: only a leaf field can be retyped");
+    size_t ml = meta_length(f->metadata), fl = strlen(format) + 1, nl = strlen(f->name ? f->name : "") + 1;
+    size_t dl = dict_format ? strlen(dict_format) + 1 : 0, ds = dict_format ? sizeof(struct ArrowSchema) : 0;
+    char *block = calloc(1, ds + ml + fl + nl + dl + 1);
+    if (!block) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    struct ArrowSchema g = {0};
+    char *str = block + ds;
+    if (ml) {
+        memcpy(str, f->metadata, ml);
+        g.metadata = str;
+        str += ml;
+    }
+    memcpy(str, format, fl);
+    g.format = str;
+    str += fl;
+    memcpy(str, f->name ? f->name : "", nl);
+    g.name = str;
+    str += nl;
+    if (dict_format) {
+        struct ArrowSchema *d = (struct ArrowSchema *)block;
+        memcpy(str, dict_format, dl);
+        *d = (struct ArrowSchema){.format = str, .name = "", .flags = ARROW_FLAG_NULLABLE,
+                                  .release = release_in_block};
+        g.dictionary = d;
+    }
+    g.flags = f->flags;
+    g.private_data = block;
+    g.release = release_schema;
+    f->release(f);
+    *f = g;
+    return PQ_OK;
 }
 
 /* Fill `s` with one block holding n_children zeroed child structs and the

@@ -234,6 +234,7 @@ static const char *arrow_unit(uint8_t unit)
     case PQ_UNIT_MILLIS: return "ms";
     case PQ_UNIT_MICROS: return "us";
     case PQ_UNIT_NANOS: return "ns";
+    case PQ_UNIT_SECONDS: return "s";
     default: return "?";
     }
 }
@@ -263,6 +264,8 @@ size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap)
         [PQ_ARROW_EXTENSION_UUID] = "extension<arrow.uuid>",
         [PQ_ARROW_EXTENSION_JSON] = "extension<arrow.json>",
         [PQ_ARROW_UNSUPPORTED] = "unsupported",
+        [PQ_ARROW_LARGE_STRING] = "large_string",
+        [PQ_ARROW_LARGE_BINARY] = "large_binary",
     };
     out o = {buf, cap, 0};
     if (!at) return finish(&o);
@@ -284,6 +287,11 @@ size_t pq_arrow_type_format(const pq_arrow_type *at, char *buf, size_t cap)
     case PQ_ARROW_TIME32:
     case PQ_ARROW_TIME64:
         put(&o, at->id == PQ_ARROW_TIME32 ? "time32[" : "time64[");
+        put(&o, arrow_unit(at->unit));
+        put(&o, "]");
+        break;
+    case PQ_ARROW_DURATION:
+        put(&o, "duration[");
         put(&o, arrow_unit(at->unit));
         put(&o, "]");
         break;

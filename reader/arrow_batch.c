@@ -47,6 +47,9 @@ struct pq_arrow_column {
     uint64_t nbytes;        /* bytes of this node's buffers (the children's not counted) */
     uint8_t layout;         /* column_layout: how the buffers are laid out */
     uint32_t width;         /* LAYOUT_FIXED: bytes per slot */
+    /* A dictionary array (indices as LAYOUT_FIXED, width 4): one
+     * reference to its dictionary, which takes share. */
+    pq_arrow_column *dictionary;
     /* Nested arrays (struct, list, map): one reference to each child. */
     size_t n_children;
     pq_arrow_column **children;
@@ -58,6 +61,7 @@ typedef enum column_layout {
     LAYOUT_BOOL,      /* validity, bits */
     LAYOUT_FIXED,     /* validity, width bytes per slot */
     LAYOUT_BINARY,    /* validity, int32 offsets, data */
+    LAYOUT_LARGE_BINARY, /* validity, int64 offsets, data */
     LAYOUT_VIEW,      /* validity, 16-byte views, 1 or 2 data buffers, their int64 sizes */
     LAYOUT_STRUCT,    /* validity, children */
     LAYOUT_LIST       /* validity, int32 offsets, one child (lists and maps) */
@@ -135,6 +139,7 @@ void pq_arrow_column_release(pq_arrow_column *c)
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
     for (int i = 0; i < PQ_COLUMN_MAX_BUFFERS; i++) pq_pool_give(c->owned[i]);
     pq_arrow_column_release(c->base);
+    pq_arrow_column_release(c->dictionary);
     for (size_t i = 0; i < c->n_children; i++) pq_arrow_column_release(c->children[i]);
     free(c->children);
     free(c);
@@ -148,7 +153,7 @@ int64_t pq_arrow_column_length(const pq_arrow_column *c)
 uint64_t pq_arrow_column_bytes(const pq_arrow_column *c)
 {
     if (!c) return 0;
-    uint64_t n = c->nbytes;
+    uint64_t n = c->nbytes + pq_arrow_column_bytes(c->dictionary);
     for (size_t i = 0; i < c->n_children; i++) n += pq_arrow_column_bytes(c->children[i]);
     return n;
 }
@@ -278,6 +283,34 @@ static pq_status build_binary(pq_arrow_column *c, pq_column_values *v, const uin
     size_t data_len = v->data_len;
     v->data = NULL;
     return column_own(c, 2, data, data_len) ? PQ_OK : PQ_ERR_NOMEM;
+}
+
+/* Large strings and binary: the int32 offsets widened to int64 (and
+ * spread over the null slots); the data taken as is. */
+static pq_status build_large_binary(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity)
+{
+    size_t n = v->n_levels;
+    int64_t *offsets = buffer_new((n + 1) * sizeof *offsets);
+    if (!offsets) return PQ_ERR_NOMEM;
+    offsets[0] = 0;
+    const int32_t *src = v->offsets;
+    if (!src) {
+        memset(offsets, 0, (n + 1) * sizeof *offsets);
+    } else if (!validity) {
+        for (size_t i = 0; i < n; i++) offsets[i + 1] = src[i + 1];
+    } else {
+        for (size_t i = 0, j = 0; i < n; i++) {
+            j += slot_valid(validity, i);
+            offsets[i + 1] = src[j];
+        }
+    }
+    if (!column_own(c, 1, offsets, (n + 1) * sizeof *offsets)) {
+        pq_pool_give(offsets);
+        return PQ_ERR_NOMEM;
+    }
+    uint8_t *data = v->data;
+    v->data = NULL;
+    return column_own(c, 2, data, v->data_len) ? PQ_OK : PQ_ERR_NOMEM;
 }
 
 static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values);
@@ -535,6 +568,7 @@ static size_t fixed_plan(const pq_leaf *leaf, const pq_column_values *v, conv_ki
     case PQ_ARROW_DATE32: return int32 ? 4 : 0;
     case PQ_ARROW_TIME32: return int32 ? 4 : 0;
     case PQ_ARROW_TIME64: return int64 ? 8 : 0;
+    case PQ_ARROW_DURATION: return int64 ? 8 : 0;
     case PQ_ARROW_TIMESTAMP:
         if (pt == PQ_INT96 && v->width == 12) {
             *kind = CONV_INT96;
@@ -613,6 +647,12 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
         c->layout = LAYOUT_BINARY;
         st = leaf->physical_type == PQ_BYTE_ARRAY ? build_binary(c, v, validity) : PQ_ERR_UNSUPPORTED;
         break;
+    case PQ_ARROW_LARGE_STRING:
+    case PQ_ARROW_LARGE_BINARY:
+        c->n_buffers = 3;
+        c->layout = LAYOUT_LARGE_BINARY;
+        st = leaf->physical_type == PQ_BYTE_ARRAY ? build_large_binary(c, v, validity) : PQ_ERR_UNSUPPORTED;
+        break;
     default:
         ow = fixed_plan(leaf, v, &kind, &is_signed);
         c->layout = LAYOUT_FIXED;
@@ -634,6 +674,66 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
     return PQ_OK;
 }
 
+pq_status pq_arrow_column_build_dictionary(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
+                                           pq_error *err)
+{
+    *out = NULL;
+    pq_leaf il = *leaf; /* the indices */
+    il.physical_type = PQ_INT32;
+    il.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
+    pq_leaf dl = *leaf; /* the entries: no levels of their own */
+    dl.max_def = dl.max_rep = 0;
+    pq_arrow_column *ic = NULL, *dc = NULL;
+    pq_status st;
+    if (v->dictionary) { /* indices decoded: the chunk's dictionary is the array's */
+        pq_column_values *d = v->dictionary;
+        v->dictionary = NULL;
+        st = d->n_values > INT32_MAX ? pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': %zu dictionary entries "
+                                                    "exceed int32 indices", leaf->path, d->n_values)
+                                     : pq_arrow_column_build(&dl, d, &dc, err);
+        pq_column_values_free(d);
+        free(d);
+        v->physical_type = PQ_INT32;
+        v->width = 4;
+        if (st == PQ_OK) st = pq_arrow_column_build(&il, v, &ic, err);
+    } else { /* values decoded (pages not all dictionary-encoded): an entry per slot */
+        st = v->n_levels > INT32_MAX ? pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': %zu values exceed int32 "
+                                                    "dictionary indices", leaf->path, v->n_levels)
+                                     : pq_arrow_column_build(leaf, v, &dc, err);
+        if (st == PQ_OK && !(ic = column_new(dc->length))) st = PQ_ERR_NOMEM;
+        int32_t *idx = st == PQ_OK ? buffer_new((size_t)dc->length * 4 + 4) : NULL;
+        if (st == PQ_OK && (!idx || !column_own(ic, 1, idx, (size_t)dc->length * 4))) {
+            pq_pool_give(idx);
+            st = PQ_ERR_NOMEM;
+        }
+        if (st == PQ_OK) {
+            for (int64_t i = 0; i < dc->length; i++) idx[i] = (int32_t)i;
+            /* The slots' validity moves to the indices; a null's entry is empty. */
+            ic->owned[0] = dc->owned[0];
+            ic->buffers[0] = dc->buffers[0];
+            ic->null_count = dc->null_count;
+            ic->nbytes += dc->owned[0] ? (uint64_t)(dc->length + 7) / 8 : 0;
+            dc->nbytes -= dc->owned[0] ? (uint64_t)(dc->length + 7) / 8 : 0;
+            dc->owned[0] = NULL;
+            dc->buffers[0] = NULL;
+            dc->null_count = 0;
+            ic->n_buffers = 2;
+            ic->layout = LAYOUT_FIXED;
+            ic->width = 4;
+        } else if (st == PQ_ERR_NOMEM) {
+            st = pq_error_set(err, st, "out of memory for column '%s'", leaf->path);
+        }
+    }
+    if (st != PQ_OK) {
+        pq_arrow_column_release(ic);
+        pq_arrow_column_release(dc);
+        return st;
+    }
+    ic->dictionary = dc;
+    *out = ic;
+    return PQ_OK;
+}
+
 /* ---------------------------------------------------------------------------
  * Export
  * ------------------------------------------------------------------------- */
@@ -645,6 +745,10 @@ static void release_node(struct ArrowArray *a)
     if (!a || !a->release) return;
     for (int64_t i = 0; i < a->n_children; i++)
         if (a->children[i]->release) a->children[i]->release(a->children[i]);
+    if (a->dictionary) {
+        if (a->dictionary->release) a->dictionary->release(a->dictionary);
+        free(a->dictionary);
+    }
     pq_arrow_column *c = a->private_data;
     if (c) pq_arrow_column_release(c);
     free(a->children ? (void *)a->children[0] : NULL);
@@ -674,6 +778,14 @@ static bool export_node(pq_arrow_column *c, struct ArrowArray *out)
             return false;
         }
     }
+    struct ArrowArray *dict = NULL;
+    if (c->dictionary && (!(dict = malloc(sizeof *dict)) || !export_node(c->dictionary, dict))) {
+        free(dict);
+        for (size_t k = 0; k < n; k++) kids[k].release(&kids[k]);
+        free(block);
+        return false;
+    }
+    out->dictionary = dict;
     atomic_fetch_add(&c->refs, 1);
     out->length = c->length;
     out->null_count = c->null_count;
@@ -1166,6 +1278,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         }
         for (int64_t i = 0, j = 0; i < n; i++)
             if (keep_bit(keep, i)) memcpy(dst + (size_t)j++ * w, src + (size_t)i * w, w);
+        if (c->dictionary) { /* indices: the dictionary is shared */
+            atomic_fetch_add(&c->dictionary->refs, 1);
+            t->dictionary = c->dictionary;
+        }
         break;
     }
     case LAYOUT_VIEW: {
@@ -1213,6 +1329,36 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
                 size_t len = (size_t)(off[i + 1] - off[i]);
                 memcpy(d + o[j], data + off[i], len);
                 o[j + 1] = o[j] + (int32_t)len;
+                j++;
+            }
+        break;
+    }
+    case LAYOUT_LARGE_BINARY: {
+        const int64_t *off = (const int64_t *)c->buffers[1] + at;
+        const uint8_t *data = c->buffers[2];
+        uint64_t bytes = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (keep_bit(keep, i)) bytes += (uint64_t)(off[i + 1] - off[i]);
+        int64_t *o = malloc((size_t)(kept + 1) * sizeof *o);
+        uint8_t *d = malloc(bytes ? (size_t)bytes : 1);
+        if (!o || !d || !column_own(t, 1, o, (size_t)(kept + 1) * sizeof *o)) {
+            free(o);
+            free(d);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        if (!column_own(t, 2, d, (size_t)bytes)) {
+            free(d);
+            st = PQ_ERR_NOMEM;
+            break;
+        }
+        o[0] = 0;
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (keep_bit(keep, i)) {
+                size_t len = (size_t)(off[i + 1] - off[i]);
+                memcpy(d + o[j], data + off[i], len);
+                o[j + 1] = o[j] + (int64_t)len;
                 j++;
             }
         break;

@@ -26,6 +26,17 @@ typedef struct pq_arrow_column pq_arrow_column;
 pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
                                 pq_error *err);
 
+/* Build flat string or binary leaf `leaf` as an Arrow dictionary array:
+ * int32 indices ("i") with the leaf's validity, and a dictionary of the
+ * leaf's type without nulls. When `v` holds dictionary indices
+ * (PQ_DECODE_INDICES), the chunk's dictionary is the array's; otherwise
+ * each slot gets an entry of its own (a null's is empty), indices 0..n-1,
+ * so a chunk that fell back from dictionary encoding still has the type.
+ * Takes buffers out of `v` as pq_arrow_column_build does. Errors: those of
+ * pq_arrow_column_build; PQ_ERR_UNSUPPORTED past int32 indices. */
+pq_status pq_arrow_column_build_dictionary(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
+                                           pq_error *err);
+
 /* Build the Arrow array of top-level field node `field` (a child of the
  * schema root) from its selected leaves `leaves` (n of them, in file order,
  * no repeats) and their decoded chunks `vals` (same order): structs, lists

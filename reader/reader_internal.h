@@ -96,6 +96,7 @@ struct pq_reader {
     size_t sel_rows_alloc;          /* entries allocated (the selection only shrinks) */
     bool row_range;                 /* options set row_offset or row_limit */
     bool select_pending;            /* sans-IO: statistics done, the other steps wait for bytes */
+    struct pq_output_types *outputs;/* per leaf: the Arrow type it decodes to (output_type.h) */
 
     /* page-header stage: one entry per selected row group x walk column, in
      * row-group-major order; the chunk bytes are kept for the decode stage */

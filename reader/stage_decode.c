@@ -14,13 +14,14 @@
  * stage reports the error of the first failing unit in order, so the
  * result does not depend on the thread count.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/utf8.h"
+#include "metadata/arrow_schema.h"
 #include "metadata/error.h"
+#include "reader/output_type.h"
 #include "reader/parallel.h"
 #include "predicate/predicate_eval.h"
 #include "reader/reader_internal.h"
@@ -50,83 +51,33 @@ static bool selection_is_flat(const pq_reader *r, const pq_schema *schema)
     return true;
 }
 
-/* Whether leaf `leaf` decodes into string views: asked for, a top-level
- * string or binary column (not JSON). */
-static bool uses_views(const pq_reader *r, const pq_schema *schema, uint32_t leaf)
+/* Whether leaf `leaf` decodes into string views. */
+static bool uses_views(const pq_reader *r, uint32_t leaf)
 {
-    const pq_leaf *lf = &schema->leaves[leaf];
-    return r->opts.string_type == PQ_STRINGS_VIEW && lf->physical_type == PQ_BYTE_ARRAY &&
-           (lf->arrow.id == PQ_ARROW_STRING || lf->arrow.id == PQ_ARROW_BINARY) && pq_reader_leaf_is_flat(schema, lf);
+    return pq_output_views(r->outputs, leaf);
 }
 
-/* Whether leaf `leaf` decodes into decimal64: asked for, a decimal of at
- * most 18 digits that would be decimal128. */
-static bool uses_decimal64(const pq_reader *r, const pq_leaf *leaf)
+/* Leaf `leaf` as the decode stage builds it (output_type.h). */
+static pq_leaf output_leaf(const pq_reader *r, uint32_t leaf, bool for_filter)
 {
-    return r->opts.decimal_type == PQ_DECIMALS_64 && leaf->arrow.id == PQ_ARROW_DECIMAL128 &&
-           leaf->arrow.precision >= 1 && leaf->arrow.precision <= 18;
+    return pq_output_leaf(r->outputs, pq_metadata_schema(r->md), leaf, for_filter);
 }
 
-/* The leaf as the decode stage builds it: its Arrow type with the
- * reader's output options applied (decimal64). */
-static pq_leaf output_leaf(const pq_reader *r, const pq_leaf *leaf)
+/* Whether the filter's own column of leaf `leaf` is its output column
+ * too (so late materialization may hand it over). */
+static bool same_output(const pq_reader *r, uint32_t leaf)
 {
-    pq_leaf out = *leaf;
-    if (uses_decimal64(r, leaf) && pq_reader_leaf_is_flat(pq_metadata_schema(r->md), leaf))
-        out.arrow.id = PQ_ARROW_DECIMAL64;
-    return out;
+    pq_leaf a = output_leaf(r, leaf, false), b = output_leaf(r, leaf, true);
+    return a.arrow.id == b.arrow.id && !pq_output_dictionary(r->outputs, leaf);
 }
 
-/* "d:P,S,64" for every P <= 18, S <= P (scales beyond the precision too:
- * up to 38), made once: exported schemas point at these. */
-static char decimal64_formats[19][39][16];
-static pthread_once_t decimal64_once = PTHREAD_ONCE_INIT;
-
-static void decimal64_init(void)
+/* Build decoded chunk v of leaf `leaf` into its output column. */
+static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_values *v, pq_arrow_column **out,
+                              pq_error *err)
 {
-    for (int p = 0; p <= 18; p++)
-        for (int sc = 0; sc <= 38; sc++) snprintf(decimal64_formats[p][sc], 16, "d:%d,%d,64", p, sc);
-}
-
-static const char *decimal64_format(int32_t precision, int32_t scale)
-{
-    if (precision < 0 || precision > 18 || scale < 0 || scale > 38) return NULL;
-    pthread_once(&decimal64_once, decimal64_init);
-    return decimal64_formats[precision][scale];
-}
-
-/* Field f of decimal leaf lf as decimal64 ("d:P,S,64"). */
-static void use_decimal64_format(const pq_leaf *lf, struct ArrowSchema *f)
-{
-    const char *fmt = decimal64_format(lf->arrow.precision, lf->arrow.scale);
-    if (fmt && f->format[0] == 'd') f->format = fmt;
-}
-
-/* The exported schema's fields for view and decimal64 columns say so:
- * "vu" / "vz" / "d:P,S,64". The formats are static strings (the release frees the node blocks, never a
- * format on its own). Flat selections map field i to leaf columns[i];
- * otherwise a flat leaf is the top-level field of its name. */
-static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t n, bool flat, struct ArrowSchema *s)
-{
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    for (size_t i = 0; i < n; i++) {
-        const pq_leaf *lf = &schema->leaves[columns[i]];
-        bool dec64 = uses_decimal64(r, lf) && pq_reader_leaf_is_flat(schema, lf);
-        if (!uses_views(r, schema, columns[i]) && !dec64) continue;
-        const char *name = schema->nodes[lf->node].name;
-        for (int64_t k = flat ? (int64_t)i : 0; k < s->n_children && (!flat || k == (int64_t)i); k++) {
-            struct ArrowSchema *f = s->children[k];
-            if (!flat && strcmp(f->name, name) != 0) continue;
-            if (dec64) {
-                use_decimal64_format(lf, f);
-            } else if (strcmp(f->format, "u") == 0) {
-                f->format = "vu";
-            } else if (strcmp(f->format, "z") == 0) {
-                f->format = "vz";
-            }
-            break;
-        }
-    }
+    pq_leaf lf = output_leaf(r, leaf, false);
+    if (pq_output_dictionary(r->outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
+    return pq_arrow_column_build(&lf, v, out, err);
 }
 
 /* Decode one chunk's kept pages and check the value count against the rows
@@ -135,10 +86,16 @@ static void schema_use_views(const pq_reader *r, const uint32_t *columns, size_t
 static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
                                     unsigned more, pq_column_values *v, pq_error *err);
 
+/* Chunk i decoded for its output column: its dictionary indices when it
+ * comes out as a dictionary array and every data page is
+ * dictionary-encoded. */
 static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
                               pq_error *err)
 {
-    return decode_chunk_flags(r, cctx, i, NULL, 0, v, err);
+    const pq_reader_chunk *ch = &r->chunks[i];
+    bool indices = pq_output_dictionary(r->outputs, ch->info.column) &&
+                   pq_pages_all_dictionary(ch->pages, ch->info.npages);
+    return decode_chunk_flags(r, cctx, i, NULL, indices ? PQ_DECODE_INDICES : 0, v, err);
 }
 
 /* The first of v's n_values byte arrays that is not valid UTF-8: *k, and
@@ -169,8 +126,18 @@ static pq_status check_decoded(const pq_reader *r, size_t i, const pq_decode_row
         return pq_error_set(err, st, "RowGroup[%u].columns[%u] '%s': %s", ch->info.row_group, ch->info.column,
                             leaf->path, what);
     }
-    if (r->opts.validate_utf8 && (v->offsets || v->views) &&
-        (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
+    bool utf8 = leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON;
+    if (r->opts.validate_utf8 && utf8 && v->dictionary) { /* indices: the entries are the strings */
+        size_t k, bad, len;
+        if (invalid_utf8(v->dictionary, &k, &bad, &len)) {
+            pq_column_values_free(v);
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                "row group %u, column '%s': dictionary entry %zu is not valid UTF-8 (byte %zu of "
+                                "%zu)",
+                                ch->info.row_group, leaf->path, k, bad, len);
+        }
+    }
+    if (r->opts.validate_utf8 && utf8 && (v->offsets || v->views)) {
         size_t k, bad, len;
         if (invalid_utf8(v, &k, &bad, &len)) {
             pq_column_values_free(v);
@@ -207,24 +174,12 @@ static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     const pq_leaf *leaf = &schema->leaves[ch->info.column];
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
-    unsigned flags = (more & PQ_DECODE_INDICES)                ? PQ_DECODE_INDICES
-                     : uses_views(r, schema, ch->info.column) ? PQ_DECODE_STRING_VIEWS
-                                                              : 0;
+    unsigned flags = (more & PQ_DECODE_INDICES)        ? PQ_DECODE_INDICES
+                     : uses_views(r, ch->info.column) ? PQ_DECODE_STRING_VIEWS
+                                                      : 0;
     pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
                                           r->opts.memory_limit, flags, rows, v, err);
-    st = check_decoded(r, i, rows, st, v, err);
-    if (st == PQ_OK && v->dictionary && r->opts.validate_utf8 &&
-        (leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON)) {
-        size_t k, bad, len;
-        if (invalid_utf8(v->dictionary, &k, &bad, &len)) {
-            pq_column_values_free(v);
-            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                "row group %u, column '%s': dictionary entry %zu is not valid UTF-8 (byte %zu of "
-                                "%zu)",
-                                ch->info.row_group, leaf->path, k, bad, len);
-        }
-    }
-    return st;
+    return check_decoded(r, i, rows, st, v, err);
 }
 
 /* The threads to decode with: as asked, or with threads 0 (one per core)
@@ -349,12 +304,10 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     pq_reader *r = job->r;
     size_t n = r->sel_columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = chunk_at(r, i / n, i % n);
-    const pq_schema *schema = pq_metadata_schema(r->md);
     pq_status st = check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        pq_leaf lf = output_leaf(r, &schema->leaves[r->chunks[k].info.column]);
-        st = pq_arrow_column_build(&lf, &job->outs[j], &r->decoded[i], &job->errors[j]);
+        st = build_output(r, r->chunks[k].info.column, &job->outs[j], &r->decoded[i], &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
         r->decoded_filtered[i] = true;
@@ -396,7 +349,9 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
         job.selected[s] = selection_rows(r, i, k, &job.rows[s], &job.owned_bits[s]);
         const pq_leaf *leaf = &schema->leaves[ch->info.column];
         int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
-        unsigned flags = uses_views(r, schema, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
+        unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
+        if (pq_output_dictionary(r->outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
+            flags = PQ_PLAN_INDICES;
         st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
                                       flags, job.selected[s] ? &job.rows[s] : NULL, err);
         if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err);
@@ -481,8 +436,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *
     size_t slot = g * n + j;
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
-            pq_leaf lf = output_leaf(r, leaves[0]);
-            st = pq_arrow_column_build(&lf, &vals[0], &r->decoded[slot], err);
+            st = build_output(r, r->sel_columns[job->order[a]], &vals[0], &r->decoded[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
             st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
@@ -701,7 +655,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         if (by_dict) { /* the dictionary as a column of its own; the indices as int32 */
             pq_column_values *d = v.dictionary;
             v.dictionary = NULL;
-            pq_leaf dl = output_leaf(r, leaf);
+            pq_leaf dl = output_leaf(r, leaves[k], true);
             dl.max_def = dl.max_rep = 0;
             st = pq_arrow_column_build(&dl, d, &dict_cols[k], err);
             pq_column_values_free(d);
@@ -717,7 +671,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
                          : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
             defs_by_leaf[leaves[k]] = defs[k];
         }
-        pq_leaf lf = output_leaf(r, leaf);
+        pq_leaf lf = output_leaf(r, leaves[k], true);
         if (by_dict) {
             lf.physical_type = PQ_INT32;
             lf.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
@@ -730,7 +684,8 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         if (!want_values) continue;
         /* A projected column: the decode stage takes it as decoded here
          * instead of decoding the chunk again. */
-        bool give = hand_over && projected && !by_dict && r->late_cols && !r->late_cols[ck];
+        bool give = hand_over && projected && !by_dict && r->late_cols && !r->late_cols[ck] &&
+                    same_output(r, leaves[k]);
         if (lined_up(&ch->rows, rows)) {
             offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
             if (give) {
@@ -755,7 +710,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     }
     if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
     if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
-    if (st == PQ_OK && nv) schema_use_views(r, vleaves, nv, true, &bschema);
+    if (st == PQ_OK && nv) st = pq_output_schema(r->outputs, schema, vleaves, nv, true, true, &bschema, err);
     for (size_t k = 0; st == PQ_OK && k < nv; k++) {
         by_leaf[vleaves[k]] = batch.children[k];
         types[vleaves[k]] = bschema.children[k];
@@ -766,8 +721,13 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         st = pq_arrow_batch_export(&dc, NULL, 1, pq_arrow_column_length(dc), &dicts[k], err);
         if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
         if (st != PQ_OK) break;
-        const pq_leaf *dlf = &schema->leaves[vleaves[k]];
-        if (uses_decimal64(r, dlf)) use_decimal64_format(dlf, dict_types[k].children[0]); /* as output_leaf built it */
+        if (pq_output_types_leaf(r->outputs, vleaves[k])->decimal64) { /* as output_leaf built it */
+            char fmt[40];
+            pq_leaf dl = output_leaf(r, vleaves[k], true);
+            st = pq_arrow_format(&dl.arrow, fmt, sizeof fmt);
+            if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
+            if (st != PQ_OK) break;
+        }
         wraps[k] = *batch.children[k];
         wraps[k].dictionary = dicts[k].children[0];
         wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
@@ -1023,6 +983,28 @@ pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_ro
 }
 
 /* Export rows [first, first + count) of selected row group g. */
+/* The schema of every batch of the selection: flat selections one field
+ * per selected leaf, in order; nested ones one per top-level field. */
+static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    bool flat = selection_is_flat(r, schema);
+    size_t n = r->sel_columns_len;
+    pq_status st = flat ? pq_arrow_batch_schema(r->md, r->sel_columns, n, out, err)
+                        : pq_metadata_arrow_schema(r->md, r->sel_columns, n, out, err);
+    if (st == PQ_OK) st = pq_output_schema(r->outputs, schema, r->sel_columns, n, flat, false, out, err);
+    if (st != PQ_OK && out->release) out->release(out);
+    return st;
+}
+
+pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
+    if (!r->outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
+    return selection_schema(r, out, err);
+}
+
 static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count,
                               struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
 {
@@ -1036,17 +1018,13 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
         ncols = 0;
         while (ncols < n && cols[ncols]) ncols++;
     }
-    if (out_schema && flat) {
-        st = pq_arrow_batch_schema(r->md, r->sel_columns, ncols, out_schema, err);
-        if (st == PQ_OK) schema_use_views(r, r->sel_columns, ncols, true, out_schema);
-    } else if (out_schema) {
-        st = pq_metadata_arrow_schema(r->md, r->sel_columns, n, out_schema, err);
+    if (out_schema) {
+        st = selection_schema(r, out_schema, err);
         if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
             st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
                               (long long)out_schema->n_children);
             out_schema->release(out_schema);
         }
-        if (st == PQ_OK) schema_use_views(r, r->sel_columns, n, false, out_schema);
     }
     if (st != PQ_OK) return st;
     int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);

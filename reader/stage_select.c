@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "reader/output_type.h"
 #include "reader/prune_bloom.h"
 #include "reader/prune_dict.h"
 #include "reader/prune_pages.h"
@@ -29,6 +30,8 @@ void pq_reader_free_selection(pq_reader *r)
     free(r->pruned_by);
     r->pruned_by = NULL;
     r->select_pending = false;
+    pq_output_types_free(r->outputs);
+    r->outputs = NULL;
     for (size_t g = 0; r->late_keep && g < r->sel_row_groups_len; g++) free(r->late_keep[g]);
     free(r->late_keep);
     r->late_keep = NULL;
@@ -290,6 +293,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     if (st == PQ_OK)
         st = pick(r->opts.columns, r->opts.columns_len, schema->leaves_len, "column",
                   &r->sel_columns, &r->sel_columns_len, err);
+    if (st == PQ_OK) st = pq_output_types_make(&r->opts, r->md, &r->outputs, err);
     /* Metadata parsed with another projection may lack a selected chunk. */
     for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
         const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];

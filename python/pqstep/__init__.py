@@ -325,15 +325,18 @@ class Reader:
     cache        a MetadataCache to look the footer up in (and store it)
     columns      leaf indexes (ints: the footer parse decodes only their
                  column chunks) or dotted paths; kept for the later stages
-    strings      "string" or "string_view": the type of string and binary
-                 columns in what the reader returns (see read_table)
+    strings      "string", "string_view", "large_string" or "dictionary":
+                 the type of string and binary columns in what the reader
+                 returns (see read_table)
     decimals     "decimal128" or "decimal64" (see read_table)
+    follow_arrow_schema  follow the Arrow types the writer stored (see
+                 read_table)
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
-                 strings="string", decimals="decimal128"):
+                 strings="string", decimals="decimal128", follow_arrow_schema=False):
         self.path = os.fspath(path)
         self._handle = None
         self._md = None
@@ -344,8 +347,10 @@ class Reader:
             opts.memory_limit = memory_limit
         opts.string_type = _string_type(strings)
         opts.decimal_type = _decimal_type(decimals)
+        opts.follow_arrow_schema = bool(follow_arrow_schema)
         self._strings = strings
         self._decimals = decimals
+        self._follow = bool(follow_arrow_schema)
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -460,7 +465,7 @@ class Reader:
         return list(_decoded_batches(self.path, self.metadata, cols, [i], threads=self._threads,
                                      validate_utf8=self._validate_utf8,
                                      memory_limit=self._memory_limit, strings=self._strings,
-                                     decimals=self._decimals))[0]
+                                     decimals=self._decimals, follow_arrow_schema=self._follow))[0]
 
     def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
         """Back to the select stage with a new choice (pq_reader_reselect)."""
@@ -528,16 +533,15 @@ class Reader:
         cols = self.columns if columns is None else self._resolve(list(columns))
         if cols is None:
             cols = list(range(self.metadata.num_columns))
-        if row_limit == 0:
-            return _import_schema(self.metadata, cols, self._strings, self._decimals).empty_table()
         h, cols = self._reselect(row_groups, row_offset, row_limit, cols, filter, prune)
         err = _c.pq_error()
-        if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
+        stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
+        if _c.pq_reader_advance_to(h, stage, ctypes.byref(err)) != _c.PQ_OK:
             raise _error(err, self.path)
-        batches = list(_export_batches(h, 0, self.path))
+        batches = [] if row_limit == 0 else list(_export_batches(h, 0, self.path))
         if batches:
             return pa.Table.from_batches(batches)
-        return _import_schema(self.metadata, cols, self._strings, self._decimals).empty_table()
+        return _output_schema(h, self.path).empty_table()
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
         """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
@@ -556,7 +560,7 @@ class Reader:
                                       threads=self._threads if threads is None else threads,
                                       validate_utf8=self._validate_utf8,
                                       memory_limit=self._memory_limit, strings=self._strings,
-                                      decimals=self._decimals):
+                                      decimals=self._decimals, follow_arrow_schema=self._follow):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -582,12 +586,13 @@ def read_metadata(path, cache=None):
         return r.metadata
 
 
-_STRING_TYPES = {"string": 0, "string_view": 1}
+_STRING_TYPES = {"string": 0, "string_view": 1, "large_string": 2, "dictionary": 3}
 
 
 def _string_type(strings):
-    """strings= as pq_string_type: "string" (Arrow string / binary) or
-    "string_view" (string_view / binary_view)."""
+    """strings= as pq_string_type: "string" (Arrow string / binary),
+    "string_view" (string_view / binary_view), "large_string" (large_string
+    / large_binary) or "dictionary" (dictionary<int32, string / binary>)."""
     if strings not in _STRING_TYPES:
         raise ValueError("strings must be one of %s, not %r" % (", ".join(sorted(_STRING_TYPES)), strings))
     return _STRING_TYPES[strings]
@@ -604,37 +609,14 @@ def _decimal_type(decimals):
     return _DECIMAL_TYPES[decimals]
 
 
-def _import_schema(md, cols, strings="string", decimals="decimal128"):
-    """The selection's schema as batches have it: top-level string and
-    binary fields as views with strings="string_view", decimals of at most
-    18 digits as decimal64 with decimals="decimal64"."""
-    import pyarrow as pa
-    schema = _import_file_schema(md, cols)
-    if cols is not None and len(schema) == len(cols) and len(set(cols)) == len(cols):
-        # flat leaves come back in the order asked for, as batches have them
-        paths = [md.columns[c].path for c in cols]
-        if set(paths) == set(schema.names) and paths != schema.names:
-            schema = pa.schema([schema.field(p) for p in paths], metadata=schema.metadata)
-    view = {pa.string(): pa.string_view(), pa.binary(): pa.binary_view()}
-    for i, f in enumerate(schema):
-        if strings == "string_view" and f.type in view and \
-                not (f.metadata and b"ARROW:extension:name" in f.metadata):
-            schema = schema.set(i, f.with_type(view[f.type]))
-        elif decimals == "decimal64" and pa.types.is_decimal128(f.type) and f.type.precision <= 18:
-            schema = schema.set(i, f.with_type(pa.decimal64(f.type.precision, f.type.scale)))
-    return schema
-
-
-def _import_file_schema(md, cols):
+def _output_schema(h, path):
+    """The schema of every batch of reader h's selection
+    (pq_reader_output_schema, after the select stage), output types applied."""
     import pyarrow as pa
     sbuf = ctypes.create_string_buffer(_c.ARROW_SCHEMA_SIZE)
     err = _c.pq_error()
-    n = len(cols) if cols is not None else 0
-    arr = (ctypes.c_uint32 * max(n, 1))(*(cols or []))
-    st = _c.pq_metadata_arrow_schema(md._live(), arr if cols is not None else None, n,
-                                     ctypes.addressof(sbuf), ctypes.byref(err))
-    if st != _c.PQ_OK:
-        raise _error(err)
+    if _c.pq_reader_output_schema(h, ctypes.addressof(sbuf), ctypes.byref(err)) != _c.PQ_OK:
+        raise _error(err, path)
     return pa.Schema._import_from_c(ctypes.addressof(sbuf))
 
 
@@ -670,12 +652,13 @@ class _Filter:
 
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
-                     filter=None, prune=True, strings="string", decimals="decimal128"):
+                     filter=None, prune=True, strings="string", decimals="decimal128",
+                     follow_arrow_schema=False, schema_out=None):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
     group), for the rows [row_offset, row_offset + row_limit) of the
-    selection."""
+    selection. schema_out (a list) gets the batches' schema appended."""
     import pyarrow as pa
     opts = _c.pq_reader_options()
     _c.pq_reader_options_init(ctypes.byref(opts))
@@ -698,9 +681,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
             raise ValueError("%s must be a non-negative int" % name)
     opts.row_offset = row_offset or 0
-    if row_limit is not None:
-        if row_limit == 0:
-            return
+    if row_limit:
         opts.row_limit = row_limit
     opts.threads = threads or 0
     opts.validate_utf8 = bool(validate_utf8)
@@ -708,6 +689,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
         opts.memory_limit = memory_limit
     opts.string_type = _string_type(strings)
     opts.decimal_type = _decimal_type(decimals)
+    opts.follow_arrow_schema = bool(follow_arrow_schema)
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -718,9 +700,14 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     if not h:
         raise _error(err, path)
     try:
-        st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
+        stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
+        st = _c.pq_reader_advance_to(h, stage, ctypes.byref(err))
         if st != _c.PQ_OK:
             raise _error(err, path)
+        if schema_out is not None:
+            schema_out.append(_output_schema(h, path))
+        if row_limit == 0:
+            return
         for b in _export_batches(h, batch_size, path):
             yield b
     finally:
@@ -752,7 +739,7 @@ def _export_batches(h, batch_size, path):
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
-               cache=None, strings="string", decimals="decimal128"):
+               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False):
     """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
@@ -775,18 +762,28 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     every value copied) or "string_view" (pa.string_view() /
     pa.binary_view() for top-level columns: a dictionary-encoded value is
     its dictionary entry's view, no bytes copied; what DuckDB, polars and
-    DataFusion use). decimals: "decimal128" (the default, as pyarrow) or
+    DataFusion use), "large_string" (pa.large_string() / pa.large_binary():
+    int64 offsets) or "dictionary" (pa.dictionary(pa.int32(), pa.string()):
+    a dictionary-encoded column chunk keeps the file's dictionary, no
+    string copied). Strings inside structs, lists and maps stay
+    pa.string(). decimals: "decimal128" (the default, as pyarrow) or
     "decimal64" (pa.decimal64 for top-level decimals of at most 18 digits:
-    8 bytes a value, INT64-stored ones taken without conversion)."""
+    8 bytes a value, INT64-stored ones taken without conversion).
+    follow_arrow_schema: follow the Arrow schema the writer stored in the
+    footer (pyarrow and arrow-rs store one) where it names large strings,
+    string views, dictionaries, a timestamp's time zone or a duration;
+    elsewhere `strings` and `decimals` apply."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
         md = r.metadata
         cols = r.columns
+        schema = []
         batches = list(_decoded_batches(r.path, md, cols, row_groups, row_offset=row_offset,
                                         row_limit=row_limit, threads=threads,
                                         validate_utf8=validate_utf8, memory_limit=memory_limit,
                                         filter=filter, prune=prune, strings=strings,
-                                        decimals=decimals))
+                                        decimals=decimals, follow_arrow_schema=follow_arrow_schema,
+                                        schema_out=schema))
     if batches:
         return pa.Table.from_batches(batches)
-    return _import_schema(md, cols, strings, decimals).empty_table()
+    return schema[0].empty_table()

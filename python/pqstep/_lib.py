@@ -168,6 +168,7 @@ class pq_reader_options(ctypes.Structure):
         ("no_coalescing", ctypes.c_bool),
         ("string_type", ctypes.c_uint32),
         ("decimal_type", ctypes.c_uint32),
+        ("follow_arrow_schema", ctypes.c_bool),
     ]
 
 
@@ -366,6 +367,7 @@ pq_reader_export_row_group = _proto("pq_reader_export_row_group", c_enum, _vp, c
                                     _vp, _vp, _err)
 pq_reader_export_rows = _proto("pq_reader_export_rows", c_enum, _vp, ctypes.c_uint32,
                                ctypes.c_uint64, ctypes.c_uint64, _vp, _vp, _err)
+pq_reader_output_schema = _proto("pq_reader_output_schema", c_enum, _vp, _vp, _err)
 pq_reader_next_batch = _proto("pq_reader_next_batch", c_enum, _vp, ctypes.c_uint64, _vp, _vp, _err)
 pq_reader_row_group_range = _proto("pq_reader_row_group_range", c_enum, _vp, ctypes.c_uint32,
                                    _P(ctypes.c_uint64), _P(ctypes.c_uint64), _err)

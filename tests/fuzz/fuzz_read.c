@@ -41,10 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.threads = 2;
     opts.verify_checksums = (mode & 1) != 0;
     opts.validate_utf8 = (mode & 2) != 0;
-    /* The input's size picks the output types: strings as Arrow views
-     * (odd sizes), decimals as decimal64 (bit 1). */
-    opts.string_type = (size & 1) ? PQ_STRINGS_VIEW : PQ_STRINGS_STRING;
+    /* The input's size picks the output types: the string type (bits 0
+     * and 2: string, views, large, dictionary), decimals as decimal64 (bit
+     * 1), and following a stored ARROW:schema (bit 3). */
+    opts.string_type = (uint32_t)((size & 1) | ((size >> 1) & 2));
     opts.decimal_type = (size & 2) ? PQ_DECIMALS_64 : PQ_DECIMALS_128;
+    opts.follow_arrow_schema = (size & 8) != 0;
     if (mode != 'P') {
         opts.row_offset = (mode >> 2) & 7;
         opts.row_limit = (mode >> 5) & 7;

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """The output types a reader can be asked for (issue 11):
 strings="string_view" (pq_reader_options.string_type = PQ_STRINGS_VIEW):
-string and binary columns as Arrow string_view / binary_view, and
+string and binary columns as Arrow string_view / binary_view;
+strings="large_string" (PQ_STRINGS_LARGE) as large_string / large_binary;
+strings="dictionary" (PQ_STRINGS_DICTIONARY) as dictionary<int32, string /
+binary> arrays (the file's dictionary where every page of a chunk is
+dictionary-encoded, an entry per row otherwise); and
 decimals="decimal64" (decimal_type = PQ_DECIMALS_64): decimals of at most 18
 digits as Arrow decimal64.
 
 For every file here (the corpus's data/ files pyarrow reads, the generated
 matrix of types x encodings x codecs x page versions, the filter fixtures,
-and DuckDB's files):
-- every top-level string / binary column comes back as string_view /
-  binary_view, everything else as with strings="string" (JSON stays string,
-  strings inside structs, lists and maps stay string);
+and DuckDB's files), and each of the three string types:
+- every top-level string / binary column comes back as that type,
+  everything else as with strings="string" (JSON stays string, strings
+  inside structs, lists and maps stay string);
 - the arrays pass pyarrow's full validation (views inside their buffers);
 - cast back to string, the table equals pyarrow's own reading of the file
   (so dictionary pages, PLAIN fallback pages, delta encodings and nulls all
@@ -34,13 +38,27 @@ from read_oracle import CORPUS, SOURCE, pa, pq, pqstep  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 
 VIEW = {pa.string(): pa.string_view(), pa.binary(): pa.binary_view()}
+STRING_TYPES = {
+    "string_view": VIEW,
+    "large_string": {pa.string(): pa.large_string(), pa.binary(): pa.large_binary()},
+    "dictionary": {pa.string(): pa.dictionary(pa.int32(), pa.string()),
+                   pa.binary(): pa.dictionary(pa.int32(), pa.binary())},
+}
 DECIMALS = 0  # decimal64 columns seen
+SEEN = {k: 0 for k in STRING_TYPES}  # columns of each string type seen
 
 
 def plain(t):
-    """Views cast back to string / binary."""
-    back = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}
-    cols = [c.cast(back[c.type]) if c.type in back else c for c in t.columns]
+    """Views, large strings and dictionaries cast back to string / binary."""
+    back = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary(),
+            pa.large_string(): pa.string(), pa.large_binary(): pa.binary()}
+    cols = []
+    for c in t.columns:
+        if pa.types.is_dictionary(c.type):
+            c = c.cast(c.type.value_type)
+        elif c.type in back:
+            c = c.cast(back[c.type])
+        cols.append(c)
     return pa.table(cols, names=t.column_names)
 
 
@@ -85,27 +103,38 @@ def check_decimals(path, ref):
     return n
 
 
-def check_file(path):
-    ref = pqstep.read_table(path)  # strings="string": checked against pyarrow elsewhere
-    views = pqstep.read_table(path, strings="string_view")
-    views.validate(full=True)
-    for f, g in zip(views.schema, ref.schema):
+def check_strings(path, ref, strings):
+    """One string type: the types, full validation, and the values cast
+    back, whole file, row group by row group and in batches."""
+    types = STRING_TYPES[strings]
+    got = pqstep.read_table(path, strings=strings)
+    got.validate(full=True)
+    for f, g in zip(got.schema, ref.schema):
         is_json = g.metadata and b"ARROW:extension:name" in g.metadata
-        want = g.type if is_json else VIEW.get(g.type, g.type)
-        assert f.type == want, "%s: %s is %s, want %s" % (path, f.name, f.type, want)
-    equal(plain(views), ref, path)
-    global DECIMALS
-    DECIMALS += check_decimals(path, ref)
-    n_view = sum(1 for f in views.schema if f.type in (pa.string_view(), pa.binary_view()))
-    with pqstep.Reader(path, strings="string_view") as r:
+        want = g.type if is_json else types.get(g.type, g.type)
+        assert f.type == want, "%s (%s): %s is %s, want %s" % (path, strings, f.name, f.type, want)
+    equal(plain(got), ref, "%s (%s)" % (path, strings))
+    seen = sum(1 for f in got.schema if f.type in types.values())
+    with pqstep.Reader(path, strings=strings) as r:
         for g in range(r.metadata.num_row_groups):
             b = r.read_row_group(g)
             b.validate(full=True)
         batches = list(r.iter_batches(batch_size=777))
+        empty = r.read(row_limit=0)
+        assert empty.num_rows == 0 and empty.schema.types == got.schema.types, (path, strings, empty.schema)
     if batches:
         t = pa.Table.from_batches(batches)
-        equal(plain(t), ref, path + " (batches)")
-    return n_view
+        equal(plain(t), ref, "%s (%s, batches)" % (path, strings))
+    return seen
+
+
+def check_file(path):
+    ref = pqstep.read_table(path)  # strings="string": checked against pyarrow elsewhere
+    global DECIMALS
+    DECIMALS += check_decimals(path, ref)
+    for strings in STRING_TYPES:
+        SEEN[strings] += check_strings(path, ref, strings)
+    return 1
 
 
 def pyarrow_reads(path):
@@ -145,10 +174,10 @@ def main():
         subprocess.check_call([sys.executable, os.path.join(SOURCE, "tests", "fixtures", gen), out],
                               stdout=subprocess.DEVNULL)
         files += sorted(glob.glob(os.path.join(out, "*.parquet")))
-    passed = failed = views = 0
+    passed = failed = 0
     for p in files:
         try:
-            views += check_file(p)
+            check_file(p)
             passed += 1
         except pqstep.Error as e:
             # files whose plain read fails fail the same way with views
@@ -162,7 +191,8 @@ def main():
         except AssertionError as e:
             failed += 1
             print("FAIL %s" % e)
-    assert views > 50, "only %d view columns seen" % views
+    for strings, n in SEEN.items():
+        assert n > 50, "only %d %s columns seen" % (n, strings)
     assert DECIMALS > 10, "only %d decimal64 columns seen" % DECIMALS
 
     from pyarrow.dataset import field as f
@@ -172,13 +202,15 @@ def main():
         for text, expr in FILTERS:
             want = pqstep.read_table(path, filter=text)
             pa_rows = t.filter(expr(f)).num_rows
-            for prune, decimals in ((True, "decimal128"), (False, "decimal128"), (True, "decimal64")):
-                got = pqstep.read_table(path, filter=text, prune=prune, strings="string_view", decimals=decimals)
+            for prune, decimals, strings in ((True, "decimal128", "string_view"), (False, "decimal128", "string_view"),
+                                             (True, "decimal64", "string_view"), (True, "decimal128", "large_string"),
+                                             (True, "decimal128", "dictionary"), (False, "decimal64", "dictionary")):
+                got = pqstep.read_table(path, filter=text, prune=prune, strings=strings, decimals=decimals)
                 got.validate(full=True)
                 got = pa.table([c.cast(want.column(k).type) if pa.types.is_decimal64(c.type) else c
                                 for k, c in enumerate(got.columns)], names=got.column_names)
                 try:
-                    equal(plain(got), want, "%s [%s] prune=%s %s" % (name, text, prune, decimals))
+                    equal(plain(got), want, "%s [%s] prune=%s %s %s" % (name, text, prune, decimals, strings))
                     assert got.num_rows == pa_rows and 0 < pa_rows < t.num_rows, (text, got.num_rows, pa_rows)
                     passed += 1
                 except AssertionError as e:
@@ -189,19 +221,20 @@ def main():
         bad = os.path.join(tmp, "bad_utf8_%s.parquet" % dictionary)
         tb = pa.table({"s": pa.array([b"ok", b"\xff\xfe", b"ok"] * 10, pa.binary()).cast(pa.string(), safe=False)})
         pq.write_table(tb, bad, use_dictionary=dictionary)
-        try:
-            pqstep.read_table(bad, strings="string_view", validate_utf8=True)
-        except pqstep.Error as e:
-            assert "not valid UTF-8" in str(e), e
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL validate_utf8 accepted bad bytes in views (dictionary=%s)" % dictionary)
-        assert pqstep.read_table(bad, strings="string_view").num_rows == 30
+        for strings in STRING_TYPES:
+            try:
+                pqstep.read_table(bad, strings=strings, validate_utf8=True)
+            except pqstep.Error as e:
+                assert "not valid UTF-8" in str(e), e
+                passed += 1
+            else:
+                failed += 1
+                print("FAIL validate_utf8 accepted bad bytes as %s (dictionary=%s)" % (strings, dictionary))
+            assert pqstep.read_table(bad, strings=strings).num_rows == 30
     try:
         pqstep.read_table(files[0], strings="large")
     except ValueError as e:
-        assert "string_view" in str(e)
+        assert "large_string" in str(e)
     else:
         raise AssertionError("strings='large' accepted")
     try:
@@ -210,7 +243,8 @@ def main():
         assert "decimal64" in str(e)
     else:
         raise AssertionError("decimals='decimal32' accepted")
-    print("%d view columns and %d decimal64 columns in %d files" % (views, DECIMALS, len(files)))
+    print("%s and %d decimal64 columns in %d files" % (", ".join("%d %s" % (n, k) for k, n in SEEN.items()),
+                                                      DECIMALS, len(files)))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

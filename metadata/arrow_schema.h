@@ -1,0 +1,20 @@
+/*
+ * arrow_schema.h — internal helpers over the ArrowSchema trees that
+ * arrow_schema.c exports (pq_arrow.h has the public part).
+ */
+#ifndef PQ_METADATA_ARROW_SCHEMA_H
+#define PQ_METADATA_ARROW_SCHEMA_H
+
+#include "pq_arrow.h"
+
+/* Give leaf field node *f (no children; a node this library exported, or
+ * one this function made) the type `format`, keeping its name, flags and
+ * metadata. With `dict_format`, *f becomes a dictionary field: `format` is
+ * its index type ("i") and its dictionary a node of type `dict_format`,
+ * released with it. The old node is released; the new one is one block,
+ * so formats need not outlive the call (a timestamp's time zone, say).
+ * Errors: PQ_ERR_INVALID_ARGUMENT (a node with children, or released),
+ * PQ_ERR_NOMEM (then *f is unchanged). */
+pq_status pq_arrow_schema_retype(struct ArrowSchema *f, const char *format, const char *dict_format, pq_error *err);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * output_type.c — the Arrow type each leaf comes out of the decode stage
+ * as (see output_type.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/arrow_ipc_schema.h"
+#include "metadata/arrow_schema.h"
+#include "metadata/error.h"
+#include "reader/output_type.h"
+#include "reader/reader_internal.h"
+
+struct pq_output_types {
+    size_t n;
+    pq_leaf_output *leaves; /* per leaf of the schema */
+    pq_arrow_hints hints;   /* the writer's schema when followed (owns the time zones) */
+};
+
+/* A flat string or binary leaf (not JSON): what string_type applies to. */
+static bool string_leaf(const pq_schema *schema, const pq_leaf *lf)
+{
+    return lf->physical_type == PQ_BYTE_ARRAY && (lf->arrow.id == PQ_ARROW_STRING || lf->arrow.id == PQ_ARROW_BINARY) &&
+           pq_reader_leaf_is_flat(schema, lf);
+}
+
+/* The node of top-level field `name`, or -1. */
+static int32_t top_field(const pq_schema *schema, const char *name)
+{
+    if (schema->nodes_len == 0) return -1;
+    const pq_schema_node *root = &schema->nodes[0];
+    for (int32_t i = 0; i < root->num_children; i++) {
+        int32_t c = root->children[i];
+        if (c > 0 && (uint32_t)c < schema->nodes_len && strcmp(schema->nodes[c].name, name) == 0) return c;
+    }
+    return -1;
+}
+
+/* What hint h says of flat leaf lf: only where it names a type the
+ * default mapping does not give and the stored values are that type's
+ * values as they are (no conversion). */
+static void apply_hint(const pq_schema *schema, const pq_leaf *lf, const pq_arrow_hint *h, pq_leaf_output *o)
+{
+    if (string_leaf(schema, lf)) {
+        if (h->dictionary) o->strings = PQ_STRINGS_DICTIONARY;
+        else if (h->type == PQ_HINT_LARGE_STRING || h->type == PQ_HINT_LARGE_BINARY) o->strings = PQ_STRINGS_LARGE;
+        else if (h->type == PQ_HINT_STRING_VIEW || h->type == PQ_HINT_BINARY_VIEW) o->strings = PQ_STRINGS_VIEW;
+        return;
+    }
+    /* Arrow's time units (second, milli, micro, nano) against Parquet's. */
+    static const uint8_t unit_of[4] = {PQ_UNIT_SECONDS, PQ_UNIT_MILLIS, PQ_UNIT_MICROS, PQ_UNIT_NANOS};
+    if (h->type == PQ_HINT_TIMESTAMP && lf->arrow.id == PQ_ARROW_TIMESTAMP && lf->arrow.utc && h->unit < 4 &&
+        unit_of[h->unit] == lf->arrow.unit && h->timezone && h->timezone[0] && strcmp(h->timezone, "UTC") != 0 &&
+        strlen(h->timezone) < 64)
+        o->timezone = h->timezone;
+    if (h->type == PQ_HINT_DURATION && lf->physical_type == PQ_INT64 && lf->arrow.id == PQ_ARROW_INT64 && h->unit < 4) {
+        o->duration = true;
+        o->unit = unit_of[h->unit];
+    }
+}
+
+/* The value of key `key` in the file's key-value metadata, or NULL. */
+static const pq_key_value *file_key(const pq_file_metadata *fm, const char *key)
+{
+    size_t kl = strlen(key);
+    for (uint32_t i = 0; i < fm->key_value_metadata_len; i++) {
+        const pq_key_value *kv = &fm->key_value_metadata[i];
+        if (kv->has_value && kv->key.len == kl && memcmp(kv->key.ptr, key, kl) == 0) return kv;
+    }
+    return NULL;
+}
+
+pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata *md, pq_output_types **out,
+                               pq_error *err)
+{
+    *out = NULL;
+    if (opts->string_type > PQ_STRINGS_DICTIONARY)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "string_type %u is not a pq_string_type", opts->string_type);
+    if (opts->decimal_type > PQ_DECIMALS_64)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "decimal_type %u is not a pq_decimal_type",
+                            opts->decimal_type);
+    const pq_schema *schema = pq_metadata_schema(md);
+    pq_output_types *t = calloc(1, sizeof *t);
+    if (t) t->leaves = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *t->leaves);
+    if (!t || !t->leaves) {
+        free(t);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    t->n = schema->leaves_len;
+    for (uint32_t i = 0; i < schema->leaves_len; i++) {
+        const pq_leaf *lf = &schema->leaves[i];
+        pq_leaf_output *o = &t->leaves[i];
+        o->strings = string_leaf(schema, lf) ? (uint8_t)opts->string_type : PQ_STRINGS_STRING;
+        o->decimal64 = opts->decimal_type == PQ_DECIMALS_64 && lf->arrow.id == PQ_ARROW_DECIMAL128 &&
+                       lf->arrow.precision >= 1 && lf->arrow.precision <= 18 && pq_reader_leaf_is_flat(schema, lf);
+    }
+    const pq_key_value *kv = opts->follow_arrow_schema ? file_key(pq_metadata_file(md), "ARROW:schema") : NULL;
+    if (kv) {
+        pq_status st = pq_arrow_hints_decode((const char *)kv->value.ptr, kv->value.len, &t->hints, err);
+        if (st != PQ_OK) {
+            char what[PQ_ERROR_MESSAGE_SIZE];
+            memcpy(what, err->message, sizeof what);
+            pq_output_types_free(t);
+            return pq_error_set(err, st, "the file's ARROW:schema (follow_arrow_schema): %s", what);
+        }
+        for (size_t f = 0; f < t->hints.n_fields; f++) {
+            const pq_arrow_hint *h = &t->hints.fields[f];
+            int32_t node = h->name ? top_field(schema, h->name) : -1;
+            int32_t leaf = node > 0 ? schema->nodes[node].leaf_index : -1;
+            if (leaf < 0 || (uint32_t)leaf >= schema->leaves_len) continue; /* a group, or no such field */
+            const pq_leaf *lf = &schema->leaves[leaf];
+            if (pq_reader_leaf_is_flat(schema, lf)) apply_hint(schema, lf, h, &t->leaves[leaf]);
+        }
+    }
+    *out = t;
+    return PQ_OK;
+}
+
+void pq_output_types_free(pq_output_types *t)
+{
+    if (!t) return;
+    pq_arrow_hints_free(&t->hints);
+    free(t->leaves);
+    free(t);
+}
+
+const pq_leaf_output *pq_output_types_leaf(const pq_output_types *t, uint32_t leaf)
+{
+    static const pq_leaf_output plain = {0};
+    return t && leaf < t->n ? &t->leaves[leaf] : &plain;
+}
+
+pq_leaf pq_output_leaf(const pq_output_types *t, const pq_schema *schema, uint32_t leaf, bool for_filter)
+{
+    pq_leaf out = schema->leaves[leaf];
+    const pq_leaf_output *o = pq_output_types_leaf(t, leaf);
+    if (o->decimal64) out.arrow.id = PQ_ARROW_DECIMAL64;
+    if (for_filter) return out;
+    if (o->strings == PQ_STRINGS_LARGE)
+        out.arrow.id = out.arrow.id == PQ_ARROW_STRING ? PQ_ARROW_LARGE_STRING : PQ_ARROW_LARGE_BINARY;
+    if (o->duration) {
+        out.arrow.id = PQ_ARROW_DURATION;
+        out.arrow.unit = o->unit;
+    }
+    return out;
+}
+
+bool pq_output_views(const pq_output_types *t, uint32_t leaf)
+{
+    return pq_output_types_leaf(t, leaf)->strings == PQ_STRINGS_VIEW;
+}
+
+bool pq_output_dictionary(const pq_output_types *t, uint32_t leaf)
+{
+    return pq_output_types_leaf(t, leaf)->strings == PQ_STRINGS_DICTIONARY;
+}
+
+/* Whether leaf `leaf` exports with a type of its own; its format (and a
+ * dictionary's value format) in fmt / dict. */
+static bool output_format(const pq_output_types *t, const pq_schema *schema, uint32_t leaf, bool for_filter,
+                          char *fmt, size_t cap, const char **dict)
+{
+    const pq_leaf_output *o = pq_output_types_leaf(t, leaf);
+    const pq_leaf *lf = &schema->leaves[leaf];
+    *dict = NULL;
+    if (o->strings == PQ_STRINGS_VIEW) {
+        snprintf(fmt, cap, "%s", lf->arrow.id == PQ_ARROW_STRING ? "vu" : "vz");
+        return true;
+    }
+    if (o->strings == PQ_STRINGS_DICTIONARY && !for_filter) {
+        snprintf(fmt, cap, "i");
+        *dict = lf->arrow.id == PQ_ARROW_STRING ? "u" : "z";
+        return true;
+    }
+    if (o->timezone && !for_filter) {
+        snprintf(fmt, cap, "ts%c:%s", "?mun"[lf->arrow.unit & 3], o->timezone);
+        return true;
+    }
+    if (!o->decimal64 && (for_filter || (o->strings != PQ_STRINGS_LARGE && !o->duration))) return false;
+    pq_leaf ol = pq_output_leaf(t, schema, leaf, for_filter);
+    return pq_arrow_format(&ol.arrow, fmt, cap) == PQ_OK;
+}
+
+pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
+                           bool flat, bool for_filter, struct ArrowSchema *s, pq_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const pq_leaf *lf = &schema->leaves[columns[i]];
+        char fmt[96];
+        const char *dict;
+        if (!pq_reader_leaf_is_flat(schema, lf) || !output_format(t, schema, columns[i], for_filter, fmt, sizeof fmt, &dict))
+            continue;
+        const char *name = schema->nodes[lf->node].name;
+        for (int64_t k = flat ? (int64_t)i : 0; k < s->n_children && (!flat || k == (int64_t)i); k++) {
+            struct ArrowSchema *f = s->children[k];
+            if (!flat && strcmp(f->name, name) != 0) continue;
+            pq_status st = pq_arrow_schema_retype(f, fmt, dict, err);
+            if (st != PQ_OK) return st;
+            break;
+        }
+    }
+    return PQ_OK;
+}
