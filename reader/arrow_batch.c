@@ -145,6 +145,12 @@ void pq_arrow_column_release(pq_arrow_column *c)
     free(c);
 }
 
+pq_arrow_column *pq_arrow_column_retain(pq_arrow_column *c)
+{
+    if (c) atomic_fetch_add(&c->refs, 1);
+    return c;
+}
+
 int64_t pq_arrow_column_length(const pq_arrow_column *c)
 {
     return c ? c->length : 0;

@@ -52,6 +52,9 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
 /* Drop one reference; frees with the last. NULL is ignored. Thread-safe. */
 void pq_arrow_column_release(pq_arrow_column *c);
 
+/* Take one more reference; returns c. NULL is ignored. Thread-safe. */
+pq_arrow_column *pq_arrow_column_retain(pq_arrow_column *c);
+
 /* Rows in the column. */
 int64_t pq_arrow_column_length(const pq_arrow_column *c);
 

@@ -146,6 +146,12 @@ pq_leaf pq_output_leaf(const pq_output_types *t, const pq_schema *schema, uint32
     return out;
 }
 
+bool pq_output_same_for_filter(const pq_output_types *t, const pq_schema *schema, uint32_t leaf)
+{
+    pq_leaf a = pq_output_leaf(t, schema, leaf, false), b = pq_output_leaf(t, schema, leaf, true);
+    return a.arrow.id == b.arrow.id && !pq_output_dictionary(t, leaf);
+}
+
 bool pq_output_views(const pq_output_types *t, uint32_t leaf)
 {
     return pq_output_types_leaf(t, leaf)->strings == PQ_STRINGS_VIEW;

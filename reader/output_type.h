@@ -48,6 +48,10 @@ const pq_leaf_output *pq_output_types_leaf(const pq_output_types *t, uint32_t le
  * as int32-offset strings and durations as int64. */
 pq_leaf pq_output_leaf(const pq_output_types *t, const pq_schema *schema, uint32_t leaf, bool for_filter);
 
+/* Whether the filter's own column of leaf `leaf` is its output column
+ * too, so late materialization may hand it to the decode stage. */
+bool pq_output_same_for_filter(const pq_output_types *t, const pq_schema *schema, uint32_t leaf);
+
 /* Whether leaf `leaf` decodes into string views (views are read by the
  * filter too). */
 bool pq_output_views(const pq_output_types *t, uint32_t leaf);

@@ -1,7 +1,9 @@
 /*
  * reader_internal.h — the reader's context, shared by the files of reader/:
- * reader.c (opening, driving, the footer stage), stage_select.c and
- * stage_pages.c.
+ * reader.c (opening, driving, the footer stage), stage_select.c,
+ * stage_pages.c, stage_filter.c (late materialization), stage_decode.c and
+ * export.c. Each stage's state is a group of fields below that its own
+ * file makes, writes and frees; the later stages only read it.
  */
 #ifndef PQ_READER_INTERNAL_H
 #define PQ_READER_INTERNAL_H
@@ -48,6 +50,51 @@ typedef enum footer_step {
     FOOTER_NEED_REST,   /* tail read; the footer is longer than the tail */
     FOOTER_DONE
 } footer_step;
+
+/* Steps of late materialization (stage_filter.c). */
+typedef enum filter_step {
+    FILTER_OFF = 0,   /* no column waits for the filter (none, prune_only, or nothing deferred) */
+    FILTER_WAITING,   /* the page-header stage deferred chunks until the filter has run */
+    FILTER_EVALUATED  /* the filter's bits are made for every selected row group */
+} filter_step;
+
+/* Late materialization's state: made, written and freed by
+ * stage_filter.c; read by the page-header and decode stages. */
+typedef struct pq_filter_state {
+    filter_step step;
+    uint8_t **keep;                 /* per selected row group: the filter's bits over its rows
+                                     * (sel_rows), or NULL */
+    size_t groups;
+    struct pq_arrow_column **cols;  /* per chunk: a projected filter column as decoded to
+                                     * evaluate it (the decode stage takes a reference) */
+    size_t cols_len;
+} pq_filter_state;
+
+/* The decode stage's output (stage_decode.c): an output slot per selected
+ * row group x selected column, in that order. */
+typedef struct pq_decoded {
+    struct pq_arrow_column **cols;
+    uint64_t *first_row;            /* per slot: the row-group row its array starts at */
+    size_t *chunk;                  /* per slot: the chunk whose rows its array holds */
+    bool *filtered;                 /* per slot: decoded for the filter's matching rows alone
+                                     * (selection-vector decode), so no take is needed */
+    size_t len;
+    pq_row_set *rows;               /* per selected row group: the rows delivered (the select
+                                     * stage's, or [0, matches) once filtered) */
+    size_t groups;
+} pq_decoded;
+
+/* Where pq_reader_next_batch is (export.c). */
+typedef enum cursor_step {
+    CURSOR_GROUP_START = 0,         /* at cursor.group's first row (not yet looked at) */
+    CURSOR_IN_GROUP                 /* cursor.row is the next row of cursor.group */
+} cursor_step;
+
+typedef struct pq_batch_cursor {
+    size_t group;                   /* next selected row group */
+    uint64_t row;                   /* and the row in it (row-group numbering) */
+    cursor_step step;
+} pq_batch_cursor;
 
 typedef enum source_kind {
     SOURCE_NONE,        /* sans-IO: the caller supplies bytes */
@@ -103,27 +150,14 @@ struct pq_reader {
     pq_reader_chunk *chunks;
     size_t chunks_len;
     size_t chunks_walked;           /* entries done so far */
-    bool late_pending;              /* deferred chunks wait for the filter's rows */
-    uint8_t **late_keep;            /* per selected row group: the filter's bits over the rows
-                                     * of sel_rows, from late materialization (or NULL) */
-    struct pq_arrow_column **late_cols; /* per chunk: a projected filter column as late
-                                     * materialization decoded it, for the decode stage */
-    size_t late_cols_len;
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
     size_t prev_hint;               /* where reuse_walked's next search starts */
     pq_page_walk_counters walk_counters;
 
-    /* decode stage: one column per entry of `chunks`, same order */
-    pq_arrow_column **decoded;
-    uint64_t *decoded_first_row;    /* per entry: the row-group row its array starts at */
-    size_t *decoded_chunk;          /* per entry: the chunk whose rows its array holds */
-    bool *decoded_filtered;         /* per entry: decoded for the filter's matching rows alone
-                                     * (selection-vector decode), so no take is needed */
-    size_t decoded_len;
-    size_t batch_group;             /* pq_reader_next_batch: next selected row group */
-    uint64_t batch_row;             /* and the row in it (row-group numbering) */
-    bool batch_started;             /* batch_row is set for batch_group */
+    pq_filter_state filt;           /* late materialization (stage_filter.c) */
+    pq_decoded out;                 /* decode stage (stage_decode.c) */
+    pq_batch_cursor cursor;         /* pq_reader_next_batch (export.c) */
 };
 
 
@@ -147,16 +181,46 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
 /* The filter over selected row group g's rows (sel_rows[g]): its columns'
- * walked chunks decoded and evaluated (stage_decode.c). *keep (malloc'd, a
+ * walked chunks decoded and evaluated (stage_filter.c). *keep (malloc'd, a
  * bit per row of sel_rows[g]) gets the matching rows, *kept their count.
  * cctx may be NULL. With hand_over, the decoded arrays of the filter's
- * projected columns go to r->late_cols for the decode stage: the reader is
- * written (entries g's alone, so row groups run in parallel). */
+ * projected columns go to r->filt.cols for the decode stage (entries of g
+ * alone, so row groups run in parallel; only pq_filter_evaluate_group
+ * hands over). */
 pq_status pq_reader_filter_rows(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, bool hand_over,
                                 uint8_t **keep, int64_t *kept, pq_error *err);
 
+/* Late materialization (stage_filter.c): make the state for the
+ * selection's row groups (the old one freed); evaluate the filter on
+ * selected row group g, keeping its bits (and the filter's projected
+ * columns) in r->filt, *kept the matches; the bits of row group g, or NULL
+ * before the filter ran (or where it did not); chunk k's column as the
+ * filter decoded it, or NULL (borrowed: take a reference to keep it). */
+pq_status pq_filter_begin(pq_reader *r, pq_error *err);
+pq_status pq_filter_evaluate_group(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, int64_t *kept,
+                                   pq_error *err);
+const uint8_t *pq_filter_keep(const pq_reader *r, size_t g);
+struct pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k);
+void pq_reader_free_filter(pq_reader *r);
+
 /* The decode stage (stage_decode.c): decode every selected chunk. */
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);
+
+/* Chunk i's kept pages decoded (only the rows `rows` selects, NULL: all;
+ * extra PQ_DECODE_* flags `more`) and checked: errors named with the
+ * chunk, UTF-8 when asked for, a flat column's value count (stage_decode.c). */
+pq_status pq_reader_decode_chunk_flags(const pq_reader *r, struct pq_codec_ctx *cctx, size_t i,
+                                       const pq_decode_rows *rows, unsigned more, pq_column_values *v,
+                                       pq_error *err);
+
+/* Column `col`, decoded over the rows of chunk ch's kept pages, reduced to
+ * the rows of `want` whose bit in `keep` (one per row of want; NULL: all)
+ * is set, `kept` of them: *out gets a new column (stage_decode.c). */
+pq_status pq_reader_take_rows(const pq_reader_chunk *ch, struct pq_arrow_column *col, const pq_row_set *want,
+                              const uint8_t *keep, int64_t kept, struct pq_arrow_column **out, pq_error *err);
+
+/* Whether every selected leaf is flat (stage_decode.c). */
+bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema);
 
 /* Move the walked chunks aside for the next plan to take over
  * (stage_pages.c); chunks not walked to the end are freed. */
@@ -185,6 +249,19 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
 {
     return leaf->max_rep == 0 && leaf->node > 0 && (uint32_t)leaf->node < schema->nodes_len &&
            schema->nodes[leaf->node].parent == 0;
+}
+
+/* The chunk of selected row group g and walk column c. */
+static inline size_t pq_reader_chunk_at(const pq_reader *r, size_t g, size_t c)
+{
+    return g * r->walk_columns_len + c;
+}
+
+/* Whether a column decoded over the rows of `have` lines up with the rows
+ * of `want` by an offset alone: both one run (want's may be empty). */
+static inline bool pq_reader_lined_up(const pq_row_set *have, const pq_row_set *want)
+{
+    return have->n == 1 && want->n <= 1;
 }
 
 static inline uint64_t pq_reader_now_ns(void)

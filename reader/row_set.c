@@ -196,3 +196,15 @@ uint64_t pq_bits_count(const uint8_t *keep, uint64_t n)
     for (; i < n; i++) set += bit(keep, i);
     return set;
 }
+
+bool pq_row_set_copy(pq_row_set *dst, const pq_row_set *src)
+{
+    pq_row_set_init(dst, 0, 0);
+    const pq_row_span *sp = pq_row_set_spans(src);
+    for (size_t i = 0; i < src->n; i++)
+        if (!pq_row_set_add(dst, sp[i].first, sp[i].count)) {
+            pq_row_set_free(dst);
+            return false;
+        }
+    return true;
+}

@@ -50,6 +50,10 @@ static inline uint64_t pq_row_set_end(const pq_row_set *s)
 void pq_row_set_init(pq_row_set *s, uint64_t first, uint64_t count);
 void pq_row_set_free(pq_row_set *s);
 
+/* *dst (uninitialized) made a copy of src; false (and dst empty) when out
+ * of memory. */
+bool pq_row_set_copy(pq_row_set *dst, const pq_row_set *src);
+
 /* Append rows [first, first + count), which must not start before the
  * first row of the set's last run (a range that touches or overlaps that
  * run is merged into it). false when out of memory. */

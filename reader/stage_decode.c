@@ -1,8 +1,8 @@
 /*
  * stage_decode.c — the decode stage: every selected chunk's pages decoded
  * (pq_column_decode) into the Arrow buffers of its column, kept in the
- * reader; pq_reader_export_row_group(), pq_reader_export_rows() and
- * pq_reader_next_batch() hand rows out as record batches. Nested columns
+ * reader (pq_decoded) for export.c to hand out, and, with a filter, the
+ * output reduced to the matching rows. Nested columns
  * (structs, lists, maps) are assembled from their leaves' levels into one
  * array per top-level field.
  *
@@ -19,32 +19,34 @@
 #include <string.h>
 
 #include "kernels/utf8.h"
-#include "metadata/arrow_schema.h"
 #include "metadata/error.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
-#include "predicate/predicate_eval.h"
 #include "reader/reader_internal.h"
 
 void pq_reader_free_decoded(pq_reader *r)
 {
-    for (size_t i = 0; r->decoded && i < r->decoded_len; i++)
-        pq_arrow_column_release(r->decoded[i]);
-    free(r->decoded);
-    free(r->decoded_first_row);
-    free(r->decoded_chunk);
-    free(r->decoded_filtered);
-    r->decoded = NULL;
-    r->decoded_first_row = NULL;
-    r->decoded_chunk = NULL;
-    r->decoded_filtered = NULL;
-    r->decoded_len = 0;
-    r->batch_group = 0;
-    r->batch_row = 0;
-    r->batch_started = false;
+    for (size_t i = 0; r->out.cols && i < r->out.len; i++)
+        pq_arrow_column_release(r->out.cols[i]);
+    free(r->out.cols);
+    free(r->out.first_row);
+    free(r->out.chunk);
+    free(r->out.filtered);
+    r->out.cols = NULL;
+    r->out.first_row = NULL;
+    r->out.chunk = NULL;
+    r->out.filtered = NULL;
+    r->out.len = 0;
+    r->cursor.group = 0;
+    r->cursor.row = 0;
+    for (size_t g = 0; r->out.rows && g < r->out.groups; g++) pq_row_set_free(&r->out.rows[g]);
+    free(r->out.rows);
+    r->out.rows = NULL;
+    r->out.groups = 0;
+    r->cursor.step = CURSOR_GROUP_START;
 }
 
-static bool selection_is_flat(const pq_reader *r, const pq_schema *schema)
+bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema)
 {
     for (size_t c = 0; c < r->sel_columns_len; c++)
         if (!pq_reader_leaf_is_flat(schema, &schema->leaves[r->sel_columns[c]])) return false;
@@ -63,14 +65,6 @@ static pq_leaf output_leaf(const pq_reader *r, uint32_t leaf, bool for_filter)
     return pq_output_leaf(r->outputs, pq_metadata_schema(r->md), leaf, for_filter);
 }
 
-/* Whether the filter's own column of leaf `leaf` is its output column
- * too (so late materialization may hand it over). */
-static bool same_output(const pq_reader *r, uint32_t leaf)
-{
-    pq_leaf a = output_leaf(r, leaf, false), b = output_leaf(r, leaf, true);
-    return a.arrow.id == b.arrow.id && !pq_output_dictionary(r->outputs, leaf);
-}
-
 /* Build decoded chunk v of leaf `leaf` into its output column. */
 static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_values *v, pq_arrow_column **out,
                               pq_error *err)
@@ -83,8 +77,6 @@ static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_value
 /* Decode one chunk's kept pages and check the value count against the rows
  * they hold (levels of a flat column; records of a nested one are checked
  * when assembled). */
-static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
-                                    unsigned more, pq_column_values *v, pq_error *err);
 
 /* Chunk i decoded for its output column: its dictionary indices when it
  * comes out as a dictionary array and every data page is
@@ -95,7 +87,7 @@ static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, 
     const pq_reader_chunk *ch = &r->chunks[i];
     bool indices = pq_output_dictionary(r->outputs, ch->info.column) &&
                    pq_pages_all_dictionary(ch->pages, ch->info.npages);
-    return decode_chunk_flags(r, cctx, i, NULL, indices ? PQ_DECODE_INDICES : 0, v, err);
+    return pq_reader_decode_chunk_flags(r, cctx, i, NULL, indices ? PQ_DECODE_INDICES : 0, v, err);
 }
 
 /* The first of v's n_values byte arrays that is not valid UTF-8: *k, and
@@ -165,7 +157,7 @@ static size_t chunk_kept(const pq_reader_chunk *ch)
 
 /* decode_chunk of only the rows `rows` selects (NULL: all), with extra
  * PQ_DECODE_* flags. */
-static pq_status decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
+pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
                                     unsigned more, pq_column_values *v, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
@@ -224,19 +216,6 @@ typedef struct decode_job {
     pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
 } decode_job;
 
-/* The chunk of selected row group g and walk column c. */
-static inline size_t chunk_at(const pq_reader *r, size_t g, size_t c)
-{
-    return g * r->walk_columns_len + c;
-}
-
-/* Whether a column decoded over the rows of `have` lines up with the rows
- * of `want` by an offset alone: both one run (want's may be empty). */
-static bool lined_up(const pq_row_set *have, const pq_row_set *want)
-{
-    return have->n == 1 && want->n <= 1;
-}
-
 /* ---------------------------------------------------------------------------
  * Flat row groups as decode plans
  *
@@ -270,20 +249,20 @@ static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_row
     const pq_leaf *leaf = &schema->leaves[r->chunks[k].info.column];
     const pq_row_set *want = &r->sel_rows[g], *have = &r->chunks[k].rows;
     *owned = NULL;
-    if (!(r->filter && !r->opts.prune_only && r->late_keep && r->late_keep[g] && pq_decode_rows_supported(leaf)))
-        return false;
-    if (lined_up(have, want) && (!want->rows || (pq_row_set_first(want) >= r->decoded_first_row[i] &&
+    const uint8_t *keep = pq_filter_keep(r, g);
+    if (!(r->filter && !r->opts.prune_only && keep && pq_decode_rows_supported(leaf))) return false;
+    if (pq_reader_lined_up(have, want) && (!want->rows || (pq_row_set_first(want) >= r->out.first_row[i] &&
                                                  pq_row_set_end(want) <= pq_row_set_end(have)))) {
-        *rows = (pq_decode_rows){r->late_keep[g],
-                                 want->rows ? pq_row_set_first(want) - r->decoded_first_row[i] : 0, want->rows};
+        *rows = (pq_decode_rows){keep,
+                                 want->rows ? pq_row_set_first(want) - r->out.first_row[i] : 0, want->rows};
         return true;
     }
     /* The pages kept hold runs of rows (late materialization kept those
      * with a match): the matching rows as bits over the kept ones. */
     uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
     if (!bits) return false;
-    int64_t set = pq_row_set_map_bits(have, want, r->late_keep[g], bits);
-    if (set < 0 || (uint64_t)set != pq_bits_count(r->late_keep[g], want->rows)) {
+    int64_t set = pq_row_set_map_bits(have, want, keep, bits);
+    if (set < 0 || (uint64_t)set != pq_bits_count(keep, want->rows)) {
         free(bits); /* rows missing from the kept pages: the general path says so */
         return false;
     }
@@ -303,15 +282,15 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     group_job *job = user;
     pq_reader *r = job->r;
     size_t n = r->sel_columns_len, i = job->slot_of[j], s = i - job->first_slot;
-    size_t k = chunk_at(r, i / n, i % n);
+    size_t k = pq_reader_chunk_at(r, i / n, i % n);
     pq_status st = check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        st = build_output(r, r->chunks[k].info.column, &job->outs[j], &r->decoded[i], &job->errors[j]);
+        st = build_output(r, r->chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
-        r->decoded_filtered[i] = true;
-        r->decoded_first_row[i] = 0;
+        r->out.filtered[i] = true;
+        r->out.first_row[i] = 0;
     }
     pq_column_values_free(&job->outs[j]);
     job->status[j] = st;
@@ -337,13 +316,13 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t s = 0; st == PQ_OK && s < slots; s++) {
-        size_t i = g0 * n + s, k = chunk_at(r, i / n, i % n);
+        size_t i = g0 * n + s, k = pq_reader_chunk_at(r, i / n, i % n);
         const pq_reader_chunk *ch = &r->chunks[k];
-        r->decoded_first_row[i] = pq_row_set_first(&ch->rows);
-        r->decoded_chunk[i] = k;
-        if (r->late_cols && k < r->late_cols_len && r->late_cols[k]) { /* decoded by late materialization */
-            r->decoded[i] = r->late_cols[k];
-            r->late_cols[k] = NULL;
+        r->out.first_row[i] = pq_row_set_first(&ch->rows);
+        r->out.chunk[i] = k;
+        pq_arrow_column *evaluated = pq_filter_column(r, k);
+        if (evaluated) { /* decoded by late materialization */
+            r->out.cols[i] = pq_arrow_column_retain(evaluated);
             continue;
         }
         job.selected[s] = selection_rows(r, i, k, &job.rows[s], &job.owned_bits[s]);
@@ -401,7 +380,7 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
         size_t g1 = g0;
         uint64_t bytes = 0;
         while (g1 < r->sel_row_groups_len && (g1 == g0 || bytes < PASS_BYTES)) {
-            for (size_t c = 0; c < n; c++) bytes += chunk_kept(&r->chunks[chunk_at(r, g1, c)]);
+            for (size_t c = 0; c < n; c++) bytes += chunk_kept(&r->chunks[pq_reader_chunk_at(r, g1, c)]);
             g1++;
         }
         pq_status st = run_flat_pass(r, djob, g0, g1, threads, err);
@@ -426,25 +405,25 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *
     size_t done = 0;
     for (; st == PQ_OK && done < m; done++) {
         leaves[done] = &schema->leaves[r->sel_columns[job->order[a + done]]];
-        st = decode_chunk(r, cctx, chunk_at(r, g, job->order[a + done]), &vals[done], err);
+        st = decode_chunk(r, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
      * of a field's only leaf (stage_pages.c, pages_may_be_skipped). */
-    size_t first_k = chunk_at(r, g, job->order[a]);
+    size_t first_k = pq_reader_chunk_at(r, g, job->order[a]);
     const pq_reader_chunk *first = &r->chunks[first_k];
     size_t slot = g * n + j;
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
-            st = build_output(r, r->sel_columns[job->order[a]], &vals[0], &r->decoded[slot], err);
+            st = build_output(r, r->sel_columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
             st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
-                                       &r->decoded[slot], err);
+                                       &r->out.cols[slot], err);
         }
     }
-    r->decoded_first_row[slot] = pq_row_set_first(&first->rows);
-    r->decoded_chunk[slot] = first_k;
+    r->out.first_row[slot] = pq_row_set_first(&first->rows);
+    r->out.chunk[slot] = first_k;
     for (size_t k = 0; vals && k < m; k++) pq_column_values_free(&vals[k]);
     free(vals);
     free(leaves);
@@ -493,7 +472,7 @@ static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
 }
 
 /* ---------------------------------------------------------------------------
- * The filter on rows
+ * The filter on the output
  * ------------------------------------------------------------------------- */
 
 typedef struct filter_job {
@@ -504,23 +483,14 @@ typedef struct filter_job {
     pq_codec_ctx *codecs;   /* per worker thread */
 } filter_job;
 
-/* Walk column of leaf `leaf`. */
-static size_t walk_index(const pq_reader *r, uint32_t leaf)
-{
-    for (size_t c = 0; c < r->walk_columns_len; c++)
-        if (r->walk_columns[c] == leaf) return c;
-    return SIZE_MAX; /* bind_filter put every filter leaf there */
-}
-
-
 /* Column `col`, decoded over the rows of `have` (a chunk's kept pages),
  * reduced to the rows of `want` whose bit in `keep` (one per row of want;
  * NULL: all) is set, `kept` of them: *out gets a new column. */
-static pq_status take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, const pq_row_set *want,
-                           const uint8_t *keep, int64_t kept, pq_arrow_column **out, pq_error *err)
+pq_status pq_reader_take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, const pq_row_set *want,
+                               const uint8_t *keep, int64_t kept, pq_arrow_column **out, pq_error *err)
 {
     const pq_row_set *have = &ch->rows;
-    if (lined_up(have, want) && keep) {
+    if (pq_reader_lined_up(have, want) && keep) {
         uint64_t a = pq_row_set_first(have), b = pq_row_set_end(have);
         uint64_t x = want->rows ? pq_row_set_first(want) : a, y = x + want->rows;
         /* (A late column may lack rows that do not match: gathered below.) */
@@ -540,284 +510,51 @@ static pq_status take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, cons
                         (unsigned long long)pq_row_set_end(have), have->n, have->n == 1 ? "" : "s");
 }
 
-/* How the filter reads leaf `leaf`: its values (a comparison, IN, or IS
- * [NOT] NULL on the leaf) and/or its definition levels per row (IS [NOT]
- * NULL on a group whose first leaf it is). */
-static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool *defs)
-{
-    if (!e) return;
-    if (e->kind == PQ_NODE_AND || e->kind == PQ_NODE_OR || e->kind == PQ_NODE_NOT) {
-        filter_leaf_uses(e->kids[0], leaf, values, defs);
-        filter_leaf_uses(e->kids[1], leaf, values, defs);
-        return;
-    }
-    if (e->kind == PQ_NODE_CONST || e->leaf != leaf) return;
-    if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) *defs = true;
-    else *values = true;
-}
-
-/* The definition level of each row's first entry of a decoded chunk (one
- * per row of ch->rows), lined up with the rows of `want`: out gets
- * want->rows entries. */
-static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const pq_reader_chunk *ch,
-                          const pq_row_set *want, int16_t *out, pq_error *err)
-{
-    const pq_row_set *have = &ch->rows;
-    int16_t *per_row = malloc((size_t)(have->rows ? have->rows : 1) * sizeof *per_row);
-    uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
-    if (!per_row || !bits) {
-        free(per_row);
-        free(bits);
-        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    }
-    uint64_t row = 0;
-    for (size_t i = 0; i < v->n_levels; i++) {
-        if (leaf->max_rep > 0 && v->rep_levels[i] != 0) continue; /* not a record's first entry */
-        if (row == have->rows) break;
-        per_row[row++] = v->def_levels ? v->def_levels[i] : leaf->max_def;
-    }
-    pq_status st = PQ_OK;
-    int64_t set = row == have->rows ? pq_row_set_map_bits(have, want, NULL, bits) : -1;
-    if (set != (int64_t)want->rows) {
-        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                          "RowGroup[%u].columns[%u]: the pages read hold %llu records, not the %llu rows "
-                          "needed",
-                          ch->info.row_group, ch->info.column, (unsigned long long)row,
-                          (unsigned long long)want->rows);
-    } else {
-        size_t j = 0;
-        for (uint64_t i = 0; i < have->rows; i++)
-            if ((bits[i >> 3] >> (i & 7)) & 1) out[j++] = per_row[i];
-    }
-    free(per_row);
-    free(bits);
-    return st;
-}
-
-/* Evaluate the filter on selected row group g's rows (sel_rows[g]). The
- * filter's columns are decoded here as flat columns of their own, and
- * lined up with those rows; a leaf that stands for a group's nullness
- * gives its definition levels per row instead (or as well). */
-pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                uint8_t **keep_out, int64_t *kept_out, pq_error *err)
-{
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    *keep_out = NULL;
-    *kept_out = 0;
-    size_t nl = pq_expr_columns(r->filter, NULL, 0);
-    const pq_row_set *rows = &r->sel_rows[g];
-    int64_t len = (int64_t)rows->rows;
-    uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
-    pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
-    bool *handed = calloc(nl ? nl : 1, sizeof *handed);
-    int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
-    const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
-    const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
-    int16_t **defs = calloc(nl ? nl : 1, sizeof *defs);
-    const int16_t **defs_by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *defs_by_leaf);
-    uint32_t *vleaves = malloc((nl ? nl : 1) * sizeof *vleaves);
-    pq_arrow_column **vcols = calloc(nl ? nl : 1, sizeof *vcols);
-    int64_t *voffsets = calloc(nl ? nl : 1, sizeof *voffsets);
-    size_t nv = 0;
-    pq_arrow_column **dict_cols = calloc(nl ? nl : 1, sizeof *dict_cols); /* per filter leaf: its dictionary */
-    pq_arrow_column **vdicts = calloc(nl ? nl : 1, sizeof *vdicts);
-    struct ArrowArray *wraps = calloc(nl ? nl : 1, sizeof *wraps);       /* dictionary columns as the */
-    struct ArrowSchema *wrap_types = calloc(nl ? nl : 1, sizeof *wrap_types); /* evaluator takes them */
-    struct ArrowArray *dicts = calloc(nl ? nl : 1, sizeof *dicts);
-    struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
-    uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
-    struct ArrowArray batch = {0};
-    struct ArrowSchema bschema = {0};
-    pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
-                           vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
-                           dict_types
-                       ? PQ_OK
-                       : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
-    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        size_t c = walk_index(r, leaves[k]), ck = chunk_at(r, g, c);
-        const pq_reader_chunk *ch = &r->chunks[ck];
-        const pq_leaf *leaf = &schema->leaves[leaves[k]];
-        bool want_values = false, want_defs = false;
-        filter_leaf_uses(r->filter, (int32_t)leaves[k], &want_values, &want_defs);
-        /* Filter at the dictionary: a chunk whose data pages are all
-         * dictionary-encoded gives its indices and dictionary, and the
-         * predicate is evaluated once per entry (predicate_eval.h). Not for
-         * a projected column whose rows cannot be decoded alone later
-         * (selection-vector decode): it is handed over decoded instead. */
-        bool projected = c < r->sel_columns_len;
-        bool by_dict = want_values && !r->opts.prune_only && pq_reader_leaf_is_flat(schema, leaf) &&
-                       pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
-                       (!projected || pq_decode_rows_supported(leaf));
-        pq_column_values v;
-        st = decode_chunk_flags(r, cctx, ck, NULL, by_dict ? PQ_DECODE_INDICES : 0, &v, err);
-        if (st != PQ_OK) break;
-        if (by_dict) { /* the dictionary as a column of its own; the indices as int32 */
-            pq_column_values *d = v.dictionary;
-            v.dictionary = NULL;
-            pq_leaf dl = output_leaf(r, leaves[k], true);
-            dl.max_def = dl.max_rep = 0;
-            st = pq_arrow_column_build(&dl, d, &dict_cols[k], err);
-            pq_column_values_free(d);
-            free(d);
-        }
-        if (st != PQ_OK) {
-            pq_column_values_free(&v);
-            break;
-        }
-        if (want_defs) {
-            defs[k] = malloc((size_t)(len ? len : 1) * sizeof *defs[k]);
-            st = defs[k] ? row_defs(leaf, &v, ch, rows, defs[k], err)
-                         : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-            defs_by_leaf[leaves[k]] = defs[k];
-        }
-        pq_leaf lf = output_leaf(r, leaves[k], true);
-        if (by_dict) {
-            lf.physical_type = PQ_INT32;
-            lf.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
-            v.physical_type = PQ_INT32;
-            v.width = 4;
-        }
-        if (st == PQ_OK && want_values) st = pq_arrow_column_build(&lf, &v, &cols[k], err);
-        pq_column_values_free(&v);
-        if (st != PQ_OK) break;
-        if (!want_values) continue;
-        /* A projected column: the decode stage takes it as decoded here
-         * instead of decoding the chunk again. */
-        bool give = hand_over && projected && !by_dict && r->late_cols && !r->late_cols[ck] &&
-                    same_output(r, leaves[k]);
-        if (lined_up(&ch->rows, rows)) {
-            offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
-            if (give) {
-                r->late_cols[ck] = cols[k];
-                handed[k] = true;
-            }
-        } else { /* runs of pages: gather the rows */
-            pq_arrow_column *t;
-            st = take_rows(ch, cols[k], rows, NULL, len, &t, err);
-            if (st == PQ_OK && give) r->late_cols[ck] = cols[k];
-            else pq_arrow_column_release(cols[k]);
-            cols[k] = st == PQ_OK ? t : NULL;
-        }
-    }
-    /* The columns whose values the filter reads, as one batch. */
-    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        if (!cols[k]) continue;
-        vleaves[nv] = leaves[k];
-        vcols[nv] = cols[k];
-        vdicts[nv] = dict_cols[k];
-        voffsets[nv++] = offsets[k];
-    }
-    if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
-    if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
-    if (st == PQ_OK && nv) st = pq_output_schema(r->outputs, schema, vleaves, nv, true, true, &bschema, err);
-    for (size_t k = 0; st == PQ_OK && k < nv; k++) {
-        by_leaf[vleaves[k]] = batch.children[k];
-        types[vleaves[k]] = bschema.children[k];
-        if (!vdicts[k]) continue;
-        /* A dictionary column: its int32 indices with the dictionary (as an
-         * Arrow dictionary array), shallow copies for the evaluator. */
-        pq_arrow_column *dc = vdicts[k];
-        st = pq_arrow_batch_export(&dc, NULL, 1, pq_arrow_column_length(dc), &dicts[k], err);
-        if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
-        if (st != PQ_OK) break;
-        if (pq_output_types_leaf(r->outputs, vleaves[k])->decimal64) { /* as output_leaf built it */
-            char fmt[40];
-            pq_leaf dl = output_leaf(r, vleaves[k], true);
-            st = pq_arrow_format(&dl.arrow, fmt, sizeof fmt);
-            if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
-            if (st != PQ_OK) break;
-        }
-        wraps[k] = *batch.children[k];
-        wraps[k].dictionary = dicts[k].children[0];
-        wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
-                                             .flags = bschema.children[k]->flags,
-                                             .dictionary = dict_types[k].children[0]};
-        by_leaf[vleaves[k]] = &wraps[k];
-        types[vleaves[k]] = &wrap_types[k];
-    }
-    if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, defs_by_leaf, len, keep, err);
-    int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
-    if (batch.release) batch.release(&batch);
-    if (bschema.release) bschema.release(&bschema);
-    for (size_t k = 0; dicts && k < nv; k++) {
-        if (dicts[k].release) dicts[k].release(&dicts[k]);
-        if (dict_types[k].release) dict_types[k].release(&dict_types[k]);
-    }
-    for (size_t k = 0; dict_cols && k < nl; k++) pq_arrow_column_release(dict_cols[k]);
-    free(dict_cols);
-    free(vdicts);
-    free(wraps);
-    free(wrap_types);
-    free(dicts);
-    free(dict_types);
-    for (size_t k = 0; cols && handed && k < nl; k++)
-        if (!handed[k]) pq_arrow_column_release(cols[k]);
-    for (size_t k = 0; defs && k < nl; k++) free(defs[k]);
-    free(defs);
-    free(defs_by_leaf);
-    free(vleaves);
-    free(vcols);
-    free(voffsets);
-    free(handed);
-    free(leaves);
-    free(cols);
-    free(offsets);
-    free(by_leaf);
-    free(types);
-    if (st != PQ_OK) {
-        free(keep);
-        return st;
-    }
-    *keep_out = keep;
-    *kept_out = kept;
-    return PQ_OK;
-}
-
 /* Selected row group g's output columns reduced to the matching rows of
- * sel_rows[g]. A column decoded from runs of pages is gathered; one that
- * lines up with the rows is left as it is (export slices it) unless the
- * filter drops rows. The row group's rows become [0, kept). */
+ * its rows (out.rows[g], the select stage's until now). A column decoded
+ * from runs of pages is gathered; one that lines up with the rows is left
+ * as it is (export slices it) unless the filter drops rows. The row
+ * group's rows become [0, kept). */
 static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed, pq_error *err)
 {
     size_t n = r->sel_columns_len;
-    pq_row_set *rows = &r->sel_rows[g];
+    pq_row_set *rows = &r->out.rows[g];
     int64_t len = (int64_t)rows->rows, kept = 0;
-    uint8_t *keep = NULL;
+    const uint8_t *keep = pq_filter_keep(r, g); /* evaluated by late materialization */
+    uint8_t *own = NULL;
     pq_status st = PQ_OK;
-    if (r->late_keep && r->late_keep[g]) { /* evaluated by late materialization */
-        keep = r->late_keep[g];
-        r->late_keep[g] = NULL;
+    if (keep) {
         kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
     } else {
-        st = pq_reader_filter_rows(r, cctx, g, false, &keep, &kept, err);
+        st = pq_reader_filter_rows(r, cctx, g, false, &own, &kept, err);
+        keep = own;
     }
     bool aligned = true;
     for (size_t c = 0; c < n; c++)
-        if (r->decoded[g * n + c]) aligned = aligned && lined_up(&r->chunks[r->decoded_chunk[g * n + c]].rows, rows);
+        if (r->out.cols[g * n + c]) aligned = aligned && pq_reader_lined_up(&r->chunks[r->out.chunk[g * n + c]].rows, rows);
     if (st == PQ_OK && kept == len && aligned) /* every row matched: the rows stay, a selected column holds them */
         for (size_t c = 0; c < n; c++)
-            if (r->decoded_filtered[g * n + c]) r->decoded_first_row[g * n + c] = len ? pq_row_set_first(rows) : 0;
+            if (r->out.filtered[g * n + c]) r->out.first_row[g * n + c] = len ? pq_row_set_first(rows) : 0;
     if (st == PQ_OK && (kept < len || !aligned)) {
         /* Replace each output column by its delivered rows. */
         for (size_t c = 0; st == PQ_OK && c < n; c++) {
             size_t slot = g * n + c;
-            if (!r->decoded[slot]) continue; /* nested: fields are packed first */
-            if (r->decoded_filtered[slot]) { /* decoded for the matching rows alone */
-                if (pq_arrow_column_length(r->decoded[slot]) != kept)
+            if (!r->out.cols[slot]) continue; /* nested: fields are packed first */
+            if (r->out.filtered[slot]) { /* decoded for the matching rows alone */
+                if (pq_arrow_column_length(r->out.cols[slot]) != kept)
                     st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                                       "RowGroup[%u].columns[%u]: %lld rows decoded for %lld matching rows",
-                                      r->chunks[r->decoded_chunk[slot]].info.row_group,
-                                      r->chunks[r->decoded_chunk[slot]].info.column,
-                                      (long long)pq_arrow_column_length(r->decoded[slot]), (long long)kept);
+                                      r->chunks[r->out.chunk[slot]].info.row_group,
+                                      r->chunks[r->out.chunk[slot]].info.column,
+                                      (long long)pq_arrow_column_length(r->out.cols[slot]), (long long)kept);
                 continue;
             }
             pq_arrow_column *t;
-            st = take_rows(&r->chunks[r->decoded_chunk[slot]], r->decoded[slot], rows, keep, kept, &t, err);
+            st = pq_reader_take_rows(&r->chunks[r->out.chunk[slot]], r->out.cols[slot], rows, keep, kept, &t, err);
             if (st == PQ_OK) {
-                pq_arrow_column_release(r->decoded[slot]);
-                r->decoded[slot] = t;
-                r->decoded_first_row[slot] = 0;
+                pq_arrow_column_release(r->out.cols[slot]);
+                r->out.cols[slot] = t;
+                r->out.first_row[slot] = 0;
             }
         }
         if (st == PQ_OK) {
@@ -826,7 +563,7 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
             *removed = (uint64_t)(len - kept);
         }
     }
-    free(keep);
+    free(own);
     return st;
 }
 
@@ -875,17 +612,24 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     pq_reader_free_decoded(r);
 
     size_t n = r->sel_row_groups_len * r->sel_columns_len; /* output slots */
-    r->decoded = calloc(n ? n : 1, sizeof *r->decoded);
-    r->decoded_first_row = calloc(n ? n : 1, sizeof *r->decoded_first_row);
-    r->decoded_chunk = calloc(n ? n : 1, sizeof *r->decoded_chunk);
-    r->decoded_filtered = calloc(n ? n : 1, sizeof *r->decoded_filtered);
-    if (!r->decoded || !r->decoded_first_row || !r->decoded_chunk || !r->decoded_filtered) {
+    r->out.cols = calloc(n ? n : 1, sizeof *r->out.cols);
+    r->out.first_row = calloc(n ? n : 1, sizeof *r->out.first_row);
+    r->out.chunk = calloc(n ? n : 1, sizeof *r->out.chunk);
+    r->out.filtered = calloc(n ? n : 1, sizeof *r->out.filtered);
+    if (!r->out.cols || !r->out.first_row || !r->out.chunk || !r->out.filtered) {
         pq_reader_free_decoded(r);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    r->decoded_len = n;
+    r->out.len = n;
+    r->out.rows = calloc(r->sel_row_groups_len ? r->sel_row_groups_len : 1, sizeof *r->out.rows);
+    for (size_t g = 0; r->out.rows && g < r->sel_row_groups_len; g++, r->out.groups++)
+        if (!pq_row_set_copy(&r->out.rows[g], &r->sel_rows[g])) break;
+    if (!r->out.rows || r->out.groups < r->sel_row_groups_len) {
+        pq_reader_free_decoded(r);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
 
-    decode_job job = {.r = r, .flat = selection_is_flat(r, schema)};
+    decode_job job = {.r = r, .flat = pq_reader_selection_is_flat(r, schema)};
     pq_status st = PQ_OK;
     size_t units = n;
     if (!job.flat) {
@@ -930,190 +674,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     }
     pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
     ds->chunks = r->chunks_len;
-    for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->decoded[i]);
-    for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->sel_rows[g].rows;
+    for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
+    for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->out.rows[g].rows;
     return PQ_OK;
-}
-
-/* ---------------------------------------------------------------------------
- * Handing rows out
- * ------------------------------------------------------------------------- */
-
-/* Index of file row group `row_group` in the selection, or SIZE_MAX. */
-static size_t selected_index(const pq_reader *r, uint32_t row_group)
-{
-    for (size_t g = 0; g < r->sel_row_groups_len; g++)
-        if (r->sel_row_groups[g] == row_group) return g;
-    return SIZE_MAX;
-}
-
-pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group, uint64_t *first_row,
-                                    uint64_t *num_rows, pq_error *err)
-{
-    if (!r || !first_row || !num_rows)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
-        return pq_error_set(err, PQ_ERR_STAGE, "the row range needs the select stage; the reader is at '%s'",
-                            pq_stage_name(r->stage));
-    size_t g = selected_index(r, row_group);
-    if (g == SIZE_MAX)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    *first_row = pq_row_set_first(&r->sel_rows[g]);
-    *num_rows = pq_row_set_end(&r->sel_rows[g]) - *first_row;
-    return PQ_OK;
-}
-
-pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_row_run *out, size_t cap,
-                                   size_t *count, pq_error *err)
-{
-    if (!r || !count || (cap && !out))
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
-    *count = 0;
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
-        return pq_error_set(err, PQ_ERR_STAGE, "the row runs need the select stage; the reader is at '%s'",
-                            pq_stage_name(r->stage));
-    size_t g = selected_index(r, row_group);
-    if (g == SIZE_MAX)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    const pq_row_set *s = &r->sel_rows[g];
-    const pq_row_span *sp = pq_row_set_spans(s);
-    for (size_t i = 0; i < s->n && i < cap; i++) out[i] = (pq_row_run){sp[i].first, sp[i].count};
-    *count = s->n;
-    return PQ_OK;
-}
-
-/* Export rows [first, first + count) of selected row group g. */
-/* The schema of every batch of the selection: flat selections one field
- * per selected leaf, in order; nested ones one per top-level field. */
-static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
-{
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    bool flat = selection_is_flat(r, schema);
-    size_t n = r->sel_columns_len;
-    pq_status st = flat ? pq_arrow_batch_schema(r->md, r->sel_columns, n, out, err)
-                        : pq_metadata_arrow_schema(r->md, r->sel_columns, n, out, err);
-    if (st == PQ_OK) st = pq_output_schema(r->outputs, schema, r->sel_columns, n, flat, false, out, err);
-    if (st != PQ_OK && out->release) out->release(out);
-    return st;
-}
-
-pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
-{
-    if (out) memset(out, 0, sizeof *out);
-    if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
-    if (!r->outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
-    return selection_schema(r, out, err);
-}
-
-static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count,
-                              struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
-{
-    size_t n = r->sel_columns_len;
-    pq_arrow_column **cols = r->decoded + g * n;
-    const uint64_t *bases = r->decoded_first_row + g * n;
-    size_t ncols = n;
-    pq_status st = PQ_OK;
-    bool flat = selection_is_flat(r, pq_metadata_schema(r->md));
-    if (!flat) { /* one field per top-level field, as run_nested packed them */
-        ncols = 0;
-        while (ncols < n && cols[ncols]) ncols++;
-    }
-    if (out_schema) {
-        st = selection_schema(r, out_schema, err);
-        if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
-            st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
-                              (long long)out_schema->n_children);
-            out_schema->release(out_schema);
-        }
-    }
-    if (st != PQ_OK) return st;
-    int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);
-    if (offsets) {
-        for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
-        st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
-        free(offsets);
-    } else {
-        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    }
-    if (st != PQ_OK && out_schema) out_schema->release(out_schema);
-    return st;
-}
-
-/* Common checks of the export calls; *g gets the selection index. */
-static pq_status export_check(pq_reader *r, struct ArrowArray *out_array, struct ArrowSchema *out_schema,
-                              pq_error *err)
-{
-    if (out_array) memset(out_array, 0, sizeof *out_array);
-    if (out_schema) memset(out_schema, 0, sizeof *out_schema);
-    if (!r || !out_array)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output array is NULL");
-    if (r->stage < PQ_STAGE_DECODE || !r->decoded)
-        return pq_error_set(err, PQ_ERR_STAGE, "export needs the decode stage; the reader is at '%s'",
-                            pq_stage_name(r->stage));
-    return PQ_OK;
-}
-
-pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_t first_row, uint64_t num_rows,
-                                struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
-{
-    pq_status st = export_check(r, out_array, out_schema, err);
-    if (st != PQ_OK) return st;
-    size_t g = selected_index(r, row_group);
-    if (g == SIZE_MAX)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    uint64_t lo = pq_row_set_first(&r->sel_rows[g]), hi = pq_row_set_end(&r->sel_rows[g]);
-    if (first_row < lo || first_row > hi || num_rows > hi - first_row)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
-                            "rows [%llu, +%llu) of row group %u are outside its range [%llu, %llu)",
-                            (unsigned long long)first_row, (unsigned long long)num_rows, row_group,
-                            (unsigned long long)lo, (unsigned long long)hi);
-    return export_slice(r, g, first_row, num_rows, out_array, out_schema, err);
-}
-
-pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct ArrowArray *out_array,
-                                     struct ArrowSchema *out_schema, pq_error *err)
-{
-    pq_status st = export_check(r, out_array, out_schema, err);
-    if (st != PQ_OK) return st;
-    size_t g = selected_index(r, row_group);
-    if (g == SIZE_MAX)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    return export_slice(r, g, pq_row_set_first(&r->sel_rows[g]), r->sel_rows[g].rows, out_array, out_schema,
-                        err);
-}
-
-pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
-                               struct ArrowSchema *out_schema, pq_error *err)
-{
-    pq_status st = export_check(r, out_array, out_schema, err);
-    if (st != PQ_OK) return st;
-    while (r->batch_group < r->sel_row_groups_len) {
-        size_t g = r->batch_group;
-        uint64_t lo = pq_row_set_first(&r->sel_rows[g]), hi = pq_row_set_end(&r->sel_rows[g]);
-        if (!r->batch_started) {
-            r->batch_started = true;
-            r->batch_row = lo;
-            if (hi == lo && r->filter && !r->opts.prune_only) { /* the filter left no row */
-                r->batch_group++;
-                r->batch_started = false;
-                continue;
-            }
-            if (hi == lo) { /* a row group with no rows still gives one (empty) batch */
-                r->batch_group++;
-                r->batch_started = false;
-                return export_slice(r, g, lo, 0, out_array, out_schema, err);
-            }
-        }
-        if (r->batch_row >= hi) {
-            r->batch_group++;
-            r->batch_started = false;
-            continue;
-        }
-        uint64_t count = hi - r->batch_row;
-        if (max_rows && count > max_rows) count = max_rows;
-        st = export_slice(r, g, r->batch_row, count, out_array, out_schema, err);
-        if (st == PQ_OK) r->batch_row += count;
-        return st;
-    }
-    return PQ_OK; /* end of data: both outputs released (zeroed) */
 }

@@ -51,7 +51,7 @@ void pq_reader_free_chunks(pq_reader *r)
 
 void pq_reader_keep_chunks_for_reuse(pq_reader *r)
 {
-    r->late_pending = false;
+    pq_reader_free_filter(r); /* the filter's rows were the old selection's */
     pq_reader_chunk *chunks = r->chunks;
     size_t n = r->chunks_len;
     r->chunks = NULL;
@@ -262,7 +262,7 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
                                   col, (unsigned long long)ch->info.length);
             } else if (r->walk_flags[c] & WALK_DEFERRED) {
                 ch->step = CHUNK_DEFERRED;
-                r->late_pending = true;
+                r->filt.step = FILTER_WAITING;
             } else if (cut && has_offset_index(cc) && (r->walk_flags[c] & WALK_SKIPPABLE)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
             } else {
@@ -347,9 +347,8 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
         if (st == PQ_OK) {
             /* A deferred column needs only the pages that hold a matching row. */
             size_t g = chunk_group(r, k);
-            const uint8_t *keep = (r->walk_flags[k % r->walk_columns_len] & WALK_DEFERRED) && r->late_keep
-                                      ? r->late_keep[g]
-                                      : NULL;
+            const uint8_t *keep =
+                (r->walk_flags[k % r->walk_columns_len] & WALK_DEFERRED) ? pq_filter_keep(r, g) : NULL;
             st = plan_parts(ch, &oi, &r->sel_rows[g], keep, rg->num_rows, err);
             if (st == PQ_OK) r->stats[PQ_STAGE_PAGE_HEADERS].pages_skipped += oi.npages - ch->data_pages;
             pq_offset_index_free(&oi);
@@ -733,21 +732,15 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
-    uint8_t *keep;
     int64_t kept;
-    pq_status st = pq_reader_filter_rows(r, cctx, g, true, &keep, &kept, err);
+    /* The decode stage filters with the filter's bits (stage_filter.c)
+     * instead of decoding its columns again. */
+    pq_status st = pq_filter_evaluate_group(r, cctx, g, &kept, err);
     if (st != PQ_OK) return st;
-    /* The decode stage filters with these bits instead of decoding the
-     * filter's columns again. */
-    r->late_keep[g] = keep;
     for (size_t c = 0; c < r->walk_columns_len; c++) {
         pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
         if (kept == 0) {
             /* No match: nothing of the row group is read or decoded any more. */
-            if (r->late_cols) {
-                pq_arrow_column_release(r->late_cols[g * r->walk_columns_len + c]);
-                r->late_cols[g * r->walk_columns_len + c] = NULL;
-            }
             if (ch->step == CHUNK_DEFERRED) (*skipped)++;
             free(ch->pages);
             free(ch->bytes);
@@ -793,18 +786,15 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
     size_t n = r->sel_row_groups_len;
     if (!n) return PQ_OK;
     narrow_job *job = calloc(1, sizeof *job);
-    r->late_keep = calloc(n, sizeof *r->late_keep);
-    r->late_cols = calloc(r->chunks_len ? r->chunks_len : 1, sizeof *r->late_cols);
-    r->late_cols_len = r->late_cols ? r->chunks_len : 0; /* none: the decode stage decodes again */
-    pq_status st = PQ_OK;
+    pq_status st = pq_filter_begin(r, err);
     if (job) {
         job->status = calloc(n, sizeof *job->status);
         job->errors = calloc(n, sizeof *job->errors);
         job->skipped = calloc(n, sizeof *job->skipped);
     }
-    if (!job || !r->late_keep || !job->status || !job->errors || !job->skipped) {
+    if (st == PQ_OK && (!job || !job->status || !job->errors || !job->skipped))
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    } else {
+    if (st == PQ_OK) {
         job->r = r;
         for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&job->codecs[t]);
         for (size_t g = 0; g < n; g++) job->status[g] = PQ_ERR_STAGE; /* not run */
@@ -823,6 +813,7 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
         }
         for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_free(&job->codecs[t]);
     }
+    r->filt.step = st == PQ_OK ? FILTER_EVALUATED : FILTER_OFF;
     if (job) {
         free(job->status);
         free(job->errors);
@@ -847,9 +838,8 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
     }
     for (;;) {
         pq_status st = walk_pending(r, err);
-        if (st == PQ_OK && r->late_pending) {
+        if (st == PQ_OK && r->filt.step == FILTER_WAITING) {
             st = narrow_by_filter(r, err);
-            r->late_pending = false;
             if (st == PQ_OK) continue; /* now the deferred chunks */
         }
         if (st == PQ_ERR_NEED_DATA) return st;

@@ -32,13 +32,7 @@ void pq_reader_free_selection(pq_reader *r)
     r->select_pending = false;
     pq_output_types_free(r->outputs);
     r->outputs = NULL;
-    for (size_t g = 0; r->late_keep && g < r->sel_row_groups_len; g++) free(r->late_keep[g]);
-    free(r->late_keep);
-    r->late_keep = NULL;
-    for (size_t k = 0; r->late_cols && k < r->late_cols_len; k++) pq_arrow_column_release(r->late_cols[k]);
-    free(r->late_cols);
-    r->late_cols = NULL;
-    r->late_cols_len = 0;
+    pq_reader_free_filter(r);
     r->filter = NULL;
     r->walk_columns = NULL;
     r->walk_columns_len = 0;

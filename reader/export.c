@@ -1,0 +1,200 @@
+/*
+ * export.c — handing decoded rows out (after the decode stage): row ranges
+ * and runs of the selection, the output schema, record batches of a row
+ * group or of a slice of one, and the batch cursor of
+ * pq_reader_next_batch(), which is this file's state. The batches share
+ * the decoded buffers (no copy).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "reader/output_type.h"
+#include "reader/reader_internal.h"
+
+/* Index of file row group `row_group` in the selection, or SIZE_MAX. */
+static size_t selected_index(const pq_reader *r, uint32_t row_group)
+{
+    for (size_t g = 0; g < r->sel_row_groups_len; g++)
+        if (r->sel_row_groups[g] == row_group) return g;
+    return SIZE_MAX;
+}
+
+/* Selected row group g's rows: the decode stage's once it has run (the
+ * filter's matches, renumbered), else the select stage's. */
+static const pq_row_set *delivered_rows(const pq_reader *r, size_t g)
+{
+    return r->out.rows && g < r->out.groups ? &r->out.rows[g] : &r->sel_rows[g];
+}
+
+pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group, uint64_t *first_row,
+                                    uint64_t *num_rows, pq_error *err)
+{
+    if (!r || !first_row || !num_rows)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
+        return pq_error_set(err, PQ_ERR_STAGE, "the row range needs the select stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    const pq_row_set *s = delivered_rows(r, g);
+    *first_row = pq_row_set_first(s);
+    *num_rows = pq_row_set_end(s) - *first_row;
+    return PQ_OK;
+}
+
+pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_row_run *out, size_t cap,
+                                   size_t *count, pq_error *err)
+{
+    if (!r || !count || (cap && !out))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
+    *count = 0;
+    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
+        return pq_error_set(err, PQ_ERR_STAGE, "the row runs need the select stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    const pq_row_set *s = delivered_rows(r, g);
+    const pq_row_span *sp = pq_row_set_spans(s);
+    for (size_t i = 0; i < s->n && i < cap; i++) out[i] = (pq_row_run){sp[i].first, sp[i].count};
+    *count = s->n;
+    return PQ_OK;
+}
+
+/* Export rows [first, first + count) of selected row group g. */
+/* The schema of every batch of the selection: flat selections one field
+ * per selected leaf, in order; nested ones one per top-level field. */
+static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    bool flat = pq_reader_selection_is_flat(r, schema);
+    size_t n = r->sel_columns_len;
+    pq_status st = flat ? pq_arrow_batch_schema(r->md, r->sel_columns, n, out, err)
+                        : pq_metadata_arrow_schema(r->md, r->sel_columns, n, out, err);
+    if (st == PQ_OK) st = pq_output_schema(r->outputs, schema, r->sel_columns, n, flat, false, out, err);
+    if (st != PQ_OK && out->release) out->release(out);
+    return st;
+}
+
+pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
+    if (!r->outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
+    return selection_schema(r, out, err);
+}
+
+static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count,
+                              struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
+{
+    size_t n = r->sel_columns_len;
+    pq_arrow_column **cols = r->out.cols + g * n;
+    const uint64_t *bases = r->out.first_row + g * n;
+    size_t ncols = n;
+    pq_status st = PQ_OK;
+    bool flat = pq_reader_selection_is_flat(r, pq_metadata_schema(r->md));
+    if (!flat) { /* one field per top-level field, as run_nested packed them */
+        ncols = 0;
+        while (ncols < n && cols[ncols]) ncols++;
+    }
+    if (out_schema) {
+        st = selection_schema(r, out_schema, err);
+        if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
+            st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
+                              (long long)out_schema->n_children);
+            out_schema->release(out_schema);
+        }
+    }
+    if (st != PQ_OK) return st;
+    int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);
+    if (offsets) {
+        for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
+        st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
+        free(offsets);
+    } else {
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st != PQ_OK && out_schema) out_schema->release(out_schema);
+    return st;
+}
+
+/* Common checks of the export calls; *g gets the selection index. */
+static pq_status export_check(pq_reader *r, struct ArrowArray *out_array, struct ArrowSchema *out_schema,
+                              pq_error *err)
+{
+    if (out_array) memset(out_array, 0, sizeof *out_array);
+    if (out_schema) memset(out_schema, 0, sizeof *out_schema);
+    if (!r || !out_array)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output array is NULL");
+    if (r->stage < PQ_STAGE_DECODE || !r->out.cols)
+        return pq_error_set(err, PQ_ERR_STAGE, "export needs the decode stage; the reader is at '%s'",
+                            pq_stage_name(r->stage));
+    return PQ_OK;
+}
+
+pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_t first_row, uint64_t num_rows,
+                                struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
+{
+    pq_status st = export_check(r, out_array, out_schema, err);
+    if (st != PQ_OK) return st;
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    uint64_t lo = pq_row_set_first(&r->out.rows[g]), hi = pq_row_set_end(&r->out.rows[g]);
+    if (first_row < lo || first_row > hi || num_rows > hi - first_row)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                            "rows [%llu, +%llu) of row group %u are outside its range [%llu, %llu)",
+                            (unsigned long long)first_row, (unsigned long long)num_rows, row_group,
+                            (unsigned long long)lo, (unsigned long long)hi);
+    return export_slice(r, g, first_row, num_rows, out_array, out_schema, err);
+}
+
+pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct ArrowArray *out_array,
+                                     struct ArrowSchema *out_schema, pq_error *err)
+{
+    pq_status st = export_check(r, out_array, out_schema, err);
+    if (st != PQ_OK) return st;
+    size_t g = selected_index(r, row_group);
+    if (g == SIZE_MAX)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
+    return export_slice(r, g, pq_row_set_first(&r->out.rows[g]), r->out.rows[g].rows, out_array, out_schema,
+                        err);
+}
+
+pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
+                               struct ArrowSchema *out_schema, pq_error *err)
+{
+    pq_status st = export_check(r, out_array, out_schema, err);
+    if (st != PQ_OK) return st;
+    while (r->cursor.group < r->sel_row_groups_len) {
+        size_t g = r->cursor.group;
+        uint64_t lo = pq_row_set_first(&r->out.rows[g]), hi = pq_row_set_end(&r->out.rows[g]);
+        if (r->cursor.step == CURSOR_GROUP_START) {
+            r->cursor.step = CURSOR_IN_GROUP;
+            r->cursor.row = lo;
+            if (hi == lo && r->filter && !r->opts.prune_only) { /* the filter left no row */
+                r->cursor.group++;
+                r->cursor.step = CURSOR_GROUP_START;
+                continue;
+            }
+            if (hi == lo) { /* a row group with no rows still gives one (empty) batch */
+                r->cursor.group++;
+                r->cursor.step = CURSOR_GROUP_START;
+                return export_slice(r, g, lo, 0, out_array, out_schema, err);
+            }
+        }
+        if (r->cursor.row >= hi) {
+            r->cursor.group++;
+            r->cursor.step = CURSOR_GROUP_START;
+            continue;
+        }
+        uint64_t count = hi - r->cursor.row;
+        if (max_rows && count > max_rows) count = max_rows;
+        st = export_slice(r, g, r->cursor.row, count, out_array, out_schema, err);
+        if (st == PQ_OK) r->cursor.row += count;
+        return st;
+    }
+    return PQ_OK; /* end of data: both outputs released (zeroed) */
+}

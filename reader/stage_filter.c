@@ -1,0 +1,315 @@
+/*
+ * stage_filter.c — late materialization, the step between the page-header
+ * stage and the decode stage: the filter's columns are decoded and the
+ * filter evaluated on each selected row group's rows, so the page-header
+ * stage reads the other projected columns only for the pages that hold a
+ * matching row, and the decode stage decodes only the matching rows.
+ *
+ * The step's state (pq_filter_state: the bits of the matching rows per row
+ * group, and the filter's projected columns as decoded here, which the
+ * decode stage may take instead of decoding them again) is made, written
+ * and freed here alone; the other stages read it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/arrow_schema.h"
+#include "metadata/error.h"
+#include "predicate/predicate_eval.h"
+#include "reader/output_type.h"
+#include "reader/reader_internal.h"
+
+void pq_reader_free_filter(pq_reader *r)
+{
+    pq_filter_state *f = &r->filt;
+    for (size_t g = 0; f->keep && g < f->groups; g++) free(f->keep[g]);
+    free(f->keep);
+    for (size_t k = 0; f->cols && k < f->cols_len; k++) pq_arrow_column_release(f->cols[k]);
+    free(f->cols);
+    memset(f, 0, sizeof *f);
+}
+
+pq_status pq_filter_begin(pq_reader *r, pq_error *err)
+{
+    pq_filter_state *f = &r->filt;
+    size_t n = r->sel_row_groups_len;
+    pq_reader_free_filter(r);
+    f->keep = calloc(n ? n : 1, sizeof *f->keep);
+    /* Without room for the columns, the decode stage decodes them again. */
+    f->cols = calloc(r->chunks_len ? r->chunks_len : 1, sizeof *f->cols);
+    f->cols_len = f->cols ? r->chunks_len : 0;
+    if (!f->keep) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    f->groups = n;
+    return PQ_OK;
+}
+
+pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, int64_t *kept, pq_error *err)
+{
+    pq_filter_state *f = &r->filt;
+    uint8_t *keep;
+    pq_status st = pq_reader_filter_rows(r, cctx, g, true, &keep, kept, err);
+    if (st != PQ_OK) return st;
+    f->keep[g] = keep;
+    if (*kept == 0 && f->cols) /* no match: none of the row group's columns is delivered */
+        for (size_t c = 0; c < r->walk_columns_len; c++) {
+            pq_arrow_column_release(f->cols[g * r->walk_columns_len + c]);
+            f->cols[g * r->walk_columns_len + c] = NULL;
+        }
+    return PQ_OK;
+}
+
+const uint8_t *pq_filter_keep(const pq_reader *r, size_t g)
+{
+    const pq_filter_state *f = &r->filt;
+    return f->step == FILTER_EVALUATED && f->keep && g < f->groups ? f->keep[g] : NULL;
+}
+
+pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k)
+{
+    const pq_filter_state *f = &r->filt;
+    return f->step == FILTER_EVALUATED && f->cols && k < f->cols_len ? f->cols[k] : NULL;
+}
+
+/* Walk column of leaf `leaf`. */
+static size_t walk_index(const pq_reader *r, uint32_t leaf)
+{
+    for (size_t c = 0; c < r->walk_columns_len; c++)
+        if (r->walk_columns[c] == leaf) return c;
+    return SIZE_MAX; /* bind_filter put every filter leaf there */
+}
+
+
+/* How the filter reads leaf `leaf`: its values (a comparison, IN, or IS
+ * [NOT] NULL on the leaf) and/or its definition levels per row (IS [NOT]
+ * NULL on a group whose first leaf it is). */
+static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool *defs)
+{
+    if (!e) return;
+    if (e->kind == PQ_NODE_AND || e->kind == PQ_NODE_OR || e->kind == PQ_NODE_NOT) {
+        filter_leaf_uses(e->kids[0], leaf, values, defs);
+        filter_leaf_uses(e->kids[1], leaf, values, defs);
+        return;
+    }
+    if (e->kind == PQ_NODE_CONST || e->leaf != leaf) return;
+    if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) *defs = true;
+    else *values = true;
+}
+
+/* The definition level of each row's first entry of a decoded chunk (one
+ * per row of ch->rows), lined up with the rows of `want`: out gets
+ * want->rows entries. */
+static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const pq_reader_chunk *ch,
+                          const pq_row_set *want, int16_t *out, pq_error *err)
+{
+    const pq_row_set *have = &ch->rows;
+    int16_t *per_row = malloc((size_t)(have->rows ? have->rows : 1) * sizeof *per_row);
+    uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
+    if (!per_row || !bits) {
+        free(per_row);
+        free(bits);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    uint64_t row = 0;
+    for (size_t i = 0; i < v->n_levels; i++) {
+        if (leaf->max_rep > 0 && v->rep_levels[i] != 0) continue; /* not a record's first entry */
+        if (row == have->rows) break;
+        per_row[row++] = v->def_levels ? v->def_levels[i] : leaf->max_def;
+    }
+    pq_status st = PQ_OK;
+    int64_t set = row == have->rows ? pq_row_set_map_bits(have, want, NULL, bits) : -1;
+    if (set != (int64_t)want->rows) {
+        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                          "RowGroup[%u].columns[%u]: the pages read hold %llu records, not the %llu rows "
+                          "needed",
+                          ch->info.row_group, ch->info.column, (unsigned long long)row,
+                          (unsigned long long)want->rows);
+    } else {
+        size_t j = 0;
+        for (uint64_t i = 0; i < have->rows; i++)
+            if ((bits[i >> 3] >> (i & 7)) & 1) out[j++] = per_row[i];
+    }
+    free(per_row);
+    free(bits);
+    return st;
+}
+
+/* Evaluate the filter on selected row group g's rows (sel_rows[g]). The
+ * filter's columns are decoded here as flat columns of their own, and
+ * lined up with those rows; a leaf that stands for a group's nullness
+ * gives its definition levels per row instead (or as well). */
+pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
+                                uint8_t **keep_out, int64_t *kept_out, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    *keep_out = NULL;
+    *kept_out = 0;
+    size_t nl = pq_expr_columns(r->filter, NULL, 0);
+    const pq_row_set *rows = &r->sel_rows[g];
+    int64_t len = (int64_t)rows->rows;
+    uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
+    pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
+    bool *handed = calloc(nl ? nl : 1, sizeof *handed);
+    int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
+    const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
+    const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
+    int16_t **defs = calloc(nl ? nl : 1, sizeof *defs);
+    const int16_t **defs_by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *defs_by_leaf);
+    uint32_t *vleaves = malloc((nl ? nl : 1) * sizeof *vleaves);
+    pq_arrow_column **vcols = calloc(nl ? nl : 1, sizeof *vcols);
+    int64_t *voffsets = calloc(nl ? nl : 1, sizeof *voffsets);
+    size_t nv = 0;
+    pq_arrow_column **dict_cols = calloc(nl ? nl : 1, sizeof *dict_cols); /* per filter leaf: its dictionary */
+    pq_arrow_column **vdicts = calloc(nl ? nl : 1, sizeof *vdicts);
+    struct ArrowArray *wraps = calloc(nl ? nl : 1, sizeof *wraps);       /* dictionary columns as the */
+    struct ArrowSchema *wrap_types = calloc(nl ? nl : 1, sizeof *wrap_types); /* evaluator takes them */
+    struct ArrowArray *dicts = calloc(nl ? nl : 1, sizeof *dicts);
+    struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
+    uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
+    struct ArrowArray batch = {0};
+    struct ArrowSchema bschema = {0};
+    pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
+                           vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
+                           dict_types
+                       ? PQ_OK
+                       : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        size_t c = walk_index(r, leaves[k]), ck = pq_reader_chunk_at(r, g, c);
+        const pq_reader_chunk *ch = &r->chunks[ck];
+        const pq_leaf *leaf = &schema->leaves[leaves[k]];
+        bool want_values = false, want_defs = false;
+        filter_leaf_uses(r->filter, (int32_t)leaves[k], &want_values, &want_defs);
+        /* Filter at the dictionary: a chunk whose data pages are all
+         * dictionary-encoded gives its indices and dictionary, and the
+         * predicate is evaluated once per entry (predicate_eval.h). Not for
+         * a projected column whose rows cannot be decoded alone later
+         * (selection-vector decode): it is handed over decoded instead. */
+        bool projected = c < r->sel_columns_len;
+        bool by_dict = want_values && !r->opts.prune_only && pq_reader_leaf_is_flat(schema, leaf) &&
+                       pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
+                       (!projected || pq_decode_rows_supported(leaf));
+        pq_column_values v;
+        st = pq_reader_decode_chunk_flags(r, cctx, ck, NULL, by_dict ? PQ_DECODE_INDICES : 0, &v, err);
+        if (st != PQ_OK) break;
+        if (by_dict) { /* the dictionary as a column of its own; the indices as int32 */
+            pq_column_values *d = v.dictionary;
+            v.dictionary = NULL;
+            pq_leaf dl = pq_output_leaf(r->outputs, schema, leaves[k], true);
+            dl.max_def = dl.max_rep = 0;
+            st = pq_arrow_column_build(&dl, d, &dict_cols[k], err);
+            pq_column_values_free(d);
+            free(d);
+        }
+        if (st != PQ_OK) {
+            pq_column_values_free(&v);
+            break;
+        }
+        if (want_defs) {
+            defs[k] = malloc((size_t)(len ? len : 1) * sizeof *defs[k]);
+            st = defs[k] ? row_defs(leaf, &v, ch, rows, defs[k], err)
+                         : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+            defs_by_leaf[leaves[k]] = defs[k];
+        }
+        pq_leaf lf = pq_output_leaf(r->outputs, schema, leaves[k], true);
+        if (by_dict) {
+            lf.physical_type = PQ_INT32;
+            lf.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
+            v.physical_type = PQ_INT32;
+            v.width = 4;
+        }
+        if (st == PQ_OK && want_values) st = pq_arrow_column_build(&lf, &v, &cols[k], err);
+        pq_column_values_free(&v);
+        if (st != PQ_OK) break;
+        if (!want_values) continue;
+        /* A projected column: the decode stage takes it as decoded here
+         * instead of decoding the chunk again. */
+        bool give = hand_over && projected && !by_dict && r->filt.cols && ck < r->filt.cols_len && !r->filt.cols[ck] &&
+                    pq_output_same_for_filter(r->outputs, schema, leaves[k]);
+        if (pq_reader_lined_up(&ch->rows, rows)) {
+            offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
+            if (give) {
+                r->filt.cols[ck] = cols[k];
+                handed[k] = true;
+            }
+        } else { /* runs of pages: gather the rows */
+            pq_arrow_column *t;
+            st = pq_reader_take_rows(ch, cols[k], rows, NULL, len, &t, err);
+            if (st == PQ_OK && give) r->filt.cols[ck] = cols[k];
+            else pq_arrow_column_release(cols[k]);
+            cols[k] = st == PQ_OK ? t : NULL;
+        }
+    }
+    /* The columns whose values the filter reads, as one batch. */
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        if (!cols[k]) continue;
+        vleaves[nv] = leaves[k];
+        vcols[nv] = cols[k];
+        vdicts[nv] = dict_cols[k];
+        voffsets[nv++] = offsets[k];
+    }
+    if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
+    if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
+    if (st == PQ_OK && nv) st = pq_output_schema(r->outputs, schema, vleaves, nv, true, true, &bschema, err);
+    for (size_t k = 0; st == PQ_OK && k < nv; k++) {
+        by_leaf[vleaves[k]] = batch.children[k];
+        types[vleaves[k]] = bschema.children[k];
+        if (!vdicts[k]) continue;
+        /* A dictionary column: its int32 indices with the dictionary (as an
+         * Arrow dictionary array), shallow copies for the evaluator. */
+        pq_arrow_column *dc = vdicts[k];
+        st = pq_arrow_batch_export(&dc, NULL, 1, pq_arrow_column_length(dc), &dicts[k], err);
+        if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
+        if (st != PQ_OK) break;
+        if (pq_output_types_leaf(r->outputs, vleaves[k])->decimal64) { /* as output_leaf built it */
+            char fmt[40];
+            pq_leaf dl = pq_output_leaf(r->outputs, schema, vleaves[k], true);
+            st = pq_arrow_format(&dl.arrow, fmt, sizeof fmt);
+            if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
+            if (st != PQ_OK) break;
+        }
+        wraps[k] = *batch.children[k];
+        wraps[k].dictionary = dicts[k].children[0];
+        wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
+                                             .flags = bschema.children[k]->flags,
+                                             .dictionary = dict_types[k].children[0]};
+        by_leaf[vleaves[k]] = &wraps[k];
+        types[vleaves[k]] = &wrap_types[k];
+    }
+    if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, defs_by_leaf, len, keep, err);
+    int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
+    if (batch.release) batch.release(&batch);
+    if (bschema.release) bschema.release(&bschema);
+    for (size_t k = 0; dicts && k < nv; k++) {
+        if (dicts[k].release) dicts[k].release(&dicts[k]);
+        if (dict_types[k].release) dict_types[k].release(&dict_types[k]);
+    }
+    for (size_t k = 0; dict_cols && k < nl; k++) pq_arrow_column_release(dict_cols[k]);
+    free(dict_cols);
+    free(vdicts);
+    free(wraps);
+    free(wrap_types);
+    free(dicts);
+    free(dict_types);
+    for (size_t k = 0; cols && handed && k < nl; k++)
+        if (!handed[k]) pq_arrow_column_release(cols[k]);
+    for (size_t k = 0; defs && k < nl; k++) free(defs[k]);
+    free(defs);
+    free(defs_by_leaf);
+    free(vleaves);
+    free(vcols);
+    free(voffsets);
+    free(handed);
+    free(leaves);
+    free(cols);
+    free(offsets);
+    free(by_leaf);
+    free(types);
+    if (st != PQ_OK) {
+        free(keep);
+        return st;
+    }
+    *keep_out = keep;
+    *kept_out = kept;
+    return PQ_OK;
+}
