@@ -15,8 +15,8 @@
 /* Index of file row group `row_group` in the selection, or SIZE_MAX. */
 static size_t selected_index(const pq_reader *r, uint32_t row_group)
 {
-    for (size_t g = 0; g < r->sel_row_groups_len; g++)
-        if (r->sel_row_groups[g] == row_group) return g;
+    for (size_t g = 0; g < r->sel.row_groups_len; g++)
+        if (r->sel.row_groups[g] == row_group) return g;
     return SIZE_MAX;
 }
 
@@ -24,7 +24,7 @@ static size_t selected_index(const pq_reader *r, uint32_t row_group)
  * filter's matches, renumbered), else the select stage's. */
 static const pq_row_set *delivered_rows(const pq_reader *r, size_t g)
 {
-    return r->out.rows && g < r->out.groups ? &r->out.rows[g] : &r->sel_rows[g];
+    return r->out.rows && g < r->out.groups ? &r->out.rows[g] : &r->sel.rows[g];
 }
 
 pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group, uint64_t *first_row,
@@ -32,7 +32,7 @@ pq_status pq_reader_row_group_range(const pq_reader *r, uint32_t row_group, uint
 {
     if (!r || !first_row || !num_rows)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
+    if (r->stage < PQ_STAGE_SELECT || !r->sel.rows)
         return pq_error_set(err, PQ_ERR_STAGE, "the row range needs the select stage; the reader is at '%s'",
                             pq_stage_name(r->stage));
     size_t g = selected_index(r, row_group);
@@ -50,7 +50,7 @@ pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_ro
     if (!r || !count || (cap && !out))
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
     *count = 0;
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
+    if (r->stage < PQ_STAGE_SELECT || !r->sel.rows)
         return pq_error_set(err, PQ_ERR_STAGE, "the row runs need the select stage; the reader is at '%s'",
                             pq_stage_name(r->stage));
     size_t g = selected_index(r, row_group);
@@ -70,10 +70,10 @@ static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, p
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     bool flat = pq_reader_selection_is_flat(r, schema);
-    size_t n = r->sel_columns_len;
-    pq_status st = flat ? pq_arrow_batch_schema(r->md, r->sel_columns, n, out, err)
-                        : pq_metadata_arrow_schema(r->md, r->sel_columns, n, out, err);
-    if (st == PQ_OK) st = pq_output_schema(r->outputs, schema, r->sel_columns, n, flat, false, out, err);
+    size_t n = r->sel.columns_len;
+    pq_status st = flat ? pq_arrow_batch_schema(r->md, r->sel.columns, n, out, err)
+                        : pq_metadata_arrow_schema(r->md, r->sel.columns, n, out, err);
+    if (st == PQ_OK) st = pq_output_schema(r->sel.outputs, schema, r->sel.columns, n, flat, false, out, err);
     if (st != PQ_OK && out->release) out->release(out);
     return st;
 }
@@ -82,14 +82,14 @@ pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, p
 {
     if (out) memset(out, 0, sizeof *out);
     if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
-    if (!r->outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
+    if (!r->sel.outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
     return selection_schema(r, out, err);
 }
 
 static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count,
                               struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
 {
-    size_t n = r->sel_columns_len;
+    size_t n = r->sel.columns_len;
     pq_arrow_column **cols = r->out.cols + g * n;
     const uint64_t *bases = r->out.first_row + g * n;
     size_t ncols = n;
@@ -168,13 +168,13 @@ pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArra
 {
     pq_status st = export_check(r, out_array, out_schema, err);
     if (st != PQ_OK) return st;
-    while (r->cursor.group < r->sel_row_groups_len) {
+    while (r->cursor.group < r->sel.row_groups_len) {
         size_t g = r->cursor.group;
         uint64_t lo = pq_row_set_first(&r->out.rows[g]), hi = pq_row_set_end(&r->out.rows[g]);
         if (r->cursor.step == CURSOR_GROUP_START) {
             r->cursor.step = CURSOR_IN_GROUP;
             r->cursor.row = lo;
-            if (hi == lo && r->filter && !r->opts.prune_only) { /* the filter left no row */
+            if (hi == lo && r->sel.filter && !r->opts.prune_only) { /* the filter left no row */
                 r->cursor.group++;
                 r->cursor.step = CURSOR_GROUP_START;
                 continue;

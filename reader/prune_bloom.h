@@ -10,7 +10,7 @@
 #include "reader/reader_internal.h"
 #include "reader/supplied.h"
 
-/* The truth values r->filter may take over file row group `rg`, judging
+/* The truth values r->sel.filter may take over file row group `rg`, judging
  * each leaf by its statistics (unless disabled) and, for = and IN, by its
  * chunk's bloom filter, read through the reader (counted in the select
  * stage). A filter that cannot be read or is malformed is not used (counted

@@ -135,7 +135,7 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     uint64_t off, len;
-    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->data_end, &off, &len))
+    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->footer.data_end, &off, &len))
         return false;
     pq_error err;
     bool ok = !r->opts.memory_limit || len <= r->opts.memory_limit;

@@ -10,7 +10,7 @@
 #include "predicate/judge_stats.h"
 #include "reader/reader_internal.h"
 
-/* The truth values r->filter may take over file row group `rg`, judging
+/* The truth values r->sel.filter may take over file row group `rg`, judging
  * each leaf by its statistics (unless disabled) and, for = and IN on a fully
  * dictionary-encoded chunk (known from the chunk's encoding stats), by its
  * dictionary page, read through the reader and decoded. A dictionary that

@@ -49,7 +49,7 @@ pq_maybe pq_prune_by_members(pq_reader *r, uint32_t rg, bool with_statistics, co
     c.slots = calloc(leaves, kind->slot_size);
     c.state = calloc(leaves, 1);
     pq_maybe m = {true, true, true};
-    if (c.slots && c.state) m = pq_prune_tree(r->filter, judge, &c);
+    if (c.slots && c.state) m = pq_prune_tree(r->sel.filter, judge, &c);
     for (uint32_t i = 0; c.slots && c.state && i < schema->leaves_len; i++)
         if (c.state[i] == LOADED) kind->release(slot_of(&c, (int32_t)i));
     free(c.slots);

@@ -28,7 +28,7 @@ typedef struct pq_member_index {
     void (*release)(void *slot);
 } pq_member_index;
 
-/* The truth values r->filter may take over file row group `rg`, judging
+/* The truth values r->sel.filter may take over file row group `rg`, judging
  * each = and IN node by its chunk's index of kind `kind` (and every node by
  * the statistics unless with_statistics is false). */
 pq_maybe pq_prune_by_members(pq_reader *r, uint32_t rg, bool with_statistics, const pq_member_index *kind);

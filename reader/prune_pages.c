@@ -36,7 +36,7 @@ typedef struct pages_ctx {
 static bool read_bytes(pq_reader *r, int64_t off, int32_t len, uint8_t **out)
 {
     *out = NULL;
-    if (off < 4 || len <= 0 || (uint64_t)off >= r->data_end || (uint64_t)len > r->data_end - (uint64_t)off)
+    if (off < 4 || len <= 0 || (uint64_t)off >= r->footer.data_end || (uint64_t)len > r->footer.data_end - (uint64_t)off)
         return false;
     uint8_t *b = malloc((size_t)len);
     pq_error err;
@@ -61,7 +61,7 @@ static bool load(pq_reader *r, uint32_t rg, uint32_t leaf, leaf_pages *lp)
     uint64_t chunk_off, chunk_len;
     pq_error err;
     uint8_t *oi_bytes = NULL;
-    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->data_end, &chunk_off, &chunk_len, &err) ==
+    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->footer.data_end, &chunk_off, &chunk_len, &err) ==
                   PQ_OK &&
               read_bytes(r, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
               pq_offset_index_decode(oi_bytes, (size_t)cc->offset_index_length, chunk_off, chunk_len, g->num_rows,
@@ -141,15 +141,15 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
-    uint32_t rg = r->sel_row_groups[g];
+    uint32_t rg = r->sel.row_groups[g];
     int64_t rg_rows = fm->row_groups[rg].num_rows;
-    size_t nl = pq_expr_columns(r->filter, NULL, 0);
+    size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows};
     int64_t *cuts = NULL;
     bool any = true;
     if (!leaves || !c.leaves) goto done;
-    pq_expr_columns(r->filter, leaves, nl);
+    pq_expr_columns(r->sel.filter, leaves, nl);
     size_t ncuts = 2;
     for (size_t k = 0; k < nl; k++)
         if (load(r, rg, leaves[k], &c.leaves[leaves[k]])) ncuts += c.leaves[leaves[k]].oi.npages;
@@ -164,7 +164,7 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
     }
     qsort(cuts, m, sizeof *cuts, cmp_i64);
     /* The pieces [cuts[i], cuts[i + 1]) inside the row group's rows. */
-    pq_row_set *rows = &r->sel_rows[g];
+    pq_row_set *rows = &r->sel.rows[g];
     pq_row_set kept;
     pq_row_set_init(&kept, 0, 0);
     pq_row_cursor cur = {0, 0};
@@ -177,7 +177,7 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
             if (!lp->usable) continue;
             while (lp->page + 1 < lp->oi.npages && lp->oi.pages[lp->page + 1].first_row_index <= a) lp->page++;
         }
-        if (!pq_prune_tree(r->filter, judge, &c).can_true) continue;
+        if (!pq_prune_tree(r->sel.filter, judge, &c).can_true) continue;
         ok = pq_row_set_add_overlap(&kept, rows, (uint64_t)a, (uint64_t)b, &cur);
     }
     if (!ok) { /* out of memory: keep every row */

@@ -12,7 +12,7 @@
 #include "reader/reader_internal.h"
 
 /* Narrow selected row group g (index into the selection) by the page
- * indexes: its rows (sel_rows[g]) keep only those whose pages may hold a
+ * indexes: its rows (sel.rows[g]) keep only those whose pages may hold a
  * match (the rows of a page are known from the offset index), as runs, and
  * the function returns false when no row may match. In prune-only mode
  * (which delivers whole row groups) the rows are left as they are. Pages of the filter's

@@ -97,7 +97,7 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
     if (r->opts.footer_read_size < FOOTER_TRAILER_LEN) r->opts.footer_read_size = FOOTER_TRAILER_LEN;
     r->file.fd = -1;
     r->stage = PQ_STAGE_INIT;
-    r->fstep = FOOTER_NEED_TAIL;
+    r->footer.step = FOOTER_NEED_TAIL;
     pq_supplied_init(&r->supplied);
     return r;
 }
@@ -181,7 +181,7 @@ void pq_reader_close(pq_reader *r)
     pq_metadata_release(r->md);
     pq_file_source_close(&r->file);
     pq_supplied_free(&r->supplied);
-    free(r->tail);
+    free(r->footer.tail);
     free(r->path);
     free(r->own_columns);
     free(r->own_row_groups);
@@ -345,18 +345,18 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
                             "footer of %u bytes exceeds the memory limit of %llu bytes", flen,
                             (unsigned long long)r->opts.memory_limit);
     }
-    r->tail = tail;
-    r->tail_offset = r->file_size - n;
-    r->footer_len = flen;
-    r->fstep = (uint64_t)flen + FOOTER_TRAILER_LEN > n ? FOOTER_NEED_REST : FOOTER_DONE;
+    r->footer.tail = tail;
+    r->footer.tail_offset = r->file_size - n;
+    r->footer.len = flen;
+    r->footer.step = (uint64_t)flen + FOOTER_TRAILER_LEN > n ? FOOTER_NEED_REST : FOOTER_DONE;
     return PQ_OK;
 }
 
 /* The footer is longer than the tail: read what precedes the tail. */
 static pq_status footer_read_rest(pq_reader *r, pq_error *err)
 {
-    uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer_len;
-    size_t have = (size_t)(r->file_size - r->tail_offset);
+    uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer.len;
+    size_t have = (size_t)(r->file_size - r->footer.tail_offset);
     size_t total = (size_t)(r->file_size - start);
     uint8_t *buf = malloc(total);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte footer", total);
@@ -365,28 +365,28 @@ static pq_status footer_read_rest(pq_reader *r, pq_error *err)
         free(buf);
         return st;
     }
-    memcpy(buf + (total - have), r->tail, have);
-    free(r->tail);
-    r->tail = buf;
-    r->tail_offset = start;
-    r->fstep = FOOTER_DONE;
+    memcpy(buf + (total - have), r->footer.tail, have);
+    free(r->footer.tail);
+    r->footer.tail = buf;
+    r->footer.tail_offset = start;
+    r->footer.step = FOOTER_DONE;
     return PQ_OK;
 }
 
 /* Run the footer I/O steps and parse. */
 static pq_metadata *footer_read_and_parse(pq_reader *r, pq_error *err)
 {
-    if (r->fstep == FOOTER_NEED_TAIL && footer_read_tail(r, err) != PQ_OK) return NULL;
-    if (r->fstep == FOOTER_NEED_REST && footer_read_rest(r, err) != PQ_OK) return NULL;
+    if (r->footer.step == FOOTER_NEED_TAIL && footer_read_tail(r, err) != PQ_OK) return NULL;
+    if (r->footer.step == FOOTER_NEED_REST && footer_read_rest(r, err) != PQ_OK) return NULL;
     pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
-    const uint8_t *footer = r->tail + (r->file_size - r->tail_offset) - FOOTER_TRAILER_LEN -
-                            r->footer_len;
-    pq_metadata *md = pq_metadata_parse(footer, r->footer_len, &po, err);
+    const uint8_t *footer = r->footer.tail + (r->file_size - r->footer.tail_offset) - FOOTER_TRAILER_LEN -
+                            r->footer.len;
+    pq_metadata *md = pq_metadata_parse(footer, r->footer.len, &po, err);
     if (md) r->stats[PQ_STAGE_FOOTER].parses++;
     /* Whatever happened, the bytes are of no further use: a retry re-reads. */
-    free(r->tail);
-    r->tail = NULL;
-    r->fstep = FOOTER_NEED_TAIL;
+    free(r->footer.tail);
+    r->footer.tail = NULL;
+    r->footer.step = FOOTER_NEED_TAIL;
     return md;
 }
 
@@ -494,7 +494,7 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
             }
             return st;
         }
-        r->data_end = footer_data_end(r);
+        r->footer.data_end = footer_data_end(r);
         r->stage = PQ_STAGE_FOOTER;
         return PQ_OK;
     }
@@ -546,21 +546,21 @@ size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap)
 {
     if (!r) return 0;
     if (r->stage == PQ_STAGE_SELECT) {
-        if (!r->chunks) return 0; /* planned by the stage's first advance */
+        if (!r->pages.chunks) return 0; /* planned by the stage's first advance */
         return pq_reader_pages_needed(r, out, cap);
     }
     if (r->stage == PQ_STAGE_FOOTER) return pq_reader_select_needed(r, out, cap);
     if (r->stage != PQ_STAGE_INIT) return 0;
     if (r->opts.metadata || r->opts.footer_bytes) return 0;
     pq_range need;
-    if (r->fstep == FOOTER_NEED_TAIL) {
+    if (r->footer.step == FOOTER_NEED_TAIL) {
         uint32_t n = tail_len_for(r);
         need.offset = r->file_size - n;
         need.length = n;
-    } else if (r->fstep == FOOTER_NEED_REST) {
-        uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer_len;
+    } else if (r->footer.step == FOOTER_NEED_REST) {
+        uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer.len;
         need.offset = start;
-        need.length = r->tail_offset - start;
+        need.length = r->footer.tail_offset - start;
     } else {
         return 0;
     }
@@ -619,22 +619,22 @@ const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t row_gro
 {
     if (!r || r->stage < PQ_STAGE_PAGE_HEADERS) return NULL;
     /* Chunks are laid out row group by row group, columns in selection order. */
-    for (size_t g = 0; g < r->sel_row_groups_len; g++) {
-        if (r->sel_row_groups[g] != row_group) continue;
-        for (size_t c = 0; c < r->walk_columns_len; c++)
-            if (r->walk_columns[c] == column) return &r->chunks[g * r->walk_columns_len + c].info;
+    for (size_t g = 0; g < r->sel.row_groups_len; g++) {
+        if (r->sel.row_groups[g] != row_group) continue;
+        for (size_t c = 0; c < r->sel.walk_columns_len; c++)
+            if (r->sel.walk_columns[c] == column) return &r->pages.chunks[g * r->sel.walk_columns_len + c].info;
     }
     return NULL;
 }
 
 const uint32_t *pq_reader_selected_row_groups(const pq_reader *r, size_t *count)
 {
-    if (count) *count = r && r->stage >= PQ_STAGE_SELECT ? r->sel_row_groups_len : 0;
-    return r && r->stage >= PQ_STAGE_SELECT ? r->sel_row_groups : NULL;
+    if (count) *count = r && r->stage >= PQ_STAGE_SELECT ? r->sel.row_groups_len : 0;
+    return r && r->stage >= PQ_STAGE_SELECT ? r->sel.row_groups : NULL;
 }
 
 const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *count)
 {
-    if (count) *count = r && r->stage >= PQ_STAGE_SELECT ? r->sel_columns_len : 0;
-    return r && r->stage >= PQ_STAGE_SELECT ? r->sel_columns : NULL;
+    if (count) *count = r && r->stage >= PQ_STAGE_SELECT ? r->sel.columns_len : 0;
+    return r && r->stage >= PQ_STAGE_SELECT ? r->sel.columns : NULL;
 }

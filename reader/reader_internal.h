@@ -63,7 +63,7 @@ typedef enum filter_step {
 typedef struct pq_filter_state {
     filter_step step;
     uint8_t **keep;                 /* per selected row group: the filter's bits over its rows
-                                     * (sel_rows), or NULL */
+                                     * (sel.rows), or NULL */
     size_t groups;
     struct pq_arrow_column **cols;  /* per chunk: a projected filter column as decoded to
                                      * evaluate it (the decode stage takes a reference) */
@@ -96,6 +96,55 @@ typedef struct pq_batch_cursor {
     cursor_step step;
 } pq_batch_cursor;
 
+/* The footer stage's state (reader.c). */
+typedef struct pq_footer_state {
+    footer_step step;
+    uint8_t *tail;                  /* bytes [tail_offset, file_size) once read */
+    uint64_t tail_offset;
+    uint32_t len;                   /* the footer's, from the trailer, once the tail is read */
+    uint64_t data_end;              /* where the footer starts, once parsed: the data region
+                                     * [4, data_end) holds every chunk, index and filter */
+} pq_footer_state;
+
+/* Steps inside the select stage. */
+typedef enum select_step {
+    SELECT_START = 0,               /* nothing selected, or all steps done */
+    SELECT_NEED_INDEXES             /* sans-IO: statistics done; the dictionary, bloom-filter
+                                     * and page-index steps wait for the caller's bytes */
+} select_step;
+
+/* The select stage's state (stage_select.c): what later stages read. */
+typedef struct pq_selection_state {
+    select_step step;
+    uint32_t *row_groups;
+    size_t row_groups_len;
+    uint32_t *columns;
+    size_t columns_len;
+    uint32_t *walk_columns;         /* columns, then the filter's leaves not among them */
+    size_t walk_columns_len;        /* the stride of pages.chunks */
+    struct pq_expr *filter;         /* the options' filter, bound to md (owned) */
+    uint8_t *pruned_by;             /* per file row group: the PQ_PRUNE_* step that dropped it, or 0 */
+    pq_row_set *rows;               /* per selected row group: the rows to deliver (no filter)
+                                     * or to test (filter) */
+    size_t rows_alloc;              /* entries allocated (the selection only shrinks) */
+    bool row_range;                 /* options set row_offset or row_limit */
+    struct pq_output_types *outputs;/* per leaf: the Arrow type it decodes to (output_type.h) */
+} pq_selection_state;
+
+/* The page-header stage's state (stage_pages.c): one chunk per selected
+ * row group x walk column, in row-group-major order; the chunk bytes are
+ * kept for the decode stage. */
+typedef struct pq_pages_state {
+    uint8_t *walk_flags;            /* per walk column, from planning */
+    pq_reader_chunk *chunks;
+    size_t chunks_len;
+    size_t chunks_walked;           /* entries done so far */
+    pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
+    size_t prev_chunks_len;
+    size_t prev_hint;               /* where reuse_walked's next search starts */
+    pq_page_walk_counters walk_counters;
+} pq_pages_state;
+
 typedef enum source_kind {
     SOURCE_NONE,        /* sans-IO: the caller supplies bytes */
     SOURCE_FILE,
@@ -116,45 +165,13 @@ struct pq_reader {
     struct pq_expr *own_filter;
     uint64_t file_size;
 
-    /* footer stage */
-    footer_step fstep;
-    uint8_t *tail;                  /* bytes [tail_offset, file_size) once read */
-    uint64_t tail_offset;
-    uint32_t footer_len;            /* from the trailer, once the tail is read */
-    uint64_t data_end;              /* where the footer starts, once parsed: the data region
-                                     * [4, data_end) holds every chunk, index and filter */
-
     pq_metadata *md;
     pq_supplied supplied;           /* sans-IO: ranges handed in by the caller */
     pq_stage_stats stats[PQ_STAGE_COUNT];
 
-    /* select stage: what later stages read */
-    uint32_t *sel_row_groups;
-    size_t sel_row_groups_len;
-    uint32_t *sel_columns;
-    size_t sel_columns_len;
-    uint32_t *walk_columns;         /* sel_columns, then the filter's leaves not among them */
-    size_t walk_columns_len;        /* the stride of `chunks` */
-    uint8_t *walk_flags;            /* per walk column, from planning (stage_pages.c) */
-    struct pq_expr *filter;         /* the options' filter, bound to md (owned) */
-    uint8_t *pruned_by;             /* per file row group: the PQ_PRUNE_* step that dropped it, or 0 */
-    pq_row_set *sel_rows;           /* per selected row group: the rows to deliver (no filter) or
-                                     * to test (filter); once filtered, [0, rows kept) */
-    size_t sel_rows_alloc;          /* entries allocated (the selection only shrinks) */
-    bool row_range;                 /* options set row_offset or row_limit */
-    bool select_pending;            /* sans-IO: statistics done, the other steps wait for bytes */
-    struct pq_output_types *outputs;/* per leaf: the Arrow type it decodes to (output_type.h) */
-
-    /* page-header stage: one entry per selected row group x walk column, in
-     * row-group-major order; the chunk bytes are kept for the decode stage */
-    pq_reader_chunk *chunks;
-    size_t chunks_len;
-    size_t chunks_walked;           /* entries done so far */
-    pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
-    size_t prev_chunks_len;
-    size_t prev_hint;               /* where reuse_walked's next search starts */
-    pq_page_walk_counters walk_counters;
-
+    pq_footer_state footer;         /* footer stage (reader.c) */
+    pq_selection_state sel;         /* select stage (stage_select.c) */
+    pq_pages_state pages;           /* page-header stage (stage_pages.c) */
     pq_filter_state filt;           /* late materialization (stage_filter.c) */
     pq_decoded out;                 /* decode stage (stage_decode.c) */
     pq_batch_cursor cursor;         /* pq_reader_next_batch (export.c) */
@@ -180,9 +197,9 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 /* Ranges the page-header stage still needs (stage_pages.c). */
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
-/* The filter over selected row group g's rows (sel_rows[g]): its columns'
+/* The filter over selected row group g's rows (sel.rows[g]): its columns'
  * walked chunks decoded and evaluated (stage_filter.c). *keep (malloc'd, a
- * bit per row of sel_rows[g]) gets the matching rows, *kept their count.
+ * bit per row of sel.rows[g]) gets the matching rows, *kept their count.
  * cctx may be NULL. With hand_over, the decoded arrays of the filter's
  * projected columns go to r->filt.cols for the decode stage (entries of g
  * alone, so row groups run in parallel; only pq_filter_evaluate_group
@@ -254,7 +271,7 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
 /* The chunk of selected row group g and walk column c. */
 static inline size_t pq_reader_chunk_at(const pq_reader *r, size_t g, size_t c)
 {
-    return g * r->walk_columns_len + c;
+    return g * r->sel.walk_columns_len + c;
 }
 
 /* Whether a column decoded over the rows of `have` lines up with the rows

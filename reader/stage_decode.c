@@ -48,21 +48,21 @@ void pq_reader_free_decoded(pq_reader *r)
 
 bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema)
 {
-    for (size_t c = 0; c < r->sel_columns_len; c++)
-        if (!pq_reader_leaf_is_flat(schema, &schema->leaves[r->sel_columns[c]])) return false;
+    for (size_t c = 0; c < r->sel.columns_len; c++)
+        if (!pq_reader_leaf_is_flat(schema, &schema->leaves[r->sel.columns[c]])) return false;
     return true;
 }
 
 /* Whether leaf `leaf` decodes into string views. */
 static bool uses_views(const pq_reader *r, uint32_t leaf)
 {
-    return pq_output_views(r->outputs, leaf);
+    return pq_output_views(r->sel.outputs, leaf);
 }
 
 /* Leaf `leaf` as the decode stage builds it (output_type.h). */
 static pq_leaf output_leaf(const pq_reader *r, uint32_t leaf, bool for_filter)
 {
-    return pq_output_leaf(r->outputs, pq_metadata_schema(r->md), leaf, for_filter);
+    return pq_output_leaf(r->sel.outputs, pq_metadata_schema(r->md), leaf, for_filter);
 }
 
 /* Build decoded chunk v of leaf `leaf` into its output column. */
@@ -70,7 +70,7 @@ static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_value
                               pq_error *err)
 {
     pq_leaf lf = output_leaf(r, leaf, false);
-    if (pq_output_dictionary(r->outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
+    if (pq_output_dictionary(r->sel.outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
     return pq_arrow_column_build(&lf, v, out, err);
 }
 
@@ -84,8 +84,8 @@ static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_value
 static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
                               pq_error *err)
 {
-    const pq_reader_chunk *ch = &r->chunks[i];
-    bool indices = pq_output_dictionary(r->outputs, ch->info.column) &&
+    const pq_reader_chunk *ch = &r->pages.chunks[i];
+    bool indices = pq_output_dictionary(r->sel.outputs, ch->info.column) &&
                    pq_pages_all_dictionary(ch->pages, ch->info.npages);
     return pq_reader_decode_chunk_flags(r, cctx, i, NULL, indices ? PQ_DECODE_INDICES : 0, v, err);
 }
@@ -110,7 +110,7 @@ static pq_status check_decoded(const pq_reader *r, size_t i, const pq_decode_row
                                pq_column_values *v, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
-    const pq_reader_chunk *ch = &r->chunks[i];
+    const pq_reader_chunk *ch = &r->pages.chunks[i];
     const pq_leaf *leaf = &schema->leaves[ch->info.column];
     if (st != PQ_OK) { /* name the chunk, as the page-header stage does */
         char what[PQ_ERROR_MESSAGE_SIZE];
@@ -162,7 +162,7 @@ pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, s
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
-    const pq_reader_chunk *ch = &r->chunks[i];
+    const pq_reader_chunk *ch = &r->pages.chunks[i];
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     const pq_leaf *leaf = &schema->leaves[ch->info.column];
     int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
@@ -181,8 +181,8 @@ static unsigned threads_for(const pq_reader *r)
 {
     if (r->opts.threads) return r->opts.threads;
     uint64_t total = 0;
-    for (size_t k = 0; k < r->chunks_len; k++)
-        for (size_t p = 0; p < r->chunks[k].nparts; p++) total += r->chunks[k].parts[p].length;
+    for (size_t k = 0; k < r->pages.chunks_len; k++)
+        for (size_t p = 0; p < r->pages.chunks[k].nparts; p++) total += r->pages.chunks[k].parts[p].length;
     return total < PQ_PARALLEL_MIN_BYTES ? 1 : 0;
 }
 
@@ -244,13 +244,13 @@ typedef struct group_job {
  * the matching rows and a value is a row (no full decode, then take). */
 static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_rows *rows, uint8_t **owned)
 {
-    size_t g = i / r->sel_columns_len;
+    size_t g = i / r->sel.columns_len;
     const pq_schema *schema = pq_metadata_schema(r->md);
-    const pq_leaf *leaf = &schema->leaves[r->chunks[k].info.column];
-    const pq_row_set *want = &r->sel_rows[g], *have = &r->chunks[k].rows;
+    const pq_leaf *leaf = &schema->leaves[r->pages.chunks[k].info.column];
+    const pq_row_set *want = &r->sel.rows[g], *have = &r->pages.chunks[k].rows;
     *owned = NULL;
     const uint8_t *keep = pq_filter_keep(r, g);
-    if (!(r->filter && !r->opts.prune_only && keep && pq_decode_rows_supported(leaf))) return false;
+    if (!(r->sel.filter && !r->opts.prune_only && keep && pq_decode_rows_supported(leaf))) return false;
     if (pq_reader_lined_up(have, want) && (!want->rows || (pq_row_set_first(want) >= r->out.first_row[i] &&
                                                  pq_row_set_end(want) <= pq_row_set_end(have)))) {
         *rows = (pq_decode_rows){keep,
@@ -281,12 +281,12 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     (void)err;
     group_job *job = user;
     pq_reader *r = job->r;
-    size_t n = r->sel_columns_len, i = job->slot_of[j], s = i - job->first_slot;
+    size_t n = r->sel.columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = pq_reader_chunk_at(r, i / n, i % n);
     pq_status st = check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        st = build_output(r, r->chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
+        st = build_output(r, r->pages.chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
         r->out.filtered[i] = true;
@@ -302,7 +302,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_schema *schema = pq_metadata_schema(r->md);
-    size_t n = r->sel_columns_len, slots = (g1 - g0) * n, m = slots ? slots : 1;
+    size_t n = r->sel.columns_len, slots = (g1 - g0) * n, m = slots ? slots : 1;
     pq_decode_plan plan = {0};
     group_job job = {.r = r, .first_slot = g0 * n};
     job.slot_of = calloc(m, sizeof *job.slot_of);
@@ -317,7 +317,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t s = 0; st == PQ_OK && s < slots; s++) {
         size_t i = g0 * n + s, k = pq_reader_chunk_at(r, i / n, i % n);
-        const pq_reader_chunk *ch = &r->chunks[k];
+        const pq_reader_chunk *ch = &r->pages.chunks[k];
         r->out.first_row[i] = pq_row_set_first(&ch->rows);
         r->out.chunk[i] = k;
         pq_arrow_column *evaluated = pq_filter_column(r, k);
@@ -329,7 +329,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
         const pq_leaf *leaf = &schema->leaves[ch->info.column];
         int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
         unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
-        if (pq_output_dictionary(r->outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
+        if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
             flags = PQ_PLAN_INDICES;
         st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
                                       flags, job.selected[s] ? &job.rows[s] : NULL, err);
@@ -375,12 +375,12 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
 /* A flat selection: row groups in passes. */
 static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_error *err)
 {
-    size_t n = r->sel_columns_len;
-    for (size_t g0 = 0; g0 < r->sel_row_groups_len;) {
+    size_t n = r->sel.columns_len;
+    for (size_t g0 = 0; g0 < r->sel.row_groups_len;) {
         size_t g1 = g0;
         uint64_t bytes = 0;
-        while (g1 < r->sel_row_groups_len && (g1 == g0 || bytes < PASS_BYTES)) {
-            for (size_t c = 0; c < n; c++) bytes += chunk_kept(&r->chunks[pq_reader_chunk_at(r, g1, c)]);
+        while (g1 < r->sel.row_groups_len && (g1 == g0 || bytes < PASS_BYTES)) {
+            for (size_t c = 0; c < n; c++) bytes += chunk_kept(&r->pages.chunks[pq_reader_chunk_at(r, g1, c)]);
             g1++;
         }
         pq_status st = run_flat_pass(r, djob, g0, g1, threads, err);
@@ -397,25 +397,25 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *
                             pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
-    size_t n = r->sel_columns_len;
+    size_t n = r->sel.columns_len;
     size_t a = job->fields[j].a, m = job->fields[j].b - a;
     pq_column_values *vals = calloc(m, sizeof *vals);
     const pq_leaf **leaves = calloc(m, sizeof *leaves);
     pq_status st = vals && leaves ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t done = 0;
     for (; st == PQ_OK && done < m; done++) {
-        leaves[done] = &schema->leaves[r->sel_columns[job->order[a + done]]];
+        leaves[done] = &schema->leaves[r->sel.columns[job->order[a + done]]];
         st = decode_chunk(r, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
      * of a field's only leaf (stage_pages.c, pages_may_be_skipped). */
     size_t first_k = pq_reader_chunk_at(r, g, job->order[a]);
-    const pq_reader_chunk *first = &r->chunks[first_k];
+    const pq_reader_chunk *first = &r->pages.chunks[first_k];
     size_t slot = g * n + j;
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
-            st = build_output(r, r->sel_columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
+            st = build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
             st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
@@ -444,14 +444,14 @@ static bool run_unit(void *ctx, size_t u, unsigned worker)
 static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
-    size_t n = r->sel_columns_len;
+    size_t n = r->sel.columns_len;
     job->order = calloc(n ? n : 1, sizeof *job->order);
     job->fields = calloc(n ? n : 1, sizeof *job->fields);
     if (!job->order || !job->fields) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t m = 0;
     for (uint32_t leaf = 0; leaf < schema->leaves_len; leaf++) {
         for (size_t c = 0; c < n; c++)
-            if (r->sel_columns[c] == leaf) {
+            if (r->sel.columns[c] == leaf) {
                 if (pq_reader_leaf_field(schema, &schema->leaves[leaf]) < 0)
                     return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': bad schema path",
                                         schema->leaves[leaf].path);
@@ -461,9 +461,9 @@ static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
     }
     job->nfields = 0;
     for (size_t a = 0; a < m;) {
-        int32_t field = pq_reader_leaf_field(schema, &schema->leaves[r->sel_columns[job->order[a]]]);
+        int32_t field = pq_reader_leaf_field(schema, &schema->leaves[r->sel.columns[job->order[a]]]);
         size_t b = a + 1;
-        while (b < m && pq_reader_leaf_field(schema, &schema->leaves[r->sel_columns[job->order[b]]]) == field)
+        while (b < m && pq_reader_leaf_field(schema, &schema->leaves[r->sel.columns[job->order[b]]]) == field)
             b++;
         job->fields[job->nfields++] = (field_span){a, b};
         a = b;
@@ -517,7 +517,7 @@ pq_status pq_reader_take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, c
  * group's rows become [0, kept). */
 static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed, pq_error *err)
 {
-    size_t n = r->sel_columns_len;
+    size_t n = r->sel.columns_len;
     pq_row_set *rows = &r->out.rows[g];
     int64_t len = (int64_t)rows->rows, kept = 0;
     const uint8_t *keep = pq_filter_keep(r, g); /* evaluated by late materialization */
@@ -531,7 +531,7 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
     }
     bool aligned = true;
     for (size_t c = 0; c < n; c++)
-        if (r->out.cols[g * n + c]) aligned = aligned && pq_reader_lined_up(&r->chunks[r->out.chunk[g * n + c]].rows, rows);
+        if (r->out.cols[g * n + c]) aligned = aligned && pq_reader_lined_up(&r->pages.chunks[r->out.chunk[g * n + c]].rows, rows);
     if (st == PQ_OK && kept == len && aligned) /* every row matched: the rows stay, a selected column holds them */
         for (size_t c = 0; c < n; c++)
             if (r->out.filtered[g * n + c]) r->out.first_row[g * n + c] = len ? pq_row_set_first(rows) : 0;
@@ -544,13 +544,13 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
                 if (pq_arrow_column_length(r->out.cols[slot]) != kept)
                     st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                                       "RowGroup[%u].columns[%u]: %lld rows decoded for %lld matching rows",
-                                      r->chunks[r->out.chunk[slot]].info.row_group,
-                                      r->chunks[r->out.chunk[slot]].info.column,
+                                      r->pages.chunks[r->out.chunk[slot]].info.row_group,
+                                      r->pages.chunks[r->out.chunk[slot]].info.column,
                                       (long long)pq_arrow_column_length(r->out.cols[slot]), (long long)kept);
                 continue;
             }
             pq_arrow_column *t;
-            st = pq_reader_take_rows(&r->chunks[r->out.chunk[slot]], r->out.cols[slot], rows, keep, kept, &t, err);
+            st = pq_reader_take_rows(&r->pages.chunks[r->out.chunk[slot]], r->out.cols[slot], rows, keep, kept, &t, err);
             if (st == PQ_OK) {
                 pq_arrow_column_release(r->out.cols[slot]);
                 r->out.cols[slot] = t;
@@ -578,7 +578,7 @@ static bool filter_unit(void *ctx, size_t g, unsigned worker)
  * row group's error is the stage's. */
 static pq_status filter_rows(pq_reader *r, pq_error *err)
 {
-    size_t groups = r->sel_row_groups_len;
+    size_t groups = r->sel.row_groups_len;
     if (!groups) return PQ_OK;
     filter_job job = {.r = r};
     job.status = calloc(groups, sizeof *job.status);
@@ -611,7 +611,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     const pq_schema *schema = pq_metadata_schema(r->md);
     pq_reader_free_decoded(r);
 
-    size_t n = r->sel_row_groups_len * r->sel_columns_len; /* output slots */
+    size_t n = r->sel.row_groups_len * r->sel.columns_len; /* output slots */
     r->out.cols = calloc(n ? n : 1, sizeof *r->out.cols);
     r->out.first_row = calloc(n ? n : 1, sizeof *r->out.first_row);
     r->out.chunk = calloc(n ? n : 1, sizeof *r->out.chunk);
@@ -621,10 +621,10 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     r->out.len = n;
-    r->out.rows = calloc(r->sel_row_groups_len ? r->sel_row_groups_len : 1, sizeof *r->out.rows);
-    for (size_t g = 0; r->out.rows && g < r->sel_row_groups_len; g++, r->out.groups++)
-        if (!pq_row_set_copy(&r->out.rows[g], &r->sel_rows[g])) break;
-    if (!r->out.rows || r->out.groups < r->sel_row_groups_len) {
+    r->out.rows = calloc(r->sel.row_groups_len ? r->sel.row_groups_len : 1, sizeof *r->out.rows);
+    for (size_t g = 0; r->out.rows && g < r->sel.row_groups_len; g++, r->out.groups++)
+        if (!pq_row_set_copy(&r->out.rows[g], &r->sel.rows[g])) break;
+    if (!r->out.rows || r->out.groups < r->sel.row_groups_len) {
         pq_reader_free_decoded(r);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
@@ -634,7 +634,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     size_t units = n;
     if (!job.flat) {
         st = plan_fields(r, &job, err);
-        units = r->sel_row_groups_len * job.nfields;
+        units = r->sel.row_groups_len * job.nfields;
     }
     if (st == PQ_OK && units) {
         job.codecs = codecs_new();
@@ -668,13 +668,13 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         return st;
     }
     /* Prune-only mode delivers whole row groups: nothing to filter. */
-    if (r->filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
+    if (r->sel.filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
     pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
-    ds->chunks = r->chunks_len;
+    ds->chunks = r->pages.chunks_len;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
-    for (size_t g = 0; g < r->sel_row_groups_len; g++) ds->rows += r->out.rows[g].rows;
+    for (size_t g = 0; g < r->sel.row_groups_len; g++) ds->rows += r->out.rows[g].rows;
     return PQ_OK;
 }

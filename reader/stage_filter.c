@@ -33,12 +33,12 @@ void pq_reader_free_filter(pq_reader *r)
 pq_status pq_filter_begin(pq_reader *r, pq_error *err)
 {
     pq_filter_state *f = &r->filt;
-    size_t n = r->sel_row_groups_len;
+    size_t n = r->sel.row_groups_len;
     pq_reader_free_filter(r);
     f->keep = calloc(n ? n : 1, sizeof *f->keep);
     /* Without room for the columns, the decode stage decodes them again. */
-    f->cols = calloc(r->chunks_len ? r->chunks_len : 1, sizeof *f->cols);
-    f->cols_len = f->cols ? r->chunks_len : 0;
+    f->cols = calloc(r->pages.chunks_len ? r->pages.chunks_len : 1, sizeof *f->cols);
+    f->cols_len = f->cols ? r->pages.chunks_len : 0;
     if (!f->keep) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     f->groups = n;
     return PQ_OK;
@@ -52,9 +52,9 @@ pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, i
     if (st != PQ_OK) return st;
     f->keep[g] = keep;
     if (*kept == 0 && f->cols) /* no match: none of the row group's columns is delivered */
-        for (size_t c = 0; c < r->walk_columns_len; c++) {
-            pq_arrow_column_release(f->cols[g * r->walk_columns_len + c]);
-            f->cols[g * r->walk_columns_len + c] = NULL;
+        for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
+            pq_arrow_column_release(f->cols[g * r->sel.walk_columns_len + c]);
+            f->cols[g * r->sel.walk_columns_len + c] = NULL;
         }
     return PQ_OK;
 }
@@ -74,8 +74,8 @@ pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k)
 /* Walk column of leaf `leaf`. */
 static size_t walk_index(const pq_reader *r, uint32_t leaf)
 {
-    for (size_t c = 0; c < r->walk_columns_len; c++)
-        if (r->walk_columns[c] == leaf) return c;
+    for (size_t c = 0; c < r->sel.walk_columns_len; c++)
+        if (r->sel.walk_columns[c] == leaf) return c;
     return SIZE_MAX; /* bind_filter put every filter leaf there */
 }
 
@@ -134,7 +134,7 @@ static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const 
     return st;
 }
 
-/* Evaluate the filter on selected row group g's rows (sel_rows[g]). The
+/* Evaluate the filter on selected row group g's rows (sel.rows[g]). The
  * filter's columns are decoded here as flat columns of their own, and
  * lined up with those rows; a leaf that stands for a group's nullness
  * gives its definition levels per row instead (or as well). */
@@ -144,8 +144,8 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     const pq_schema *schema = pq_metadata_schema(r->md);
     *keep_out = NULL;
     *kept_out = 0;
-    size_t nl = pq_expr_columns(r->filter, NULL, 0);
-    const pq_row_set *rows = &r->sel_rows[g];
+    size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
+    const pq_row_set *rows = &r->sel.rows[g];
     int64_t len = (int64_t)rows->rows;
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
@@ -173,19 +173,19 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
                            dict_types
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st == PQ_OK) pq_expr_columns(r->filter, leaves, nl);
+    if (st == PQ_OK) pq_expr_columns(r->sel.filter, leaves, nl);
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
         size_t c = walk_index(r, leaves[k]), ck = pq_reader_chunk_at(r, g, c);
-        const pq_reader_chunk *ch = &r->chunks[ck];
+        const pq_reader_chunk *ch = &r->pages.chunks[ck];
         const pq_leaf *leaf = &schema->leaves[leaves[k]];
         bool want_values = false, want_defs = false;
-        filter_leaf_uses(r->filter, (int32_t)leaves[k], &want_values, &want_defs);
+        filter_leaf_uses(r->sel.filter, (int32_t)leaves[k], &want_values, &want_defs);
         /* Filter at the dictionary: a chunk whose data pages are all
          * dictionary-encoded gives its indices and dictionary, and the
          * predicate is evaluated once per entry (predicate_eval.h). Not for
          * a projected column whose rows cannot be decoded alone later
          * (selection-vector decode): it is handed over decoded instead. */
-        bool projected = c < r->sel_columns_len;
+        bool projected = c < r->sel.columns_len;
         bool by_dict = want_values && !r->opts.prune_only && pq_reader_leaf_is_flat(schema, leaf) &&
                        pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
                        (!projected || pq_decode_rows_supported(leaf));
@@ -195,7 +195,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         if (by_dict) { /* the dictionary as a column of its own; the indices as int32 */
             pq_column_values *d = v.dictionary;
             v.dictionary = NULL;
-            pq_leaf dl = pq_output_leaf(r->outputs, schema, leaves[k], true);
+            pq_leaf dl = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
             dl.max_def = dl.max_rep = 0;
             st = pq_arrow_column_build(&dl, d, &dict_cols[k], err);
             pq_column_values_free(d);
@@ -211,7 +211,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
                          : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
             defs_by_leaf[leaves[k]] = defs[k];
         }
-        pq_leaf lf = pq_output_leaf(r->outputs, schema, leaves[k], true);
+        pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
         if (by_dict) {
             lf.physical_type = PQ_INT32;
             lf.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
@@ -225,7 +225,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         /* A projected column: the decode stage takes it as decoded here
          * instead of decoding the chunk again. */
         bool give = hand_over && projected && !by_dict && r->filt.cols && ck < r->filt.cols_len && !r->filt.cols[ck] &&
-                    pq_output_same_for_filter(r->outputs, schema, leaves[k]);
+                    pq_output_same_for_filter(r->sel.outputs, schema, leaves[k]);
         if (pq_reader_lined_up(&ch->rows, rows)) {
             offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
             if (give) {
@@ -250,7 +250,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     }
     if (st == PQ_OK && nv) st = pq_arrow_batch_export(vcols, voffsets, nv, len, &batch, err);
     if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
-    if (st == PQ_OK && nv) st = pq_output_schema(r->outputs, schema, vleaves, nv, true, true, &bschema, err);
+    if (st == PQ_OK && nv) st = pq_output_schema(r->sel.outputs, schema, vleaves, nv, true, true, &bschema, err);
     for (size_t k = 0; st == PQ_OK && k < nv; k++) {
         by_leaf[vleaves[k]] = batch.children[k];
         types[vleaves[k]] = bschema.children[k];
@@ -261,9 +261,9 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         st = pq_arrow_batch_export(&dc, NULL, 1, pq_arrow_column_length(dc), &dicts[k], err);
         if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
         if (st != PQ_OK) break;
-        if (pq_output_types_leaf(r->outputs, vleaves[k])->decimal64) { /* as output_leaf built it */
+        if (pq_output_types_leaf(r->sel.outputs, vleaves[k])->decimal64) { /* as output_leaf built it */
             char fmt[40];
-            pq_leaf dl = pq_output_leaf(r->outputs, schema, vleaves[k], true);
+            pq_leaf dl = pq_output_leaf(r->sel.outputs, schema, vleaves[k], true);
             st = pq_arrow_format(&dl.arrow, fmt, sizeof fmt);
             if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
             if (st != PQ_OK) break;
@@ -276,7 +276,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         by_leaf[vleaves[k]] = &wraps[k];
         types[vleaves[k]] = &wrap_types[k];
     }
-    if (st == PQ_OK) st = pq_predicate_eval(r->filter, by_leaf, types, defs_by_leaf, len, keep, err);
+    if (st == PQ_OK) st = pq_predicate_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, keep, err);
     int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
     if (batch.release) batch.release(&batch);
     if (bschema.release) bschema.release(&bschema);

@@ -39,29 +39,29 @@ static void free_chunk_array(pq_reader_chunk *chunks, size_t n)
 
 void pq_reader_free_chunks(pq_reader *r)
 {
-    free(r->walk_flags);
-    r->walk_flags = NULL;
-    free_chunk_array(r->chunks, r->chunks_len);
-    r->chunks = NULL;
-    r->chunks_len = r->chunks_walked = 0;
-    free_chunk_array(r->prev_chunks, r->prev_chunks_len);
-    r->prev_chunks = NULL;
-    r->prev_chunks_len = 0;
+    free(r->pages.walk_flags);
+    r->pages.walk_flags = NULL;
+    free_chunk_array(r->pages.chunks, r->pages.chunks_len);
+    r->pages.chunks = NULL;
+    r->pages.chunks_len = r->pages.chunks_walked = 0;
+    free_chunk_array(r->pages.prev_chunks, r->pages.prev_chunks_len);
+    r->pages.prev_chunks = NULL;
+    r->pages.prev_chunks_len = 0;
 }
 
 void pq_reader_keep_chunks_for_reuse(pq_reader *r)
 {
     pq_reader_free_filter(r); /* the filter's rows were the old selection's */
-    pq_reader_chunk *chunks = r->chunks;
-    size_t n = r->chunks_len;
-    r->chunks = NULL;
-    r->chunks_len = r->chunks_walked = 0;
+    pq_reader_chunk *chunks = r->pages.chunks;
+    size_t n = r->pages.chunks_len;
+    r->pages.chunks = NULL;
+    r->pages.chunks_len = r->pages.chunks_walked = 0;
     pq_reader_free_chunks(r); /* an older generation, if any */
     for (size_t i = 0; chunks && i < n; i++)
         if (chunks[i].step != CHUNK_WALKED) chunk_clear(&chunks[i]); /* not walked: never reused */
-    r->prev_chunks = chunks;
-    r->prev_chunks_len = n;
-    r->prev_hint = 0;
+    r->pages.prev_chunks = chunks;
+    r->pages.prev_chunks_len = n;
+    r->pages.prev_hint = 0;
 }
 
 /* Take over a walked chunk of the previous selection for (rg, col) whose
@@ -72,17 +72,17 @@ static bool reuse_walked(pq_reader *r, pq_reader_chunk *ch, const pq_row_set *ne
     /* Both plans run column by column too: start where the last match was,
      * so a like-for-like plan finds each chunk at once. */
     size_t len = hi > lo ? hi - lo : 0;
-    size_t hint = r->prev_hint >= lo && r->prev_hint < hi ? r->prev_hint - lo : 0;
+    size_t hint = r->pages.prev_hint >= lo && r->pages.prev_hint < hi ? r->pages.prev_hint - lo : 0;
     for (size_t step = 0; step < len; step++) {
         size_t i = lo + (hint + step) % len;
-        pq_reader_chunk *old = &r->prev_chunks[i];
+        pq_reader_chunk *old = &r->pages.prev_chunks[i];
         if (old->step != CHUNK_WALKED || old->info.row_group != ch->info.row_group ||
             old->info.column != ch->info.column)
             continue;
         if (!pq_row_set_contains(&old->rows, need)) return false;
         *ch = *old;
         memset(old, 0, sizeof *old); /* emptied: no longer CHUNK_WALKED */
-        r->prev_hint = i + 1;
+        r->pages.prev_hint = i + 1;
         r->stats[PQ_STAGE_PAGE_HEADERS].reused++;
         return true;
     }
@@ -107,8 +107,8 @@ static bool pages_may_be_skipped(const pq_reader *r, uint32_t col)
     const pq_leaf *leaf = &schema->leaves[col];
     if (pq_reader_leaf_is_flat(schema, leaf)) return true;
     int32_t field = pq_reader_leaf_field(schema, leaf);
-    for (size_t c = 0; c < r->sel_columns_len; c++) {
-        uint32_t other = r->sel_columns[c];
+    for (size_t c = 0; c < r->sel.columns_len; c++) {
+        uint32_t other = r->sel.columns[c];
         if (other != col && pq_reader_leaf_field(schema, &schema->leaves[other]) == field) return false;
     }
     return true;
@@ -123,11 +123,11 @@ static bool has_offset_index(const pq_column_chunk *cc)
 /* Whether the filter reads leaf `leaf`. */
 static bool filter_reads(const pq_reader *r, uint32_t leaf)
 {
-    size_t n = pq_expr_columns(r->filter, NULL, 0);
+    size_t n = pq_expr_columns(r->sel.filter, NULL, 0);
     uint32_t stack[64];
     uint32_t *cols = n <= 64 ? stack : malloc(n * sizeof *cols);
     if (!cols) return true; /* out of memory: do not defer */
-    pq_expr_columns(r->filter, cols, n);
+    pq_expr_columns(r->sel.filter, cols, n);
     bool found = false;
     for (size_t k = 0; k < n && !found; k++) found = cols[k] == leaf;
     if (cols != stack) free(cols);
@@ -145,16 +145,16 @@ enum {
  * selection). */
 static pq_status plan_columns(pq_reader *r, pq_error *err)
 {
-    size_t w = r->walk_columns_len;
-    free(r->walk_flags);
-    r->walk_flags = calloc(w ? w : 1, 1);
-    if (!r->walk_flags) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    bool late = r->filter && !r->opts.prune_only;
+    size_t w = r->sel.walk_columns_len;
+    free(r->pages.walk_flags);
+    r->pages.walk_flags = calloc(w ? w : 1, 1);
+    if (!r->pages.walk_flags) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    bool late = r->sel.filter && !r->opts.prune_only;
     for (size_t c = 0; c < w; c++) {
-        uint32_t leaf = r->walk_columns[c];
-        if (pages_may_be_skipped(r, leaf)) r->walk_flags[c] |= WALK_SKIPPABLE;
-        if (late && c < r->sel_columns_len && (r->walk_flags[c] & WALK_SKIPPABLE) && !filter_reads(r, leaf))
-            r->walk_flags[c] |= WALK_DEFERRED;
+        uint32_t leaf = r->sel.walk_columns[c];
+        if (pages_may_be_skipped(r, leaf)) r->pages.walk_flags[c] |= WALK_SKIPPABLE;
+        if (late && c < r->sel.columns_len && (r->pages.walk_flags[c] & WALK_SKIPPABLE) && !filter_reads(r, leaf))
+            r->pages.walk_flags[c] |= WALK_DEFERRED;
     }
     return PQ_OK;
 }
@@ -198,7 +198,7 @@ static void plan_empty(pq_reader_chunk *ch)
 static pq_status prev_bounds(const pq_reader *r, size_t **lo_out, size_t **hi_out, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    size_t n = r->sel_row_groups_len ? r->sel_row_groups_len : 1;
+    size_t n = r->sel.row_groups_len ? r->sel.row_groups_len : 1;
     size_t *lo = calloc(n, sizeof *lo), *hi = calloc(n, sizeof *hi);
     uint32_t *sel_of = malloc((fm->row_groups_len ? fm->row_groups_len : 1) * sizeof *sel_of);
     if (!lo || !hi || !sel_of) {
@@ -208,9 +208,9 @@ static pq_status prev_bounds(const pq_reader *r, size_t **lo_out, size_t **hi_ou
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     for (uint32_t rg = 0; rg < fm->row_groups_len; rg++) sel_of[rg] = UINT32_MAX;
-    for (size_t g = 0; g < r->sel_row_groups_len; g++) sel_of[r->sel_row_groups[g]] = (uint32_t)g;
-    for (size_t i = 0; i < r->prev_chunks_len; i++) {
-        const pq_reader_chunk *old = &r->prev_chunks[i];
+    for (size_t g = 0; g < r->sel.row_groups_len; g++) sel_of[r->sel.row_groups[g]] = (uint32_t)g;
+    for (size_t i = 0; i < r->pages.prev_chunks_len; i++) {
+        const pq_reader_chunk *old = &r->pages.prev_chunks[i];
         if (old->step != CHUNK_WALKED || old->info.row_group >= fm->row_groups_len) continue;
         uint32_t g = sel_of[old->info.row_group];
         if (g == UINT32_MAX) continue;
@@ -227,32 +227,32 @@ static pq_status prev_bounds(const pq_reader *r, size_t **lo_out, size_t **hi_ou
 static pq_status plan_chunks(pq_reader *r, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    size_t n = r->sel_row_groups_len * r->walk_columns_len;
+    size_t n = r->sel.row_groups_len * r->sel.walk_columns_len;
     pq_status pst = plan_columns(r, err);
     if (pst != PQ_OK) return pst;
     size_t *prev_lo = NULL, *prev_hi = NULL;
     if ((pst = prev_bounds(r, &prev_lo, &prev_hi, err)) != PQ_OK) return pst;
-    r->chunks = calloc(n ? n : 1, sizeof *r->chunks);
-    if (!r->chunks) {
+    r->pages.chunks = calloc(n ? n : 1, sizeof *r->pages.chunks);
+    if (!r->pages.chunks) {
         free(prev_lo);
         free(prev_hi);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    r->chunks_len = n;
+    r->pages.chunks_len = n;
     size_t k = 0;
     pq_status st = PQ_OK;
-    for (size_t g = 0; st == PQ_OK && g < r->sel_row_groups_len; g++) {
-        uint32_t rg = r->sel_row_groups[g];
+    for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {
+        uint32_t rg = r->sel.row_groups[g];
         int64_t rows = fm->row_groups[rg].num_rows;
-        bool cut = !whole_group(&r->sel_rows[g], rows);
-        for (size_t c = 0; st == PQ_OK && c < r->walk_columns_len; c++, k++) {
-            uint32_t col = r->walk_columns[c];
+        bool cut = !whole_group(&r->sel.rows[g], rows);
+        for (size_t c = 0; st == PQ_OK && c < r->sel.walk_columns_len; c++, k++) {
+            uint32_t col = r->sel.walk_columns[c];
             const pq_column_chunk *cc = fm->row_groups[rg].columns[col];
-            pq_reader_chunk *ch = &r->chunks[k];
+            pq_reader_chunk *ch = &r->pages.chunks[k];
             ch->info.row_group = rg;
             ch->info.column = col;
-            if (reuse_walked(r, ch, &r->sel_rows[g], prev_lo[g], prev_hi[g])) continue;
-            st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->data_end, &ch->info.offset,
+            if (reuse_walked(r, ch, &r->sel.rows[g], prev_lo[g], prev_hi[g])) continue;
+            st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->footer.data_end, &ch->info.offset,
                                                 &ch->info.length, err);
             if (st != PQ_OK) {
                 st = chunk_error(err, st, ch);
@@ -260,10 +260,10 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
                 st = pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
                                   "RowGroup[%u].columns[%u]: chunk of %llu bytes exceeds the memory limit", rg,
                                   col, (unsigned long long)ch->info.length);
-            } else if (r->walk_flags[c] & WALK_DEFERRED) {
+            } else if (r->pages.walk_flags[c] & WALK_DEFERRED) {
                 ch->step = CHUNK_DEFERRED;
                 r->filt.step = FILTER_WAITING;
-            } else if (cut && has_offset_index(cc) && (r->walk_flags[c] & WALK_SKIPPABLE)) {
+            } else if (cut && has_offset_index(cc) && (r->pages.walk_flags[c] & WALK_SKIPPABLE)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
             } else {
                 st = plan_whole(ch, rows, err);
@@ -322,19 +322,19 @@ static pq_status plan_parts(pq_reader_chunk *ch, const pq_offset_index *oi, cons
 /* Selected row group index g of the chunk at entry k. */
 static size_t chunk_group(const pq_reader *r, size_t k)
 {
-    return r->walk_columns_len ? k / r->walk_columns_len : 0;
+    return r->sel.walk_columns_len ? k / r->sel.walk_columns_len : 0;
 }
 
 /* Read and decode the offset index of entry k; plan its parts. */
 static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
 {
-    pq_reader_chunk *ch = &r->chunks[k];
+    pq_reader_chunk *ch = &r->pages.chunks[k];
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     const pq_column_chunk *cc = rg->columns[ch->info.column];
     uint64_t off = (uint64_t)cc->offset_index_offset;
     size_t len = (size_t)cc->offset_index_length;
-    if (off < 4 || off > r->data_end || len > r->data_end - off)
+    if (off < 4 || off > r->footer.data_end || len > r->footer.data_end - off)
         return chunk_error(err, pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                                              "offset index [%llu, +%zu) is outside the data region (before the footer)",
                                              (unsigned long long)off, len), ch);
@@ -348,8 +348,8 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
             /* A deferred column needs only the pages that hold a matching row. */
             size_t g = chunk_group(r, k);
             const uint8_t *keep =
-                (r->walk_flags[k % r->walk_columns_len] & WALK_DEFERRED) ? pq_filter_keep(r, g) : NULL;
-            st = plan_parts(ch, &oi, &r->sel_rows[g], keep, rg->num_rows, err);
+                (r->pages.walk_flags[k % r->sel.walk_columns_len] & WALK_DEFERRED) ? pq_filter_keep(r, g) : NULL;
+            st = plan_parts(ch, &oi, &r->sel.rows[g], keep, rg->num_rows, err);
             if (st == PQ_OK) r->stats[PQ_STAGE_PAGE_HEADERS].pages_skipped += oi.npages - ch->data_pages;
             pq_offset_index_free(&oi);
         } else {
@@ -382,8 +382,8 @@ static size_t coalesced_parts(const pq_reader *r, pq_range **out, size_t **joine
     size_t n = 0;
     *out = NULL;
     if (joined) *joined = NULL;
-    for (size_t k = 0; k < r->chunks_len; k++)
-        if (r->chunks[k].step == CHUNK_NEED_PAGES) n += r->chunks[k].nparts;
+    for (size_t k = 0; k < r->pages.chunks_len; k++)
+        if (r->pages.chunks[k].step == CHUNK_NEED_PAGES) n += r->pages.chunks[k].nparts;
     if (!n) return 0;
     pq_range *v = malloc(n * sizeof *v);
     size_t *parts = joined ? malloc(n * sizeof *parts) : NULL;
@@ -393,8 +393,8 @@ static size_t coalesced_parts(const pq_reader *r, pq_range **out, size_t **joine
         return 0;
     }
     size_t m = 0;
-    for (size_t k = 0; k < r->chunks_len; k++) {
-        const pq_reader_chunk *ch = &r->chunks[k];
+    for (size_t k = 0; k < r->pages.chunks_len; k++) {
+        const pq_reader_chunk *ch = &r->pages.chunks[k];
         if (ch->step != CHUNK_NEED_PAGES) continue;
         for (size_t p = 0; p < ch->nparts; p++)
             if (!pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length))
@@ -456,8 +456,8 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
     size_t count = 0;
     /* Offset indexes first: the page ranges depend on them. */
     bool any_index = false;
-    for (size_t i = 0; i < r->chunks_len; i++) {
-        const pq_reader_chunk *ch = &r->chunks[i];
+    for (size_t i = 0; i < r->pages.chunks_len; i++) {
+        const pq_reader_chunk *ch = &r->pages.chunks[i];
         if (ch->step != CHUNK_NEED_OFFSET_INDEX) continue;
         any_index = true;
         const pq_column_chunk *cc = fm->row_groups[ch->info.row_group].columns[ch->info.column];
@@ -492,7 +492,7 @@ static void acc_merge(pq_reader *r, const walk_acc *a)
     st->reads += a->reads;
     st->chunks += a->chunks;
     st->pages += a->wc.pages;
-    pq_page_walk_counters *w = &r->walk_counters;
+    pq_page_walk_counters *w = &r->pages.walk_counters;
     w->walks += a->wc.walks;
     w->pages += a->wc.pages;
     w->data_pages += a->wc.data_pages;
@@ -632,7 +632,7 @@ static bool walk_task(void *ctx, size_t i, unsigned worker)
 {
     (void)worker;
     walk_job *job = ctx;
-    pq_reader_chunk *ch = &job->r->chunks[job->first + i];
+    pq_reader_chunk *ch = &job->r->pages.chunks[job->first + i];
     if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) {
         job->status[i] = PQ_OK;
         return true;
@@ -643,7 +643,7 @@ static bool walk_task(void *ctx, size_t i, unsigned worker)
 
 static pq_status walk_parallel(pq_reader *r, pq_error *err)
 {
-    size_t first = 0, n = r->chunks_len;
+    size_t first = 0, n = r->pages.chunks_len;
     walk_job job = {.r = r, .first = first};
     job.acc = calloc(n, sizeof *job.acc);
     job.status = calloc(n, sizeof *job.status);
@@ -660,7 +660,7 @@ static pq_status walk_parallel(pq_reader *r, pq_error *err)
                 *err = job.errors[i];
                 st = job.status[i];
             }
-        if (st == PQ_OK) r->chunks_walked = r->chunks_len;
+        if (st == PQ_OK) r->pages.chunks_walked = r->pages.chunks_len;
     }
     free(job.acc);
     free(job.status);
@@ -680,8 +680,8 @@ static pq_status need_more(const pq_reader *r, pq_error *err)
 static uint64_t pending_bytes(const pq_reader *r)
 {
     uint64_t total = 0;
-    for (size_t k = 0; k < r->chunks_len; k++) {
-        const pq_reader_chunk *ch = &r->chunks[k];
+    for (size_t k = 0; k < r->pages.chunks_len; k++) {
+        const pq_reader_chunk *ch = &r->pages.chunks[k];
         if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) continue;
         for (size_t p = 0; p < ch->nparts; p++) total += ch->parts[p].length;
     }
@@ -693,8 +693,8 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
 {
     /* Every offset index the row range needs, before any page. */
     bool missing = false;
-    for (size_t k = 0; k < r->chunks_len; k++) {
-        if (r->chunks[k].step != CHUNK_NEED_OFFSET_INDEX) continue;
+    for (size_t k = 0; k < r->pages.chunks_len; k++) {
+        if (r->pages.chunks[k].step != CHUNK_NEED_OFFSET_INDEX) continue;
         pq_status st = read_offset_index(r, k, err);
         if (st == PQ_ERR_NEED_DATA) {
             missing = true;
@@ -707,12 +707,12 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
     if (pst != PQ_OK) return pst;
     /* Sources the reader owns (a file, memory) are read and walked on the
      * decode threads; a caller's source only from this thread. */
-    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->chunks_len > 1 &&
+    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->pages.chunks_len > 1 &&
         (r->opts.threads > 1 || pending_bytes(r) >= PQ_PARALLEL_MIN_BYTES))
         return walk_parallel(r, err);
     /* A sans-IO reader may stop at a chunk it lacks and resume later. */
-    for (size_t k = 0; k < r->chunks_len; k++) {
-        pq_reader_chunk *ch = &r->chunks[k];
+    for (size_t k = 0; k < r->pages.chunks_len; k++) {
+        pq_reader_chunk *ch = &r->pages.chunks[k];
         if (ch->step == CHUNK_WALKED || ch->step == CHUNK_DEFERRED) continue;
         walk_acc acc;
         memset(&acc, 0, sizeof acc);
@@ -731,14 +731,14 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
 static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *skipped, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_row_group *rg = &fm->row_groups[r->sel_row_groups[g]];
+    const pq_row_group *rg = &fm->row_groups[r->sel.row_groups[g]];
     int64_t kept;
     /* The decode stage filters with the filter's bits (stage_filter.c)
      * instead of decoding its columns again. */
     pq_status st = pq_filter_evaluate_group(r, cctx, g, &kept, err);
     if (st != PQ_OK) return st;
-    for (size_t c = 0; c < r->walk_columns_len; c++) {
-        pq_reader_chunk *ch = &r->chunks[g * r->walk_columns_len + c];
+    for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
+        pq_reader_chunk *ch = &r->pages.chunks[g * r->sel.walk_columns_len + c];
         if (kept == 0) {
             /* No match: nothing of the row group is read or decoded any more. */
             if (ch->step == CHUNK_DEFERRED) (*skipped)++;
@@ -754,7 +754,7 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
         }
         if (ch->step != CHUNK_DEFERRED) continue;
         if ((uint64_t)kept < (uint64_t)rg->num_rows && has_offset_index(rg->columns[ch->info.column]) &&
-            (r->walk_flags[c] & WALK_SKIPPABLE))
+            (r->pages.walk_flags[c] & WALK_SKIPPABLE))
             ch->step = CHUNK_NEED_OFFSET_INDEX; /* then plan_parts with the bits */
         else if ((st = plan_whole(ch, rg->num_rows, err)) != PQ_OK)
             return st;
@@ -783,7 +783,7 @@ static bool narrow_task(void *ctx, size_t g, unsigned worker)
  * first failing row group's error is the stage's. */
 static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
 {
-    size_t n = r->sel_row_groups_len;
+    size_t n = r->sel.row_groups_len;
     if (!n) return PQ_OK;
     narrow_job *job = calloc(1, sizeof *job);
     pq_status st = pq_filter_begin(r, err);
@@ -799,9 +799,9 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
         for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&job->codecs[t]);
         for (size_t g = 0; g < n; g++) job->status[g] = PQ_ERR_STAGE; /* not run */
         uint64_t walked = 0; /* the filter's chunks, decoded here */
-        for (size_t k = 0; k < r->chunks_len; k++)
-            for (size_t p = 0; r->chunks[k].step == CHUNK_WALKED && p < r->chunks[k].nparts; p++)
-                walked += r->chunks[k].parts[p].length;
+        for (size_t k = 0; k < r->pages.chunks_len; k++)
+            for (size_t p = 0; r->pages.chunks[k].step == CHUNK_WALKED && p < r->pages.chunks[k].nparts; p++)
+                walked += r->pages.chunks[k].parts[p].length;
         unsigned threads = r->opts.threads ? r->opts.threads : (walked >= PQ_PARALLEL_MIN_BYTES ? 0 : 1);
         pq_parallel_for(n, threads, narrow_task, job);
         for (size_t g = 0; g < n; g++) {
@@ -825,12 +825,12 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
 
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
 {
-    if (!r->chunks) {
+    if (!r->pages.chunks) {
         pq_status st = plan_chunks(r, err);
         /* What the new plan did not take over is not needed any more. */
-        free_chunk_array(r->prev_chunks, r->prev_chunks_len);
-        r->prev_chunks = NULL;
-        r->prev_chunks_len = 0;
+        free_chunk_array(r->pages.prev_chunks, r->pages.prev_chunks_len);
+        r->pages.prev_chunks = NULL;
+        r->pages.prev_chunks_len = 0;
         if (st != PQ_OK) {
             pq_reader_free_chunks(r);
             return st;
@@ -849,7 +849,7 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
         }
         break;
     }
-    r->chunks_walked = r->chunks_len;
+    r->pages.chunks_walked = r->pages.chunks_len;
     return PQ_OK;
 }
 
@@ -858,26 +858,26 @@ pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column
 {
     if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or output is NULL");
     memset(out, 0, sizeof *out);
-    if (r->stage < PQ_STAGE_SELECT || !r->sel_rows)
+    if (r->stage < PQ_STAGE_SELECT || !r->sel.rows)
         return pq_error_set(err, PQ_ERR_STAGE, "a plan needs the select stage; the reader is at '%s'",
                             pq_stage_name(r->stage));
     size_t g = 0;
-    while (g < r->sel_row_groups_len && r->sel_row_groups[g] != row_group) g++;
+    while (g < r->sel.row_groups_len && r->sel.row_groups[g] != row_group) g++;
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    if (g == r->sel_row_groups_len || column >= fm->row_groups[row_group].columns_len)
+    if (g == r->sel.row_groups_len || column >= fm->row_groups[row_group].columns_len)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u or column %u was not selected", row_group,
                             column);
     const pq_row_group *rg = &fm->row_groups[row_group];
     const pq_column_chunk *cc = rg->columns[column];
     uint64_t off, len;
-    pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->data_end, &off, &len, err);
+    pq_status st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->footer.data_end, &off, &len, err);
     if (st != PQ_OK) return st;
     out->chunk_bytes = len;
     out->bytes = len;
     if (!has_offset_index(cc)) return PQ_OK;
     size_t n = (size_t)cc->offset_index_length;
     uint64_t oi_off = (uint64_t)cc->offset_index_offset;
-    if (oi_off < 4 || oi_off > r->data_end || n > r->data_end - oi_off)
+    if (oi_off < 4 || oi_off > r->footer.data_end || n > r->footer.data_end - oi_off)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "offset index of column %u is outside the data region (before the footer)", column);
     uint8_t *buf = malloc(n);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
@@ -886,7 +886,7 @@ pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column
     if (st == PQ_OK) st = pq_offset_index_decode(buf, n, off, len, rg->num_rows, &oi, err);
     free(buf);
     if (st != PQ_OK) return st;
-    const pq_row_set *rows = &r->sel_rows[g];
+    const pq_row_set *rows = &r->sel.rows[g];
     pq_row_cursor cur = {0, 0};
     out->pages_total = (uint32_t)oi.npages;
     out->bytes = (uint64_t)oi.pages[0].offset - off; /* the dictionary page, if any */

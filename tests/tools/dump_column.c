@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     const pq_schema *schema = pq_metadata_schema(md);
     const pq_file_metadata *fm = pq_metadata_file(md);
     const pq_chunk_pages *cp = pq_reader_chunk_pages(r, rg, leaf_index);
-    if (!cp || r->chunks_len != 1 || leaf_index >= schema->leaves_len) {
+    if (!cp || r->pages.chunks_len != 1 || leaf_index >= schema->leaves_len) {
         fprintf(stderr, "error: chunk (%u, %u) not found\n", rg, leaf_index);
         pq_reader_close(r);
         return 1;
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     int32_t codec = fm->row_groups[rg].columns[leaf_index]->meta_data.codec;
 
     pq_column_values v;
-    if (pq_column_decode(leaf, codec, r->chunks[0].data, (size_t)cp->length, cp->pages, cp->npages, limit, &v,
+    if (pq_column_decode(leaf, codec, r->pages.chunks[0].data, (size_t)cp->length, cp->pages, cp->npages, limit, &v,
                          &err) != PQ_OK) {
         fprintf(stderr, "error: %s: %s\n", pq_status_name(err.code), err.message);
         pq_reader_close(r);
