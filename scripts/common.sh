@@ -148,6 +148,21 @@ pq_ensure_pyarrow() {
     python3 -c "import pyarrow, numpy, duckdb" || pq_die "pyarrow, numpy or duckdb still does not import"
 }
 
+# pq_ensure_wheels DIR — the wheels `pip install <repo>` builds with
+# (scikit-build-core and what it needs), downloaded into DIR once, so that the
+# pip install check (tests/install/pip_check.sh) runs offline.
+pq_ensure_wheels() {
+    local dir="$1"
+    compgen -G "$dir/scikit_build_core-*.whl" >/dev/null && return 0
+    if [ "${PQ_NO_INSTALL:-0}" = 1 ]; then
+        pq_say "no build-backend wheels in $dir (PQ_NO_INSTALL=1): the pip install check will skip"
+        return 0
+    fi
+    pq_say "downloading the build backend's wheels into $dir"
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip download -q -d "$dir" "scikit-build-core>=0.10" ||
+        pq_die "could not download scikit-build-core"
+}
+
 # pq_fresh_venv DIR — make DIR a new virtual environment (removing an old one)
 # and put it first on PATH, so that what the suite needs must come from its
 # own install step, not from what happened to be installed by hand.
