@@ -69,6 +69,27 @@ struct ArrowArray {
 
 #endif /* ARROW_C_DATA_INTERFACE */
 
+/* The Arrow C stream interface
+ * (https://arrow.apache.org/docs/format/CStreamInterface.html), field for
+ * field, under the spec's include guard. */
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+    /* The stream's schema (0, or an errno value and get_last_error) */
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    /* The next batch: out->release == NULL at the end of the stream */
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    /* The message of the last error, valid until the next call, or NULL */
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    /* Release callback */
+    void (*release)(struct ArrowArrayStream *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
 /*
  * Export the Arrow schema of a file (or of some of its columns) as an
  * ArrowSchema: a struct ("+s", unnamed, flags 0) with one child per

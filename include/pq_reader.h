@@ -363,6 +363,30 @@ PQ_API const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t 
 PQ_API const uint32_t *pq_reader_selected_row_groups(const pq_reader *r, size_t *count);
 PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *count);
 
+/* After the footer stage: an Arrow C stream (ArrowArrayStream) over the
+ * reader's current choice (its row groups, columns, row range and filter,
+ * as the options or the last pq_reader_reselect() set them), for any Arrow
+ * consumer to pull record batches from: DuckDB, polars, pyarrow,
+ * DataFusion. The stream has a reader of its own over the same file (a
+ * duplicated descriptor for a path reader; the same bytes for a memory
+ * reader, which the caller keeps alive; the same callbacks for a caller's
+ * source) and a reference to the parsed footer, so `r` may be closed at
+ * once; no footer is read or parsed again. Its select stage (pruning)
+ * runs here; then each get_next decodes one selected row group at a time,
+ * on demand (nothing ahead), and hands its rows out in batches of at most
+ * `batch_rows` rows (0: a row group per batch); a row group the filter
+ * leaves no row of gives no batch. get_schema gives pq_reader_output_schema()'s
+ * schema. A decode error is get_next's EIO (ENOMEM for memory), with the
+ * message (naming the row group and column) from get_last_error. The
+ * caller owns *out and calls out->release; the stream is for one consumer
+ * thread at a time. Errors: PQ_ERR_STAGE before the footer stage,
+ * PQ_ERR_UNSUPPORTED for a sans-IO reader (the stream could not fetch its
+ * pages), the select stage's errors, PQ_ERR_INVALID_ARGUMENT, PQ_ERR_NOMEM.
+ * On error *out has release == NULL. */
+struct ArrowArrayStream;
+PQ_API pq_status pq_reader_export_stream(const pq_reader *r, uint64_t batch_rows, struct ArrowArrayStream *out,
+                                         pq_error *err);
+
 /* After the select stage: the schema every batch of the selection has
  * (as pq_reader_export_row_group() gives it), with the output types of the
  * options applied (string_type, decimal_type, follow_arrow_schema): so a

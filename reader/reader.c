@@ -8,6 +8,8 @@
  * PQ_ERR_NEED_DATA and the missing ranges are reported by
  * pq_reader_needed_ranges(). Whatever a stage parsed is kept for later ones.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,6 +102,54 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
     r->footer.step = FOOTER_NEED_TAIL;
     pq_supplied_init(&r->supplied);
     return r;
+}
+
+pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err)
+{
+    if (!r->md) {
+        pq_error_set(err, PQ_ERR_STAGE, "a twin reader needs the footer stage; the reader is at '%s'",
+                     pq_stage_name(r->stage));
+        return NULL;
+    }
+    if (r->kind == SOURCE_NONE) {
+        pq_error_set(err, PQ_ERR_UNSUPPORTED, "a sans-IO reader has no source of its own to read from");
+        return NULL;
+    }
+    pq_reader_options o = r->opts;
+    o.metadata = r->md; /* a reference of its own: no footer read, no parse */
+    o.footer_bytes = NULL;
+    o.footer_bytes_len = 0;
+    o.cache = NULL;
+    o.cache_key = NULL;
+    o.cache_key_len = 0;
+    pq_reader *t = reader_new(&o, err);
+    if (!t) return NULL;
+    t->kind = r->kind;
+    t->file_size = r->file_size;
+    switch (r->kind) {
+    case SOURCE_FILE:
+        t->file = r->file;
+        t->file.fd = fcntl(r->file.fd, F_DUPFD_CLOEXEC, 0);
+        if (t->file.fd < 0) {
+            pq_error_set(err, PQ_ERR_IO, "duplicating the file descriptor: %s", strerror(errno));
+            pq_reader_close(t);
+            return NULL;
+        }
+        t->src.read_at = pq_file_source_read_at;
+        t->src.user = &t->file;
+        t->src.size = t->file.size;
+        break;
+    case SOURCE_MEMORY:
+        t->memory = r->memory;
+        t->src.read_at = pq_memory_source_read_at;
+        t->src.user = &t->memory;
+        t->src.size = t->memory.size;
+        break;
+    default:
+        t->src = r->src;
+        break;
+    }
+    return t;
 }
 
 pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, pq_error *err)

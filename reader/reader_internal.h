@@ -178,6 +178,12 @@ struct pq_reader {
 };
 
 
+/* A new reader over r's file (a duplicated descriptor, the same memory or
+ * the same caller's source) with r's parsed footer and options: no I/O for
+ * the footer (reader.c). NULL + err: PQ_ERR_STAGE before the footer stage,
+ * PQ_ERR_UNSUPPORTED for a sans-IO reader, PQ_ERR_IO, PQ_ERR_NOMEM. */
+pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err);
+
 /* Bytes [offset, offset+len) into dst: from supplied ranges first, else the
  * source; PQ_ERR_NEED_DATA for a sans-IO reader without them. Counts the
  * read against `stage`. */

@@ -45,7 +45,7 @@ import weakref
 from . import _lib as _c
 
 __all__ = [
-    "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader",
+    "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan",
     "read_metadata", "read_table", "footer_parse_count", "library_version",
     "default_memory_limit", "LIBRARY_PATH",
 ]
@@ -564,6 +564,37 @@ class Reader:
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
+    def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
+             threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
+             follow_arrow_schema=None):
+        """A Scan (an Arrow C stream for DuckDB, polars, pyarrow) of this
+        reader's file with its parsed footer: `columns` (None: the
+        reader's), `row_groups`, `filter`, the row range and `prune` as for
+        read; batch_size the most rows a batch has (None: a row group per
+        batch); the output types and threads default to the reader's."""
+        self._live()
+        cols = self.columns if columns is None else self._resolve(list(columns))
+        return Scan(self.path, self.metadata, cols, row_groups=row_groups, filter=filter, row_offset=row_offset,
+                    row_limit=row_limit, batch_size=batch_size,
+                    threads=self._threads if threads is None else threads,
+                    validate_utf8=self._validate_utf8 if validate_utf8 is None else validate_utf8,
+                    memory_limit=self._memory_limit if memory_limit is None else memory_limit, prune=prune,
+                    strings=self._strings if strings is None else strings,
+                    decimals=self._decimals if decimals is None else decimals,
+                    follow_arrow_schema=self._follow if follow_arrow_schema is None else follow_arrow_schema)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule stream of the reader's columns, every row
+        group: self.scan().__arrow_c_stream__()."""
+        return self.scan().__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_schema__(self):
+        return self.scan().__arrow_c_schema__()
+
+    def to_reader(self, **scan_args):
+        """A pyarrow.RecordBatchReader: self.scan(**scan_args).to_reader()."""
+        return self.scan(**scan_args).to_reader()
+
     def close(self):
         """Close the file. self.metadata, once taken, stays usable."""
         if self._handle is not None:
@@ -650,16 +681,14 @@ class _Filter:
         self._finalizer = weakref.finalize(self, _c.pq_expr_free, self.handle)
 
 
-def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
-                     row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
-                     filter=None, prune=True, strings="string", decimals="decimal128",
-                     follow_arrow_schema=False, schema_out=None):
-    """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
-    indexes, None: all) with one reader over `metadata` and yield
-    pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
-    group), for the rows [row_offset, row_offset + row_limit) of the
-    selection. schema_out (a list) gets the batches' schema appended."""
-    import pyarrow as pa
+def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=None, threads=None,
+                 validate_utf8=False, memory_limit=None, filter=None, prune=True, strings="string",
+                 decimals="decimal128", follow_arrow_schema=False):
+    """A C reader over `path` with the parsed `metadata` (no footer I/O) and
+    this choice of `row_groups` (file indexes, None: all), `columns` (leaf
+    indexes, None: all), rows [row_offset, row_offset + row_limit) and
+    filter, at the footer stage: (handle, objects to keep alive while it
+    is used). row_limit 0 is "no limit" here; the caller handles "none"."""
     opts = _c.pq_reader_options()
     _c.pq_reader_options_init(ctypes.byref(opts))
     opts.metadata = metadata._live()
@@ -699,6 +728,26 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err, path)
+    if _c.pq_reader_advance_to(h, _c.PQ_STAGE_FOOTER, ctypes.byref(err)) != _c.PQ_OK:
+        _c.pq_reader_close(h)
+        raise _error(err, path)
+    return h, keep
+
+
+def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
+                     row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
+                     filter=None, prune=True, strings="string", decimals="decimal128",
+                     follow_arrow_schema=False, schema_out=None):
+    """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
+    indexes, None: all) with one reader over `metadata` and yield
+    pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
+    group), for the rows [row_offset, row_offset + row_limit) of the
+    selection. schema_out (a list) gets the batches' schema appended."""
+    h, keep = _open_reader(path, metadata, columns, row_groups, row_offset=row_offset, row_limit=row_limit,
+                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit,
+                           filter=filter, prune=prune, strings=strings, decimals=decimals,
+                           follow_arrow_schema=follow_arrow_schema)
+    err = _c.pq_error()
     try:
         stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
         st = _c.pq_reader_advance_to(h, stage, ctypes.byref(err))
@@ -712,6 +761,163 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
             yield b
     finally:
         _c.pq_reader_close(h)
+        del keep
+
+
+# ---------------------------------------------------------------------------
+# Arrow PyCapsules (the Arrow PyCapsule interface): structs malloc'd here,
+# each capsule's destructor releases what the consumer did not take and
+# frees the struct.
+# ---------------------------------------------------------------------------
+
+_libc = ctypes.CDLL(None)
+_libc.malloc.restype = ctypes.c_void_p
+_libc.malloc.argtypes = [ctypes.c_size_t]
+_libc.free.argtypes = [ctypes.c_void_p]
+_SCHEMA_NAME = b"arrow_schema"
+_STREAM_NAME = b"arrow_array_stream"
+_RELEASE_OFFSET = {_SCHEMA_NAME: 56, _STREAM_NAME: 24}  # where each struct keeps `release`
+_capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+    ("PyCapsule_New", ctypes.pythonapi))
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+_release_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _capsule_destructor(name):
+    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def destroy(capsule):  # the raw PyObject *: no reference taken while it dies
+        try:
+            p = _capsule_pointer(capsule, name)
+            if p:
+                release = ctypes.c_void_p.from_address(p + _RELEASE_OFFSET[name]).value
+                if release:
+                    _release_fn(release)(p)
+                _libc.free(p)
+        except Exception:  # noqa: BLE001 (at interpreter exit the module may be gone)
+            pass
+    return destroy
+
+
+_DESTROY = {n: _capsule_destructor(n) for n in (_SCHEMA_NAME, _STREAM_NAME)}
+
+
+def _capsule(name, size, fill):
+    """A PyCapsule `name` over a zeroed struct of `size` bytes that
+    fill(address) exports into (it raises on failure; the struct is freed)."""
+    p = _libc.malloc(size)
+    if not p:
+        raise MemoryError("out of memory for an Arrow struct")
+    ctypes.memset(p, 0, size)
+    try:
+        fill(p)
+    except BaseException:
+        _libc.free(p)
+        raise
+    return _capsule_new(p, name, ctypes.cast(_DESTROY[name], ctypes.c_void_p))
+
+
+class Scan:
+    """A read of one file that Arrow consumers pull: an Arrow C stream
+    (the PyCapsule interface: __arrow_c_stream__, __arrow_c_schema__), so
+    DuckDB (`duckdb.sql("select ... from scan")`), polars
+    (`pl.DataFrame(scan)`), pyarrow (`pa.RecordBatchReader.from_stream(scan)`)
+    and DataFusion scan pqstep directly. The choice (columns, row groups,
+    row range, filter) is pqstep's: pruning, late materialization and the
+    filter run inside pqstep, not in the consumer. Each stream decodes one
+    row group at a time as the consumer asks (pq_reader_export_stream),
+    reusing the parsed footer; a Scan may be streamed any number of times.
+    Made by Reader.scan() or pqstep.scan()."""
+
+    def __init__(self, path, metadata, columns, row_groups=None, filter=None, row_offset=0, row_limit=None,
+                 batch_size=None, threads=None, validate_utf8=False, memory_limit=None, prune=True,
+                 strings="string", decimals="decimal128", follow_arrow_schema=False):
+        if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or
+                                       batch_size <= 0):
+            raise ValueError("batch_size must be a positive int")
+        if row_limit == 0:
+            raise ValueError("row_limit must be positive (None: no limit)")
+        self._path = path
+        self._metadata = metadata
+        self._args = dict(columns=columns, row_groups=row_groups, filter=filter, row_offset=row_offset,
+                          row_limit=row_limit, threads=threads, validate_utf8=validate_utf8,
+                          memory_limit=memory_limit, prune=prune, strings=strings, decimals=decimals,
+                          follow_arrow_schema=follow_arrow_schema)
+        self._batch_rows = batch_size or 0
+        if filter is not None:
+            _Filter(filter, path)  # a syntax error now, not at the first pull
+
+    def _reader(self):
+        a = self._args
+        return _open_reader(self._path, self._metadata, a["columns"], a["row_groups"], row_offset=a["row_offset"],
+                            row_limit=a["row_limit"], threads=a["threads"], validate_utf8=a["validate_utf8"],
+                            memory_limit=a["memory_limit"], filter=a["filter"], prune=a["prune"],
+                            strings=a["strings"], decimals=a["decimals"],
+                            follow_arrow_schema=a["follow_arrow_schema"])
+
+    def __arrow_c_schema__(self):
+        """The schema of the stream's batches, as a PyCapsule "arrow_schema"."""
+        h, keep = self._reader()
+        try:
+            err = _c.pq_error()
+            if _c.pq_reader_advance_to(h, _c.PQ_STAGE_SELECT, ctypes.byref(err)) != _c.PQ_OK:
+                raise _error(err, self._path)
+
+            def fill(p):
+                if _c.pq_reader_output_schema(h, p, ctypes.byref(err)) != _c.PQ_OK:
+                    raise _error(err, self._path)
+            return _capsule(_SCHEMA_NAME, _c.ARROW_SCHEMA_SIZE, fill)
+        finally:
+            _c.pq_reader_close(h)
+            del keep
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """A new stream over the scan, as a PyCapsule "arrow_array_stream".
+        requested_schema is not followed (the protocol lets a producer
+        ignore it): pick the types with strings=, decimals= and
+        follow_arrow_schema=."""
+        h, keep = self._reader()
+        try:
+            err = _c.pq_error()
+
+            def fill(p):
+                if _c.pq_reader_export_stream(h, self._batch_rows, p, ctypes.byref(err)) != _c.PQ_OK:
+                    raise _error(err, self._path)
+            return _capsule(_STREAM_NAME, _c.ARROW_ARRAY_STREAM_SIZE, fill)
+        finally:
+            _c.pq_reader_close(h)  # the stream holds its own reader
+            del keep
+
+    def to_reader(self):
+        """A pyarrow.RecordBatchReader over a new stream."""
+        import pyarrow as pa
+        return pa.RecordBatchReader._import_from_c_capsule(self.__arrow_c_stream__())
+
+    def read(self):
+        """Everything the scan yields, as a pyarrow.Table."""
+        return self.to_reader().read_all()
+
+    @property
+    def schema(self):
+        """The batches' pyarrow.Schema."""
+        import pyarrow as pa
+        return pa.Schema._import_from_c_capsule(self.__arrow_c_schema__())
+
+    def __repr__(self):
+        return "Scan(%r, %s)" % (self._path, ", ".join("%s=%r" % kv for kv in self._args.items() if kv[1]))
+
+
+def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
+         threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
+         strings="string", decimals="decimal128", follow_arrow_schema=False):
+    """A Scan of one file: the arguments as for read_table, batch_size the
+    most rows a batch has (None: a row group per batch). Nothing is decoded
+    until a consumer pulls from it."""
+    with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
+        return r.scan(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
+                      batch_size=batch_size, threads=threads, validate_utf8=validate_utf8,
+                      memory_limit=memory_limit, prune=prune, strings=strings, decimals=decimals,
+                      follow_arrow_schema=follow_arrow_schema)
 
 
 def _export_batches(h, batch_size, path):

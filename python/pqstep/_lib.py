@@ -367,6 +367,7 @@ pq_reader_export_row_group = _proto("pq_reader_export_row_group", c_enum, _vp, c
                                     _vp, _vp, _err)
 pq_reader_export_rows = _proto("pq_reader_export_rows", c_enum, _vp, ctypes.c_uint32,
                                ctypes.c_uint64, ctypes.c_uint64, _vp, _vp, _err)
+pq_reader_export_stream = _proto("pq_reader_export_stream", c_enum, _vp, ctypes.c_uint64, _vp, _err)
 pq_reader_output_schema = _proto("pq_reader_output_schema", c_enum, _vp, _vp, _err)
 pq_reader_next_batch = _proto("pq_reader_next_batch", c_enum, _vp, ctypes.c_uint64, _vp, _vp, _err)
 pq_reader_row_group_range = _proto("pq_reader_row_group_range", c_enum, _vp, ctypes.c_uint32,
@@ -394,3 +395,4 @@ pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
 # passed through (pyarrow reads them), so their size is what matters.
 ARROW_SCHEMA_SIZE = 72
 ARROW_ARRAY_SIZE = 80
+ARROW_ARRAY_STREAM_SIZE = 40

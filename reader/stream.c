@@ -1,0 +1,186 @@
+/*
+ * stream.c — pq_reader_export_stream(): an Arrow C stream over a reader's
+ * choice, decoding one row group at a time as the consumer pulls.
+ *
+ * The stream has a reader of its own (pq_reader_twin: same file, same
+ * parsed footer, same options). At export its select stage runs once over
+ * the whole choice, so pruning and the row range are decided as for a read
+ * of everything; the stream keeps the row groups that survive and each
+ * one's rows. Then get_next goes back to the select stage for the next row
+ * group alone (pq_reader_reselect, with the filter and the columns, the
+ * dictionary and bloom-filter steps off: that row group is known to be
+ * kept), decodes it, and hands its rows out in batches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "predicate/predicate.h"
+#include "reader/reader_internal.h"
+
+/* Steps of a stream. */
+typedef enum stream_step {
+    STREAM_NEXT_GROUP = 0, /* decode the next row group (or end) */
+    STREAM_IN_GROUP,       /* the current row group has batches left */
+    STREAM_FAILED          /* an error was reported; get_next repeats it */
+} stream_step;
+
+typedef struct stream_state {
+    pq_reader *r;          /* the stream's own reader */
+    uint32_t *groups;      /* the row groups the select stage kept, in order */
+    uint64_t *first;       /* ... each one's rows to deliver: [first, first + count) */
+    uint64_t *count;
+    size_t n, next;
+    uint32_t *columns;     /* the selected columns */
+    size_t ncolumns;
+    pq_expr *filter;       /* the choice's filter (owned), or NULL */
+    uint32_t prune_disable;
+    bool row_range;        /* the choice has a row range: each row group's rows are passed on */
+    uint64_t batch_rows;
+    stream_step step;
+    int error_code;
+    char error[PQ_ERROR_MESSAGE_SIZE];
+} stream_state;
+
+static void state_free(stream_state *s)
+{
+    if (!s) return;
+    pq_reader_close(s->r);
+    free(s->groups);
+    free(s->first);
+    free(s->count);
+    free(s->columns);
+    pq_expr_free(s->filter);
+    free(s);
+}
+
+/* Record an error for get_last_error; the errno value get_next returns. */
+static int fail(stream_state *s, pq_status st, const pq_error *err)
+{
+    snprintf(s->error, sizeof s->error, "%s", err->message);
+    s->error_code = st == PQ_ERR_NOMEM ? ENOMEM : st == PQ_ERR_INVALID_ARGUMENT ? EINVAL : EIO;
+    s->step = STREAM_FAILED;
+    return s->error_code;
+}
+
+static int stream_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *out)
+{
+    stream_state *s = stream->private_data;
+    pq_error err;
+    pq_status st = pq_reader_output_schema(s->r, out, &err);
+    if (st != PQ_OK) {
+        snprintf(s->error, sizeof s->error, "%s", err.message);
+        return st == PQ_ERR_NOMEM ? ENOMEM : EIO;
+    }
+    return 0;
+}
+
+/* Decode row group s->groups[s->next] alone. */
+static pq_status open_group(stream_state *s, pq_error *err)
+{
+    size_t i = s->next++;
+    pq_selection sel = {
+        .row_groups = &s->groups[i],
+        .row_groups_len = 1,
+        .columns = s->columns,
+        .columns_len = s->ncolumns,
+        .row_offset = s->row_range ? s->first[i] : 0,
+        .row_limit = s->row_range ? s->count[i] : 0,
+        .filter = s->filter,
+        .prune_disable = s->prune_disable | PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER,
+    };
+    pq_status st = pq_reader_reselect(s->r, &sel, err);
+    if (st == PQ_OK) st = pq_reader_advance_to(s->r, PQ_STAGE_DECODE, err);
+    return st;
+}
+
+static int stream_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)
+{
+    stream_state *s = stream->private_data;
+    memset(out, 0, sizeof *out);
+    pq_error err;
+    for (;;) {
+        switch (s->step) {
+        case STREAM_FAILED:
+            return s->error_code;
+        case STREAM_NEXT_GROUP: {
+            while (s->next < s->n && s->row_range && s->count[s->next] == 0) s->next++;
+            if (s->next == s->n) return 0; /* the end: out->release stays NULL */
+            pq_status st = open_group(s, &err);
+            if (st != PQ_OK) return fail(s, st, &err);
+            s->step = STREAM_IN_GROUP;
+            break;
+        }
+        case STREAM_IN_GROUP: {
+            pq_status st = pq_reader_next_batch(s->r, s->batch_rows, out, NULL, &err);
+            if (st != PQ_OK) return fail(s, st, &err);
+            if (!out->release) { /* the row group's rows are all out */
+                s->step = STREAM_NEXT_GROUP;
+                break;
+            }
+            if (out->length > 0) return 0;
+            out->release(out); /* an empty row group: no batch */
+            break;
+        }
+        }
+    }
+}
+
+static const char *stream_get_last_error(struct ArrowArrayStream *stream)
+{
+    stream_state *s = stream->private_data;
+    return s->error[0] ? s->error : NULL;
+}
+
+static void stream_release(struct ArrowArrayStream *stream)
+{
+    if (!stream || !stream->release) return;
+    state_free(stream->private_data);
+    stream->private_data = NULL;
+    stream->release = NULL;
+}
+
+pq_status pq_reader_export_stream(const pq_reader *r, uint64_t batch_rows, struct ArrowArrayStream *out,
+                                  pq_error *err)
+{
+    pq_error local;
+    if (!err) err = &local;
+    if (out) memset(out, 0, sizeof *out);
+    if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and stream must not be NULL");
+    stream_state *s = calloc(1, sizeof *s);
+    if (!s) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    s->batch_rows = batch_rows;
+    s->r = pq_reader_twin(r, err);
+    pq_status st = s->r ? pq_reader_advance_to(s->r, PQ_STAGE_SELECT, err) : err->code;
+    if (st == PQ_OK) {
+        const pq_reader *t = s->r;
+        s->n = t->sel.row_groups_len;
+        s->ncolumns = t->sel.columns_len;
+        s->row_range = t->sel.row_range;
+        s->prune_disable = t->opts.prune_disable;
+        s->groups = malloc((s->n ? s->n : 1) * sizeof *s->groups);
+        s->first = malloc((s->n ? s->n : 1) * sizeof *s->first);
+        s->count = malloc((s->n ? s->n : 1) * sizeof *s->count);
+        s->columns = malloc((s->ncolumns ? s->ncolumns : 1) * sizeof *s->columns);
+        if (!s->groups || !s->first || !s->count || !s->columns)
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st == PQ_OK && s->r->opts.filter && !(s->filter = pq_expr_clone(s->r->opts.filter, err))) st = err->code;
+    for (size_t i = 0; st == PQ_OK && i < s->n; i++) {
+        s->groups[i] = s->r->sel.row_groups[i];
+        st = pq_reader_row_group_range(s->r, s->groups[i], &s->first[i], &s->count[i], err);
+    }
+    if (st == PQ_OK) memcpy(s->columns, s->r->sel.columns, s->ncolumns * sizeof *s->columns);
+    if (st != PQ_OK) {
+        state_free(s);
+        return st;
+    }
+    out->get_schema = stream_get_schema;
+    out->get_next = stream_get_next;
+    out->get_last_error = stream_get_last_error;
+    out->release = stream_release;
+    out->private_data = s;
+    return PQ_OK;
+}
