@@ -104,7 +104,7 @@ def check_consumers(tmp):
             assert rows.num_rows == want.num_rows, ("duckdb", text, rows.num_rows, want.num_rows)
             for name in want.column_names:
                 assert rows.column(name).to_pylist() == want.column(name).to_pylist(), "duckdb [%s] %s" % (text, name)
-            agg = con.sql("select count(*), sum(l_orderkey) from s").fetchone()
+            agg = con.sql("select count(*), sum(l_orderkey) from s").fetchall()[0]
             assert agg == (want.num_rows, pc.sum(full.filter(expr).column("l_orderkey")).as_py()), (text, agg)
     # The filter ran inside pqstep: a stream's own reader counts what it dropped.
     with pqstep.Reader(path) as r:
