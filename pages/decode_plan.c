@@ -11,6 +11,7 @@
 
 #include "metadata/error.h"
 #include "pages/codec.h"
+#include "kernels/primitives.h"
 
 uint32_t pq_plan_value_width(const pq_leaf *leaf)
 {
@@ -30,19 +31,9 @@ uint64_t pq_decode_rows_count(const pq_decode_rows *s, uint64_t row, uint64_t n)
 {
     uint64_t a = row > s->first ? row - s->first : 0, b = row + n > s->first ? row + n - s->first : 0;
     if (b > s->count) b = s->count;
-    uint64_t set = 0;
-    for (uint64_t i = a; i < b;) {
-        if ((i & 7) == 0 && i + 64 <= b) {
-            uint64_t w;
-            memcpy(&w, s->keep + i / 8, 8);
-            set += (uint64_t)__builtin_popcountll(w);
-            i += 64;
-        } else {
-            set += (s->keep[i >> 3] >> (i & 7)) & 1;
-            i++;
-        }
-    }
-    return set;
+    uint64_t set = 0, i = a;
+    for (; i < b && (i & 7); i++) set += (s->keep[i >> 3] >> (i & 7)) & 1;
+    return i < b ? set + pq_bits_set(s->keep + i / 8, b - i) : set;
 }
 
 #if defined(__GNUC__)

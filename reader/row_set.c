@@ -3,6 +3,8 @@
  */
 #include "reader/row_set.h"
 
+#include "kernels/primitives.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,10 +147,11 @@ static uint64_t copy_bits(uint8_t *dst, uint64_t to, const uint8_t *src, uint64_
                 dst[(to + k) >> 3] |= (uint8_t)(1u << ((to + k) & 7));
                 set++;
             }
-        for (; k + 8 <= n; k += 8) {
-            uint8_t byte = src[(from + k) >> 3];
-            dst[(to + k) >> 3] = byte;
-            set += (uint64_t)__builtin_popcount(byte);
+        if (k + 8 <= n) { /* whole bytes: copied, then counted 64 bits at a time */
+            uint64_t whole = (n - k) & ~(uint64_t)7;
+            memcpy(dst + ((to + k) >> 3), src + ((from + k) >> 3), (size_t)(whole >> 3));
+            set += pq_bits_set(src + ((from + k) >> 3), whole);
+            k += whole;
         }
         for (; k < n; k++)
             if (bit(src, from + k)) {
@@ -191,10 +194,7 @@ int64_t pq_row_set_map_bits(const pq_row_set *have, const pq_row_set *want, cons
 
 uint64_t pq_bits_count(const uint8_t *keep, uint64_t n)
 {
-    uint64_t set = 0, i = 0;
-    for (; i + 8 <= n; i += 8) set += (uint64_t)__builtin_popcount(keep[i >> 3]);
-    for (; i < n; i++) set += bit(keep, i);
-    return set;
+    return pq_bits_set(keep, n);
 }
 
 bool pq_row_set_copy(pq_row_set *dst, const pq_row_set *src)
