@@ -49,6 +49,11 @@ typedef struct eval_ctx {
     int64_t length;
     size_t nbytes;
     pq_error *err;
+    /* Rows still to decide, a bit per row (NULL: all): the second operand
+     * of AND skips the rows the first made false, of OR those it made true;
+     * whole bytes of 8 undecided-free rows are skipped, and what is
+     * computed for the others does not change the result. */
+    const uint8_t *mask;
 } eval_ctx;
 
 static inline bool bit_get(const uint8_t *bits, int64_t i)
@@ -303,6 +308,7 @@ static bool row_in(const col_view *v, const pq_expr *e, int64_t i)
  * pq_value per row. The literal's type matches the column's order (bound). */
 #define CMP_BYTES(T, LOAD, HOLDS)                                                                           \
     for (int64_t i0 = 0; i0 < n; i0 += 8) {                                                                 \
+        if (mask && !mask[i0 >> 3]) continue;                                                               \
         unsigned tb = 0, fb = 0;                                                                            \
         int64_t m = n - i0 < 8 ? n - i0 : 8;                                                                \
         for (int64_t k = 0; k < m; k++) {                                                                   \
@@ -399,7 +405,8 @@ static inline bool in_bin32(const col_view *v, int64_t j, const pq_value *vals, 
 }
 
 /* true when done here; false for the generic loop. */
-static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_t *t, uint8_t *f)
+static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, const uint8_t *mask, uint8_t *t,
+                          uint8_t *f)
 {
     const pq_value *lit = &e->values[0];
     pq_cmp_op op = e->op;
@@ -425,7 +432,8 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_
 
 /* IN over the sorted, distinct values: integers (and integer-backed
  * decimals) by binary search on int64, strings by length and bytes. */
-static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, uint8_t *t, uint8_t *f)
+static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, const uint8_t *mask, uint8_t *t,
+                         uint8_t *f)
 {
     const pq_value *vals = e->values;
     size_t nv = e->nvalues;
@@ -477,7 +485,7 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
     if (st == PQ_OK) {
         cols[e->leaf] = a->dictionary;
         schs[e->leaf] = s->dictionary;
-        eval_ctx dc = {cols, schs, NULL, dn, (size_t)((dn + 7) / 8), c->err};
+        eval_ctx dc = {cols, schs, NULL, dn, (size_t)((dn + 7) / 8), c->err, NULL}; /* entries, not rows */
         st = eval_leaf(&dc, e, td, fd);
     }
     if (st == PQ_OK) {
@@ -487,6 +495,7 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
         if (!valid) { /* no null rows: eight rows a byte, no branch on the entries' results */
             uint32_t bad = 0;
             for (; i + 8 <= c->length; i += 8) {
+                if (c->mask && !c->mask[i >> 3]) continue;
                 uint8_t tb = 0, fb = 0;
                 for (int k = 0; k < 8; k++) {
                     uint32_t j = (uint32_t)idx[i + k];
@@ -533,9 +542,10 @@ static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
     if (st != PQ_OK) return st;
     if (e->kind == PQ_NODE_CMP && e->nvalues != 1)
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: a comparison without its value");
-    if (e->kind == PQ_NODE_CMP && eval_cmp_fast(&v, e, c->length, t, f)) return PQ_OK;
-    if (e->kind == PQ_NODE_IN && eval_in_fast(&v, e, c->length, t, f)) return PQ_OK;
+    if (e->kind == PQ_NODE_CMP && eval_cmp_fast(&v, e, c->length, c->mask, t, f)) return PQ_OK;
+    if (e->kind == PQ_NODE_IN && eval_in_fast(&v, e, c->length, c->mask, t, f)) return PQ_OK;
     for (int64_t i = 0; i < c->length; i++) {
+        if (c->mask && !bit_get(c->mask, i)) continue;
         bool valid = v.kind != K_NULL && (!v.valid || bit_get(v.valid, v.off + i));
         bool truth;
         if (e->kind == PQ_NODE_IS_NULL) truth = valid != e->is_null;
@@ -549,14 +559,56 @@ static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
 
 static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
 
+/* What an operand costs per row, roughly, for choosing which side of AND
+ * and OR goes first: a leaf on a dictionary array (decided once per entry),
+ * then fixed-width comparisons (equality first: it is the most selective),
+ * then strings; a composite costs its dearest operand. */
+static int eval_cost(const eval_ctx *c, const pq_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case PQ_NODE_CONST: return 0;
+    case PQ_NODE_NOT: return eval_cost(c, e->kids[0]);
+    case PQ_NODE_AND:
+    case PQ_NODE_OR: {
+        int a = eval_cost(c, e->kids[0]), b = eval_cost(c, e->kids[1]);
+        return a > b ? a : b;
+    }
+    default: break;
+    }
+    if (e->leaf < 0 || !c->schemas || !c->schemas[e->leaf]) return 6;
+    if (c->schemas[e->leaf]->dictionary) return 1;
+    if (e->kind == PQ_NODE_IS_NULL) return 1;
+    bool bytes = e->order == PQ_ORDER_BYTES;
+    bool eq = e->kind == PQ_NODE_IN || (e->kind == PQ_NODE_CMP && e->op == PQ_CMP_EQ);
+    return bytes ? (eq ? 4 : 5) : (eq ? 2 : 3);
+}
+
+/* AND / OR: the cheaper operand first; the other is evaluated only on the
+ * rows it left undecided (not false for AND, not true for OR). */
 static pq_status eval_binary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
-    uint8_t *t2 = calloc(2, c->nbytes ? c->nbytes : 1), *f2 = t2 + c->nbytes;
+    bool and_ = e->kind == PQ_NODE_AND;
+    const pq_expr *first = e->kids[0], *second = e->kids[1];
+    if (eval_cost(c, second) < eval_cost(c, first)) {
+        first = e->kids[1];
+        second = e->kids[0];
+    }
+    size_t nb = c->nbytes ? c->nbytes : 1;
+    uint8_t *t2 = calloc(3, nb), *f2 = t2 ? t2 + nb : NULL, *mask = t2 ? t2 + 2 * nb : NULL;
     if (!t2) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory evaluating a predicate");
-    pq_status st = eval_node(c, e->kids[0], t, f);
-    if (st == PQ_OK) st = eval_node(c, e->kids[1], t2, f2);
+    pq_status st = eval_node(c, first, t, f);
+    bool any = false;
+    for (size_t k = 0; st == PQ_OK && k < c->nbytes; k++) {
+        mask[k] = (uint8_t)(~(and_ ? f[k] : t[k]) & (c->mask ? c->mask[k] : 0xff));
+        any |= mask[k] != 0;
+    }
+    if (st == PQ_OK && any) {
+        eval_ctx c2 = *c;
+        c2.mask = mask;
+        st = eval_node(&c2, second, t2, f2);
+    }
     if (st == PQ_OK) {
-        bool and_ = e->kind == PQ_NODE_AND;
         for (size_t k = 0; k < c->nbytes; k++) {
             t[k] = and_ ? (uint8_t)(t[k] & t2[k]) : (uint8_t)(t[k] | t2[k]);
             f[k] = and_ ? (uint8_t)(f[k] | f2[k]) : (uint8_t)(f[k] & f2[k]);
@@ -590,7 +642,7 @@ pq_status pq_predicate_eval(const pq_expr *e, const struct ArrowArray *const *co
     if (!e || (length > 0 && !keep_bits) || length < 0)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_predicate_eval: NULL or negative argument");
     if (!e->bound) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_predicate_eval: predicate not bound");
-    eval_ctx c = {columns, schemas, row_defs, length, (size_t)((length + 7) / 8), err};
+    eval_ctx c = {columns, schemas, row_defs, length, (size_t)((length + 7) / 8), err, NULL};
     uint8_t *f = calloc(c.nbytes ? c.nbytes : 1, 1);
     if (!f) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory evaluating a predicate");
     if (c.nbytes) memset(keep_bits, 0, c.nbytes);

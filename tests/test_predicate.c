@@ -891,6 +891,115 @@ START_TEST(test_eval_ints_nulls_offsets)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * AND / OR order and short-circuiting, against a per-row model
+ * ------------------------------------------------------------------------- */
+
+/* Kleene truth of a row: 0 false, 1 true, 2 unknown. */
+typedef struct model_row {
+    int32_t i32;
+    int64_t i64;
+    bool null32;
+} model_row;
+
+static int model_leaf(const model_row *r, int kind, int op, int64_t k)
+{
+    if (kind == 2) return r->null32; /* i32 is null */
+    if (kind == 0 && r->null32) return 2;
+    int64_t x = kind == 0 ? r->i32 : r->i64;
+    switch (op) {
+    case 0: return x < k;
+    case 1: return x == k;
+    default: return x >= k;
+    }
+}
+
+static int model_and(int a, int b)
+{
+    return a == 0 || b == 0 ? 0 : a == 1 && b == 1 ? 1 : 2;
+}
+
+static int model_or(int a, int b)
+{
+    return a == 1 || b == 1 ? 1 : a == 0 && b == 0 ? 0 : 2;
+}
+
+/* A random expression of depth <= d as text, with its truth per row (its
+ * text is short: depth 3 over leaves of at most 16 characters). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+static void random_expr(unsigned *seed, int d, const model_row *rows, int n, char *text, size_t cap, int *truth)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    unsigned r = *seed >> 16;
+    if (d == 0 || r % 4 == 0) {
+        int kind = (int)(r / 4 % 3), op = (int)(r / 12 % 3);
+        int64_t k = (int64_t)(r / 36 % 40) - 5;
+        static const char *ops[] = {"<", "=", ">="};
+        if (kind == 2) snprintf(text, cap, "i32 is null");
+        else snprintf(text, cap, "%s %s %lld", kind == 0 ? "i32" : "i64", ops[op], (long long)k);
+        for (int i = 0; i < n; i++) truth[i] = model_leaf(&rows[i], kind, op, k);
+        return;
+    }
+    char a[512], b[512];
+    int ta[200], tb[200];
+    random_expr(seed, d - 1, rows, n, a, sizeof a, ta);
+    if (r % 4 == 1) { /* not */
+        snprintf(text, cap, "not (%s)", a);
+        for (int i = 0; i < n; i++) truth[i] = ta[i] == 2 ? 2 : !ta[i];
+        return;
+    }
+    random_expr(seed, d - 1, rows, n, b, sizeof b, tb);
+    bool and_ = r % 4 == 2;
+    snprintf(text, cap, "(%s) %s (%s)", a, and_ ? "and" : "or", b);
+    for (int i = 0; i < n; i++) truth[i] = and_ ? model_and(ta[i], tb[i]) : model_or(ta[i], tb[i]);
+}
+#pragma GCC diagnostic pop
+
+START_TEST(test_eval_and_or_against_a_model)
+{
+    enum { N = 200 };
+    eval_env env;
+    memset(&env, 0, sizeof env);
+    env.md = types_md();
+    model_row rows[N];
+    int32_t i32[N];
+    int64_t i64[N];
+    uint8_t valid[(N + 7) / 8] = {0};
+    unsigned seed = 7;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        /* runs of equal values, so whole bytes of rows are decided at once */
+        rows[i].i32 = (int32_t)((i / 16) % 30) - 3;
+        rows[i].i64 = (int64_t)(seed >> 16) % 35 - 5;
+        rows[i].null32 = (seed >> 8) % 9 == 0;
+        i32[i] = rows[i].i32;
+        i64[i] = rows[i].i64;
+        if (!rows[i].null32) valid[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    test_col c32, c64;
+    set_col(&c32, "i", N, 0, valid, i32, NULL);
+    set_col(&c64, "l", N, 0, NULL, i64, NULL);
+    env_add(&env, 3, &c32);
+    env_add(&env, 4, &c64);
+    for (int t = 0; t < 400; t++) {
+        char text[512];
+        int truth[N];
+        random_expr(&seed, 3, rows, N, text, sizeof text, truth);
+        pq_error err = {0};
+        pq_expr *e = parse_ok(text);
+        ck_assert_msg(pq_expr_bind(e, env.md, &err) == PQ_OK, "%s: %s", text, err.message);
+        uint8_t keep[(N + 7) / 8];
+        ck_assert_msg(pq_predicate_eval(e, env.cols, env.schemas, NULL, N, keep, &err) == PQ_OK, "%s", err.message);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(((keep[i / 8] >> (i % 8)) & 1) == (truth[i] == 1), "%s: row %d is %d, the model says %d",
+                          text, i, (keep[i / 8] >> (i % 8)) & 1, truth[i]);
+        pq_expr_free(e);
+    }
+    pq_metadata_release(env.md);
+}
+END_TEST
+
 START_TEST(test_eval_floats_strings_decimals)
 {
     eval_env env;
@@ -1048,6 +1157,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_eval_ints_nulls_offsets);
     tcase_add_test(tc, test_eval_floats_strings_decimals);
     tcase_add_test(tc, test_eval_dictionary);
+    tcase_add_test(tc, test_eval_and_or_against_a_model);
     suite_add_tcase(s, tc);
     return s;
 }
