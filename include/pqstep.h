@@ -24,6 +24,7 @@
 #include "pq_arrow.h"
 #include "pq_text.h"
 #include "pq_predicate.h"
+#include "pq_dataset.h"
 
 #ifdef __cplusplus
 extern "C" {

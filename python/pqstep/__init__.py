@@ -46,6 +46,7 @@ from . import _lib as _c
 
 __all__ = [
     "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan",
+    "Dataset", "DatasetScan", "dataset",
     "read_metadata", "read_table", "footer_parse_count", "library_version",
     "default_memory_limit", "LIBRARY_PATH",
 ]
@@ -905,6 +906,158 @@ class Scan:
 
     def __repr__(self):
         return "Scan(%r, %s)" % (self._path, ", ".join("%s=%r" % kv for kv in self._args.items() if kv[1]))
+
+
+class Dataset:
+    """Many Parquet files read as one table (pq_dataset.h): `paths` a file,
+    a directory, a glob pattern ("data/*.parquet", "data/**/*.parquet") or a
+    list of them; partitioning="hive" reads `key=value` directories as
+    columns (int32 when every value is an integer, else string, as
+    pyarrow infers them). Every footer is parsed once, in parallel, through
+    one metadata cache (`cache`, a MetadataCache; default the dataset's
+    own), and the files must share their schema. Output types as for
+    read_table."""
+
+    def __init__(self, paths, partitioning=None, threads=None, cache=None, memory_limit=None,
+                 strings="string", decimals="decimal128", follow_arrow_schema=False):
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            paths = [paths]
+        paths = [os.fsencode(p) for p in paths]
+        if partitioning not in (None, "hive"):
+            raise ValueError("partitioning must be None or 'hive', not %r" % (partitioning,))
+        opts = _c.pq_dataset_options()
+        _c.pq_dataset_options_init(ctypes.byref(opts))
+        opts.partitioning = _c.PQ_PARTITIONING_HIVE if partitioning == "hive" else _c.PQ_PARTITIONING_NONE
+        if cache is not None:
+            if not isinstance(cache, MetadataCache):
+                raise TypeError("cache must be a pqstep.MetadataCache")
+            opts.cache = cache._live()
+        self._cache = cache
+        opts.threads = threads or 0
+        if memory_limit is not None:
+            opts.reader.memory_limit = memory_limit
+        opts.reader.string_type = _string_type(strings)
+        opts.reader.decimal_type = _decimal_type(decimals)
+        opts.reader.follow_arrow_schema = bool(follow_arrow_schema)
+        arr = (ctypes.c_char_p * max(len(paths), 1))(*paths)
+        err = _c.pq_error()
+        h = _c.pq_dataset_open(arr, len(paths), ctypes.byref(opts), ctypes.byref(err))
+        if not h:
+            raise _error(err)
+        self._handle = h
+        self._finalizer = weakref.finalize(self, _c.pq_dataset_close, h)
+
+    def _live(self):
+        if not self._finalizer.alive:
+            raise ValueError("the dataset is closed")
+        return self._handle
+
+    @property
+    def files(self):
+        """The files, in the dataset's order."""
+        h = self._live()
+        return [os.fsdecode(_c.pq_dataset_file_path(h, i)) for i in range(_c.pq_dataset_file_count(h))]
+
+    @property
+    def partitions(self):
+        """{key: "int32" or "string"} in path order."""
+        h = self._live()
+        return {_c.pq_dataset_partition_name(h, k).decode(): ("int32" if _c.pq_dataset_partition_format(h, k) == b"i"
+                                                              else "string")
+                for k in range(_c.pq_dataset_partition_count(h))}
+
+    @property
+    def schema(self):
+        """The files' columns, then the partition keys, as a pyarrow.Schema."""
+        import pyarrow as pa
+        err = _c.pq_error()
+        h = self._live()
+
+        def fill(p):
+            if _c.pq_dataset_schema(h, p, ctypes.byref(err)) != _c.PQ_OK:
+                raise _error(err)
+        return pa.Schema._import_from_c_capsule(_capsule(_SCHEMA_NAME, _c.ARROW_SCHEMA_SIZE, fill))
+
+    def scan(self, columns=None, filter=None, batch_size=None):
+        """A DatasetScan: `columns` names (top-level fields, leaf paths,
+        partition keys; None: all), `filter` in pqstep's syntax over both
+        (its AND terms on partition keys prune whole files), at most
+        `batch_size` rows a batch (None: a row group)."""
+        return DatasetScan(self, columns, filter, batch_size)
+
+    def to_table(self, columns=None, filter=None):
+        """Everything the scan yields, as a pyarrow.Table."""
+        return self.scan(columns, filter).read()
+
+    def close(self):
+        if self._finalizer.alive:
+            self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        if not self._finalizer.alive:
+            return "Dataset(closed)"
+        return "Dataset(%d files, partitions=%r)" % (_c.pq_dataset_file_count(self._handle), self.partitions)
+
+
+class DatasetScan:
+    """A scan of a Dataset as an Arrow C stream (__arrow_c_stream__): files
+    pruned by partition values and footer statistics, then read one after
+    another, row group by row group. `stats` holds the last stream's
+    pruning counts (files, files_pruned_partition, files_pruned_statistics,
+    row_groups, row_groups_pruned)."""
+
+    def __init__(self, ds, columns, filter, batch_size):
+        if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or
+                                       batch_size <= 0):
+            raise ValueError("batch_size must be a positive int")
+        self._ds = ds
+        self._columns = None if columns is None else [str(c) for c in columns]
+        self._filter = _Filter(filter) if filter is not None else None
+        self._batch_rows = batch_size or 0
+        self.stats = None
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        sc = _c.pq_dataset_scan()
+        keep = []
+        if self._columns is not None:
+            names = [c.encode() for c in self._columns]
+            arr = (ctypes.c_char_p * max(len(names), 1))(*names)
+            keep.append(arr)
+            sc.columns = arr
+            sc.columns_len = len(names)
+        sc.filter = self._filter.handle if self._filter else None
+        sc.batch_rows = self._batch_rows
+        st_out = _c.pq_dataset_scan_stats()
+        err = _c.pq_error()
+        h = self._ds._live()
+
+        def fill(p):
+            if _c.pq_dataset_export_stream(h, ctypes.byref(sc), p, ctypes.byref(st_out), ctypes.byref(err)) != _c.PQ_OK:
+                raise _error(err)
+        cap = _capsule(_STREAM_NAME, _c.ARROW_ARRAY_STREAM_SIZE, fill)
+        self.stats = {n: int(getattr(st_out, n)) for n, _ in st_out._fields_}
+        del keep
+        return cap
+
+    def to_reader(self):
+        import pyarrow as pa
+        return pa.RecordBatchReader._import_from_c_capsule(self.__arrow_c_stream__())
+
+    def read(self):
+        return self.to_reader().read_all()
+
+
+def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=None, strings="string",
+            decimals="decimal128", follow_arrow_schema=False):
+    """Open a Dataset (see there)."""
+    return Dataset(paths, partitioning=partitioning, threads=threads, cache=cache, memory_limit=memory_limit,
+                   strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema)
 
 
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,

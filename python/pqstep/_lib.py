@@ -172,6 +172,29 @@ class pq_reader_options(ctypes.Structure):
     ]
 
 
+class pq_dataset_options(ctypes.Structure):
+    _fields_ = [
+        ("partitioning", ctypes.c_uint32),
+        ("cache", ctypes.c_void_p),
+        ("threads", ctypes.c_uint32),
+        ("reader", pq_reader_options),
+    ]
+
+
+class pq_dataset_scan(ctypes.Structure):
+    _fields_ = [
+        ("columns", ctypes.POINTER(ctypes.c_char_p)),
+        ("columns_len", ctypes.c_size_t),
+        ("filter", ctypes.c_void_p),
+        ("batch_rows", ctypes.c_uint64),
+    ]
+
+
+class pq_dataset_scan_stats(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint64) for n in ("files", "files_pruned_partition", "files_pruned_statistics",
+                                               "row_groups", "row_groups_pruned")]
+
+
 class pq_selection(ctypes.Structure):
     _fields_ = [
         ("row_groups", ctypes.POINTER(ctypes.c_uint32)),
@@ -396,3 +419,20 @@ pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
 ARROW_SCHEMA_SIZE = 72
 ARROW_ARRAY_SIZE = 80
 ARROW_ARRAY_STREAM_SIZE = 40
+
+pq_dataset_options_init = _proto("pq_dataset_options_init", None, _P(pq_dataset_options))
+pq_dataset_open = _proto("pq_dataset_open", _vp, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                         _P(pq_dataset_options), _err)
+pq_dataset_close = _proto("pq_dataset_close", None, _vp)
+pq_dataset_file_count = _proto("pq_dataset_file_count", ctypes.c_size_t, _vp)
+pq_dataset_file_path = _proto("pq_dataset_file_path", ctypes.c_char_p, _vp, ctypes.c_size_t)
+pq_dataset_partition_count = _proto("pq_dataset_partition_count", ctypes.c_size_t, _vp)
+pq_dataset_partition_name = _proto("pq_dataset_partition_name", ctypes.c_char_p, _vp, ctypes.c_size_t)
+pq_dataset_partition_format = _proto("pq_dataset_partition_format", ctypes.c_char_p, _vp, ctypes.c_size_t)
+pq_dataset_partition_value = _proto("pq_dataset_partition_value", ctypes.c_char_p, _vp, ctypes.c_size_t,
+                                    ctypes.c_size_t)
+pq_dataset_schema = _proto("pq_dataset_schema", c_enum, _vp, _vp, _err)
+pq_dataset_export_stream = _proto("pq_dataset_export_stream", c_enum, _vp, _P(pq_dataset_scan), _vp,
+                                  _P(pq_dataset_scan_stats), _err)
+PQ_PARTITIONING_NONE = 0
+PQ_PARTITIONING_HIVE = 1

@@ -1,0 +1,769 @@
+/*
+ * dataset.c — a dataset (pq_dataset.h): its files listed (listing.c), their
+ * footers parsed once and in parallel through one metadata cache, their
+ * schemas checked against the first file's, the partition keys typed
+ * (partition.c); scans pruned by partition values and footer statistics
+ * and streamed file by file, each file through a reader's Arrow C stream
+ * (pq_reader_export_stream), its batches given the partition columns.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset/dataset_internal.h"
+#include "metadata/error.h"
+#include "reader/parallel.h"
+
+/* A dataset's own metadata cache, when the options give none. */
+#define DATASET_CACHE_BYTES ((size_t)256 << 20)
+
+struct pq_dataset {
+    pq_dataset_options opts;
+    pq_metadata_cache *own_cache;
+    pq_ds_files files;
+    pq_metadata **md;          /* per file, one reference each */
+    pq_ds_partitions parts;
+};
+
+void pq_dataset_options_init(pq_dataset_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    pq_reader_options_init(&opts->reader);
+}
+
+/* ---------------------------------------------------------------------------
+ * Opening
+ * ------------------------------------------------------------------------- */
+
+typedef struct footer_job {
+    pq_dataset *ds;
+    pq_status *status;
+    pq_error *errors;
+} footer_job;
+
+/* File i's reader options: the dataset's template, its footer reuse. */
+static pq_reader_options file_options(const pq_dataset *ds, size_t i)
+{
+    pq_reader_options o = ds->opts.reader;
+    o.threads = ds->opts.threads;
+    o.metadata = ds->md ? ds->md[i] : NULL;
+    o.cache = o.metadata ? NULL : ds->opts.cache;
+    o.footer_bytes = NULL;
+    o.footer_bytes_len = 0;
+    o.cache_key = NULL;
+    o.cache_key_len = 0;
+    o.columns = NULL;
+    o.columns_len = 0;
+    o.row_groups = NULL;
+    o.row_groups_len = 0;
+    o.row_offset = o.row_limit = 0;
+    o.filter = NULL;
+    return o;
+}
+
+static bool footer_task(void *ctx, size_t i, unsigned worker)
+{
+    (void)worker;
+    footer_job *job = ctx;
+    pq_dataset *ds = job->ds;
+    pq_reader_options o = file_options(ds, i);
+    o.metadata = NULL;
+    o.cache = ds->opts.cache;
+    o.threads = 1;
+    pq_error *err = &job->errors[i];
+    pq_reader *r = pq_reader_open_path(ds->files.v[i].path, &o, err);
+    pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_FOOTER, err) : err->code;
+    if (st == PQ_OK) ds->md[i] = pq_metadata_retain(pq_reader_metadata(r));
+    pq_reader_close(r);
+    if (st != PQ_OK) {
+        char what[PQ_ERROR_MESSAGE_SIZE];
+        memcpy(what, err->message, sizeof what);
+        pq_error_set(err, st, "%s: %s", ds->files.v[i].path, what);
+    }
+    job->status[i] = st;
+    return st == PQ_OK;
+}
+
+/* The first difference between two ArrowSchema trees: a path into *where. */
+static bool same_schema(const struct ArrowSchema *a, const struct ArrowSchema *b, char *where, size_t cap, int depth)
+{
+    if (depth > 64) return false;
+    if (strcmp(a->format, b->format) != 0 || strcmp(a->name ? a->name : "", b->name ? b->name : "") != 0 ||
+        a->n_children != b->n_children || (a->flags & ARROW_FLAG_NULLABLE) != (b->flags & ARROW_FLAG_NULLABLE)) {
+        snprintf(where, cap, "'%s' (%s%s against %s%s)", a->name ? a->name : "", a->format,
+                 a->flags & ARROW_FLAG_NULLABLE ? "" : ", not null", b->format,
+                 b->flags & ARROW_FLAG_NULLABLE ? "" : ", not null");
+        return false;
+    }
+    for (int64_t i = 0; i < a->n_children; i++)
+        if (!same_schema(a->children[i], b->children[i], where, cap, depth + 1)) return false;
+    return true;
+}
+
+static pq_status check_schemas(pq_dataset *ds, pq_error *err)
+{
+    struct ArrowSchema first;
+    pq_status st = pq_metadata_arrow_schema(ds->md[0], NULL, 0, &first, err);
+    for (size_t i = 1; st == PQ_OK && i < ds->files.n; i++) {
+        struct ArrowSchema s;
+        st = pq_metadata_arrow_schema(ds->md[i], NULL, 0, &s, err);
+        if (st != PQ_OK) break;
+        char where[256] = "";
+        bool same = s.n_children == first.n_children;
+        for (int64_t k = 0; same && k < s.n_children; k++)
+            same = same_schema(s.children[k], first.children[k], where, sizeof where, 0);
+        if (!same)
+            st = pq_error_set(err, PQ_ERR_SCHEMA, "%s and %s have different schemas: %s", ds->files.v[i].path,
+                              ds->files.v[0].path,
+                              where[0] ? where : "a different number of top-level columns");
+        s.release(&s);
+    }
+    if (first.release) first.release(&first);
+    return st;
+}
+
+pq_dataset *pq_dataset_open(const char *const *paths, size_t n, const pq_dataset_options *opts, pq_error *err)
+{
+    pq_dataset *ds = calloc(1, sizeof *ds);
+    if (!ds) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (opts) ds->opts = *opts;
+    else pq_dataset_options_init(&ds->opts);
+    pq_status st = ds->opts.partitioning <= PQ_PARTITIONING_HIVE
+                       ? PQ_OK
+                       : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "partitioning %u is not a pq_partitioning",
+                                      ds->opts.partitioning);
+    if (st == PQ_OK && !ds->opts.cache) {
+        ds->own_cache = pq_metadata_cache_create(DATASET_CACHE_BYTES, err);
+        ds->opts.cache = ds->own_cache;
+        if (!ds->own_cache) st = err->code;
+    }
+    if (st == PQ_OK) st = paths || !n ? pq_ds_list(paths, n, &ds->files, err)
+                                      : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "paths is NULL");
+    if (st == PQ_OK && ds->opts.partitioning == PQ_PARTITIONING_HIVE)
+        st = pq_ds_partitions_read(&ds->files, &ds->parts, err);
+    footer_job job = {.ds = ds};
+    if (st == PQ_OK) {
+        ds->md = calloc(ds->files.n, sizeof *ds->md);
+        job.status = calloc(ds->files.n, sizeof *job.status);
+        job.errors = calloc(ds->files.n, sizeof *job.errors);
+        if (!ds->md || !job.status || !job.errors) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st == PQ_OK) {
+        for (size_t i = 0; i < ds->files.n; i++) job.status[i] = PQ_ERR_STAGE;
+        pq_parallel_for(ds->files.n, ds->opts.threads ? ds->opts.threads : 0, footer_task, &job);
+        for (size_t i = 0; st == PQ_OK && i < ds->files.n; i++)
+            if (job.status[i] != PQ_OK) {
+                if (err) *err = job.errors[i];
+                st = job.status[i];
+            }
+    }
+    free(job.status);
+    free(job.errors);
+    if (st == PQ_OK) st = check_schemas(ds, err);
+    if (st != PQ_OK) {
+        pq_dataset_close(ds);
+        return NULL;
+    }
+    return ds;
+}
+
+void pq_dataset_close(pq_dataset *ds)
+{
+    if (!ds) return;
+    for (size_t i = 0; ds->md && i < ds->files.n; i++) pq_metadata_release(ds->md[i]);
+    free(ds->md);
+    pq_ds_partitions_free(&ds->parts);
+    pq_ds_files_free(&ds->files);
+    pq_metadata_cache_destroy(ds->own_cache);
+    free(ds);
+}
+
+size_t pq_dataset_file_count(const pq_dataset *ds)
+{
+    return ds ? ds->files.n : 0;
+}
+
+const char *pq_dataset_file_path(const pq_dataset *ds, size_t i)
+{
+    return ds && i < ds->files.n ? ds->files.v[i].path : NULL;
+}
+
+const pq_metadata *pq_dataset_file_metadata(const pq_dataset *ds, size_t i)
+{
+    return ds && i < ds->files.n ? ds->md[i] : NULL;
+}
+
+size_t pq_dataset_partition_count(const pq_dataset *ds)
+{
+    return ds ? ds->parts.nkeys : 0;
+}
+
+const char *pq_dataset_partition_name(const pq_dataset *ds, size_t k)
+{
+    return ds && k < ds->parts.nkeys ? ds->parts.names[k] : NULL;
+}
+
+const char *pq_dataset_partition_format(const pq_dataset *ds, size_t k)
+{
+    return ds && k < ds->parts.nkeys ? (ds->parts.is_int[k] ? "i" : "u") : NULL;
+}
+
+const char *pq_dataset_partition_value(const pq_dataset *ds, size_t i, size_t k)
+{
+    return ds && k < ds->parts.nkeys && i < ds->parts.nfiles ? ds->parts.values[i * ds->parts.nkeys + k] : NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Schemas with partition fields
+ * ------------------------------------------------------------------------- */
+
+/* A "+s" schema of `inner`'s fields (moved) then one field per key of
+ * `keys` (n); the block holds everything. */
+typedef struct schema_block {
+    struct ArrowSchema inner;
+    struct ArrowSchema **children;
+    struct ArrowSchema *parts;
+    char **names;                  /* the partition fields' names (copies: the schema outlives
+                                    * the dataset and the stream) */
+    size_t nparts;
+} schema_block;
+
+static void release_part_schema(struct ArrowSchema *s)
+{
+    s->release = NULL;
+}
+
+static void release_schema_block(struct ArrowSchema *s)
+{
+    if (!s || !s->release) return;
+    schema_block *b = s->private_data;
+    for (int64_t i = 0; i < s->n_children; i++)
+        if (s->children[i]->release) s->children[i]->release(s->children[i]);
+    /* inner's children were released above (their release is NULL now) */
+    if (b->inner.release) b->inner.release(&b->inner);
+    for (size_t k = 0; b->names && k < b->nparts; k++) free(b->names[k]);
+    free(b->names);
+    free(b->children);
+    free(b->parts);
+    free(b);
+    s->release = NULL;
+}
+
+static pq_status with_partitions(const pq_ds_partitions *p, const bool *keys, bool drop_inner,
+                                 struct ArrowSchema *inner, struct ArrowSchema *out, pq_error *err)
+{
+    size_t nk = 0;
+    for (size_t k = 0; k < p->nkeys; k++) nk += keys[k];
+    schema_block *b = calloc(1, sizeof *b);
+    int64_t ni = drop_inner ? 0 : inner->n_children;
+    size_t nc = (size_t)ni + nk;
+    if (b) b->children = calloc(nc ? nc : 1, sizeof *b->children);
+    if (b) b->parts = calloc(nk ? nk : 1, sizeof *b->parts);
+    if (b) b->names = calloc(nk ? nk : 1, sizeof *b->names);
+    bool ok = b && b->children && b->parts && b->names;
+    for (size_t k = 0, j = 0; ok && k < p->nkeys; k++)
+        if (keys[k]) ok = (b->names[j++] = strdup(p->names[k])) != NULL;
+    if (!ok) {
+        if (b) {
+            for (size_t k = 0; b->names && k < nk; k++) free(b->names[k]);
+            free(b->names);
+            free(b->children);
+            free(b->parts);
+            free(b);
+        }
+        inner->release(inner);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    b->inner = *inner;
+    inner->release = NULL;
+    for (int64_t i = 0; i < ni; i++) b->children[i] = b->inner.children[i];
+    size_t j = 0;
+    for (size_t k = 0; k < p->nkeys; k++) {
+        if (!keys[k]) continue;
+        b->parts[j] = (struct ArrowSchema){.format = p->is_int[k] ? "i" : "u", .name = b->names[j],
+                                           .flags = ARROW_FLAG_NULLABLE, .release = release_part_schema};
+        b->children[ni + (int64_t)j] = &b->parts[j];
+        j++;
+    }
+    b->nparts = nk;
+    *out = (struct ArrowSchema){.format = "+s", .name = "", .n_children = (int64_t)nc, .children = b->children,
+                                .private_data = b, .release = release_schema_block};
+    return PQ_OK;
+}
+
+pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!ds || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "dataset and schema must not be NULL");
+    pq_reader_options o = file_options(ds, 0);
+    pq_reader *r = pq_reader_open_path(ds->files.v[0].path, &o, err);
+    struct ArrowSchema inner;
+    pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, err) : err->code;
+    if (st == PQ_OK) st = pq_reader_output_schema(r, &inner, err);
+    pq_reader_close(r);
+    if (st != PQ_OK) return st;
+    bool *all = calloc(ds->parts.nkeys ? ds->parts.nkeys : 1, sizeof *all);
+    if (!all) {
+        inner.release(&inner);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < ds->parts.nkeys; k++) all[k] = true;
+    st = with_partitions(&ds->parts, all, false, &inner, out, err);
+    free(all);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Scans
+ * ------------------------------------------------------------------------- */
+
+typedef struct scan_state {
+    pq_dataset *ds;            /* the stream's own: files, footers and partitions */
+    size_t *files;             /* the files to read (after pruning), in order */
+    size_t nfiles, next;
+    uint32_t *columns;         /* the files' leaves to read (NULL: all) */
+    size_t ncolumns;
+    bool *keys;                /* per partition key: delivered */
+    size_t nkeys;
+    bool keys_only;            /* only partition keys asked for: the file column read for the
+                                * row counts is dropped from the batches */
+    pq_expr *filter;           /* the terms each file's reader evaluates, or NULL */
+    uint64_t batch_rows;
+    struct ArrowArrayStream cur; /* the current file's stream (release NULL: none) */
+    size_t cur_file;
+    bool failed;
+    int error_code;
+    char error[PQ_ERROR_MESSAGE_SIZE];
+} scan_state;
+
+static void scan_free(scan_state *s)
+{
+    if (!s) return;
+    if (s->cur.release) s->cur.release(&s->cur);
+    pq_dataset_close(s->ds);
+    free(s->files);
+    free(s->columns);
+    free(s->keys);
+    pq_expr_free(s->filter);
+    free(s);
+}
+
+/* A reader over file i for the scan, at the footer stage. */
+static pq_reader *scan_reader(const scan_state *s, size_t i, uint32_t prune_more, pq_error *err)
+{
+    pq_reader_options o = file_options(s->ds, i);
+    o.columns = s->columns;
+    o.columns_len = s->columns ? s->ncolumns : 0;
+    o.filter = s->filter;
+    o.prune_disable |= prune_more;
+    pq_reader *r = pq_reader_open_path(s->ds->files.v[i].path, &o, err);
+    if (r && pq_reader_advance_to(r, PQ_STAGE_FOOTER, err) != PQ_OK) {
+        pq_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Constant column of `n` rows: partition key k's value in file i. */
+typedef struct const_block {
+    const void *buffers[3];
+    uint8_t *validity;
+    void *data;
+    int32_t *offsets;
+} const_block;
+
+static void release_const(struct ArrowArray *a)
+{
+    if (!a || !a->release) return;
+    const_block *b = a->private_data;
+    free(b->validity);
+    free(b->data);
+    free(b->offsets);
+    free(b);
+    a->release = NULL;
+}
+
+static bool make_const(const pq_ds_partitions *p, size_t i, size_t k, int64_t n, struct ArrowArray *out)
+{
+    memset(out, 0, sizeof *out);
+    const_block *b = calloc(1, sizeof *b);
+    if (!b) return false;
+    const char *v = p->values[i * p->nkeys + k];
+    size_t len = v && !p->is_int[k] ? strlen(v) : 0;
+    bool ok = true;
+    if (!v) ok = (b->validity = calloc((size_t)(n + 7) / 8 + 1, 1)) != NULL; /* all null */
+    if (p->is_int[k]) {
+        int32_t *d = ok ? malloc((size_t)(n ? n : 1) * sizeof *d) : NULL;
+        for (int64_t r = 0; d && r < n; r++) d[r] = v ? p->ints[i * p->nkeys + k] : 0;
+        b->data = d;
+        ok = ok && d;
+    } else {
+        if ((uint64_t)len * (uint64_t)n > INT32_MAX) ok = false;
+        b->offsets = ok ? malloc((size_t)(n + 1) * sizeof *b->offsets) : NULL;
+        b->data = ok ? malloc(len * (size_t)n + 1) : NULL;
+        ok = ok && b->offsets && b->data;
+        for (int64_t r = 0; ok && r <= n; r++) b->offsets[r] = (int32_t)(len * (size_t)r);
+        for (int64_t r = 0; ok && r < n; r++) memcpy((char *)b->data + len * (size_t)r, v, len);
+    }
+    if (!ok) {
+        free(b->validity);
+        free(b->data);
+        free(b->offsets);
+        free(b);
+        return false;
+    }
+    b->buffers[0] = b->validity;
+    b->buffers[1] = p->is_int[k] ? b->data : (const void *)b->offsets;
+    b->buffers[2] = b->data;
+    *out = (struct ArrowArray){.length = n, .null_count = v ? 0 : n, .n_buffers = p->is_int[k] ? 2 : 3,
+                               .buffers = b->buffers, .private_data = b, .release = release_const};
+    return true;
+}
+
+/* A batch of the file's columns with the partition columns after them. */
+typedef struct batch_block {
+    struct ArrowArray inner;
+    struct ArrowArray **children;
+    struct ArrowArray *parts;
+    const void *buffers[1];
+} batch_block;
+
+static void release_batch_block(struct ArrowArray *a)
+{
+    if (!a || !a->release) return;
+    batch_block *b = a->private_data;
+    for (int64_t i = 0; i < a->n_children; i++)
+        if (a->children[i]->release) a->children[i]->release(a->children[i]);
+    if (b->inner.release) b->inner.release(&b->inner);
+    free(b->children);
+    free(b->parts);
+    free(b);
+    a->release = NULL;
+}
+
+static bool add_partitions(const scan_state *s, size_t file, struct ArrowArray *batch, struct ArrowArray *out)
+{
+    size_t nk = 0;
+    for (size_t k = 0; k < s->nkeys; k++) nk += s->keys[k];
+    if (!nk) {
+        *out = *batch;
+        batch->release = NULL;
+        return true;
+    }
+    batch_block *b = calloc(1, sizeof *b);
+    int64_t ni = s->keys_only ? 0 : batch->n_children;
+    size_t nc = (size_t)ni + nk;
+    if (b) b->children = calloc(nc, sizeof *b->children);
+    if (b) b->parts = calloc(nk, sizeof *b->parts);
+    bool ok = b && b->children && b->parts;
+    size_t j = 0;
+    for (size_t k = 0; ok && k < s->nkeys; k++)
+        if (s->keys[k]) ok = make_const(&s->ds->parts, file, k, batch->length, &b->parts[j++]);
+    if (!ok) {
+        for (size_t q = 0; b && b->parts && q < j; q++)
+            if (b->parts[q].release) b->parts[q].release(&b->parts[q]);
+        if (b) {
+            free(b->children);
+            free(b->parts);
+            free(b);
+        }
+        return false;
+    }
+    b->inner = *batch;
+    batch->release = NULL;
+    for (int64_t i = 0; i < ni; i++) b->children[i] = b->inner.children[i];
+    for (size_t q = 0; q < nk; q++) b->children[ni + (int64_t)q] = &b->parts[q];
+    *out = (struct ArrowArray){.length = b->inner.length, .null_count = 0, .n_buffers = 1, .buffers = b->buffers,
+                               .n_children = (int64_t)nc, .children = b->children, .private_data = b,
+                               .release = release_batch_block};
+    return true;
+}
+
+static int scan_fail(scan_state *s, int code, const char *msg)
+{
+    snprintf(s->error, sizeof s->error, "%s", msg);
+    s->error_code = code;
+    s->failed = true;
+    return code;
+}
+
+static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)
+{
+    scan_state *s = stream->private_data;
+    memset(out, 0, sizeof *out);
+    if (s->failed) return s->error_code;
+    pq_error err;
+    for (;;) {
+        if (!s->cur.release) {
+            if (s->next == s->nfiles) return 0; /* the end */
+            s->cur_file = s->files[s->next++];
+            pq_reader *r = scan_reader(s, s->cur_file, 0, &err);
+            pq_status st = r ? pq_reader_export_stream(r, s->batch_rows, &s->cur, &err) : err.code;
+            pq_reader_close(r);
+            if (st != PQ_OK) {
+                char msg[PQ_ERROR_MESSAGE_SIZE];
+                snprintf(msg, sizeof msg, "%.96s: %.150s", s->ds->files.v[s->cur_file].path, err.message);
+                return scan_fail(s, st == PQ_ERR_NOMEM ? ENOMEM : EIO, msg);
+            }
+        }
+        struct ArrowArray batch;
+        int rc = s->cur.get_next(&s->cur, &batch);
+        if (rc != 0) {
+            const char *m = s->cur.get_last_error(&s->cur);
+            char msg[PQ_ERROR_MESSAGE_SIZE];
+            snprintf(msg, sizeof msg, "%.96s: %.150s", s->ds->files.v[s->cur_file].path, m ? m : "read failed");
+            return scan_fail(s, rc, msg);
+        }
+        if (!batch.release) { /* this file is done */
+            s->cur.release(&s->cur);
+            continue;
+        }
+        if (!add_partitions(s, s->cur_file, &batch, out)) {
+            batch.release(&batch);
+            return scan_fail(s, ENOMEM, "out of memory adding partition columns");
+        }
+        return 0;
+    }
+}
+
+static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *out)
+{
+    scan_state *s = stream->private_data;
+    pq_error err;
+    pq_reader *r = scan_reader(s, s->nfiles ? s->files[0] : 0, 0, &err);
+    struct ArrowSchema inner;
+    pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) : err.code;
+    if (st == PQ_OK) st = pq_reader_output_schema(r, &inner, &err);
+    pq_reader_close(r);
+    if (st == PQ_OK) st = with_partitions(&s->ds->parts, s->keys, s->keys_only, &inner, out, &err);
+    if (st != PQ_OK) {
+        snprintf(s->error, sizeof s->error, "%s", err.message);
+        return st == PQ_ERR_NOMEM ? ENOMEM : EIO;
+    }
+    return 0;
+}
+
+static const char *scan_get_last_error(struct ArrowArrayStream *stream)
+{
+    scan_state *s = stream->private_data;
+    return s->error[0] ? s->error : NULL;
+}
+
+static void scan_release(struct ArrowArrayStream *stream)
+{
+    if (!stream || !stream->release) return;
+    scan_free(stream->private_data);
+    stream->release = NULL;
+    stream->private_data = NULL;
+}
+
+/* The leaves of column name `name` in `schema` (a top-level field: all its
+ * leaves; a leaf path: that leaf) appended to s->columns. */
+static bool resolve_column(scan_state *s, const pq_schema *schema, const char *name)
+{
+    bool found = false;
+    for (uint32_t l = 0; l < schema->leaves_len; l++) {
+        const pq_leaf *lf = &schema->leaves[l];
+        size_t nl = strlen(name);
+        bool hit = strcmp(lf->path, name) == 0 || (strncmp(lf->path, name, nl) == 0 && lf->path[nl] == '.');
+        if (!hit) continue;
+        found = true;
+        bool dup = false;
+        for (size_t c = 0; c < s->ncolumns; c++) dup |= s->columns[c] == l;
+        if (!dup) s->columns[s->ncolumns++] = l;
+    }
+    return found;
+}
+
+static int by_leaf(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether file i's footer statistics leave a row group for the filter. */
+typedef struct prune_job {
+    scan_state *s;
+    size_t *cand;
+    uint8_t *keep;
+    uint64_t *groups, *kept;
+    pq_status *status;
+    pq_error *errors;
+} prune_job;
+
+static bool prune_task(void *ctx, size_t j, unsigned worker)
+{
+    (void)worker;
+    prune_job *job = ctx;
+    size_t i = job->cand[j];
+    pq_error *err = &job->errors[j];
+    pq_reader *r = scan_reader(job->s, i, PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER | PQ_PRUNE_PAGE_INDEX, err);
+    pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, err) : err->code;
+    size_t n = 0;
+    if (st == PQ_OK) pq_reader_selected_row_groups(r, &n);
+    job->groups[j] = r ? pq_metadata_file(pq_reader_metadata(r))->row_groups_len : 0;
+    job->kept[j] = n;
+    job->keep[j] = st == PQ_OK && n > 0;
+    pq_reader_close(r);
+    if (st != PQ_OK) {
+        char what[PQ_ERROR_MESSAGE_SIZE];
+        memcpy(what, err->message, sizeof what);
+        pq_error_set(err, st, "%s: %s", job->s->ds->files.v[i].path, what);
+    }
+    job->status[j] = st;
+    return st == PQ_OK;
+}
+
+/* Files that survive partition pruning, then statistics pruning. */
+static pq_status prune_files(scan_state *s, const pq_expr *key_terms, pq_dataset_scan_stats *stats, pq_error *err)
+{
+    pq_dataset *ds = s->ds;
+    size_t n = ds->files.n, nc = 0;
+    size_t *cand = malloc((n ? n : 1) * sizeof *cand);
+    if (!cand) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int t = key_terms ? pq_ds_partition_truth(key_terms, &ds->parts, i, err) : 1;
+        if (t < 0) {
+            free(cand);
+            return err ? err->code : PQ_ERR_INVALID_ARGUMENT;
+        }
+        if (t == 1) cand[nc++] = i;
+        else stats->files_pruned_partition++;
+    }
+    prune_job job = {.s = s, .cand = cand};
+    job.keep = calloc(nc ? nc : 1, 1);
+    job.groups = calloc(nc ? nc : 1, sizeof *job.groups);
+    job.kept = calloc(nc ? nc : 1, sizeof *job.kept);
+    job.status = calloc(nc ? nc : 1, sizeof *job.status);
+    job.errors = calloc(nc ? nc : 1, sizeof *job.errors);
+    s->files = malloc((nc ? nc : 1) * sizeof *s->files);
+    pq_status st = job.keep && job.groups && job.kept && job.status && job.errors && s->files
+                       ? PQ_OK
+                       : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK && nc) {
+        for (size_t j = 0; j < nc; j++) job.status[j] = PQ_ERR_STAGE;
+        pq_parallel_for(nc, ds->opts.threads, prune_task, &job);
+        for (size_t j = 0; st == PQ_OK && j < nc; j++)
+            if (job.status[j] != PQ_OK) {
+                if (err) *err = job.errors[j];
+                st = job.status[j];
+            }
+    }
+    for (size_t j = 0; st == PQ_OK && j < nc; j++) {
+        stats->row_groups += job.groups[j];
+        stats->row_groups_pruned += job.groups[j] - job.kept[j];
+        if (job.keep[j]) s->files[s->nfiles++] = cand[j];
+        else stats->files_pruned_statistics++;
+    }
+    free(cand);
+    free(job.keep);
+    free(job.groups);
+    free(job.kept);
+    free(job.status);
+    free(job.errors);
+    return st;
+}
+
+/* A dataset sharing ds's files, footers and partitions, for a stream to
+ * own: the stream outlives pq_dataset_close(ds). */
+static pq_dataset *share(const pq_dataset *ds, pq_error *err)
+{
+    pq_dataset *t = calloc(1, sizeof *t);
+    if (!t) goto nomem;
+    t->opts = ds->opts;
+    t->opts.cache = NULL; /* the footers are passed as metadata: no cache needed */
+    t->files.v = calloc(ds->files.n, sizeof *t->files.v);
+    t->md = calloc(ds->files.n, sizeof *t->md);
+    if (!t->files.v || !t->md) goto nomem;
+    for (size_t i = 0; i < ds->files.n; i++) {
+        if (!(t->files.v[i].path = strdup(ds->files.v[i].path))) goto nomem;
+        t->files.v[i].root_len = ds->files.v[i].root_len;
+        t->files.n = t->files.cap = i + 1;
+        t->md[i] = pq_metadata_retain(ds->md[i]);
+    }
+    const pq_ds_partitions *p = &ds->parts;
+    size_t nk = p->nkeys, cells = p->nfiles * nk;
+    if (nk) {
+        t->parts.names = calloc(nk, sizeof *t->parts.names);
+        t->parts.is_int = calloc(nk, sizeof *t->parts.is_int);
+        t->parts.values = calloc(cells, sizeof *t->parts.values);
+        t->parts.ints = calloc(cells, sizeof *t->parts.ints);
+        if (!t->parts.names || !t->parts.is_int || !t->parts.values || !t->parts.ints) goto nomem;
+        t->parts.nkeys = nk;
+        t->parts.nfiles = p->nfiles;
+        for (size_t k = 0; k < nk; k++)
+            if (!(t->parts.names[k] = strdup(p->names[k]))) goto nomem;
+        memcpy(t->parts.is_int, p->is_int, nk * sizeof *p->is_int);
+        memcpy(t->parts.ints, p->ints, cells * sizeof *p->ints);
+        for (size_t c = 0; c < cells; c++)
+            if (p->values[c] && !(t->parts.values[c] = strdup(p->values[c]))) goto nomem;
+    }
+    return t;
+nomem:
+    pq_dataset_close(t);
+    pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    return NULL;
+}
+
+pq_status pq_dataset_export_stream(pq_dataset *ds, const pq_dataset_scan *scan, struct ArrowArrayStream *out,
+                                   pq_dataset_scan_stats *stats, pq_error *err)
+{
+    pq_error local;
+    if (!err) err = &local;
+    pq_dataset_scan_stats sink;
+    if (!stats) stats = &sink;
+    memset(stats, 0, sizeof *stats);
+    if (out) memset(out, 0, sizeof *out);
+    if (!ds || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "dataset and stream must not be NULL");
+    pq_dataset_scan none = {0};
+    if (!scan) scan = &none;
+    scan_state *s = calloc(1, sizeof *s);
+    if (!s) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    s->batch_rows = scan->batch_rows;
+    s->ds = share(ds, err);
+    const pq_schema *schema = pq_metadata_schema(ds->md[0]);
+    s->nkeys = ds->parts.nkeys;
+    s->keys = calloc(s->nkeys ? s->nkeys : 1, sizeof *s->keys);
+    pq_status st = s->ds && s->keys ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK && scan->columns) {
+        s->columns = malloc((schema->leaves_len ? schema->leaves_len : 1) * sizeof *s->columns);
+        if (!s->columns) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        for (size_t c = 0; st == PQ_OK && c < scan->columns_len; c++) {
+            const char *name = scan->columns[c];
+            int k = name ? pq_ds_partition_key(&ds->parts, name) : -1;
+            if (k >= 0) s->keys[k] = true;
+            else if (!name || !resolve_column(s, schema, name))
+                st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no column or partition key '%s' in the dataset",
+                                  name ? name : "(null)");
+        }
+        if (st == PQ_OK) qsort(s->columns, s->ncolumns, sizeof *s->columns, by_leaf); /* file order */
+        if (st == PQ_OK && s->ncolumns == 0) { /* only partition keys: a leaf read for the row counts */
+            s->columns[0] = 0;
+            s->ncolumns = 1;
+            s->keys_only = true;
+        }
+    } else if (st == PQ_OK) {
+        for (size_t k = 0; k < s->nkeys; k++) s->keys[k] = true;
+    }
+    pq_expr *key_terms = NULL;
+    if (st == PQ_OK) st = pq_ds_split_filter(scan->filter, &ds->parts, &key_terms, &s->filter, err);
+    if (st == PQ_OK) {
+        stats->files = ds->files.n;
+        st = prune_files(s, key_terms, stats, err);
+    }
+    pq_expr_free(key_terms);
+    if (st != PQ_OK) {
+        scan_free(s);
+        return st;
+    }
+    out->get_schema = scan_get_schema;
+    out->get_next = scan_get_next;
+    out->get_last_error = scan_get_last_error;
+    out->release = scan_release;
+    out->private_data = s;
+    return PQ_OK;
+}
