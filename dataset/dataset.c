@@ -321,6 +321,15 @@ pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_er
  * Scans
  * ------------------------------------------------------------------------- */
 
+/* A file a window task decoded whole (scans on more than one thread). */
+typedef struct file_out {
+    size_t file;
+    struct ArrowArray *batches;
+    size_t n, cap, pos;
+    int rc;                    /* 0, or the errno value of a failure (msg says what) */
+    char msg[PQ_ERROR_MESSAGE_SIZE];
+} file_out;
+
 typedef struct scan_state {
     pq_dataset *ds;            /* the stream's own: files, footers and partitions */
     size_t *files;             /* the files to read (after pruning), in order */
@@ -335,14 +344,31 @@ typedef struct scan_state {
     uint64_t batch_rows;
     struct ArrowArrayStream cur; /* the current file's stream (release NULL: none) */
     size_t cur_file;
+    unsigned window;           /* files decoded at once (1: one row group at a time) */
+    file_out *outs;            /* the window's files, in order */
+    size_t outs_n, outs_at;
     bool failed;
     int error_code;
     char error[PQ_ERROR_MESSAGE_SIZE];
 } scan_state;
 
+static void window_free(scan_state *s)
+{
+    for (size_t j = 0; s->outs && j < s->outs_n; j++) {
+        file_out *f = &s->outs[j];
+        for (size_t b = f->pos; b < f->n; b++)
+            if (f->batches[b].release) f->batches[b].release(&f->batches[b]);
+        free(f->batches);
+    }
+    free(s->outs);
+    s->outs = NULL;
+    s->outs_n = s->outs_at = 0;
+}
+
 static void scan_free(scan_state *s)
 {
     if (!s) return;
+    window_free(s);
     if (s->cur.release) s->cur.release(&s->cur);
     pq_dataset_close(s->ds);
     free(s->files);
@@ -352,10 +378,12 @@ static void scan_free(scan_state *s)
     free(s);
 }
 
-/* A reader over file i for the scan, at the footer stage. */
-static pq_reader *scan_reader(const scan_state *s, size_t i, uint32_t prune_more, pq_error *err)
+/* A reader over file i for the scan, at the footer stage (threads: its
+ * decode threads, 0 for the dataset's). */
+static pq_reader *scan_reader(const scan_state *s, size_t i, uint32_t prune_more, unsigned threads, pq_error *err)
 {
     pq_reader_options o = file_options(s->ds, i);
+    if (threads) o.threads = threads;
     o.columns = s->columns;
     o.columns_len = s->columns ? s->ncolumns : 0;
     o.filter = s->filter;
@@ -491,17 +519,92 @@ static int scan_fail(scan_state *s, int code, const char *msg)
     return code;
 }
 
+/* Window task j: its file decoded whole on one thread, every batch kept. */
+static bool window_task(void *ctx, size_t j, unsigned worker)
+{
+    (void)worker;
+    scan_state *s = ctx;
+    file_out *f = &s->outs[j];
+    pq_error err;
+    struct ArrowArrayStream fs = {0};
+    pq_reader *r = scan_reader(s, f->file, 0, 1, &err);
+    pq_status st = r ? pq_reader_export_stream(r, s->batch_rows, &fs, &err) : err.code;
+    pq_reader_close(r);
+    const char *path = s->ds->files.v[f->file].path;
+    if (st != PQ_OK) {
+        snprintf(f->msg, sizeof f->msg, "%.96s: %.150s", path, err.message);
+        f->rc = st == PQ_ERR_NOMEM ? ENOMEM : EIO;
+        return false;
+    }
+    for (;;) {
+        if (f->n == f->cap) {
+            size_t cap = f->cap ? 2 * f->cap : 8;
+            struct ArrowArray *v = realloc(f->batches, cap * sizeof *v);
+            if (!v) {
+                snprintf(f->msg, sizeof f->msg, "%.96s: out of memory", path);
+                f->rc = ENOMEM;
+                break;
+            }
+            f->batches = v;
+            f->cap = cap;
+        }
+        int rc = fs.get_next(&fs, &f->batches[f->n]);
+        if (rc != 0) {
+            const char *m = fs.get_last_error(&fs);
+            snprintf(f->msg, sizeof f->msg, "%.96s: %.150s", path, m ? m : "read failed");
+            f->rc = rc;
+            break;
+        }
+        if (!f->batches[f->n].release) break;
+        f->n++;
+    }
+    fs.release(&fs);
+    return f->rc == 0;
+}
+
+/* The next batch from the window, refilled with the next files (decoded
+ * at once, one per thread) when it is done; 0 with out->release NULL at
+ * the end. */
+static int window_next(scan_state *s, struct ArrowArray *out)
+{
+    for (;;) {
+        if (s->outs_at < s->outs_n) {
+            file_out *f = &s->outs[s->outs_at];
+            if (f->rc) return scan_fail(s, f->rc, f->msg);
+            if (f->pos == f->n) {
+                s->outs_at++;
+                continue;
+            }
+            struct ArrowArray batch = f->batches[f->pos++];
+            if (!add_partitions(s, f->file, &batch, out)) {
+                batch.release(&batch);
+                return scan_fail(s, ENOMEM, "out of memory adding partition columns");
+            }
+            return 0;
+        }
+        window_free(s);
+        if (s->next == s->nfiles) return 0;
+        size_t k = s->nfiles - s->next < s->window ? s->nfiles - s->next : s->window;
+        if (!(s->outs = calloc(k, sizeof *s->outs))) return scan_fail(s, ENOMEM, "out of memory");
+        for (size_t j = 0; j < k; j++) s->outs[j].file = s->files[s->next + j];
+        s->next += k;
+        s->outs_n = k;
+        pq_parallel_for(k, (unsigned)k, window_task, s);
+    }
+}
+
 static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)
 {
     scan_state *s = stream->private_data;
     memset(out, 0, sizeof *out);
     if (s->failed) return s->error_code;
+    if (s->window > 1) return window_next(s, out);
     pq_error err;
     for (;;) {
         if (!s->cur.release) {
             if (s->next == s->nfiles) return 0; /* the end */
             s->cur_file = s->files[s->next++];
-            pq_reader *r = scan_reader(s, s->cur_file, 0, &err);
+            pq_reader *r = scan_reader(s, s->cur_file, 0, 0, &err);
             pq_status st = r ? pq_reader_export_stream(r, s->batch_rows, &s->cur, &err) : err.code;
             pq_reader_close(r);
             if (st != PQ_OK) {
@@ -534,7 +637,7 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
 {
     scan_state *s = stream->private_data;
     pq_error err;
-    pq_reader *r = scan_reader(s, s->nfiles ? s->files[0] : 0, 0, &err);
+    pq_reader *r = scan_reader(s, s->nfiles ? s->files[0] : 0, 0, 0, &err);
     struct ArrowSchema inner;
     pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) : err.code;
     if (st == PQ_OK) st = pq_reader_output_schema(r, &inner, &err);
@@ -601,7 +704,7 @@ static bool prune_task(void *ctx, size_t j, unsigned worker)
     prune_job *job = ctx;
     size_t i = job->cand[j];
     pq_error *err = &job->errors[j];
-    pq_reader *r = scan_reader(job->s, i, PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER | PQ_PRUNE_PAGE_INDEX, err);
+    pq_reader *r = scan_reader(job->s, i, PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER | PQ_PRUNE_PAGE_INDEX, 1, err);
     pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, err) : err->code;
     size_t n = 0;
     if (st == PQ_OK) pq_reader_selected_row_groups(r, &n);
@@ -724,6 +827,8 @@ pq_status pq_dataset_export_stream(pq_dataset *ds, const pq_dataset_scan *scan, 
     scan_state *s = calloc(1, sizeof *s);
     if (!s) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     s->batch_rows = scan->batch_rows;
+    s->window = ds->opts.threads ? ds->opts.threads : pq_parallel_cores();
+    if (s->window > PQ_PARALLEL_MAX_THREADS) s->window = PQ_PARALLEL_MAX_THREADS;
     s->ds = share(ds, err);
     const pq_schema *schema = pq_metadata_schema(ds->md[0]);
     s->nkeys = ds->parts.nkeys;

@@ -124,8 +124,11 @@ typedef struct pq_dataset_scan_stats {
 } pq_dataset_scan_stats;
 
 /* An Arrow C stream over the scan (see pq_reader_export_stream for the
- * stream's behaviour): the files that survive pruning, one after another,
- * each with a reader of its own over the dataset's parsed footer. `stats`
+ * stream's behaviour): the files that survive pruning, in order, each with
+ * a reader of its own over the dataset's parsed footer. With one thread
+ * (opts.threads 1) a file is decoded a row group per pull; with T > 1, T
+ * files at a time are decoded at once, one per thread, each whole, and
+ * their batches held until handed out (memory: T files' decoded rows). `stats`
  * may be NULL. The stream holds what it needs: the dataset may be closed
  * at once. Errors: PQ_ERR_INVALID_ARGUMENT (an unknown column or key,
  * naming it; a partition term whose literal does not fit the key's type),

@@ -1,6 +1,6 @@
 /*
- * test_dataset.c — pq_dataset through the C API, run under ASan by
- * scripts/test so that the stream's, the schema's and the batches' release
+ * test_concurrency_dataset.c — pq_dataset through the C API, run under ASan and TSan by
+ * scripts/test (its scans decode two files at once) so that the release
  * paths are checked for leaks and use after free.
  *
  * The dataset is made here: the bundled sample (122000 rows, written by
