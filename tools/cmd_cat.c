@@ -13,12 +13,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arrow_text.h"
 
 static const char cat_usage[] =
     "pqstep cat [--columns A,B] [--row-groups N,M] [--where EXPR] [--limit N] [--format table|csv|jsonl] "
-    "[--stats] FILE";
+    "[--stats] [--hive] FILE...";
 
 /* Table output is aligned per block of this many rows. */
 #define TABLE_BLOCK_ROWS 1000
@@ -30,7 +31,9 @@ static void cat_help(void)
 {
     printf("usage: %s\n"
            "\n"
-           "Print the values of a Parquet file, one line per row.\n"
+           "Print the values of a Parquet file, one line per row. Several FILEs, a\n"
+           "directory or a glob pattern (quoted: 'data/*.parquet', 'data/**/*.parquet')\n"
+           "are read as one dataset: the files must share their schema.\n"
            "\n"
            "options:\n"
            "  --columns A,B       columns by leaf path or field name; a group selects all\n"
@@ -40,7 +43,11 @@ static void cat_help(void)
            "                      pq_predicate.h, e.g. \"a >= 10 and b in ('x', 'y')\"); row groups\n"
            "                      and pages that cannot match are not read\n"
            "  --limit N           stop after N rows (after the filter)\n"
-           "  --stats             print what each stage did to stderr at the end\n"
+           "  --stats             print what each stage did (a dataset: what pruning did)\n"
+           "                      to stderr at the end\n"
+           "  --hive              a dataset's key=value directories are columns after the\n"
+           "                      files' own (int32 when every value is an integer); --where\n"
+           "                      terms on them skip whole files\n"
            "  --format FORMAT     table (default): aligned columns with a header\n"
            "                      csv: RFC 4180 with a header row, null as an empty field\n"
            "                      jsonl: one JSON object per row\n"
@@ -56,7 +63,10 @@ static void cat_help(void)
 typedef enum cat_format { CAT_TABLE, CAT_CSV, CAT_JSONL } cat_format;
 
 typedef struct cat_args {
-    const char *file;
+    const char *file;       /* the first FILE */
+    const char **files;     /* every FILE (argv's), nfiles of them */
+    size_t nfiles;
+    bool hive;
     const char *columns;    /* comma-separated, or NULL */
     const char *row_groups; /* comma-separated, or NULL */
     uint64_t limit;
@@ -115,8 +125,9 @@ static int parse_args(int argc, char **argv, cat_args *a)
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (options_done || s[0] != '-' || !s[1]) {
-            if (a->file) return cli_usage_error(cat_usage, "cat: more than one FILE");
-            a->file = s;
+            if (!a->file) a->file = s;
+            a->files = cli_xrealloc(a->files, (a->nfiles + 1) * sizeof *a->files);
+            a->files[a->nfiles++] = s;
             continue;
         }
         if (strcmp(s, "--") == 0) {
@@ -125,6 +136,8 @@ static int parse_args(int argc, char **argv, cat_args *a)
             a->help = true;
         } else if (strcmp(s, "--stats") == 0) {
             a->stats = true;
+        } else if (strcmp(s, "--hive") == 0) {
+            a->hive = true;
         } else if (strcmp(s, "--where") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --where wants an expression");
             a->where = argv[++i];
@@ -422,15 +435,97 @@ static int print_batch(cat_out *o, const char *file, struct ArrowArray *a, struc
     return rc;
 }
 
+/* Several files, a directory or a pattern: a dataset (pq_dataset.h). */
+static bool is_dataset(const cat_args *a)
+{
+    struct stat sb;
+    return a->nfiles > 1 || a->hive || strpbrk(a->file, "*?[") || (stat(a->file, &sb) == 0 && S_ISDIR(sb.st_mode));
+}
+
+static int cat_dataset(const cat_args *a)
+{
+    if (a->row_groups) return cli_usage_error(cat_usage, "cat: --row-groups is for one file, not a dataset");
+    pq_error err = {0};
+    pq_dataset_options o;
+    pq_dataset_options_init(&o);
+    o.partitioning = a->hive ? PQ_PARTITIONING_HIVE : PQ_PARTITIONING_NONE;
+    pq_dataset *ds = pq_dataset_open(a->files, a->nfiles, &o, &err);
+    if (!ds) return cli_file_error(a->file, &err);
+    /* --columns as names */
+    char *names_buf = a->columns ? strdup(a->columns) : NULL;
+    const char **names = NULL;
+    size_t nnames = 0;
+    for (char *save = NULL, *t = names_buf ? strtok_r(names_buf, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ') t++;
+        names = cli_xrealloc(names, (nnames + 1) * sizeof *names);
+        names[nnames++] = t;
+    }
+    int rc = CLI_EXIT_OK;
+    pq_expr *filter = NULL;
+    if (a->where && !(filter = pq_expr_parse(a->where, &err)))
+        rc = cli_usage_error(cat_usage, "cat: --where: %s", err.message);
+    pq_dataset_scan sc = {.columns = a->columns ? names : NULL, .columns_len = nnames, .filter = filter,
+                          .batch_rows = BATCH_ROWS};
+    struct ArrowArrayStream st = {0};
+    pq_dataset_scan_stats stats;
+    if (rc == CLI_EXIT_OK && pq_dataset_export_stream(ds, &sc, &st, &stats, &err) != PQ_OK)
+        rc = cli_file_error(a->file, &err);
+    pq_expr_free(filter);
+    pq_dataset_close(ds);
+    struct ArrowSchema schema = {0};
+    arrow_text_type *head = NULL;
+    char msg[256];
+    if (rc == CLI_EXIT_OK && st.get_schema(&st, &schema) != 0)
+        rc = batch_error(a->file, st.get_last_error(&st) ? st.get_last_error(&st) : "no schema");
+    if (rc == CLI_EXIT_OK && !(head = arrow_text_type_new(&schema, msg, sizeof msg))) rc = batch_error(a->file, msg);
+    if (rc == CLI_EXIT_OK) {
+        cat_out out;
+        out_init(&out, a->format, head);
+        out_header(&out);
+        uint64_t left = a->has_limit ? a->limit : UINT64_MAX;
+        while (left > 0 && rc == CLI_EXIT_OK && !ferror(stdout)) {
+            struct ArrowArray arr;
+            if (st.get_next(&st, &arr) != 0) {
+                const char *m = st.get_last_error(&st);
+                rc = batch_error(a->file, m ? m : "read failed");
+                break;
+            }
+            if (!arr.release) break;
+            rc = print_batch(&out, a->file, &arr, &schema, &left);
+            arr.release(&arr);
+        }
+        if (rc == CLI_EXIT_OK) out_finish(&out);
+        out_free(&out);
+        if (a->stats)
+            fprintf(stderr, "dataset: %" PRIu64 " files, %" PRIu64 " pruned by partition values, %" PRIu64
+                    " by statistics; %" PRIu64 " row groups in the others, %" PRIu64 " pruned by statistics\n",
+                    stats.files, stats.files_pruned_partition, stats.files_pruned_statistics, stats.row_groups,
+                    stats.row_groups_pruned);
+    }
+    arrow_text_type_free(head);
+    if (schema.release) schema.release(&schema);
+    if (st.release) st.release(&st);
+    free(names);
+    free(names_buf);
+    return rc;
+}
+
 int pq_cmd_cat(int argc, char **argv)
 {
     cat_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc != CLI_EXIT_OK) return rc;
-    if (a.help) {
-        cat_help();
-        return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK || a.help) {
+        if (rc == CLI_EXIT_OK) cat_help();
+        free(a.files);
+        return rc;
     }
+    if (is_dataset(&a)) {
+        rc = cat_dataset(&a);
+        free(a.files);
+        return rc;
+    }
+    free(a.files);
 
     uint64_t file_size = 0;
     pq_metadata *md = cli_open_metadata(a.file, &file_size);

@@ -7,19 +7,23 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_writer.h"
 
-static const char meta_usage[] = "pqstep meta [--json] FILE";
+static const char meta_usage[] = "pqstep meta [--json] FILE...";
 
 static void meta_help(void)
 {
-    fputs("usage: pqstep meta [--json] FILE\n"
+    fputs("usage: pqstep meta [--json] FILE...\n"
           "\n"
           "Print the footer of a Parquet file: format version, writer, row and\n"
           "row-group counts, footer size, key-value keys, the leaf columns, and for\n"
           "every row group and column chunk the codec, encodings, sizes, page\n"
-          "offsets, statistics, page index and bloom filter presence.\n"
+          "offsets, statistics, page index and bloom filter presence. Several FILEs,\n"
+          "a directory or a quoted glob pattern ('data/**/*.parquet') give every\n"
+          "file's footer in turn (parsed in parallel), blank-line separated; with\n"
+          "--json, a JSON array of the files' documents.\n"
           "\n"
           "options:\n"
           "  --json     one JSON document (layout in docs/cli.md)\n"
@@ -451,16 +455,59 @@ static void meta_text(const pq_metadata *md, const char *path, uint64_t file_siz
     cli_buf_free(&b);
 }
 
+/* Several files, a directory or a pattern: every file's footer, listed and
+ * parsed (in parallel) by pq_dataset_open. */
+static int meta_many(const char **files, size_t n, bool json)
+{
+    pq_error err = {0};
+    pq_dataset *ds = pq_dataset_open(files, n, NULL, &err);
+    if (!ds) return cli_file_error(files[0], &err);
+    for (size_t i = 0; i < pq_dataset_file_count(ds); i++) {
+        const char *path = pq_dataset_file_path(ds, i);
+        struct stat sb;
+        uint64_t size = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        if (i) fputs(json ? ",\n" : "\n", stdout);
+        else if (json) fputs("[\n", stdout);
+        if (json) meta_json(pq_dataset_file_metadata(ds, i), path, size);
+        else meta_text(pq_dataset_file_metadata(ds, i), path, size);
+    }
+    if (json) fputs("]\n", stdout);
+    pq_dataset_close(ds);
+    return CLI_EXIT_OK;
+}
+
 int pq_cmd_meta(int argc, char **argv)
 {
-    cli_args a;
-    int rc = cli_parse_file_args(argc, argv, meta_usage, &a);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (a.help) {
-        meta_help();
-        return CLI_EXIT_OK;
+    const char **files = NULL;
+    size_t nfiles = 0;
+    bool json = false, options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!options_done && s[0] == '-' && s[1]) {
+            if (strcmp(s, "--") == 0) options_done = true;
+            else if (strcmp(s, "--json") == 0) json = true;
+            else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+                free(files);
+                meta_help();
+                return CLI_EXIT_OK;
+            } else {
+                free(files);
+                return cli_usage_error(meta_usage, "%s: unknown option '%s'", argv[0], s);
+            }
+            continue;
+        }
+        files = cli_xrealloc(files, (nfiles + 1) * sizeof *files);
+        files[nfiles++] = s;
     }
+    if (!nfiles) return cli_usage_error(meta_usage, "%s: missing FILE", argv[0]);
+    struct stat sb;
+    if (nfiles > 1 || strpbrk(files[0], "*?[") || (stat(files[0], &sb) == 0 && S_ISDIR(sb.st_mode))) {
+        int rc = meta_many(files, nfiles, json);
+        free(files);
+        return rc;
+    }
+    cli_args a = {.file = files[0], .json = json};
+    free(files);
     uint64_t file_size = 0;
     pq_metadata *md = cli_open_metadata(a.file, &file_size);
     if (!md)

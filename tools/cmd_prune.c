@@ -11,10 +11,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_writer.h"
 
-static const char prune_usage[] = "pqstep prune --where EXPR [--json] FILE";
+static const char prune_usage[] = "pqstep prune --where EXPR [--json] [--hive] FILE...";
 
 static void prune_help(void)
 {
@@ -25,10 +26,14 @@ static void prune_help(void)
            "of its column chunks; then the totals and the bytes a filtered read\n"
            "fetches against the whole file. EXPR uses the predicate syntax of\n"
            "pq_predicate.h, e.g. \"l_shipdate >= '1995-01-01' and l_quantity < 24\".\n"
+           "Several FILEs, a directory or a quoted glob pattern are a dataset: then\n"
+           "the files pruned by partition values (--hive) and by footer statistics,\n"
+           "and the row groups of the others.\n"
            "\n"
            "options:\n"
            "  --where EXPR   the predicate (required)\n"
            "  --json         one JSON document (layout in docs/cli.md)\n"
+           "  --hive         a dataset's key=value directories are columns\n"
            "  -h, --help     show this help\n",
            prune_usage);
 }
@@ -73,10 +78,72 @@ static uint64_t group_bytes(const pq_row_group *rg)
     return b;
 }
 
+/* A dataset: what pruning does to its files (pq_dataset_scan_stats). */
+static int prune_dataset(const char **files, size_t n, const char *where, bool hive, bool json)
+{
+    pq_error err = {0};
+    pq_expr *filter = pq_expr_parse(where, &err);
+    if (!filter) return cli_file_error(files[0], &err);
+    pq_dataset_options o;
+    pq_dataset_options_init(&o);
+    o.partitioning = hive ? PQ_PARTITIONING_HIVE : PQ_PARTITIONING_NONE;
+    pq_dataset *ds = pq_dataset_open(files, n, &o, &err);
+    pq_dataset_scan sc = {.filter = filter};
+    struct ArrowArrayStream st = {0};
+    pq_dataset_scan_stats stats = {0};
+    int rc = ds && pq_dataset_export_stream(ds, &sc, &st, &stats, &err) == PQ_OK ? CLI_EXIT_OK
+                                                                                  : cli_file_error(files[0], &err);
+    pq_expr_free(filter);
+    if (st.release) st.release(&st); /* nothing is read: the counts are the stream's start */
+    if (rc == CLI_EXIT_OK) {
+        uint64_t read = stats.files - stats.files_pruned_partition - stats.files_pruned_statistics;
+        if (json) {
+            cli_json j;
+            cli_json_init(&j, stdout);
+            cli_json_begin_object(&j);
+            const char *keys[] = {"files", "files_pruned_partition", "files_pruned_statistics", "files_read",
+                                  "row_groups", "row_groups_pruned"};
+            uint64_t vals[] = {stats.files, stats.files_pruned_partition, stats.files_pruned_statistics, read,
+                               stats.row_groups, stats.row_groups_pruned};
+            for (size_t k = 0; k < 6; k++) {
+                cli_json_key(&j, keys[k]);
+                cli_json_int(&j, (int64_t)vals[k]);
+            }
+            cli_json_key(&j, "partition_keys");
+            cli_json_begin_array(&j);
+            for (size_t k = 0; k < pq_dataset_partition_count(ds); k++) {
+                cli_json_begin_object(&j);
+                cli_json_key(&j, "name");
+                cli_json_cstring(&j, pq_dataset_partition_name(ds, k));
+                cli_json_key(&j, "type");
+                cli_json_cstring(&j, strcmp(pq_dataset_partition_format(ds, k), "i") == 0 ? "int32" : "string");
+                cli_json_end_object(&j);
+            }
+            cli_json_end_array(&j);
+            cli_json_end_object(&j);
+            putchar('\n');
+        } else {
+            printf("files                %" PRIu64 "\n", stats.files);
+            for (size_t k = 0; k < pq_dataset_partition_count(ds); k++)
+                printf("partition key        %s (%s)\n", pq_dataset_partition_name(ds, k),
+                       strcmp(pq_dataset_partition_format(ds, k), "i") == 0 ? "int32" : "string");
+            printf("pruned by partition  %" PRIu64 " files\n", stats.files_pruned_partition);
+            printf("pruned by statistics %" PRIu64 " files\n", stats.files_pruned_statistics);
+            printf("files read           %" PRIu64 ": %" PRIu64 " row groups, %" PRIu64
+                   " of them pruned by statistics\n",
+                   read, stats.row_groups, stats.row_groups_pruned);
+        }
+    }
+    pq_dataset_close(ds);
+    return rc;
+}
+
 int pq_cmd_prune(int argc, char **argv)
 {
     const char *file = NULL, *where = NULL;
-    bool json = false, options_done = false;
+    bool json = false, options_done = false, hive = false;
+    const char **files = NULL;
+    size_t nfiles = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!options_done && s[0] == '-' && s[1]) {
@@ -85,16 +152,29 @@ int pq_cmd_prune(int argc, char **argv)
                 prune_help();
                 return CLI_EXIT_OK;
             } else if (strcmp(s, "--json") == 0) json = true;
+            else if (strcmp(s, "--hive") == 0) hive = true;
             else if (strcmp(s, "--where") == 0 && i + 1 < argc) where = argv[++i];
-            else return cli_usage_error(prune_usage, "unknown option '%s'", s);
-        } else if (!file) {
-            file = s;
+            else {
+                free(files);
+                return cli_usage_error(prune_usage, "unknown option '%s'", s);
+            }
         } else {
-            return cli_usage_error(prune_usage, "more than one FILE");
+            if (!file) file = s;
+            files = cli_xrealloc(files, (nfiles + 1) * sizeof *files);
+            files[nfiles++] = s;
         }
     }
-    if (!file) return cli_usage_error(prune_usage, "missing FILE");
-    if (!where) return cli_usage_error(prune_usage, "missing --where EXPR");
+    if (!file || !where) {
+        free(files);
+        return cli_usage_error(prune_usage, !file ? "missing FILE" : "missing --where EXPR");
+    }
+    struct stat sb;
+    if (nfiles > 1 || hive || strpbrk(file, "*?[") || (stat(file, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+        int rc = prune_dataset(files, nfiles, where, hive, json);
+        free(files);
+        return rc;
+    }
+    free(files);
 
     pq_error err;
     pq_expr *filter = pq_expr_parse(where, &err);

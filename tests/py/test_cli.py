@@ -553,7 +553,7 @@ def test_usage_errors():
         ("meta", "--bogus", some),
         ("meta", "-j", some),
         ("schema", "--jsn", some),
-        ("meta", some, some),
+        ("schema", some, some),
         ("schema", "--json", some, "extra"),
     ]
     for args in cases:

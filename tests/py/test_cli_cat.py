@@ -458,7 +458,11 @@ def check_errors(tmp, good):
             assert "usage: pqstep cat" in err, (what, err)
         return err
     expect(2, [], "no FILE")
-    expect(2, [good, good], "two FILEs")
+    expect(2, [good, good, "--row-groups", "0"], "--row-groups over two FILEs (a dataset)")
+    # Two FILEs are a dataset: the rows of both, in order.
+    rc, out, err = run(good, good, "--format", "csv")
+    one = run(good, "--format", "csv")[1].decode().splitlines()
+    assert rc == 0 and out.decode().splitlines() == one + one[1:], (rc, err)
     expect(2, [good, "--format", "xml"], "bad format")
     expect(2, [good, "--format"], "format without value")
     expect(2, [good, "--limit", "-1"], "negative limit")

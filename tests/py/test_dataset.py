@@ -184,12 +184,48 @@ def check_errors(tmp):
     print("errors: schema, keys, terms, columns, literals and paths named")
 
 
+def check_cli(tmp):
+    """The CLI over a dataset: cat (csv) and prune (--json) against
+    pyarrow.dataset, meta over a pattern."""
+    import csv
+    import io
+    import json
+    import subprocess
+    cli = os.environ.get("PQSTEP_CLI")
+    if not cli:
+        print("SKIP cli checks: PQSTEP_CLI is not set")
+        return
+    hive = os.path.join(tmp, "hive")
+    ref = pds.dataset(hive, partitioning="hive")
+    out = subprocess.run([cli, "cat", "--hive", "--where", "year = 1996 and l_quantity < 3", "--columns",
+                          "l_orderkey,l_linenumber,l_quantity,year,mode", "--format", "csv", hive],
+                         capture_output=True, text=True, check=True).stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["l_orderkey", "l_linenumber", "l_quantity", "year", "mode"], rows[0]
+    want = ref.to_table(filter=(pc.field("year") == 1996) & (pc.field("l_quantity") < D("3")),
+                        columns=["l_orderkey", "l_linenumber", "l_quantity", "year", "mode"])
+    got = sorted((int(r[0]), int(r[1]), r[2], int(r[3]), r[4]) for r in rows[1:])
+    exp = sorted((r["l_orderkey"], r["l_linenumber"], "%.2f" % r["l_quantity"], r["year"], r["mode"])
+                 for r in want.to_pylist())
+    assert got == exp, (len(got), len(exp))
+    doc = json.loads(subprocess.run([cli, "prune", "--json", "--hive", "--where", "year = 1996", hive],
+                                    capture_output=True, text=True, check=True).stdout)
+    n1996 = sum(1 for f in ref.files if "/year=1996/" in f)
+    assert doc["files"] == len(ref.files) and doc["files_read"] == n1996, (doc, n1996)
+    assert doc["partition_keys"] == [{"name": "year", "type": "int32"}, {"name": "mode", "type": "string"}], doc
+    metas = json.loads(subprocess.run([cli, "meta", "--json", os.path.join(tmp, "ranges", "*.parquet")],
+                                      capture_output=True, text=True, check=True).stdout)
+    assert len(metas) == 8 and sum(m["num_rows"] for m in metas) == 122000, [m["num_rows"] for m in metas]
+    print("cli: cat, prune and meta over datasets agree with pyarrow.dataset")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pqstep-dataset-")
     try:
         check_hive(tmp)
         check_ranges(tmp)
         check_errors(tmp)
+        check_cli(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("1 passed, 0 failed")
