@@ -1222,6 +1222,53 @@ static inline bool keep_bit(const uint8_t *keep, int64_t i)
     return (keep[i >> 3] >> (i & 7)) & 1;
 }
 
+/* Offset i of a binary layout's offsets (int32, or int64 when wide). */
+static inline int64_t offset_at(const void *offsets, int64_t i, bool wide)
+{
+    return wide ? ((const int64_t *)offsets)[i] : ((const int32_t *)offsets)[i];
+}
+
+static inline void offset_set(void *offsets, int64_t i, bool wide, int64_t v)
+{
+    if (wide) ((int64_t *)offsets)[i] = v;
+    else ((int32_t *)offsets)[i] = (int32_t)v;
+}
+
+/* take() of a string or binary column (LAYOUT_BINARY, LAYOUT_LARGE_BINARY):
+ * new offsets and the kept values' bytes. */
+static pq_status take_binary(const pq_arrow_column *c, int64_t at, int64_t n, const uint8_t *keep, int64_t kept,
+                             pq_arrow_column *t)
+{
+    bool wide = c->layout == LAYOUT_LARGE_BINARY;
+    size_t ow = wide ? 8 : 4;
+    const uint8_t *off = (const uint8_t *)c->buffers[1] + (size_t)at * ow;
+    const uint8_t *data = c->buffers[2];
+    uint64_t bytes = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (keep_bit(keep, i)) bytes += (uint64_t)(offset_at(off, i + 1, wide) - offset_at(off, i, wide));
+    void *o = malloc((size_t)(kept + 1) * ow);
+    uint8_t *d = malloc(bytes ? (size_t)bytes : 1);
+    if (!o || !d || !column_own(t, 1, o, (size_t)(kept + 1) * ow)) {
+        free(o);
+        free(d);
+        return PQ_ERR_NOMEM;
+    }
+    if (!column_own(t, 2, d, (size_t)bytes)) {
+        free(d);
+        return PQ_ERR_NOMEM;
+    }
+    offset_set(o, 0, wide, 0);
+    int64_t j = 0, pos = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (keep_bit(keep, i)) {
+            int64_t a = offset_at(off, i, wide), len = offset_at(off, i + 1, wide) - a;
+            memcpy(d + pos, data + a, (size_t)len);
+            pos += len;
+            offset_set(o, ++j, wide, pos);
+        }
+    return PQ_OK;
+}
+
 /* Rows [at, at + n) of c where `keep` (n bits) is set, `kept` of them, as a
  * new column (one reference). Validity is carried; a null slot stays null. */
 static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uint8_t *keep, int64_t kept,
@@ -1309,66 +1356,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         t->buffers[c->n_buffers - 1] = t->view_sizes;
         break;
     }
-    case LAYOUT_BINARY: {
-        const int32_t *off = (const int32_t *)c->buffers[1] + at;
-        const uint8_t *data = c->buffers[2];
-        uint64_t bytes = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (keep_bit(keep, i)) bytes += (uint64_t)(off[i + 1] - off[i]);
-        int32_t *o = malloc((size_t)(kept + 1) * sizeof *o);
-        uint8_t *d = malloc(bytes ? (size_t)bytes : 1);
-        if (!o || !d || !column_own(t, 1, o, (size_t)(kept + 1) * sizeof *o)) {
-            free(o);
-            free(d);
-            st = PQ_ERR_NOMEM;
-            break;
-        }
-        if (!column_own(t, 2, d, (size_t)bytes)) {
-            free(d);
-            st = PQ_ERR_NOMEM;
-            break;
-        }
-        o[0] = 0;
-        int64_t j = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (keep_bit(keep, i)) {
-                size_t len = (size_t)(off[i + 1] - off[i]);
-                memcpy(d + o[j], data + off[i], len);
-                o[j + 1] = o[j] + (int32_t)len;
-                j++;
-            }
+    case LAYOUT_BINARY:
+    case LAYOUT_LARGE_BINARY:
+        st = take_binary(c, at, n, keep, kept, t);
         break;
-    }
-    case LAYOUT_LARGE_BINARY: {
-        const int64_t *off = (const int64_t *)c->buffers[1] + at;
-        const uint8_t *data = c->buffers[2];
-        uint64_t bytes = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (keep_bit(keep, i)) bytes += (uint64_t)(off[i + 1] - off[i]);
-        int64_t *o = malloc((size_t)(kept + 1) * sizeof *o);
-        uint8_t *d = malloc(bytes ? (size_t)bytes : 1);
-        if (!o || !d || !column_own(t, 1, o, (size_t)(kept + 1) * sizeof *o)) {
-            free(o);
-            free(d);
-            st = PQ_ERR_NOMEM;
-            break;
-        }
-        if (!column_own(t, 2, d, (size_t)bytes)) {
-            free(d);
-            st = PQ_ERR_NOMEM;
-            break;
-        }
-        o[0] = 0;
-        int64_t j = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (keep_bit(keep, i)) {
-                size_t len = (size_t)(off[i + 1] - off[i]);
-                memcpy(d + o[j], data + off[i], len);
-                o[j + 1] = o[j] + (int64_t)len;
-                j++;
-            }
-        break;
-    }
     case LAYOUT_STRUCT:
         t->children = calloc(c->n_children ? c->n_children : 1, sizeof *t->children);
         if (!t->children) {
