@@ -42,8 +42,48 @@ def oracle(path, columns=None):
     return t.cast(want)
 
 
+def consumer_table(kind, s):
+    """What polars or DuckDB made of scan `s`, as a pyarrow.Table."""
+    if kind == "polars":
+        import polars as pl
+        return pl.DataFrame(s).to_arrow()
+    import duckdb
+    return duckdb.connect().sql("select * from s").to_arrow_table()
+
+
+def same_value(p, q):
+    """Python values equal, NaN equal to NaN at any depth."""
+    if isinstance(p, float) and isinstance(q, float):
+        return p == q or (p != p and q != q)
+    if isinstance(p, (list, tuple)) and isinstance(q, (list, tuple)):
+        return len(p) == len(q) and all(same_value(x, y) for x, y in zip(p, q))
+    if isinstance(p, dict) and isinstance(q, dict):
+        return p.keys() == q.keys() and all(same_value(p[k], q[k]) for k in p)
+    return p == q
+
+
+def consumer_equal(got, want):
+    """got (a consumer's table) against pyarrow's: the consumer's own types
+    cast to pyarrow's, then the values. Returns None when equal, else what
+    differs; raises TypeError when a type does not cast back."""
+    if got.num_rows != want.num_rows or got.column_names != want.column_names:
+        return "%d rows %s, want %d %s" % (got.num_rows, got.column_names, want.num_rows, want.column_names)
+    for name in want.column_names:
+        g, w = got.column(name), want.column(name)
+        if g.type != w.type:
+            try:
+                g = g.cast(w.type)
+            except Exception as e:  # noqa: BLE001 (pyarrow raises several kinds)
+                raise TypeError("%s: %s does not cast to %s (%s)" % (name, g.type, w.type, str(e)[:60]))
+        if not g.equals(w) and not same_value(g.to_pylist(), w.to_pylist()):
+            return "column %s differs" % name
+    return None
+
+
 def check_corpus():
     passed = skipped = 0
+    took = {"polars": 0, "duckdb": 0}
+    refused = {"polars": [], "duckdb": []}
     for path in sorted(glob.glob(os.path.join(CORPUS, "data", "**", "*.parquet"), recursive=True)):
         rel = os.path.relpath(path, CORPUS)
         try:
@@ -59,8 +99,22 @@ def check_corpus():
             sizes.append(b.num_rows)
             assert 0 < b.num_rows <= 1000, (rel, b.num_rows)
         assert sum(sizes) == want.num_rows, (rel, sum(sizes), want.num_rows)
+        # polars and DuckDB: the same values as pyarrow's read, where they take the types
+        for kind in ("polars", "duckdb"):
+            try:
+                t = consumer_table(kind, pqstep.scan(path))
+                diff = consumer_equal(t, want)
+            except Exception as e:  # noqa: BLE001 (a consumer that does not take a type)
+                refused[kind].append("%s (%s)" % (rel, str(e).splitlines()[0][:80]))
+                continue
+            assert diff is None, "%s through %s: %s" % (rel, kind, diff)
+            took[kind] += 1
         passed += 1
     assert passed > 40, "only %d corpus files streamed" % passed
+    for kind in took:
+        assert took[kind] > 30, "%s took only %d corpus files: %s" % (kind, took[kind], refused[kind][:5])
+        print("%s consumed %d corpus files equal to pyarrow; refused %d types: %s" % (
+            kind, took[kind], len(refused[kind]), "; ".join(refused[kind][:4])))
     print("corpus: %d files streamed equal to pyarrow, %d skipped (pyarrow cannot read them)" % (passed, skipped))
     return passed
 

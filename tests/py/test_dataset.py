@@ -113,6 +113,16 @@ def check_hive(tmp):
     n = duckdb.sql("select count(*) from s").fetchall()[0][0]
     assert n == ref.count_rows(filter=pc.field("year") == 1996), n
     assert pl.DataFrame(ds.scan(columns=["year"], filter="year = 1996")).shape[0] == n
+    # their values, against pyarrow.dataset's
+    cols = ["l_orderkey", "l_linenumber", "l_shipmode", "l_quantity", "year", "mode"]
+    text, expr = "mode = 'MAIL' and l_quantity >= 49", (pc.field("mode") == "MAIL") & (pc.field("l_quantity") >= D("49"))
+    want = sort(ref.to_table(filter=expr, columns=cols))
+    s = ds.scan(columns=cols, filter=text)
+    for got in (duckdb.sql("select * from s").to_arrow_table(), pl.DataFrame(ds.scan(columns=cols, filter=text)).to_arrow()):
+        got = sort(got.select(cols))
+        assert got.num_rows == want.num_rows and want.num_rows > 0, (got.num_rows, want.num_rows)
+        for name in cols:
+            assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
     # a stream outlives its dataset
     cap = ds.scan(columns=["l_orderkey"]).__arrow_c_stream__()
     ds.close()
