@@ -1045,6 +1045,30 @@ class DatasetScan:
         del keep
         return cap
 
+    def __arrow_c_schema__(self):
+        """The batches' schema, as a PyCapsule "arrow_schema" (from a stream
+        made for it, whose get_schema it calls)."""
+        stream = self.__arrow_c_stream__()
+        p = _capsule_pointer(id(stream), _STREAM_NAME)  # CPython: id() is the object's address
+        get_schema = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
+            ctypes.c_void_p.from_address(p).value)
+        get_last_error = ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.c_void_p)(ctypes.c_void_p.from_address(p + 16).value)
+
+        def fill(out):
+            if get_schema(p, out) != 0:
+                msg = get_last_error(p)
+                raise Error("io error", (msg or b"no schema").decode("utf-8", "replace"), 0, None)
+        try:
+            return _capsule(_SCHEMA_NAME, _c.ARROW_SCHEMA_SIZE, fill)
+        finally:
+            del stream  # the capsule's destructor releases the stream
+
+    @property
+    def schema(self):
+        """The batches' pyarrow.Schema."""
+        import pyarrow as pa
+        return pa.Schema._import_from_c_capsule(self.__arrow_c_schema__())
+
     def to_reader(self):
         import pyarrow as pa
         return pa.RecordBatchReader._import_from_c_capsule(self.__arrow_c_stream__())

@@ -101,6 +101,7 @@ def check_hive(tmp):
         s = ds.scan(columns=cols, filter=text, batch_size=2500)
         got = s.read()
         same(got, want, "hive [%s] %s" % (text, cols))
+        assert pa.schema(s).equals(got.schema), (pa.schema(s), got.schema)  # __arrow_c_schema__
         if text and text.startswith("year = 1995"):
             expect = sum(1 for f in files if years[f] != 1995)
             assert s.stats["files_pruned_partition"] == expect, (s.stats, expect)
