@@ -295,24 +295,28 @@ static pq_status with_partitions(const pq_ds_partitions *p, const bool *keys, bo
     return PQ_OK;
 }
 
-pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_error *err)
+/* The output schema of reader r (NULL: opening it failed, err says why)
+ * after its select stage, with the partition fields `keys` after its own
+ * (or alone, with drop_inner). Closes r. */
+static pq_status reader_schema(pq_reader *r, const pq_ds_partitions *p, const bool *keys, bool drop_inner,
+                               struct ArrowSchema *out, pq_error *err)
 {
-    if (out) memset(out, 0, sizeof *out);
-    if (!ds || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "dataset and schema must not be NULL");
-    pq_reader_options o = file_options(ds, 0);
-    pq_reader *r = pq_reader_open_path(ds->files.v[0].path, &o, err);
     struct ArrowSchema inner;
     pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, err) : err->code;
     if (st == PQ_OK) st = pq_reader_output_schema(r, &inner, err);
     pq_reader_close(r);
-    if (st != PQ_OK) return st;
+    return st == PQ_OK ? with_partitions(p, keys, drop_inner, &inner, out, err) : st;
+}
+
+pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_error *err)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!ds || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "dataset and schema must not be NULL");
     bool *all = calloc(ds->parts.nkeys ? ds->parts.nkeys : 1, sizeof *all);
-    if (!all) {
-        inner.release(&inner);
-        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    }
+    if (!all) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < ds->parts.nkeys; k++) all[k] = true;
-    st = with_partitions(&ds->parts, all, false, &inner, out, err);
+    pq_reader_options o = file_options(ds, 0);
+    pq_status st = reader_schema(pq_reader_open_path(ds->files.v[0].path, &o, err), &ds->parts, all, false, out, err);
     free(all);
     return st;
 }
@@ -637,12 +641,8 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
 {
     scan_state *s = stream->private_data;
     pq_error err;
-    pq_reader *r = scan_reader(s, s->nfiles ? s->files[0] : 0, 0, 0, &err);
-    struct ArrowSchema inner;
-    pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) : err.code;
-    if (st == PQ_OK) st = pq_reader_output_schema(r, &inner, &err);
-    pq_reader_close(r);
-    if (st == PQ_OK) st = with_partitions(&s->ds->parts, s->keys, s->keys_only, &inner, out, &err);
+    pq_status st = reader_schema(scan_reader(s, s->nfiles ? s->files[0] : 0, 0, 0, &err), &s->ds->parts, s->keys,
+                                 s->keys_only, out, &err);
     if (st != PQ_OK) {
         snprintf(s->error, sizeof s->error, "%s", err.message);
         return st == PQ_ERR_NOMEM ? ENOMEM : EIO;

@@ -65,6 +65,10 @@ int cli_file_error(const char *path, const pq_error *err);
  * error line and returns NULL. */
 pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size);
 
+/* Whether the FILE arguments (n of them) are a dataset (pq_dataset.h)
+ * rather than one file: several, a glob pattern, or a directory. */
+bool cli_is_dataset(const char *const *files, size_t n);
+
 /* Allocation that cannot fail: prints "pqstep: out of memory" and exits 1. */
 void *cli_xrealloc(void *p, size_t size);
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
@@ -95,4 +96,10 @@ void *cli_xrealloc(void *p, size_t size)
         exit(CLI_EXIT_ERROR);
     }
     return q;
+}
+
+bool cli_is_dataset(const char *const *files, size_t n)
+{
+    struct stat sb;
+    return n > 1 || (n == 1 && (strpbrk(files[0], "*?[") || (stat(files[0], &sb) == 0 && S_ISDIR(sb.st_mode))));
 }

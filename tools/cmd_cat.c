@@ -13,7 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "arrow_text.h"
 
@@ -438,8 +437,7 @@ static int print_batch(cat_out *o, const char *file, struct ArrowArray *a, struc
 /* Several files, a directory or a pattern: a dataset (pq_dataset.h). */
 static bool is_dataset(const cat_args *a)
 {
-    struct stat sb;
-    return a->nfiles > 1 || a->hive || strpbrk(a->file, "*?[") || (stat(a->file, &sb) == 0 && S_ISDIR(sb.st_mode));
+    return a->hive || cli_is_dataset(a->files, a->nfiles);
 }
 
 static int cat_dataset(const cat_args *a)

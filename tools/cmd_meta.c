@@ -500,8 +500,7 @@ int pq_cmd_meta(int argc, char **argv)
         files[nfiles++] = s;
     }
     if (!nfiles) return cli_usage_error(meta_usage, "%s: missing FILE", argv[0]);
-    struct stat sb;
-    if (nfiles > 1 || strpbrk(files[0], "*?[") || (stat(files[0], &sb) == 0 && S_ISDIR(sb.st_mode))) {
+    if (cli_is_dataset(files, nfiles)) {
         int rc = meta_many(files, nfiles, json);
         free(files);
         return rc;

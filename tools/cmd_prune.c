@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "json_writer.h"
 
@@ -168,8 +167,7 @@ int pq_cmd_prune(int argc, char **argv)
         free(files);
         return cli_usage_error(prune_usage, !file ? "missing FILE" : "missing --where EXPR");
     }
-    struct stat sb;
-    if (nfiles > 1 || hive || strpbrk(file, "*?[") || (stat(file, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+    if (hive || cli_is_dataset(files, nfiles)) {
         int rc = prune_dataset(files, nfiles, where, hive, json);
         free(files);
         return rc;

@@ -32,6 +32,17 @@ def _float_bits(arr):
     return arr
 
 
+def same_value(p, q):
+    """Python values equal, NaN equal to NaN at any depth."""
+    if isinstance(p, float) and isinstance(q, float):
+        return p == q or (p != p and q != q)
+    if isinstance(p, (list, tuple)) and isinstance(q, (list, tuple)):
+        return len(p) == len(q) and all(same_value(x, y) for x, y in zip(p, q))
+    if isinstance(p, dict) and isinstance(q, dict):
+        return p.keys() == q.keys() and all(same_value(p[k], q[k]) for k in p)
+    return p == q
+
+
 def same(ours, theirs, what, float_bits=False, validate=False):
     """Assert two tables or record batches are equal column by column, naming
     the first differing row. float_bits: compare top-level float columns by

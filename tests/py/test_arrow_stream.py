@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_oracle import CORPUS, SOURCE, pa, pq, pqstep, same as _same  # noqa: E402
+from read_oracle import CORPUS, SOURCE, pa, pq, pqstep, same as _same, same_value  # noqa: E402
 
 import pyarrow.compute as pc  # noqa: E402
 
@@ -49,17 +49,6 @@ def consumer_table(kind, s):
         return pl.DataFrame(s).to_arrow()
     import duckdb
     return duckdb.connect().sql("select * from s").to_arrow_table()
-
-
-def same_value(p, q):
-    """Python values equal, NaN equal to NaN at any depth."""
-    if isinstance(p, float) and isinstance(q, float):
-        return p == q or (p != p and q != q)
-    if isinstance(p, (list, tuple)) and isinstance(q, (list, tuple)):
-        return len(p) == len(q) and all(same_value(x, y) for x, y in zip(p, q))
-    if isinstance(p, dict) and isinstance(q, dict):
-        return p.keys() == q.keys() and all(same_value(p[k], q[k]) for k in p)
-    return p == q
 
 
 def consumer_equal(got, want):

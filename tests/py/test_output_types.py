@@ -33,7 +33,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_oracle import CORPUS, SOURCE, pa, pq, pqstep  # noqa: E402
+from read_oracle import CORPUS, SOURCE, pa, pq, pqstep, same_value  # noqa: E402
 
 import pyarrow.compute as pc  # noqa: E402
 
@@ -60,17 +60,6 @@ def plain(t):
             c = c.cast(back[c.type])
         cols.append(c)
     return pa.table(cols, names=t.column_names)
-
-
-def same_value(p, q):
-    """Python values equal, NaN equal to NaN at any depth."""
-    if isinstance(p, float) and isinstance(q, float):
-        return p == q or (p != p and q != q)
-    if isinstance(p, (list, tuple)) and isinstance(q, (list, tuple)):
-        return len(p) == len(q) and all(same_value(x, y) for x, y in zip(p, q))
-    if isinstance(p, dict) and isinstance(q, dict):
-        return p.keys() == q.keys() and all(same_value(p[k], q[k]) for k in p)
-    return p == q
 
 
 def equal(a, b, what):
