@@ -125,6 +125,8 @@ static pq_status check_schemas(pq_dataset *ds, pq_error *err)
 
 pq_dataset *pq_dataset_open(const char *const *paths, size_t n, const pq_dataset_options *opts, pq_error *err)
 {
+    pq_error local; /* err may be NULL: the steps below read the code back */
+    if (!err) err = &local;
     pq_dataset *ds = calloc(1, sizeof *ds);
     if (!ds) {
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
@@ -310,6 +312,8 @@ static pq_status reader_schema(pq_reader *r, const pq_ds_partitions *p, const bo
 
 pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_error *err)
 {
+    pq_error local;
+    if (!err) err = &local;
     if (out) memset(out, 0, sizeof *out);
     if (!ds || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "dataset and schema must not be NULL");
     bool *all = calloc(ds->parts.nkeys ? ds->parts.nkeys : 1, sizeof *all);

@@ -169,6 +169,7 @@ START_TEST(dataset_errors)
     ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/pqstep-dataset"));
     ck_assert_ptr_null(pq_dataset_open(NULL, 0, NULL, &err));
     ck_assert_int_eq(err.code, PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(pq_dataset_open(missing, 1, NULL, NULL)); /* no error struct: still a clean NULL */
     const char *bad_glob[] = {"/tmp/*/x/*.parquet"};
     ck_assert_ptr_null(pq_dataset_open(bad_glob, 1, NULL, &err));
     ck_assert_ptr_nonnull(strstr(err.message, "wildcards"));
