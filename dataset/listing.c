@@ -119,7 +119,7 @@ static pq_status list_one(pq_ds_files *f, const char *path, pq_error *err)
             return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                                 "%s: wildcards only in the last segment, or a whole \"**\" segment before it", path);
         size_t top_len = star2 == path ? 0 : (size_t)(star2 - 1 - path);
-        char *top = strndup(path, top_len ? top_len : 0);
+        char *top = strndup(path, top_len);
         if (!top) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         const char *dir = top_len ? top : ".";
         pq_status st = walk(f, dir, top_len ? root_length(top) : 2, base, true, 0, err);
