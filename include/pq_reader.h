@@ -40,16 +40,30 @@ extern "C" {
  * Sources
  * ------------------------------------------------------------------------- */
 
+typedef struct pq_range {
+    uint64_t offset;
+    uint64_t length;
+} pq_range;
+
 /* Read exactly `len` bytes at `offset` into `dst`. Return PQ_OK, or an error
  * status after filling `err` (pq_error_set-style message is up to you). May be
  * called from the thread that drives the reader only. */
 typedef pq_status (*pq_read_at_fn)(void *user, uint64_t offset, size_t len, void *dst,
                                    pq_error *err);
 
+/* Optional: read `n` ranges at once, ranges[i] into dsts[i], failing as a
+ * whole. A reader over a source that has it gathers all the byte ranges a
+ * stage needs (as pq_reader_needed_ranges names them to a sans-IO caller)
+ * and hands them over in one call, so that a remote source can fetch them
+ * concurrently; without it the reader calls read_at once per range. */
+typedef pq_status (*pq_read_ranges_fn)(void *user, const pq_range *ranges, size_t n, void *const *dsts,
+                                       pq_error *err);
+
 typedef struct pq_source {
     pq_read_at_fn read_at;
     void *user;            /* passed back to read_at; owned by the caller */
     uint64_t size;         /* total file size in bytes */
+    pq_read_ranges_fn read_ranges; /* optional (NULL): see above */
 } pq_source;
 
 /* ---------------------------------------------------------------------------
@@ -68,10 +82,6 @@ typedef enum pq_stage {
 /* "init", "footer", "select", "page headers", "decode". */
 PQ_API const char *pq_stage_name(pq_stage stage);
 
-typedef struct pq_range {
-    uint64_t offset;
-    uint64_t length;
-} pq_range;
 
 struct pq_expr; /* pq_predicate.h */
 
@@ -100,6 +110,9 @@ typedef struct pq_stage_stats {
     uint64_t pages_skipped;     /* page headers: data pages of chunks read in part (offset index)
                                  * that were not read: they hold no row needed (row range, page
                                  * index, late materialization) */
+    uint64_t requests;          /* readers over a URL (pq_reader_open_url): HTTP requests sent for
+                                 * the stage, retries included (the footer stage counts the open's) */
+    uint64_t retries;           /* ... of which tries after a failure */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------
@@ -295,6 +308,19 @@ PQ_API pq_reader *pq_reader_open_memory(const void *data, size_t size, const pq_
 PQ_API pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *opts,
                                  pq_error *err);
 
+/* Open a reader over an http://, https:// or s3:// URL (pq_remote.h):
+ * one request now (the object's size, version and tail, which the footer
+ * stage then reads without another request), and `remote` (NULL:
+ * defaults, the tail as long as opts->footer_read_size) for endpoint,
+ * credentials, retries and connections. With opts->metadata or
+ * footer_bytes the open fetches no tail. Every stage fetches the ranges it
+ * needs at once, over several connections; its stats count requests and
+ * retries. With opts->cache and no cache_key the cache key is the URL,
+ * size and ETag. Errors: those of pq_remote_open, and reader_new's. */
+struct pq_remote_options;
+PQ_API pq_reader *pq_reader_open_url(const char *url, const pq_reader_options *opts,
+                                     const struct pq_remote_options *remote, pq_error *err);
+
 /* Open without a source: the caller supplies every byte range (sans-IO).
  * `file_size` is the file's total size. */
 PQ_API pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
@@ -350,6 +376,12 @@ PQ_API pq_metadata *pq_reader_metadata(const pq_reader *r);
 
 /* Size of the file the reader is over. */
 PQ_API uint64_t pq_reader_file_size(const pq_reader *r);
+
+/* A reader over a URL: the object's version as the open found it (its ETag,
+ * else its Last-Modified, else ""), which with the URL and the size names
+ * the object (pq_remote_options.known_size / known_version reopen it with
+ * no request). NULL for readers of other sources. Borrowed. */
+PQ_API const char *pq_reader_source_version(const pq_reader *r);
 
 /* After the page-header stage: the walked chunk of row group `row_group`
  * and leaf `column`, or NULL when that chunk was not selected (or the stage

@@ -18,6 +18,7 @@
 #include "metadata/error.h"
 #include "predicate/predicate.h"
 #include "reader/reader_internal.h"
+#include "pq_remote.h"
 
 #define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)
 #define PARQUET_MAGIC_LEN 4
@@ -145,6 +146,17 @@ pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err)
         t->src.user = &t->memory;
         t->src.size = t->memory.size;
         break;
+    case SOURCE_REMOTE:
+        t->remote = pq_remote_retain(r->remote);
+        t->src = r->src;
+        t->src.user = t->remote;
+        {
+            pq_remote_stats rs;
+            pq_remote_get_stats(t->remote, &rs);
+            t->remote_requests_seen = rs.requests;
+            t->remote_retries_seen = rs.retries;
+        }
+        break;
     default:
         t->src = r->src;
         break;
@@ -212,6 +224,44 @@ pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *
     return r;
 }
 
+pq_reader *pq_reader_open_url(const char *url, const pq_reader_options *opts,
+                              const struct pq_remote_options *remote, pq_error *err)
+{
+    pq_remote_options ro;
+    if (remote) {
+        ro = *remote;
+    } else {
+        pq_remote_options_init(&ro);
+        if (opts && opts->footer_read_size) ro.tail_bytes = opts->footer_read_size < 8 ? 8 : opts->footer_read_size;
+    }
+    /* Metadata in hand: the tail is not needed, only the size (or nothing, with known_size). */
+    if (opts && (opts->metadata || opts->footer_bytes)) ro.tail_bytes = 0;
+    pq_remote *rm = pq_remote_open(url, &ro, err);
+    if (!rm) return NULL;
+    pq_reader *r = reader_new(opts, err);
+    if (!r) {
+        pq_remote_close(rm);
+        return NULL;
+    }
+    r->path = strdup(url);
+    if (!r->path) {
+        pq_remote_close(rm);
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        pq_reader_close(r);
+        return NULL;
+    }
+    r->kind = SOURCE_REMOTE;
+    r->remote = rm;
+    pq_remote_source(rm, &r->src);
+    r->file_size = pq_remote_size(rm);
+    return r;
+}
+
+const char *pq_reader_source_version(const pq_reader *r)
+{
+    return r && r->kind == SOURCE_REMOTE ? pq_remote_version(r->remote) : NULL;
+}
+
 pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
                                   pq_error *err)
 {
@@ -230,6 +280,7 @@ void pq_reader_close(pq_reader *r)
     pq_reader_free_selection(r);
     pq_metadata_release(r->md);
     pq_file_source_close(&r->file);
+    pq_remote_close(r->remote);
     pq_supplied_free(&r->supplied);
     free(r->footer.tail);
     free(r->path);
@@ -318,7 +369,7 @@ pq_status pq_reader_read_range(pq_reader *r, pq_stage stage, uint64_t offset, si
                                void *dst, pq_error *err)
 {
     if (pq_supplied_copy(&r->supplied, offset, len, dst)) return PQ_OK;
-    if (r->kind == SOURCE_NONE)
+    if (pq_reader_sans_io(r))
         return pq_error_set(err, PQ_ERR_NEED_DATA,
                             "the %s stage needs bytes [%llu, %llu); supply them "
                             "(see pq_reader_needed_ranges)", pq_stage_name(stage),
@@ -474,9 +525,13 @@ static pq_status stage_footer(pq_reader *r, pq_error *err)
             if (key_len == 0) return err ? err->code : PQ_ERR_IO;
             if (key_len > sizeof keybuf) key_len = 0; /* path too long to key: no caching */
             key = key_len ? keybuf : NULL;
+        } else if (!key && r->kind == SOURCE_REMOTE) {
+            key_len = pq_remote_cache_key(r->remote, keybuf, sizeof keybuf); /* URL, size, ETag */
+            if (key_len > sizeof keybuf) key_len = 0;
+            key = key_len ? keybuf : NULL;
         }
         if (key) {
-            if (r->kind == SOURCE_NONE) {
+            if (pq_reader_sans_io(r)) {
                 /* Sans-IO cannot load inside the cache; look, then parse and put. */
                 pq_metadata *hit = pq_metadata_cache_get(r->opts.cache, key, key_len);
                 if (hit) {
@@ -525,11 +580,8 @@ pq_stage pq_reader_stage(const pq_reader *r)
     return r->stage;
 }
 
-pq_status pq_reader_advance(pq_reader *r, pq_error *err)
+static pq_status advance_stage(pq_reader *r, pq_error *err)
 {
-    if (!r) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader is NULL");
-    pq_error local;
-    if (!err) err = &local; /* stages read err->code back */
     switch (r->stage) {
     case PQ_STAGE_INIT: {
         uint64_t t0 = pq_reader_now_ns();
@@ -578,6 +630,94 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
         return pq_error_set(err, PQ_ERR_STAGE, "no stage follows '%s': the reader is done",
                             pq_stage_name(r->stage));
     }
+}
+
+/* Fetch the ranges a batched round named, all in one read_ranges call, and
+ * keep them as supplied bytes for the stage's next round. */
+static pq_status fetch_needed(pq_reader *r, pq_stage stage, size_t n, pq_error *err)
+{
+    pq_range *ranges = malloc(n * sizeof *ranges);
+    void **dsts = calloc(n, sizeof *dsts);
+    pq_status st = ranges && dsts ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory for %zu ranges", n);
+    if (st == PQ_OK) n = pq_reader_needed_ranges(r, ranges, n);
+    uint64_t total = 0;
+    for (size_t i = 0; st == PQ_OK && i < n; i++) {
+        uint64_t len = ranges[i].length;
+        total += len;
+        if (r->opts.memory_limit && (len > r->opts.memory_limit || total > r->opts.memory_limit * 4))
+            st = pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "the %s stage needs %llu bytes at once, over the memory "
+                              "limit (%llu bytes)", pq_stage_name(stage), (unsigned long long)total,
+                              (unsigned long long)r->opts.memory_limit);
+        else if (!(dsts[i] = malloc(len ? (size_t)len : 1)))
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %llu-byte range", (unsigned long long)len);
+    }
+    if (st == PQ_OK) st = r->src.read_ranges(r->src.user, ranges, n, dsts, err);
+    for (size_t i = 0; i < n && dsts; i++) {
+        if (st == PQ_OK) {
+            st = pq_supplied_adopt(&r->supplied, ranges[i].offset, dsts[i], (size_t)ranges[i].length, err);
+            if (st == PQ_OK) {
+                r->stats[stage].bytes_read += ranges[i].length;
+                r->stats[stage].reads++;
+                continue;
+            }
+        }
+        free(dsts[i]);
+    }
+    free(ranges);
+    free(dsts);
+    return st;
+}
+
+/* Put the remote handle's requests since the last look into `stage`'s stats. */
+static void count_requests(pq_reader *r, pq_stage stage)
+{
+    if (r->kind != SOURCE_REMOTE) return;
+    pq_remote_stats rs;
+    pq_remote_get_stats(r->remote, &rs);
+    r->stats[stage].requests += rs.requests - r->remote_requests_seen;
+    r->stats[stage].retries += rs.retries - r->remote_retries_seen;
+    r->remote_requests_seen = rs.requests;
+    r->remote_retries_seen = rs.retries;
+}
+
+pq_status pq_reader_advance(pq_reader *r, pq_error *err)
+{
+    if (!r) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader is NULL");
+    pq_error local;
+    if (!err) err = &local; /* stages read err->code back */
+    if (!r->src.read_ranges || r->kind == SOURCE_NONE || r->stage >= PQ_STAGE_PAGE_HEADERS) {
+        pq_stage target = r->stage + 1 < PQ_STAGE_COUNT ? r->stage + 1 : r->stage;
+        pq_status st = advance_stage(r, err);
+        count_requests(r, target);
+        return st;
+    }
+    /* A source that reads many ranges at once: run the stage as over
+     * sans-IO, fetch together every range it names, and run it again, until
+     * it needs nothing more (the footer: tail, then the rest of a long
+     * footer; select: indexes and filters; page headers: offset indexes,
+     * then pages). A stage that needs bytes it cannot name reads them one
+     * at a time. */
+    pq_stage target = r->stage + 1;
+    pq_status st = PQ_OK;
+    for (int round = 0;; round++) {
+        pq_error tmp;
+        r->batched = true;
+        st = advance_stage(r, &tmp);
+        r->batched = false;
+        if (st != PQ_ERR_NEED_DATA) {
+            if (st != PQ_OK) *err = tmp;
+            break;
+        }
+        size_t n = pq_reader_needed_ranges(r, NULL, 0);
+        if (n == 0 || round >= 16) {
+            st = advance_stage(r, err);
+            break;
+        }
+        st = fetch_needed(r, target, n, err);
+        if (st != PQ_OK) break;
+    }
+    count_requests(r, target);
+    return st;
 }
 
 pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err)

@@ -149,7 +149,8 @@ typedef enum source_kind {
     SOURCE_NONE,        /* sans-IO: the caller supplies bytes */
     SOURCE_FILE,
     SOURCE_MEMORY,
-    SOURCE_CALLER
+    SOURCE_CALLER,
+    SOURCE_REMOTE       /* pq_reader_open_url: `remote` is the reader's reference */
 } source_kind;
 
 struct pq_reader {
@@ -159,6 +160,12 @@ struct pq_reader {
     pq_source src;
     pq_file_source file;
     pq_memory_source memory;
+    struct pq_remote *remote;       /* SOURCE_REMOTE */
+    uint64_t remote_requests_seen;  /* the handle's request count already put in stats */
+    uint64_t remote_retries_seen;
+    /* Set while a stage runs as over sans-IO so that what it needs can be
+     * fetched all at once (sources with read_ranges; see pq_reader_advance). */
+    bool batched;
     char *path;                     /* path readers: for the cache key */
     uint32_t *own_columns;          /* copies of opts.columns / opts.row_groups / opts.filter */
     uint32_t *own_row_groups;
@@ -177,6 +184,13 @@ struct pq_reader {
     pq_batch_cursor cursor;         /* pq_reader_next_batch (export.c) */
 };
 
+
+/* True while the reader's stages must name the ranges they need rather
+ * than read them: sans-IO readers, and batched rounds (see pq_reader_advance). */
+static inline bool pq_reader_sans_io(const pq_reader *r)
+{
+    return r->kind == SOURCE_NONE || r->batched;
+}
 
 /* A new reader over r's file (a duplicated descriptor, the same memory or
  * the same caller's source) with r's parsed footer and options: no I/O for

@@ -318,7 +318,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
         return st;
     }
     /* A sans-IO reader asks for the indexes' bytes before reading them. */
-    if (r->kind == SOURCE_NONE && r->sel.filter && pq_reader_select_needed_set(r)) {
+    if (pq_reader_sans_io(r) && r->sel.filter && pq_reader_select_needed_set(r)) {
         size_t missing = pq_reader_select_needed(r, NULL, 0);
         if (missing)
             return pq_error_set(err, PQ_ERR_NEED_DATA,

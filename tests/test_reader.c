@@ -209,7 +209,7 @@ static pq_status counting_read(void *user, uint64_t off, size_t len, void *dst, 
 START_TEST(caller_source_and_memory)
 {
     image im = load(SMALL);
-    pq_source src = {counting_read, &im, im.len};
+    pq_source src = {counting_read, &im, im.len, NULL};
     pq_error err;
     calls = 0;
     pq_reader *r = pq_reader_open_source(&src, NULL, &err);
@@ -242,7 +242,7 @@ START_TEST(reuse_metadata_and_footer_bytes)
     pq_reader_options_init(&opts);
     opts.metadata = md;
     calls = 0;
-    pq_source src = {counting_read, &im, im.len};
+    pq_source src = {counting_read, &im, im.len, NULL};
     pq_reader *r = pq_reader_open_source(&src, &opts, &err);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
     ck_assert_ptr_eq(pq_reader_metadata(r), md);

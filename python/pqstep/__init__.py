@@ -117,6 +117,71 @@ def _fspath(path):
     return os.fsencode(os.fspath(path))
 
 
+_URL_PREFIXES = ("http://", "https://", "s3://")
+
+
+def _is_url(path):
+    return isinstance(path, str) and path.startswith(_URL_PREFIXES)
+
+
+class _Url(str):
+    """A URL with the remote options it is opened with (a dict), as the
+    binding hands locations from a Reader to the readers it opens later."""
+    remote = None
+
+
+def _url(path, remote):
+    u = _Url(path)
+    u.remote = dict(remote or {})
+    return u
+
+
+_ADDRESSING = {"auto": 0, "path": 1, "virtual": 2}
+_REMOTE_FIELDS = {name: t for name, t in _c.pq_remote_options._fields_}
+
+
+def _remote_struct(remote):
+    """remote= (a dict) as a pq_remote_options: keys are its fields
+    (endpoint, region, access_key_id, secret_access_key, session_token,
+    anonymous, addressing ("auto", "path", "virtual"), max_connections,
+    max_retries, retry_base_ms, request_timeout_ms, connect_timeout_ms,
+    tail_bytes, verify_tls, known_size, known_version); what is left out
+    takes the library's default. Returns (struct, buffers to keep alive)."""
+    o = _c.pq_remote_options()
+    _c.pq_remote_options_init(ctypes.byref(o))
+    keep = []
+    for k, v in (remote or {}).items():
+        if k not in _REMOTE_FIELDS:
+            raise ValueError("unknown remote option %r (one of %s)" % (k, ", ".join(sorted(_REMOTE_FIELDS))))
+        if v is None:
+            continue
+        t = _REMOTE_FIELDS[k]
+        if k == "addressing":
+            if v not in _ADDRESSING:
+                raise ValueError("addressing must be one of %s, not %r" % (", ".join(_ADDRESSING), v))
+            v = _ADDRESSING[v]
+        elif t is ctypes.c_char_p:
+            v = str(v).encode("utf-8")
+            keep.append(v)
+        elif t is ctypes.c_bool:
+            v = bool(v)
+        elif not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ValueError("remote option %s must be a non-negative int" % k)
+        setattr(o, k, v)
+    return o, keep
+
+
+def _open_handle(path, opts, err):
+    """pq_reader_open_url for URLs (with path.remote when it is a _Url),
+    else pq_reader_open_path. NULL + err on failure."""
+    if _is_url(path):
+        ro, keep = _remote_struct(getattr(path, "remote", None))
+        h = _c.pq_reader_open_url(path.encode("utf-8"), ctypes.byref(opts), ctypes.byref(ro), ctypes.byref(err))
+        del keep
+        return h
+    return _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
+
+
 def _text(b):
     return b.decode("utf-8", "replace")
 
@@ -324,6 +389,13 @@ class Reader:
     metadata     a FileMetadata to adopt (no I/O, no parse for the footer)
     footer_bytes footer bytes to parse instead of reading the file's footer
     cache        a MetadataCache to look the footer up in (and store it)
+    remote       for http://, https:// and s3:// URLs: a dict of remote
+                 options (endpoint, region, access_key_id, secret_access_key,
+                 session_token, anonymous, addressing, max_connections,
+                 max_retries, retry_base_ms, request_timeout_ms,
+                 connect_timeout_ms, tail_bytes, verify_tls, known_size,
+                 known_version; see pq_remote.h); S3 settings not given come
+                 from the AWS_* environment variables
     columns      leaf indexes (ints: the footer parse decodes only their
                  column chunks) or dotted paths; kept for the later stages
     strings      "string", "string_view", "large_string" or "dictionary":
@@ -337,8 +409,16 @@ class Reader:
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False):
-        self.path = os.fspath(path)
+                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+        if _is_url(path):
+            remote = dict(getattr(path, "remote", None) or {}, **(remote or {}))
+            if footer_read_size and "tail_bytes" not in remote:
+                remote["tail_bytes"] = max(footer_read_size, 8)
+            self.path = _url(path, remote)
+        else:
+            if remote is not None:
+                raise ValueError("remote options are for http://, https:// and s3:// URLs, not %r" % (path,))
+            self.path = os.fspath(path)
         self._handle = None
         self._md = None
         opts = _c.pq_reader_options()
@@ -387,7 +467,7 @@ class Reader:
                 names = columns
 
         err = _c.pq_error()
-        h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
+        h = _open_handle(self.path, opts, err)
         if not h:
             raise _error(err, self.path)
         self._handle = h
@@ -398,6 +478,11 @@ class Reader:
             self.close()
             raise _error(err, self.path)
         self.columns = columns if names is None else self._resolve(names)
+        if _is_url(self.path):
+            # Readers opened later for this one (reads, scans) know the
+            # object: no request to find its size again.
+            self.path = _url(self.path, dict(self.path.remote, known_size=self.file_size,
+                                             known_version=self.version or ""))
 
     def _resolve(self, names):
         md = self.metadata
@@ -443,6 +528,13 @@ class Reader:
 
     def footer_bytes(self):
         return self.metadata.footer_bytes()
+
+    @property
+    def version(self):
+        """For a URL: the object's ETag (else its Last-Modified) as the open
+        found it; None for files."""
+        v = _c.pq_reader_source_version(self._live())
+        return None if v is None else v.decode("utf-8", "replace")
 
     def stage_stats(self, stage="footer"):
         """Counters of one stage (a name from pq_stage_name or its number):
@@ -612,9 +704,10 @@ class Reader:
         return "Reader(%r, stage=%s)" % (self.path, state)
 
 
-def read_metadata(path, cache=None):
-    """Read and parse a file's footer; returns a FileMetadata."""
-    with Reader(path, cache=cache) as r:
+def read_metadata(path, cache=None, remote=None):
+    """Read and parse a file's footer; returns a FileMetadata. remote: as
+    for Reader."""
+    with Reader(path, cache=cache, remote=remote) as r:
         return r.metadata
 
 
@@ -726,7 +819,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
         opts.filter = flt.handle
     opts.prune_disable = _prune_disable(prune)
     err = _c.pq_error()
-    h = _c.pq_reader_open_path(_fspath(path), ctypes.byref(opts), ctypes.byref(err))
+    h = _open_handle(path, opts, err)
     if not h:
         raise _error(err, path)
     if _c.pq_reader_advance_to(h, _c.PQ_STAGE_FOOTER, ctypes.byref(err)) != _c.PQ_OK:
@@ -1086,11 +1179,11 @@ def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=Non
 
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
          threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
-         strings="string", decimals="decimal128", follow_arrow_schema=False):
+         strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
     """A Scan of one file: the arguments as for read_table, batch_size the
     most rows a batch has (None: a row group per batch). Nothing is decoded
     until a consumer pulls from it."""
-    with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
+    with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         return r.scan(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                       batch_size=batch_size, threads=threads, validate_utf8=validate_utf8,
                       memory_limit=memory_limit, prune=prune, strings=strings, decimals=decimals,
@@ -1122,8 +1215,9 @@ def _export_batches(h, batch_size, path):
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
-               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False):
-    """Read a file into a pyarrow.Table: `columns` (leaf indexes or paths)
+               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+    """Read a file (a path, or an http://, https:// or s3:// URL, with
+    `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
     range are skipped through the offset index where the file has one),
@@ -1157,7 +1251,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     string views, dictionaries, a timestamp's time zone or a duration;
     elsewhere `strings` and `decimals` apply."""
     import pyarrow as pa
-    with Reader(path, columns=columns, metadata=metadata, cache=cache) as r:
+    with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         md = r.metadata
         cols = r.columns
         schema = []

@@ -126,6 +126,46 @@ class pq_stage_stats(ctypes.Structure):
         ("pages_pruned", ctypes.c_uint64),
         ("rows_filtered", ctypes.c_uint64),
         ("pages_skipped", ctypes.c_uint64),
+        ("requests", ctypes.c_uint64),
+        ("retries", ctypes.c_uint64),
+    ]
+
+
+class pq_remote_options(ctypes.Structure):
+    _fields_ = [
+        ("endpoint", ctypes.c_char_p),
+        ("region", ctypes.c_char_p),
+        ("access_key_id", ctypes.c_char_p),
+        ("secret_access_key", ctypes.c_char_p),
+        ("session_token", ctypes.c_char_p),
+        ("anonymous", ctypes.c_bool),
+        ("addressing", ctypes.c_uint32),
+        ("max_connections", ctypes.c_uint32),
+        ("max_retries", ctypes.c_uint32),
+        ("retry_base_ms", ctypes.c_uint32),
+        ("request_timeout_ms", ctypes.c_uint32),
+        ("connect_timeout_ms", ctypes.c_uint32),
+        ("tail_bytes", ctypes.c_uint32),
+        ("verify_tls", ctypes.c_bool),
+        ("known_size", ctypes.c_uint64),
+        ("known_version", ctypes.c_char_p),
+    ]
+
+
+class pq_remote_stats(ctypes.Structure):
+    _fields_ = [
+        ("requests", ctypes.c_uint64),
+        ("bytes", ctypes.c_uint64),
+        ("retries", ctypes.c_uint64),
+        ("tail_hits", ctypes.c_uint64),
+    ]
+
+
+class pq_remote_object(ctypes.Structure):
+    _fields_ = [
+        ("url", ctypes.c_char_p),
+        ("size", ctypes.c_uint64),
+        ("version", ctypes.c_char_p),
     ]
 
 
@@ -319,6 +359,9 @@ STRUCTS = [
     (pq_range, "pq_range"),
     (pq_selection, "pq_selection"),
     (pq_stage_stats, "pq_stage_stats"),
+    (pq_remote_options, "pq_remote_options"),
+    (pq_remote_stats, "pq_remote_stats"),
+    (pq_remote_object, "pq_remote_object"),
     (pq_metadata_cache_stats, "pq_metadata_cache_stats"),
     (pq_reader_options, "pq_reader_options"),
     (pq_bytes, "pq_bytes"),
@@ -380,7 +423,17 @@ pq_metadata_cache_get_stats = _proto("pq_metadata_cache_get_stats", None, _vp,
 pq_reader_options_init = _proto("pq_reader_options_init", None, _P(pq_reader_options))
 pq_reader_open_path = _proto("pq_reader_open_path", _vp, ctypes.c_char_p,
                              _P(pq_reader_options), _err)
+pq_reader_open_url = _proto("pq_reader_open_url", _vp, ctypes.c_char_p, _P(pq_reader_options),
+                            _P(pq_remote_options), _err)
+pq_reader_source_version = _proto("pq_reader_source_version", ctypes.c_char_p, _vp)
 pq_reader_close = _proto("pq_reader_close", None, _vp)
+
+# remote
+pq_remote_options_init = _proto("pq_remote_options_init", None, _P(pq_remote_options))
+pq_is_url = _proto("pq_is_url", ctypes.c_int, ctypes.c_char_p)
+pq_remote_list = _proto("pq_remote_list", c_enum, ctypes.c_char_p, _P(pq_remote_options),
+                        _P(_P(pq_remote_object)), _P(ctypes.c_size_t), _err)
+pq_remote_objects_free = _proto("pq_remote_objects_free", None, _P(pq_remote_object), ctypes.c_size_t)
 pq_reader_stage = _proto("pq_reader_stage", c_enum, _vp)
 pq_reader_advance_to = _proto("pq_reader_advance_to", c_enum, _vp, c_enum, _err)
 pq_reader_metadata = _proto("pq_reader_metadata", _vp, _vp)
