@@ -12,14 +12,22 @@
 #include <string.h>
 
 #include "dataset/dataset_internal.h"
+#include "pq_remote.h"
 #include "metadata/error.h"
 #include "reader/parallel.h"
 
 /* A dataset's own metadata cache, when the options give none. */
 #define DATASET_CACHE_BYTES ((size_t)256 << 20)
 
+/* The dataset's own copy of the remote options, strings included. */
+typedef struct remote_copy {
+    pq_remote_options o;
+    char *strings[6];
+} remote_copy;
+
 struct pq_dataset {
     pq_dataset_options opts;
+    remote_copy *remote;       /* NULL: defaults */
     pq_metadata_cache *own_cache;
     pq_ds_files files;
     pq_metadata **md;          /* per file, one reference each */
@@ -35,6 +43,49 @@ void pq_dataset_options_init(pq_dataset_options *opts)
 /* ---------------------------------------------------------------------------
  * Opening
  * ------------------------------------------------------------------------- */
+
+static void remote_free(remote_copy *c)
+{
+    if (!c) return;
+    for (size_t i = 0; i < sizeof c->strings / sizeof *c->strings; i++) free(c->strings[i]);
+    free(c);
+}
+
+static remote_copy *remote_dup(const pq_remote_options *src)
+{
+    remote_copy *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->o = *src;
+    const char **fields[] = {&c->o.endpoint, &c->o.region, &c->o.access_key_id, &c->o.secret_access_key,
+                             &c->o.session_token, &c->o.known_version};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        if (!*fields[i]) continue;
+        if (!(c->strings[i] = strdup(*fields[i]))) {
+            remote_free(c);
+            return NULL;
+        }
+        *fields[i] = c->strings[i];
+    }
+    c->o.known_size = 0; /* per file, not per dataset */
+    c->o.known_version = NULL;
+    return c;
+}
+
+/* A reader over file i: by path, or by URL with what is known of the
+ * object (no request to open it when its size is known). */
+static pq_reader *open_file(const pq_dataset *ds, size_t i, const pq_reader_options *o, pq_error *err)
+{
+    const pq_ds_file *f = &ds->files.v[i];
+    if (!pq_is_url(f->path)) return pq_reader_open_path(f->path, o, err);
+    pq_remote_options ro;
+    if (ds->remote) ro = ds->remote->o;
+    else pq_remote_options_init(&ro);
+    if (f->size) {
+        ro.known_size = f->size;
+        ro.known_version = f->version;
+    }
+    return pq_reader_open_url(f->path, o, &ro, err);
+}
 
 typedef struct footer_job {
     pq_dataset *ds;
@@ -72,9 +123,15 @@ static bool footer_task(void *ctx, size_t i, unsigned worker)
     o.cache = ds->opts.cache;
     o.threads = 1;
     pq_error *err = &job->errors[i];
-    pq_reader *r = pq_reader_open_path(ds->files.v[i].path, &o, err);
+    pq_reader *r = open_file(ds, i, &o, err);
     pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_FOOTER, err) : err->code;
     if (st == PQ_OK) ds->md[i] = pq_metadata_retain(pq_reader_metadata(r));
+    pq_ds_file *f = &ds->files.v[i]; /* this task's own entry */
+    if (st == PQ_OK && pq_is_url(f->path) && !f->size) {
+        const char *v = pq_reader_source_version(r);
+        f->version = strdup(v ? v : "");
+        f->size = f->version ? pq_reader_file_size(r) : 0;
+    }
     pq_reader_close(r);
     if (st != PQ_OK) {
         char what[PQ_ERROR_MESSAGE_SIZE];
@@ -143,7 +200,12 @@ pq_dataset *pq_dataset_open(const char *const *paths, size_t n, const pq_dataset
         ds->opts.cache = ds->own_cache;
         if (!ds->own_cache) st = err->code;
     }
-    if (st == PQ_OK) st = paths || !n ? pq_ds_list(paths, n, &ds->files, err)
+    if (st == PQ_OK && ds->opts.remote) {
+        ds->remote = remote_dup(ds->opts.remote);
+        ds->opts.remote = ds->remote ? &ds->remote->o : NULL;
+        if (!ds->remote) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st == PQ_OK) st = paths || !n ? pq_ds_list(paths, n, ds->opts.remote, &ds->files, err)
                                       : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "paths is NULL");
     if (st == PQ_OK && ds->opts.partitioning == PQ_PARTITIONING_HIVE)
         st = pq_ds_partitions_read(&ds->files, &ds->parts, err);
@@ -181,6 +243,7 @@ void pq_dataset_close(pq_dataset *ds)
     pq_ds_partitions_free(&ds->parts);
     pq_ds_files_free(&ds->files);
     pq_metadata_cache_destroy(ds->own_cache);
+    remote_free(ds->remote);
     free(ds);
 }
 
@@ -320,7 +383,7 @@ pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_er
     if (!all) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < ds->parts.nkeys; k++) all[k] = true;
     pq_reader_options o = file_options(ds, 0);
-    pq_status st = reader_schema(pq_reader_open_path(ds->files.v[0].path, &o, err), &ds->parts, all, false, out, err);
+    pq_status st = reader_schema(open_file(ds, 0, &o, err), &ds->parts, all, false, out, err);
     free(all);
     return st;
 }
@@ -396,7 +459,7 @@ static pq_reader *scan_reader(const scan_state *s, size_t i, uint32_t prune_more
     o.columns_len = s->columns ? s->ncolumns : 0;
     o.filter = s->filter;
     o.prune_disable |= prune_more;
-    pq_reader *r = pq_reader_open_path(s->ds->files.v[i].path, &o, err);
+    pq_reader *r = open_file(s->ds, i, &o, err);
     if (r && pq_reader_advance_to(r, PQ_STAGE_FOOTER, err) != PQ_OK) {
         pq_reader_close(r);
         return NULL;
@@ -783,13 +846,17 @@ static pq_dataset *share(const pq_dataset *ds, pq_error *err)
     if (!t) goto nomem;
     t->opts = ds->opts;
     t->opts.cache = NULL; /* the footers are passed as metadata: no cache needed */
+    if (ds->remote && !(t->remote = remote_dup(&ds->remote->o))) goto nomem;
+    t->opts.remote = t->remote ? &t->remote->o : NULL;
     t->files.v = calloc(ds->files.n, sizeof *t->files.v);
     t->md = calloc(ds->files.n, sizeof *t->md);
     if (!t->files.v || !t->md) goto nomem;
     for (size_t i = 0; i < ds->files.n; i++) {
         if (!(t->files.v[i].path = strdup(ds->files.v[i].path))) goto nomem;
         t->files.v[i].root_len = ds->files.v[i].root_len;
+        t->files.v[i].size = ds->files.v[i].size;
         t->files.n = t->files.cap = i + 1;
+        if (ds->files.v[i].version && !(t->files.v[i].version = strdup(ds->files.v[i].version))) goto nomem;
         t->md[i] = pq_metadata_retain(ds->md[i]);
     }
     const pq_ds_partitions *p = &ds->parts;

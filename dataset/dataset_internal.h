@@ -8,14 +8,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pq_dataset.h"
 
 /* One file and the length of its root prefix (its partition segments are
  * path + root_len, up to the file name). */
 typedef struct pq_ds_file {
-    char *path;
+    char *path;          /* a path, or a URL (pq_remote.h) */
     size_t root_len;
+    uint64_t size;       /* URLs: the object's size and ETag once known (a listing or the */
+    char *version;       /* footer's read), so later opens send no request; else 0 / NULL */
 } pq_ds_file;
 
 typedef struct pq_ds_files {
@@ -23,8 +26,11 @@ typedef struct pq_ds_files {
     size_t n, cap;
 } pq_ds_files;
 
-/* List `paths` (see pq_dataset_open). */
-pq_status pq_ds_list(const char *const *paths, size_t n, pq_ds_files *out, pq_error *err);
+/* List `paths` (see pq_dataset_open); s3:// prefixes and patterns are
+ * listed with `remote` (NULL: defaults). */
+struct pq_remote_options;
+pq_status pq_ds_list(const char *const *paths, size_t n, const struct pq_remote_options *remote,
+                     pq_ds_files *out, pq_error *err);
 void pq_ds_files_free(pq_ds_files *f);
 
 /* The partition keys of the files and each file's values. */

@@ -14,6 +14,7 @@
 
 #include "dataset/dataset_internal.h"
 #include "metadata/error.h"
+#include "pq_remote.h"
 
 /* Directory levels walked at most (a deeper tree, or a symlink loop, fails). */
 #define WALK_MAX_DEPTH 64
@@ -29,7 +30,7 @@ static pq_status add_file(pq_ds_files *f, const char *path, size_t root_len, pq_
     }
     char *p = strdup(path);
     if (!p) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory listing files");
-    f->v[f->n++] = (pq_ds_file){p, root_len};
+    f->v[f->n++] = (pq_ds_file){p, root_len, 0, NULL};
     return PQ_OK;
 }
 
@@ -106,8 +107,108 @@ static size_t root_length(const char *dir)
     return n && dir[n - 1] == '/' ? n : n + 1;
 }
 
-static pq_status list_one(pq_ds_files *f, const char *path, pq_error *err)
+/* Does the key part `rel` (below the listed prefix) hold a segment that
+ * starts with '.' or '_' (hidden, _SUCCESS, _metadata)? */
+static bool hidden_segment(const char *rel)
 {
+    for (const char *p = rel; *p;) {
+        if (*p == '.' || *p == '_') return true;
+        const char *slash = strchr(p, '/');
+        if (!slash) break;
+        p = slash + 1;
+    }
+    return false;
+}
+
+/* An s3:// location: an object, a prefix ("dir/" or a key that names no
+ * object but has objects below it), or a pattern as for paths, matched
+ * against the keys below the pattern's directory. */
+static pq_status list_s3(pq_ds_files *f, const char *url, const pq_remote_options *remote, pq_error *err)
+{
+    const char *bucket_end = strchr(url + 5, '/');
+    size_t key_at = bucket_end ? (size_t)(bucket_end - url) + 1 : strlen(url);
+    const char *key = url + key_at;
+    const char *slash = strrchr(key, '/');
+    const char *base = slash ? slash + 1 : key;
+    size_t dir_len = slash ? (size_t)(slash - key) : 0;
+    const char *pattern = NULL;
+    bool deep = true;
+    size_t prefix_len; /* of url: what is listed, and the root of the partition segments */
+    if (has_wildcard(key, dir_len)) {
+        const char *star2 = dir_len >= 2 ? key + dir_len - 2 : NULL;
+        deep = star2 && star2[0] == '*' && star2[1] == '*' && (star2 == key || star2[-1] == '/');
+        if (!deep || has_wildcard(key, dir_len - 2))
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                "%s: wildcards only in the last segment, or a whole \"**\" segment before it", url);
+        prefix_len = key_at + (size_t)(star2 - key);
+        pattern = base;
+    } else if (has_wildcard(base, strlen(base))) {
+        deep = false;
+        prefix_len = key_at + (slash ? dir_len + 1 : 0);
+        pattern = base;
+    } else {
+        prefix_len = strlen(url);
+    }
+    char *prefix = strndup(url, prefix_len);
+    if (!prefix) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_remote_object *objs = NULL;
+    size_t n = 0;
+    pq_status st = pq_remote_list(prefix, remote, &objs, &n, err);
+    if (st != PQ_OK) {
+        free(prefix);
+        return st;
+    }
+    size_t first = f->n;
+    if (!pattern) {
+        /* The object itself, if there is one; else the objects below it as a directory. */
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(objs[i].url, prefix) == 0) {
+                size_t root = key_at + (slash ? dir_len + 1 : 0);
+                st = add_file(f, objs[i].url, root, err);
+                if (st == PQ_OK) {
+                    f->v[f->n - 1].size = objs[i].size;
+                    f->v[f->n - 1].version = objs[i].version;
+                    objs[i].version = NULL;
+                }
+                break;
+            }
+    }
+    if (st == PQ_OK && f->n == first) {
+        size_t root = prefix_len;
+        bool as_dir = !pattern && prefix_len > key_at && url[prefix_len - 1] != '/';
+        if (as_dir) root++; /* "s3://b/dir" lists "dir/..." */
+        for (size_t i = 0; st == PQ_OK && i < n; i++) {
+            const char *u = objs[i].url;
+            if (strlen(u) <= root || (as_dir && u[prefix_len] != '/')) continue;
+            const char *rel = u + root;
+            if (hidden_segment(rel)) continue;
+            const char *last = strrchr(rel, '/');
+            if (pattern && !deep && last) continue;
+            if (pattern && fnmatch(pattern, last ? last + 1 : rel, 0) != 0) continue;
+            st = add_file(f, u, root, err);
+            if (st == PQ_OK) {
+                f->v[f->n - 1].size = objs[i].size;
+                f->v[f->n - 1].version = objs[i].version;
+                objs[i].version = NULL;
+            }
+        }
+    }
+    pq_remote_objects_free(objs, n);
+    free(prefix);
+    return st;
+}
+
+static pq_status list_one(pq_ds_files *f, const char *path, const pq_remote_options *remote, pq_error *err)
+{
+    if (strncmp(path, "s3://", 5) == 0) return list_s3(f, path, remote, err);
+    if (pq_is_url(path)) {
+        /* http(s) cannot be listed: a URL names one file, with no partition segments. */
+        const char *q = strchr(path, '?');
+        size_t end = q ? (size_t)(q - path) : strlen(path);
+        size_t root = end;
+        while (root && path[root - 1] != '/') root--;
+        return add_file(f, path, root, err);
+    }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     size_t dir_len = slash ? (size_t)(slash - path) : 0;
@@ -140,13 +241,14 @@ static pq_status list_one(pq_ds_files *f, const char *path, pq_error *err)
     return add_file(f, path, strlen(path) - strlen(base), err);
 }
 
-pq_status pq_ds_list(const char *const *paths, size_t n, pq_ds_files *out, pq_error *err)
+pq_status pq_ds_list(const char *const *paths, size_t n, const pq_remote_options *remote, pq_ds_files *out,
+                     pq_error *err)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < n; i++) {
         if (!paths[i]) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "path %zu is NULL", i);
         size_t before = out->n;
-        pq_status st = list_one(out, paths[i], err);
+        pq_status st = list_one(out, paths[i], remote, err);
         if (st == PQ_OK && out->n == before)
             st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "%s: no file", paths[i]);
         if (st != PQ_OK) {
@@ -160,7 +262,10 @@ pq_status pq_ds_list(const char *const *paths, size_t n, pq_ds_files *out, pq_er
 
 void pq_ds_files_free(pq_ds_files *f)
 {
-    for (size_t i = 0; f->v && i < f->n; i++) free(f->v[i].path);
+    for (size_t i = 0; f->v && i < f->n; i++) {
+        free(f->v[i].path);
+        free(f->v[i].version);
+    }
     free(f->v);
     memset(f, 0, sizeof *f);
 }

@@ -50,6 +50,10 @@ typedef struct pq_dataset_options {
      * prune_disable are taken from here; metadata, footer bytes, cache,
      * columns, row groups, the row range and the filter are the dataset's. */
     pq_reader_options reader;
+    /* For http(s):// and s3:// locations (pq_remote.h): endpoint,
+     * credentials, retries, connections; NULL: defaults and the AWS_*
+     * environment. Copied by pq_dataset_open. */
+    const struct pq_remote_options *remote;
 } pq_dataset_options;
 
 /* Defaults: no partitioning, a cache of its own, a thread per core, and
@@ -58,7 +62,12 @@ PQ_API void pq_dataset_options_init(pq_dataset_options *opts);
 
 typedef struct pq_dataset pq_dataset;
 
-/* Open the dataset made of `paths` (n of them), each a file, a directory
+/* Open the dataset made of `paths` (n of them), each a file, a URL (an
+ * http(s):// URL names one file; an s3:// URL names an object, or a
+ * prefix whose objects are listed as a directory's files: "s3://b/data/"
+ * or "s3://b/data", and patterns as for paths, "s3://b/data/" "**" "/"
+ * "*.parquet"; listed objects are opened with no request beyond their
+ * footer's), a directory
  * (every file below it whose name does not start with '.' or '_', walked
  * in sorted order), or a glob pattern (a path with '*', '?' or '[' in its
  * last segment, matched with fnmatch in its directory; a segment "**"

@@ -69,6 +69,10 @@ pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size);
  * rather than one file: several, a glob pattern, or a directory. */
 bool cli_is_dataset(const char *const *files, size_t n);
 
+/* A reader over a path or an http(s):// / s3:// URL (S3 settings from the
+ * AWS_* environment variables). */
+pq_reader *cli_open_reader(const char *location, const pq_reader_options *opts, pq_error *err);
+
 /* Allocation that cannot fail: prints "pqstep: out of memory" and exits 1. */
 void *cli_xrealloc(void *p, size_t size);
 

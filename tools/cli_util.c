@@ -3,6 +3,7 @@
  * pqstep commands.
  */
 #include "cli.h"
+#include "pq_remote.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ int cli_file_error(const char *path, const pq_error *err)
 pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size)
 {
     pq_error err = {0};
-    pq_reader *r = pq_reader_open_path(path, NULL, &err);
+    pq_reader *r = cli_open_reader(path, NULL, &err);
     if (!r) {
         cli_file_error(path, &err);
         return NULL;
@@ -101,5 +102,17 @@ void *cli_xrealloc(void *p, size_t size)
 bool cli_is_dataset(const char *const *files, size_t n)
 {
     struct stat sb;
-    return n > 1 || (n == 1 && (strpbrk(files[0], "*?[") || (stat(files[0], &sb) == 0 && S_ISDIR(sb.st_mode))));
+    if (n != 1) return n > 1;
+    const char *f = files[0];
+    if (strncmp(f, "s3://", 5) == 0) /* a prefix or a pattern is listed */
+        return f[strlen(f) - 1] == '/' || strpbrk(f, "*?[") || !strchr(f + 5, '/');
+    if (pq_is_url(f)) return false;
+    return strpbrk(f, "*?[") || (stat(f, &sb) == 0 && S_ISDIR(sb.st_mode));
+}
+
+pq_reader *cli_open_reader(const char *location, const pq_reader_options *opts, pq_error *err)
+{
+    /* URLs take their S3 endpoint, region and credentials from AWS_*. */
+    if (pq_is_url(location)) return pq_reader_open_url(location, opts, NULL, err);
+    return pq_reader_open_path(location, opts, err);
 }

@@ -583,7 +583,7 @@ int pq_cmd_cat(int argc, char **argv)
     }
     if (a.has_limit && !filter) opts.row_limit = a.limit;
     pq_stage last = a.has_limit && a.limit == 0 ? PQ_STAGE_SELECT : PQ_STAGE_DECODE;
-    pq_reader *r = pq_reader_open_path(a.file, &opts, &err);
+    pq_reader *r = cli_open_reader(a.file, &opts, &err);
     pq_expr_free(filter);
     if (!r || pq_reader_advance_to(r, last, &err) != PQ_OK) {
         rc = cli_file_error(a.file, &err);

@@ -246,7 +246,7 @@ int pq_cmd_pages(int argc, char **argv)
     }
 
     pq_error err;
-    pq_reader *r = pq_reader_open_path(a.file, &opts, &err);
+    pq_reader *r = cli_open_reader(a.file, &opts, &err);
     if (r && pq_reader_advance_to(r, PQ_STAGE_PAGE_HEADERS, &err) == PQ_OK) {
         if (a.json) print_json(r, md, a.file, a.verify);
         else print_text(r, md);

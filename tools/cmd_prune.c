@@ -180,7 +180,7 @@ int pq_cmd_prune(int argc, char **argv)
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.filter = filter;
-    pq_reader *r = pq_reader_open_path(file, &opts, &err);
+    pq_reader *r = cli_open_reader(file, &opts, &err);
     if (!r || pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) != PQ_OK) {
         pq_reader_close(r);
         pq_expr_free(filter);

@@ -47,6 +47,11 @@ static void print_help(FILE *out)
           "  -h, --help     show this help\n"
           "  -V, --version  print the library version\n"
           "\n"
+          "FILE may be an http:// or https:// URL (read with ranged GETs) or an\n"
+          "s3://bucket/key URL (an s3:// prefix or pattern is a dataset). S3 settings\n"
+          "come from AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3), AWS_REGION,\n"
+          "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.\n"
+          "\n"
           "exit status: 0 success, 1 the file could not be read (or output failed),\n"
           "2 bad command line.\n",
           out);

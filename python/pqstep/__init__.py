@@ -1009,10 +1009,13 @@ class Dataset:
     pyarrow infers them). Every footer is parsed once, in parallel, through
     one metadata cache (`cache`, a MetadataCache; default the dataset's
     own), and the files must share their schema. Output types as for
-    read_table."""
+    read_table. Paths may be URLs: an http(s):// URL is one file; an
+    s3:// URL an object, a prefix ("s3://bucket/data/") whose objects are
+    listed, or a pattern ("s3://bucket/data/**/*.parquet"); `remote` (a
+    dict, as for Reader) sets the endpoint, credentials and retries."""
 
     def __init__(self, paths, partitioning=None, threads=None, cache=None, memory_limit=None,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False):
+                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = [os.fsencode(p) for p in paths]
@@ -1032,6 +1035,9 @@ class Dataset:
         opts.reader.string_type = _string_type(strings)
         opts.reader.decimal_type = _decimal_type(decimals)
         opts.reader.follow_arrow_schema = bool(follow_arrow_schema)
+        if remote is not None:
+            ro, keep = _remote_struct(remote)
+            opts.remote = ctypes.pointer(ro)  # pq_dataset_open copies it
         arr = (ctypes.c_char_p * max(len(paths), 1))(*paths)
         err = _c.pq_error()
         h = _c.pq_dataset_open(arr, len(paths), ctypes.byref(opts), ctypes.byref(err))
@@ -1171,10 +1177,10 @@ class DatasetScan:
 
 
 def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=None, strings="string",
-            decimals="decimal128", follow_arrow_schema=False):
+            decimals="decimal128", follow_arrow_schema=False, remote=None):
     """Open a Dataset (see there)."""
     return Dataset(paths, partitioning=partitioning, threads=threads, cache=cache, memory_limit=memory_limit,
-                   strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema)
+                   strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema, remote=remote)
 
 
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,

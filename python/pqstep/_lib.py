@@ -218,6 +218,7 @@ class pq_dataset_options(ctypes.Structure):
         ("cache", ctypes.c_void_p),
         ("threads", ctypes.c_uint32),
         ("reader", pq_reader_options),
+        ("remote", ctypes.POINTER(pq_remote_options)),
     ]
 
 
