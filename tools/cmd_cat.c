@@ -100,6 +100,8 @@ static void print_stats(const pq_reader *r)
         pq_reader_stage_stats(r, stage, &st);
         fprintf(stderr, "%-12s %" PRIu64 " reads, %" PRIu64 " bytes read, %.3f ms", pq_stage_name(stage), st.reads,
                 st.bytes_read, (double)st.nanoseconds / 1e6);
+        if (st.requests)
+            fprintf(stderr, ", %" PRIu64 " HTTP requests (%" PRIu64 " retries)", st.requests, st.retries);
         if (stage == PQ_STAGE_FOOTER) fprintf(stderr, ", %" PRIu64 " parses", st.parses);
         if (stage == PQ_STAGE_SELECT)
             fprintf(stderr, ", %" PRIu64 " chunks; row groups pruned: %" PRIu64 " by statistics, %" PRIu64
