@@ -16,7 +16,8 @@
  * with exponential backoff; when retries run out, the read fails, and the
  * destination's contents are undefined (the caller gets an error, never
  * partial data as if whole). pq_remote_read_ranges() fetches many ranges at
- * once over at most `max_connections` connections (curl multi).
+ * once over at most `max_connections` connections (curl multi), which
+ * stay open for the next batch.
  *
  * Threads: a pq_remote is thread-safe (every read may come from any thread;
  * connections are shared under a lock). It is reference-counted: readers
@@ -70,7 +71,7 @@ typedef struct pq_remote_options {
     uint32_t max_connections;
     /* Tries after the first for a request that failed in a way worth
      * trying again: a connection refused, reset or timed out, a body cut
-     * short, HTTP 500, 502, 503, 504 or 429. Other answers (403, 404, 412,
+     * short, HTTP 408, 429, 500, 502, 503 or 504. Other answers (403, 404, 412,
      * 416, ...) fail at once. */
     uint32_t max_retries;
     /* Backoff before try k (k = 1, 2, ...): retry_base_ms * 2^(k-1), with

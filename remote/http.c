@@ -88,7 +88,9 @@ pq_status pq_http_client_init(pq_http_client *c, const pq_remote_options *o, boo
     curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
     curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    /* Connections are not shared (libcurl does not support one connection
+     * cache used by concurrent threads): each multi handle of the pool
+     * keeps its own between batches. */
     curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
     curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     return PQ_OK;
@@ -96,6 +98,8 @@ pq_status pq_http_client_init(pq_http_client *c, const pq_remote_options *o, boo
 
 void pq_http_client_free(pq_http_client *c)
 {
+    for (size_t i = 0; i < c->nmulti; i++) curl_multi_cleanup(c->multis[i]);
+    c->nmulti = 0;
     for (size_t i = 0; i < c->npool; i++) curl_easy_cleanup(c->pool[i]);
     c->npool = 0;
     if (c->share) curl_share_cleanup(c->share);
@@ -119,6 +123,28 @@ static CURL *take_handle(pq_http_client *c)
         return h;
     }
     return curl_easy_init();
+}
+
+/* A multi handle and the connections it kept from its last batch. */
+static CURLM *take_multi(pq_http_client *c)
+{
+    CURLM *m = NULL;
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->nmulti) m = c->multis[--c->nmulti];
+    pthread_mutex_unlock(&c->pool_lock);
+    if (!m && (m = curl_multi_init())) curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)PQ_HTTP_MULTI_CONNECTS);
+    return m;
+}
+
+static void give_multi(pq_http_client *c, CURLM *m)
+{
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->nmulti < PQ_HTTP_MULTIS) {
+        c->multis[c->nmulti++] = m;
+        m = NULL;
+    }
+    pthread_mutex_unlock(&c->pool_lock);
+    if (m) curl_multi_cleanup(m);
 }
 
 static void give_handle(pq_http_client *c, CURL *h)
@@ -401,7 +427,7 @@ static verdict judge(pq_http_request *q, CURLcode rc, char *why, size_t cap)
     }
     switch (q->kind) {
     case PQ_HTTP_RANGE: {
-        uint64_t a, b, total;
+        uint64_t a = 0, b = 0, total = 0;
         if (s == 206) {
             if (!pq_http_parse_content_range(q->content_range, &a, &b, &total) || a != q->offset ||
                 b != q->offset + q->length - 1) {
@@ -421,11 +447,13 @@ static verdict judge(pq_http_request *q, CURLcode rc, char *why, size_t cap)
     }
     case PQ_HTTP_SUFFIX:
         if (s == 206) {
-            uint64_t a, b, total;
-            if (!pq_http_parse_content_range(q->content_range, &a, &b, &total) || b + 1 != total ||
-                b - a + 1 != q->body_len) {
-                snprintf(why, cap, "a suffix range got Content-Range '%s' and %zu bytes", q->content_range,
-                         q->body_len);
+            uint64_t a = 0, b = 0, total = 0;
+            if (!pq_http_parse_content_range(q->content_range, &a, &b, &total) || b + 1 != total) {
+                snprintf(why, cap, "a suffix range got Content-Range '%s'", q->content_range);
+                return FAIL;
+            }
+            if (b - a + 1 != q->body_len) {
+                snprintf(why, cap, "a suffix range of %" PRIu64 " bytes got %zu", b - a + 1, q->body_len);
                 return q->body_len < b - a + 1 ? RETRY : FAIL;
             }
         } else if (s != 200) {
@@ -476,7 +504,7 @@ static void describe(const pq_http_request *q, char *buf, size_t cap)
 pq_status pq_http_run(pq_http_client *c, pq_http_request *reqs, size_t n, pq_error *err)
 {
     if (!n) return PQ_OK;
-    CURLM *m = curl_multi_init();
+    CURLM *m = take_multi(c);
     if (!m) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a curl multi handle");
     enum { WAITING, ACTIVE, ENDED };
     unsigned char *state = calloc(n, 1);
@@ -532,6 +560,7 @@ pq_status pq_http_run(pq_http_client *c, pq_http_request *reqs, size_t n, pq_err
             verdict v = judge(q, rc, why, sizeof why);
             if (v == RETRY && q->tries <= c->max_retries) {
                 q->not_before_ms = now_ms() + backoff_ms(c, q->tries, &rng);
+                if (q->not_before_ms < wake) wake = q->not_before_ms;
                 state[i] = WAITING;
                 continue;
             }
@@ -545,10 +574,13 @@ pq_status pq_http_run(pq_http_client *c, pq_http_request *reqs, size_t n, pq_err
             }
         }
         if (st != PQ_OK || ended == n) break;
+        /* Room for a request not started yet: start it now, not after a poll. */
+        if (next < n && active < limit) continue;
+        /* Else wait for a transfer's activity, or until the next retry is due. */
         long timeout = 1000;
-        if (active == 0 && wake != UINT64_MAX) {
+        if (wake != UINT64_MAX) {
             uint64_t t = now_ms();
-            timeout = wake > t ? (long)(wake - t) : 0;
+            timeout = wake <= t ? 0 : wake - t < 1000 ? (long)(wake - t) : 1000;
         }
         if (timeout > 0) curl_multi_poll(m, NULL, 0, (int)timeout, NULL);
     }
@@ -563,6 +595,6 @@ pq_status pq_http_run(pq_http_client *c, pq_http_request *reqs, size_t n, pq_err
         }
     }
     free(state);
-    curl_multi_cleanup(m);
+    give_multi(c, m);
     return st;
 }

@@ -15,7 +15,9 @@
 
 #include "pq_remote.h"
 
-#define PQ_HTTP_POOL 64 /* idle easy handles kept for reuse */
+#define PQ_HTTP_POOL 64          /* idle easy handles kept for reuse */
+#define PQ_HTTP_MULTIS 8         /* idle multi handles (each with its connections) kept */
+#define PQ_HTTP_MULTI_CONNECTS 64 /* connections one multi handle keeps open */
 
 /* How requests are sent, and what they cost: shared by every request of
  * one object (or one listing); thread-safe. */
@@ -28,11 +30,13 @@ typedef struct pq_http_client {
     char *userpwd;           /* "<key id>:<secret>" */
     char *token_header;      /* "x-amz-security-token: ..." or NULL */
     uint32_t max_connections, max_retries, retry_base_ms, request_timeout_ms, connect_timeout_ms;
-    CURLSH *share;           /* connections, DNS and TLS sessions shared by all handles */
+    CURLSH *share;           /* DNS and TLS sessions shared by all handles */
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
     pthread_mutex_t pool_lock;
     CURL *pool[PQ_HTTP_POOL];
     size_t npool;
+    CURLM *multis[PQ_HTTP_MULTIS];
+    size_t nmulti;
     _Atomic uint64_t requests, bytes, retries;
 } pq_http_client;
 

@@ -30,7 +30,8 @@ pq_status pq_url_parse(const char *text, pq_url *out, pq_error *err)
         out->scheme = n == 7 ? PQ_URL_HTTP : PQ_URL_HTTPS;
         const char *host = text + n;
         size_t hl = strcspn(host, "/?#");
-        if (hl == 0) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "URL '%.120s' has no host", text);
+        if (hl == 0 || host[0] == ':' || host[0] == '@' || host[hl - 1] == '@')
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "URL '%.120s' has no host", text);
         if (!printable_no_space(text))
             return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                                 "URL '%.120s' holds a space or control character (encode it as %%XX)", text);
@@ -41,7 +42,9 @@ pq_status pq_url_parse(const char *text, pq_url *out, pq_error *err)
                             "'%.120s' is not an http://, https:// or s3:// URL", text);
     const char *b = text + n;
     size_t bl = strcspn(b, "/");
-    if (bl == 0 || bl > 255) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "URL '%.120s' has no bucket", text);
+    if (bl == 0) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "URL '%.120s' has no bucket", text);
+    if (bl > 255)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "the bucket of '%.120s' is longer than 255 bytes", text);
     for (size_t i = 0; i < bl; i++) {
         char c = b[i];
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -75,6 +78,7 @@ bool pq_url_encode(char *buf, size_t cap, size_t *len, const char *s, bool keep_
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t at = *len;
+    if (at >= cap) return false;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
