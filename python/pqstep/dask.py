@@ -19,9 +19,11 @@ read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0,
 paths    a file, a directory, a glob pattern ("data/*.parquet",
          "data/**/*.parquet") or a list of them, expanded as pqstep.dataset
          expands them (key=value directories are not read as columns); or
-         a URL (a str starting with http://, https:// or s3://), which goes
-         to pqstep.Reader as it is (it is never os.stat'ed nor expanded).
-         Every file must give the same output schema.
+         URLs (a str starting with http://, https:// or s3://): one object,
+         which goes to pqstep.Reader as it is (never os.stat'ed), or an
+         s3:// prefix ending in "/" or pattern ("s3://bucket/data/*.parquet"),
+         listed by pqstep.dataset. Every file must give the same output
+         schema.
 columns  names: top-level fields (a struct or list field reads all its
          leaves), dotted leaf paths, or None for every column. The
          partitions hold them in the order asked for where they are
@@ -51,8 +53,10 @@ arrow_to_pandas
          maps and binary stay object columns (Dask's blanket conversion of
          object columns to strings is not applied).
 storage_options
-         options for remote files, handed to pqstep.Reader as remote=
-         (only when not None).
+         for URLs: a dict of remote options, handed to pqstep.Reader (and
+         pqstep.dataset) as remote= (endpoint, region, credentials,
+         retries: see pqstep.Reader). They travel in the graph, as Dask's
+         own storage_options do. Not used for local files.
 
 Returns a dask.dataframe.DataFrame with unknown divisions; each partition
 is a pandas DataFrame with a RangeIndex from 0. Its meta is the output
@@ -63,7 +67,7 @@ nothing.
 Errors (a path that does not exist, files whose schemas differ, an unknown
 column, a filter that does not parse or names an unknown column or a
 literal the column cannot take) raise on the client, from read_parquet,
-before any task exists: pqstep.Error or ValueError.
+before any task exists: pqstep.Error, ValueError or TypeError.
 
 What is read where, and counted:
 - The client opens every file once, parses its footer once (a
@@ -75,7 +79,9 @@ What is read where, and counted:
   task.
 - A task finds the parsed footer in a per-process cache keyed by the
   file's identity (local: absolute path, size, mtime_ns, as the library's
-  cache key "path\\0size\\0mtime_ns"; URL: the URL and its size), or parses
+  cache key "path\\0size\\0mtime_ns"; URL: the URL, its size and the
+  version the client's open found, Reader.version: ETag or
+  Last-Modified), or parses
   the bytes it was given (FileMetadata.from_footer_bytes) once for every
   thread of that process, then reads its row groups with
   pqstep.Reader(path, metadata=...). So a worker reads no footer from
@@ -85,7 +91,10 @@ What is read where, and counted:
   evicted footer is parsed again when needed).
 - A local file is os.stat'ed by the task: if its size or mtime changed
   since the graph was built, the task raises rather than read with a stale
-  footer.
+  footer. A URL is opened with the size and version the client found
+  (remote options known_size, known_version): no request to open it, and
+  every read sends If-Match with the version, so a changed object fails
+  the read instead of mixing old footer and new bytes.
 - worker_counters() returns this process's counts (client.run(
   pqstep.dask.worker_counters) collects every worker's):
     tasks              partitions read
@@ -136,12 +145,6 @@ _counters = dict.fromkeys(_COUNTER_NAMES, 0)
 _parse_base = pqstep.footer_parse_count()
 
 
-def _count(**kw):
-    with _lock:
-        for k, v in kw.items():
-            _counters[k] += v
-
-
 def _metadata(identity, footer):
     """The parsed footer of `identity`: from this process's cache, or parsed
     from `footer` (bytes) by exactly one thread while the others wait."""
@@ -162,10 +165,10 @@ def _metadata(identity, footer):
                 return md
         try:
             md = pqstep.FileMetadata.from_footer_bytes(footer)
-        finally:
-            if md is None:
-                with _lock:
-                    _parsing.pop(identity, None)
+        except BaseException:
+            with _lock:
+                _parsing.pop(identity, None)
+            raise
         with _lock:
             _cache[identity] = md
             _cache_bytes += md.memory_size
@@ -207,8 +210,6 @@ def reset_worker_counters(clear_cache=False):
 
 
 def _check_unchanged(path, identity):
-    if _is_url(path):
-        return
     st = os.stat(path)
     if (st.st_size, st.st_mtime_ns) != identity[1:]:
         raise RuntimeError("%s changed since the dask graph was built (size %d -> %d, mtime_ns %d -> %d): "
@@ -219,9 +220,15 @@ def _check_unchanged(path, identity):
 def _read_partition(path, identity, footer, row_groups, leaves, filter, order, options):
     """One partition: `row_groups` of the file, as a pandas DataFrame. Runs
     on a worker; `footer` is the file's footer bytes (a graph dependency)."""
-    _check_unchanged(path, identity)
+    kw = dict(options["reader"])
+    if _is_url(path):
+        # The object as the client found it: the open sends no request, and
+        # every read carries If-Match with its version.
+        kw["remote"] = dict(options["remote"] or {}, known_size=identity[1], known_version=identity[2])
+    else:
+        _check_unchanged(path, identity)
     md = _metadata(identity, footer)
-    with pqstep.Reader(path, metadata=md, columns=leaves, **options["reader"]) as r:
+    with pqstep.Reader(path, metadata=md, columns=leaves, **kw) as r:
         table = r.read(row_groups=row_groups, filter=filter)
         st = r.stage_stats("footer")
     if order is not None:
@@ -240,14 +247,21 @@ def _read_partition(path, identity, footer, row_groups, leaves, filter, order, o
 # Client side: footers, pruning, the graph
 # ---------------------------------------------------------------------------
 
-def _expand(paths, cache):
+def _expand(paths, cache, remote):
     """The files (and URLs) `paths` names, in order, each once."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     out = []
     for p in paths:
         if _is_url(p):
-            out.append(p)
+            if p.startswith("s3://") and (p.endswith("/") or any(c in p for c in _GLOB_CHARS)):
+                ds = pqstep.dataset(p, cache=cache, remote=remote)  # a prefix or a pattern: listed
+                try:
+                    out.extend(ds.files)
+                finally:
+                    ds.close()
+            else:
+                out.append(p)
             continue
         p = os.path.abspath(os.fsdecode(os.fspath(p)))  # workers may run elsewhere than the cwd
         if os.path.isfile(p):
@@ -298,28 +312,30 @@ class _File:
         self.rows = rows
 
 
-def _open_file(path, cache, reader_opts):
+def _open_file(path, cache, reader_opts, remote):
     """A Reader over `path` (its footer parsed, or found in `cache`) and the
-    file's identity: (url, size) for a URL, else (path, size, mtime_ns)."""
+    file's identity: (url, size, version) for a URL (version: the ETag or
+    Last-Modified the open found, "" when none), else (path, size,
+    mtime_ns)."""
     if _is_url(path):
-        r = pqstep.Reader(path, cache=cache, **reader_opts)
-        return r, (path, r.file_size)
+        r = pqstep.Reader(path, cache=cache, remote=remote, **reader_opts)
+        return r, (path, r.file_size, r.version or "")
     st = os.stat(path)
     return pqstep.Reader(path, cache=cache, **reader_opts), (path, st.st_size, st.st_mtime_ns)
 
 
-def _plan(paths, columns, filter, reader_opts):
+def _plan(paths, columns, filter, reader_opts, remote):
     """Open every file once: (files, leaves, order, empty pyarrow table of
     the output schema)."""
     cache = pqstep.MetadataCache(1 << 40)  # a bound only: holds what the footers take
     try:
-        names = _expand(paths, cache)
+        names = _expand(paths, cache, remote)
         if not names:
             raise ValueError("no Parquet file in %r" % (paths,))
         files = []
         leaves = order = empty = None
         for n, path in enumerate(names):
-            r, identity = _open_file(path, cache, reader_opts)
+            r, identity = _open_file(path, cache, reader_opts, remote)
             with r:
                 md = r.metadata
                 if n == 0:
@@ -395,14 +411,12 @@ def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, thr
     if not isinstance(min_rows_per_partition, int) or min_rows_per_partition < 0:
         raise ValueError("min_rows_per_partition must be a non-negative int")
     reader_opts = dict(strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema)
-    if storage_options is not None:
-        reader_opts["remote"] = storage_options
-    files, leaves, order, empty = _plan(paths, columns, filter, reader_opts)
+    files, leaves, order, empty = _plan(paths, columns, filter, reader_opts, storage_options)
     to_pandas = dict(arrow_to_pandas or {})
     if pyarrow_strings_enabled():
         to_pandas["types_mapper"] = functools.partial(_types_mapper, to_pandas.get("types_mapper"))
     meta = empty.to_pandas(**to_pandas)
-    options = {"reader": dict(reader_opts, threads=threads), "to_pandas": to_pandas}
+    options = {"reader": dict(reader_opts, threads=threads), "remote": storage_options, "to_pandas": to_pandas}
 
     parts = []
     name = "pqstep-read-parquet-" + tokenize(tuple(f.identity for f in files), tuple(tuple(f.kept) for f in files),
