@@ -22,7 +22,7 @@
 /* The dataset's own copy of the remote options, strings included. */
 typedef struct remote_copy {
     pq_remote_options o;
-    char *strings[6];
+    char *strings[7];
 } remote_copy;
 
 struct pq_dataset {
@@ -57,7 +57,7 @@ static remote_copy *remote_dup(const pq_remote_options *src)
     if (!c) return NULL;
     c->o = *src;
     const char **fields[] = {&c->o.endpoint, &c->o.region, &c->o.access_key_id, &c->o.secret_access_key,
-                             &c->o.session_token, &c->o.known_version};
+                             &c->o.session_token, &c->o.known_version, &c->o.ca_file};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         if (!*fields[i]) continue;
         if (!(c->strings[i] = strdup(*fields[i]))) {

@@ -94,6 +94,10 @@ typedef struct pq_remote_options {
      * its pages without touching its footer or asking for its size. */
     uint64_t known_size;
     const char *known_version;
+    /* https: a PEM file of the certificate authorities to trust instead of
+     * the system's (a private CA, a test server's own certificate); NULL:
+     * the system's. */
+    const char *ca_file;
 } pq_remote_options;
 
 /* Defaults: every string NULL (from the environment), addressing AUTO,

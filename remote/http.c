@@ -62,6 +62,10 @@ pq_status pq_http_client_init(pq_http_client *c, const pq_remote_options *o, boo
     c->connect_timeout_ms = o->connect_timeout_ms;
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&c->share_locks[i], NULL);
     pthread_mutex_init(&c->pool_lock, NULL);
+    if (o->ca_file && !(c->ca_file = strdup(o->ca_file))) {
+        pq_http_client_free(c);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
     if (sigv4_region) {
         c->sign = true;
         size_t n = strlen(sigv4_region) + 16;
@@ -109,7 +113,8 @@ void pq_http_client_free(pq_http_client *c)
     free(c->sigv4);
     free(c->userpwd);
     free(c->token_header);
-    c->sigv4 = c->userpwd = c->token_header = NULL;
+    free(c->ca_file);
+    c->sigv4 = c->userpwd = c->token_header = c->ca_file = NULL;
 }
 
 static CURL *take_handle(pq_http_client *c)
@@ -296,6 +301,7 @@ static pq_status start_try(pq_http_client *c, pq_http_request *q, CURLM *m, pq_e
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->connect_timeout_ms ? c->connect_timeout_ms : 300000));
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, c->verify_tls ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, c->verify_tls ? 2L : 0L);
+    if (c->ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "pqstep");
     if (c->follow_redirects) {
         curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);

@@ -29,6 +29,7 @@ typedef struct pq_http_client {
     char *sigv4;             /* "aws:amz:<region>:s3" */
     char *userpwd;           /* "<key id>:<secret>" */
     char *token_header;      /* "x-amz-security-token: ..." or NULL */
+    char *ca_file;           /* CURLOPT_CAINFO, or NULL */
     uint32_t max_connections, max_retries, retry_base_ms, request_timeout_ms, connect_timeout_ms;
     CURLSH *share;           /* DNS and TLS sessions shared by all handles */
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];

@@ -145,7 +145,7 @@ def _remote_struct(remote):
     (endpoint, region, access_key_id, secret_access_key, session_token,
     anonymous, addressing ("auto", "path", "virtual"), max_connections,
     max_retries, retry_base_ms, request_timeout_ms, connect_timeout_ms,
-    tail_bytes, verify_tls, known_size, known_version); what is left out
+    tail_bytes, verify_tls, known_size, known_version, ca_file); what is left out
     takes the library's default. Returns (struct, buffers to keep alive)."""
     o = _c.pq_remote_options()
     _c.pq_remote_options_init(ctypes.byref(o))
@@ -394,7 +394,7 @@ class Reader:
                  session_token, anonymous, addressing, max_connections,
                  max_retries, retry_base_ms, request_timeout_ms,
                  connect_timeout_ms, tail_bytes, verify_tls, known_size,
-                 known_version; see pq_remote.h); S3 settings not given come
+                 known_version, ca_file; see pq_remote.h); S3 settings not given come
                  from the AWS_* environment variables
     columns      leaf indexes (ints: the footer parse decodes only their
                  column chunks) or dotted paths; kept for the later stages

@@ -149,6 +149,7 @@ class pq_remote_options(ctypes.Structure):
         ("verify_tls", ctypes.c_bool),
         ("known_size", ctypes.c_uint64),
         ("known_version", ctypes.c_char_p),
+        ("ca_file", ctypes.c_char_p),
     ]
 
 

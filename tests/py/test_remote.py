@@ -16,6 +16,8 @@ tests hold against pyarrow) and pyarrow itself.
   retried (counted in the stage stats and by the proxy) and the table is
   whole; when retries run out, or a request times out, the read fails with a
   clear error and no table;
+- https from nginx with a certificate made here: verify_tls off, ca_file
+  trusting it, and refused by default;
 - an object replaced after the open fails with "changed since it was opened"
   (If-Match), and the metadata cache keys the new object apart (URL, size,
   ETag): no stale footer;
@@ -288,6 +290,44 @@ def check_dataset(s3, tmp):
           "pyarrow.dataset; ** and * patterns over keys" % len(ds.files))
 
 
+def start_https(root, tmp):
+    """nginx serving `root` over TLS with a self-signed certificate made
+    here: (server, https base URL), or None with the reason printed."""
+    key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2", "-keyout", key, "-out", cert],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print("SKIP https checks: openssl could not make a certificate: %s" % p.stderr.strip()[-200:])
+        return None
+    port = rs.free_port()
+    block = ("server { listen 127.0.0.1:%d ssl; ssl_certificate %s; ssl_certificate_key %s; root %s; }"
+             % (port, cert, key, root))
+    ng = rs.NginxServer(root, extra_http=block).start()
+    return ng, "https://127.0.0.1:%d" % port
+
+
+def check_https(root, tmp, path, table):
+    started = start_https(root, tmp)
+    if not started:
+        return
+    ng, base = started
+    try:
+        url = base + "/" + os.path.basename(path)
+        same(pqstep.read_table(url, remote={"verify_tls": False, "tail_bytes": 4096}), table, "https read")
+        try:
+            pqstep.read_table(url)
+            raise AssertionError("a self-signed certificate was accepted with verify_tls on")
+        except pqstep.Error as e:
+            assert e.code == "I/O error" and "certificate" in e.message.lower(), e.message
+        same(pqstep.read_table(url, remote={"ca_file": os.path.join(tmp, "cert.pem")}), table,
+             "https read, the certificate trusted through ca_file")
+    finally:
+        ng.stop()
+    print("https: TLS reads equal pyarrow (verify_tls off; the certificate trusted through ca_file); "
+          "the self-signed certificate is refused by default")
+
+
 def check_errors(ng_url, s3):
     def fails(fn, code, *words):
         try:
@@ -372,6 +412,7 @@ def main():
                 check_known_identity(ng.url, path)
                 check_faults(ng, path, table)
                 check_replaced(served, ng.url, path)
+                check_https(served, tmp, path, table)
                 check_corpus_s3(s3)
                 check_dataset(s3, tmp)
                 check_errors(ng.url, s3)
