@@ -1,0 +1,55 @@
+/*
+ * k_bytes.h — the bytes kernel: one block per byte-array page copies the
+ * page's values into the chunk's data at the page's string offset, once
+ * the values kernel (k_values.h) has written each value's end relative to
+ * the page into the offsets and the host has summed the pages' totals.
+ *
+ * Phases (PQ_K_BYTES_PHASES in k_decode.h):
+ *   1. copy:   every thread copies values i = thread, thread + nthreads, ...:
+ *              PLAIN from the page (value i's bytes follow i + 1 lengths and
+ *              the earlier values, so its source is 4 (i + 1) + its start),
+ *              dictionary-encoded from the entry its kept index names;
+ *   2. rebase: every thread adds the page's string offset to the ends of
+ *              its values (after phase 1, which reads them as they were).
+ *
+ * Nothing here is checked again: the lengths were checked against the page
+ * by the values kernel and the indices against the dictionary, and the
+ * host launches this kernel only when that found no error.
+ */
+#ifndef PQ_KERNELS_K_BYTES_H
+#define PQ_KERNELS_K_BYTES_H
+
+#include <string.h>
+
+#include "kernels/k_launch.h"
+#include "kernels/k_types.h"
+
+/* Phase 1 (every thread): its values' bytes into place. */
+PQ_HD static inline void pq_k_bytes_copy(const void *args, pq_kthread t)
+{
+    const pq_kargs *a = (const pq_kargs *)args;
+    const pq_kpage *pg = &a->pages[t.block];
+    if (pg->op != PQ_KOP_PLAIN_BYTES && pg->op != PQ_KOP_DICT_BYTES) return;
+    const int32_t *ends = a->offsets + pg->value_offset; /* ends[i + 1]: value i's, relative */
+    const uint8_t *sec = a->bytes + pg->val_at;
+    uint8_t *out = a->data + pg->string_offset;
+    for (uint32_t i = t.thread; i < pg->n_values; i += t.nthreads) {
+        int32_t start = i ? ends[i] : 0, len = ends[i + 1] - start;
+        const uint8_t *src = pg->op == PQ_KOP_PLAIN_BYTES ? sec + 4 * ((size_t)i + 1) + start
+                                                          : a->dict_data + a->dict_offsets[a->idx[pg->idx_at + i]];
+        if (len > 0) memcpy(out + start, src, (size_t)len);
+    }
+}
+
+/* Phase 2 (every thread): its values' ends moved by the page's string offset. */
+PQ_HD static inline void pq_k_bytes_rebase(const void *args, pq_kthread t)
+{
+    const pq_kargs *a = (const pq_kargs *)args;
+    const pq_kpage *pg = &a->pages[t.block];
+    if ((pg->op != PQ_KOP_PLAIN_BYTES && pg->op != PQ_KOP_DICT_BYTES) || pg->string_offset == 0) return;
+    int32_t *ends = a->offsets + pg->value_offset;
+    int32_t base = (int32_t)pg->string_offset; /* the host checked the chunk's total fits int32 */
+    for (uint32_t i = t.thread; i < pg->n_values; i += t.nthreads) ends[i + 1] += base;
+}
+
+#endif /* PQ_KERNELS_K_BYTES_H */

@@ -1,0 +1,1056 @@
+/*
+ * device_exec.c — the device executor of decode plans (see device_exec.h).
+ *
+ * One chunk at a time: the host prepares every page (decompressed, split
+ * into sections, each size checked), builds the page table, and between
+ * kernel launches does what needs the whole chunk: sums of counts into
+ * offsets, allocation at the exact size, and the reading of the kernels'
+ * error records into messages. Memory the kernels touch is "device
+ * memory": cudaMalloc'd on a GPU, plain malloc'd (and the host's own tables
+ * used in place) when the kernels run on the host.
+ *
+ * Errors come out in the CPU executor's order. Within a data page that is
+ * the order of its steps (rank below); across pages the first failing page
+ * of a stage, and the stages as the CPU executor's phases: the dictionary,
+ * then the data pages' levels (and the values of chunks sized by their
+ * headers, and the string-size pass of byte arrays), then the offsets,
+ * then the remaining values.
+ */
+#include "pages/device_exec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/device.h"
+#include "kernels/k_decode.h"
+#include "kernels/primitives.h"
+#include "metadata/error.h"
+#include "pages/codec.h"
+#include "pages/column_decode.h"
+
+#define DEFAULT_THREADS 256u
+
+/* Where a failure stands among a data page's steps, earliest first: the
+ * page keeps its earliest failure, as the CPU executor stops at it. */
+enum {
+    RANK_PAGE,         /* decompression (DATA_PAGE), the v2 level lengths */
+    RANK_REP,          /* repetition levels */
+    RANK_START,        /* the chunk's first repetition level */
+    RANK_DEF,          /* definition levels */
+    RANK_V2_VALUES, /* decompression of a DATA_PAGE_V2's values */
+    RANK_VALUES,       /* the values */
+    RANK_NONE
+};
+
+/* Which section of a page an error record is about. */
+enum { SEC_REP, SEC_DEF, SEC_VAL };
+
+typedef struct dx_run {
+    const pq_device_exec_options *o;
+    bool cuda;              /* kernels and their memory on the device */
+    bool apart;             /* device memory apart from the host's (cuda, or host_apart) */
+    const char *no_device;  /* use_cuda without a device: why */
+    void *stream;
+    pq_codec_ctx *cctx;
+    pq_codec_ctx own_cctx;
+    uint32_t threads;
+    unsigned host_flags;
+    pq_device_exec_stats *stats;
+} dx_run;
+
+/* A data page (or, at index ndata, the dictionary page). */
+typedef struct dx_page {
+    size_t plan;            /* its plan page */
+    int rank;               /* its earliest failure, RANK_NONE */
+    pq_status st;
+    pq_error err;
+} dx_page;
+
+typedef struct dx_chunk {
+    dx_run *x;
+    pq_decode_plan *plan;
+    size_t k;
+    pq_plan_chunk *pc;
+    pq_error *err;
+    uint64_t held;          /* bytes allocated, against the memory limit */
+    size_t ndata;           /* data pages */
+    dx_page *pg;            /* ndata + 1 */
+    pq_kpage *kp;           /* ndata + 1: the data pages, then the dictionary page */
+    pq_kresult *kr;         /* ndata + 1 */
+    uint8_t *bytes;         /* every page decompressed, back to back */
+    size_t nbytes;
+    size_t nruns, nidx;
+    uint32_t dict_n;
+    /* Device memory (the host arrays above themselves for host launches). */
+    pq_kpage *d_kp;
+    pq_kresult *d_kr;
+    uint8_t *d_bytes;
+    pq_krun *d_runs;
+    uint32_t *d_idx;
+    int16_t *d_def, *d_rep;
+    uint8_t *d_values;
+    int32_t *d_offsets;
+    uint8_t *d_data;
+    uint8_t *d_dvalues;
+    int32_t *d_doffsets;
+    uint8_t *d_ddata;
+    size_t def_bytes, rep_bytes, values_bytes, offsets_bytes, data_bytes;
+} dx_chunk;
+
+static bool is_dict_encoding(int32_t enc)
+{
+    return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+}
+
+static bool mul_ok(size_t a, size_t b, size_t *r)
+{
+    if (a && b > SIZE_MAX / a) return false;
+    *r = a * b;
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------- */
+
+/* "page 3 (DATA_PAGE, PLAIN): " for plan page pp, into m; returns its length. */
+static int page_prefix(const pq_plan_page *pp, char *m, size_t cap)
+{
+    /* The name functions may share one buffer for unknown values: copy. */
+    char type[32], enc[32];
+    snprintf(type, sizeof type, "%s", pq_page_type_name(pp->info->type));
+    snprintf(enc, sizeof enc, "%s", pq_encoding_name(pp->info->encoding));
+    int k = snprintf(m, cap, "page %zu (%s, %s): ", pp->index, type, enc);
+    return k < 0 ? 0 : (size_t)k >= cap ? (int)cap - 1 : k;
+}
+
+/* Page i's failure at `rank`, kept when it is the page's earliest. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void page_fail(dx_chunk *c, size_t i, int rank, pq_status st, const char *fmt, ...)
+{
+    dx_page *p = &c->pg[i];
+    if (rank >= p->rank) return;
+    p->rank = rank;
+    p->st = st;
+    p->err.code = st;
+    char *m = p->err.message;
+    int k = page_prefix(&c->plan->pages[p->plan], m, sizeof p->err.message);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m + k, sizeof p->err.message - (size_t)k, fmt, ap);
+    va_end(ap);
+}
+
+/* The first failing page (data pages in order, the dictionary not among
+ * them): its failure is the chunk's. */
+static pq_status first_page_failure(dx_chunk *c)
+{
+    for (size_t i = 0; i < c->ndata; i++)
+        if (c->pg[i].rank != RANK_NONE) {
+            *c->err = c->pg[i].err;
+            return c->pg[i].st;
+        }
+    return PQ_OK;
+}
+
+/* A kernel's error record for section `sec` of page i, turned into the
+ * page's failure at `rank` (nothing when the record is clean). Messages
+ * follow the CPU executor's. */
+static void kernel_failure(dx_chunk *c, size_t i, int sec, int rank, const pq_kerror *e)
+{
+    const pq_kpage *kp = &c->kp[i];
+    bool dict = kp->op == PQ_KOP_DICT_FIXED || kp->op == PQ_KOP_DICT_BYTES;
+    const char *levels = sec == SEC_REP ? "repetition" : "definition";
+    int16_t max = sec == SEC_REP ? c->pc->max_rep : c->pc->max_def;
+    char what[32];
+    if (sec != SEC_VAL) snprintf(what, sizeof what, "%s levels", levels);
+    else snprintf(what, sizeof what, "%s", dict ? "dictionary indices" : "PLAIN");
+    pq_status bad = PQ_ERR_CORRUPT_DATA;
+    if (e->bad_index != PQ_KNONE) { /* a decoded value is out of range: before any later structural failure */
+        if (sec != SEC_VAL)
+            page_fail(c, i, rank, bad, "%s level %llu at slot %llu exceeds the maximum %d", levels, e->bad_value,
+                      e->bad_index, max);
+        else
+            page_fail(c, i, rank, bad, "dictionary index %llu at value %llu >= dictionary size %u", e->bad_value,
+                      e->bad_index, c->dict_n);
+        return;
+    }
+    switch (e->fail) {
+    case PQ_KF_NONE:
+        return;
+    case PQ_KF_RUN_HEADER:
+        page_fail(c, i, rank, bad, "%s: RLE: truncated or overlong run header at byte %llu", what, e->at);
+        return;
+    case PQ_KF_LITERAL_COUNT:
+        page_fail(c, i, rank, bad, "%s: RLE: bit-packed run of %llu groups at byte %llu", what, e->count, e->at);
+        return;
+    case PQ_KF_LITERAL_EMPTY:
+        page_fail(c, i, rank, bad, "%s: RLE: bit-packed run at byte %llu has no data", what, e->at);
+        return;
+    case PQ_KF_RUN_COUNT:
+        page_fail(c, i, rank, bad, "%s: RLE: run of %llu values at byte %llu", what, e->count, e->at);
+        return;
+    case PQ_KF_RUN_VALUE:
+        page_fail(c, i, rank, bad, "%s: RLE: run value at byte %llu is truncated", what, e->at);
+        return;
+    case PQ_KF_SHORT:
+        if (sec == SEC_VAL)
+            page_fail(c, i, rank, bad, "dictionary indices: %llu decoded, the page has %u non-null values", e->count,
+                      kp->n_values);
+        else
+            page_fail(c, i, rank, bad, "%s: %llu decoded, the page has %u values", what, e->count, kp->n_levels);
+        return;
+    case PQ_KF_PACKED_SHORT:
+        page_fail(c, i, rank, bad, "%s: BIT_PACKED: %u values need %llu bytes, fewer present", what, kp->n_levels,
+                  e->count);
+        return;
+    case PQ_KF_BIT_WIDTH:
+        page_fail(c, i, rank, bad, "dictionary indices: RLE: bit width %llu is not in 0..32", e->count);
+        return;
+    case PQ_KF_EMPTY:
+        page_fail(c, i, rank, bad, "dictionary indices: empty page data");
+        return;
+    case PQ_KF_FIXED_SHORT:
+        if (kp->op == PQ_KOP_PLAIN_BOOL)
+            page_fail(c, i, rank, bad, "%u booleans cannot fit in %llu bytes", kp->n_values, e->count);
+        else
+            page_fail(c, i, rank, bad, "%u values of %u bytes cannot fit in %llu bytes", kp->n_values,
+                      c->pc->width, e->count);
+        return;
+    case PQ_KF_LEN_TRUNCATED:
+        page_fail(c, i, rank, bad, "PLAIN BYTE_ARRAY: value %llu of %u: length truncated at byte %llu", e->index,
+                  kp->n_values, e->at);
+        return;
+    case PQ_KF_LEN_PAST_END:
+        page_fail(c, i, rank, bad, "PLAIN BYTE_ARRAY: value %llu of %llu bytes at byte %llu runs past the %u bytes "
+                  "present", e->index, e->count, e->at, kp->val_len);
+        return;
+    case PQ_KF_OVERFLOW:
+        page_fail(c, i, rank, PQ_ERR_UNSUPPORTED,
+                  "the page's values take %llu bytes, more than the 2147483647 that Arrow string and binary "
+                  "arrays (int32 offsets) hold; large_string or string_view would hold them", e->count);
+        return;
+    default:
+        page_fail(c, i, rank, bad, "%s: the kernel failed (%u)", what, e->fail);
+        return;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Device memory
+ * ------------------------------------------------------------------------- */
+
+/* Counts n more bytes against the memory limit. */
+static pq_status hold(dx_chunk *c, size_t n, const char *what)
+{
+    uint64_t limit = c->x->o->memory_limit;
+    if (limit && (n > limit || c->held > limit - n))
+        return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT,
+                            "device executor: %s: %zu bytes (with %llu held) exceed the memory limit of %llu", what, n,
+                            (unsigned long long)c->held, (unsigned long long)limit);
+    c->held += n;
+    return PQ_OK;
+}
+
+/* A CUDA call failed: the chunk is left to the CPU executor. */
+static pq_status cuda_failed(dx_chunk *c, const char *call, const char *why)
+{
+    if (c->x->stats) c->x->stats->unsupported[PQ_DX_DEVICE]++;
+    return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "device executor: CUDA %s failed: %s", call, why ? why : "?");
+}
+
+/* n bytes (at least 1) of device memory. */
+static pq_status dev_alloc(dx_chunk *c, void **p, size_t n, const char *what)
+{
+    *p = NULL;
+    pq_status st = hold(c, n, what);
+    if (st != PQ_OK) return st;
+    if (c->x->cuda) {
+        const char *why = NULL;
+        if (pq_kcuda_alloc(p, n, &why)) return cuda_failed(c, "cudaMalloc", why);
+        return PQ_OK;
+    }
+    *p = malloc(n ? n : 1);
+    if (!*p) return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: %s: cannot allocate %zu bytes", what, n);
+    /* cudaMalloc'd memory holds garbage: so does this, where it stands in
+     * for it, so that a buffer read before it is written shows. */
+    if (c->x->apart) memset(*p, 0xA5, n ? n : 1);
+    return PQ_OK;
+}
+
+static void dev_free(dx_run *x, void *p)
+{
+    if (x->cuda) pq_kcuda_free(p);
+    else free(p);
+}
+
+static pq_status upload(dx_chunk *c, void *dev, const void *host, size_t n)
+{
+    if (!c->x->cuda) {
+        if (dev != host && n) memcpy(dev, host, n);
+        return PQ_OK;
+    }
+    const char *why = NULL;
+    if (pq_kcuda_upload(c->x->stream, dev, host, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
+    return PQ_OK;
+}
+
+static pq_status download(dx_chunk *c, void *host, const void *dev, size_t n)
+{
+    if (!c->x->cuda) {
+        if (dev != host && n) memcpy(host, dev, n);
+        return PQ_OK;
+    }
+    const char *why = NULL;
+    if (pq_kcuda_download(c->x->stream, host, dev, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
+    return PQ_OK;
+}
+
+static pq_status dev_zero(dx_chunk *c, void *dev, size_t n)
+{
+    if (!c->x->cuda) {
+        memset(dev, 0, n);
+        return PQ_OK;
+    }
+    const char *why = NULL;
+    if (pq_kcuda_memset(c->x->stream, dev, 0, n, &why)) return cuda_failed(c, "cudaMemsetAsync", why);
+    return PQ_OK;
+}
+
+/* A host table seen by the kernels: itself on the host, a copy in device
+ * memory when that is apart. */
+static pq_status mirror(dx_chunk *c, void **dev, void *host, size_t n, const char *what)
+{
+    if (!c->x->apart) {
+        *dev = host;
+        return PQ_OK;
+    }
+    pq_status st = dev_alloc(c, dev, n, what);
+    return st == PQ_OK ? upload(c, *dev, host, n) : st;
+}
+
+/* Device buffer *dev (n bytes) handed over as a host buffer: itself on the
+ * host, a host copy (the device one freed) when device memory is apart. */
+static pq_status take(dx_chunk *c, void **dev, size_t n, void **host)
+{
+    *host = NULL;
+    if (!*dev) return PQ_OK;
+    if (!c->x->apart) {
+        *host = *dev;
+        *dev = NULL;
+        return PQ_OK;
+    }
+    void *h = malloc(n ? n : 1);
+    if (!h) return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: cannot allocate %zu bytes", n);
+    pq_status st = download(c, h, *dev, n);
+    if (st != PQ_OK) {
+        free(h);
+        return st;
+    }
+    dev_free(c->x, *dev);
+    *dev = NULL;
+    *host = h;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Launches
+ * ------------------------------------------------------------------------- */
+
+/* The arguments of a launch over the data pages. */
+static pq_kargs data_args(const dx_chunk *c)
+{
+    pq_kargs a;
+    memset(&a, 0, sizeof a);
+    a.pages = c->d_kp;
+    a.results = c->d_kr;
+    a.npages = (uint32_t)c->ndata;
+    a.max_def = c->pc->max_def;
+    a.max_rep = c->pc->max_rep;
+    a.width = c->pc->width;
+    a.bytes = c->d_bytes;
+    a.def_levels = c->d_def;
+    a.rep_levels = c->d_rep;
+    a.values = c->d_values;
+    a.offsets = c->d_offsets;
+    a.data = c->d_data;
+    a.dict_values = c->d_dvalues;
+    a.dict_offsets = c->d_doffsets;
+    a.dict_data = c->d_ddata;
+    a.dict_n = c->dict_n;
+    a.runs = c->d_runs;
+    a.idx = c->d_idx;
+    return a;
+}
+
+static pq_status launch(dx_chunk *c, pq_kernel k, const pq_kargs *a)
+{
+    if (a->npages == 0) return PQ_OK;
+    dx_run *x = c->x;
+    if (x->stats) x->stats->launches++;
+    if (x->cuda) {
+        const char *why = NULL;
+        if (x->stats) x->stats->cuda_launches++;
+        if (pq_kcuda_launch(x->stream, k, a, x->threads, &why)) return cuda_failed(c, "kernel launch", why);
+        return PQ_OK;
+    }
+    if (pq_kdecode_host(k, a, x->threads, x->host_flags))
+        return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: cannot start a host launch");
+    return PQ_OK;
+}
+
+/* The page table to the kernels, after the host changed it. */
+static pq_status upload_table(dx_chunk *c)
+{
+    return upload(c, c->d_kp, c->kp, (c->ndata + 1) * sizeof *c->kp);
+}
+
+/* The kernels' results back. */
+static pq_status download_results(dx_chunk *c)
+{
+    return download(c, c->kr, c->d_kr, (c->ndata + 1) * sizeof *c->kr);
+}
+
+/* ---------------------------------------------------------------------------
+ * Page preparation (host)
+ * ------------------------------------------------------------------------- */
+
+/* As the CPU executor's decompress: src_len stored bytes into dst_len at
+ * dst (a copy when not compressed). */
+static pq_status decompress(dx_chunk *c, bool compressed, const uint8_t *src, size_t src_len, uint8_t *dst,
+                            size_t dst_len, pq_error *e)
+{
+    if (!compressed || c->pc->codec == PQ_CODEC_UNCOMPRESSED) {
+        if (compressed && src_len != dst_len)
+            return pq_error_set(e, PQ_ERR_CORRUPT_DATA, "UNCOMPRESSED: %zu bytes stored, page header says %zu",
+                                src_len, dst_len);
+        if (src_len) memcpy(dst, src, src_len);
+        return PQ_OK;
+    }
+    if (dst_len == 0 && src_len == 0) return PQ_OK;
+    return pq_decompress_ctx(c->x->cctx, c->pc->codec, src, src_len, dst, dst_len, e);
+}
+
+/* Where a page's decompressed bytes go, and how many. DATA_PAGE_V2: the
+ * level bytes as stored, then the values decompressed (*vals of them). */
+typedef struct page_slot {
+    size_t at, size;
+    size_t rl, dl, vals;   /* v2 */
+    bool values_ok;        /* v2: the values can be decompressed */
+} page_slot;
+
+/* Sizes page i's slot, failing the page when its header says too much. */
+static void size_page(dx_chunk *c, size_t i, page_slot *s)
+{
+    const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
+    memset(s, 0, sizeof *s);
+    size_t comp = (size_t)pi->compressed_size, uncomp = (size_t)pi->uncompressed_size;
+    if (pi->type != PQ_PAGE_DATA_V2) {
+        if (uncomp > PQ_MAX_PAGE_SIZE) {
+            page_fail(c, i, RANK_PAGE, PQ_ERR_MEMORY_LIMIT, "uncompressed size %zu exceeds the %llu-byte page cap",
+                      uncomp, (unsigned long long)PQ_MAX_PAGE_SIZE);
+            return;
+        }
+        s->size = uncomp;
+        return;
+    }
+    if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0) {
+        page_fail(c, i, RANK_PAGE, PQ_ERR_CORRUPT_DATA, "negative level byte lengths");
+        return;
+    }
+    size_t rl = (size_t)pi->rep_levels_byte_length, dl = (size_t)pi->def_levels_byte_length;
+    if (rl > comp || dl > comp - rl || rl + dl > uncomp) {
+        page_fail(c, i, RANK_PAGE, PQ_ERR_CORRUPT_DATA, "level byte lengths %zu + %zu exceed the page sizes %zu / %zu",
+                  rl, dl, comp, uncomp);
+        return;
+    }
+    s->rl = rl;
+    s->dl = dl;
+    s->vals = pi->is_compressed ? uncomp - rl - dl : comp - rl - dl;
+    s->size = rl + dl;
+    if (s->vals > PQ_MAX_PAGE_SIZE) { /* found once the levels are decoded, as on the CPU */
+        page_fail(c, i, RANK_V2_VALUES, PQ_ERR_MEMORY_LIMIT,
+                  "uncompressed size %zu exceeds the %llu-byte page cap", s->vals,
+                  (unsigned long long)PQ_MAX_PAGE_SIZE);
+        return;
+    }
+    s->values_ok = true;
+    s->size += s->vals;
+}
+
+/* A DATA_PAGE's level section at *pos of the page's len bytes, encoded
+ * `enc`: RLE with its 4-byte length, or BIT_PACKED. Returns false (the page
+ * failed at `rank`) when it does not fit. */
+static bool level_section_v1(dx_chunk *c, size_t i, int rank, const char *what, int32_t enc, int16_t max,
+                             size_t len, size_t *pos, uint8_t *kenc, unsigned long long *at, uint32_t *slen)
+{
+    pq_kpage *kp = &c->kp[i];
+    size_t left = len - *pos;
+    if (enc == PQ_ENC_RLE) {
+        if (left < 4) {
+            page_fail(c, i, rank, PQ_ERR_CORRUPT_DATA, "%s levels: RLE: %zu bytes, too short for the 4-byte length",
+                      what, left);
+            return false;
+        }
+        uint32_t n = pq_load_le32(c->bytes + kp->val_at + *pos);
+        if (n > left - 4) {
+            page_fail(c, i, rank, PQ_ERR_CORRUPT_DATA, "%s levels: RLE: length %u exceeds the %zu bytes left", what,
+                      n, left - 4);
+            return false;
+        }
+        *kenc = PQ_KLEV_RLE;
+        *at = kp->val_at + *pos + 4;
+        *slen = n;
+        *pos += 4 + (size_t)n;
+        return true;
+    }
+    /* BIT_PACKED (the only other encoding a covered chunk has) */
+    size_t bytes = ((size_t)kp->n_levels * (size_t)pq_k_level_bit_width(max) + 7) / 8;
+    if (bytes > left) {
+        page_fail(c, i, rank, PQ_ERR_CORRUPT_DATA, "%s levels: BIT_PACKED: %u values need %zu bytes, %zu present",
+                  what, kp->n_levels, bytes, left);
+        return false;
+    }
+    *kenc = PQ_KLEV_BIT_PACKED;
+    *at = kp->val_at + *pos;
+    *slen = (uint32_t)bytes;
+    *pos += bytes;
+    return true;
+}
+
+/* Page i decompressed into its slot and split into sections (the page's
+ * kp entry: val_at holds the slot's start until then). */
+static void prepare_page(dx_chunk *c, size_t i, const page_slot *s)
+{
+    const pq_plan_page *pp = &c->plan->pages[c->pg[i].plan];
+    const pq_page_info *pi = pp->info;
+    const uint8_t *raw = c->pc->bytes + pi->data_offset;
+    pq_kpage *kp = &c->kp[i];
+    uint8_t *dst = c->bytes + s->at;
+    pq_error e;
+    pq_status st;
+    kp->val_at = s->at;
+    if (c->pg[i].rank == RANK_PAGE) return; /* nothing to decompress */
+    if (pi->type != PQ_PAGE_DATA_V2) {
+        st = decompress(c, true, raw, (size_t)pi->compressed_size, dst, s->size, &e);
+        if (st != PQ_OK) {
+            page_fail(c, i, RANK_PAGE, st, "%s", e.message);
+            return;
+        }
+        if (pi->type == PQ_PAGE_DICTIONARY) {
+            kp->val_len = (uint32_t)s->size;
+            return;
+        }
+        size_t pos = 0, len = s->size;
+        if (c->pc->max_rep > 0 && !level_section_v1(c, i, RANK_REP, "repetition", pi->rep_level_encoding,
+                                                    c->pc->max_rep, len, &pos, &kp->rep_enc, &kp->rep_at,
+                                                    &kp->rep_len))
+            return;
+        if (c->pc->max_def > 0 && !level_section_v1(c, i, RANK_DEF, "definition", pi->def_level_encoding,
+                                                    c->pc->max_def, len, &pos, &kp->def_enc, &kp->def_at,
+                                                    &kp->def_len))
+            return;
+        kp->val_at = s->at + pos;
+        kp->val_len = (uint32_t)(len - pos);
+        return;
+    }
+    /* v2: levels stored uncompressed before the values */
+    if (s->rl + s->dl) memcpy(dst, raw, s->rl + s->dl);
+    if (c->pc->max_rep > 0) {
+        kp->rep_enc = PQ_KLEV_RLE;
+        kp->rep_at = s->at;
+        kp->rep_len = (uint32_t)s->rl;
+    }
+    if (c->pc->max_def > 0) {
+        kp->def_enc = PQ_KLEV_RLE;
+        kp->def_at = s->at + s->rl;
+        kp->def_len = (uint32_t)s->dl;
+    }
+    kp->val_at = s->at + s->rl + s->dl;
+    if (!s->values_ok) return;
+    size_t stored = (size_t)pi->compressed_size - s->rl - s->dl;
+    st = decompress(c, pi->is_compressed, raw + s->rl + s->dl, stored, dst + s->rl + s->dl, s->vals, &e);
+    if (st != PQ_OK) {
+        page_fail(c, i, RANK_V2_VALUES, st, "%s", e.message);
+        return;
+    }
+    kp->val_len = (uint32_t)s->vals;
+}
+
+/* Every page on the host: sizes, one buffer, decompression, sections, run
+ * table and index scratch places; then the buffer and the table to the
+ * kernels. */
+static pq_status prepare(dx_chunk *c)
+{
+    size_t n = c->ndata + 1;
+    page_slot *slots = calloc(n, sizeof *slots);
+    if (!slots) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == c->ndata && c->pc->dictionary < 0) continue;
+        size_page(c, i, &slots[i]);
+        slots[i].at = total;
+        total += slots[i].size; /* each at most 2^32: no overflow in 64 bits for any real chunk */
+        if (total < slots[i].size) {
+            free(slots);
+            return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "device executor: the chunk's pages overflow");
+        }
+    }
+    pq_status st = hold(c, total, "page bytes");
+    if (st == PQ_OK && !(c->bytes = malloc(total ? total : 1)))
+        st = pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: page bytes: cannot allocate %zu bytes", total);
+    if (st != PQ_OK) {
+        free(slots);
+        return st;
+    }
+    c->nbytes = total;
+    for (size_t i = 0; i < n; i++) {
+        if (i == c->ndata && c->pc->dictionary < 0) continue;
+        prepare_page(c, i, &slots[i]);
+    }
+    free(slots);
+
+    /* Run tables: a run takes at least 2 bytes (a header and a value or
+     * packed byte) and covers at least one value, so a section holds at
+     * most min(n, len / 2) runs. */
+    size_t runs = 0, idx = 0;
+    for (size_t i = 0; i < c->ndata; i++) {
+        pq_kpage *kp = &c->kp[i];
+        const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
+        uint32_t nl = kp->n_levels;
+        kp->runs_at = runs;
+        kp->rep_cap = kp->rep_enc == PQ_KLEV_RLE ? (nl < kp->rep_len / 2 ? nl : kp->rep_len / 2) + 1 : 0;
+        kp->def_cap = kp->def_enc == PQ_KLEV_RLE ? (nl < kp->def_len / 2 ? nl : kp->def_len / 2) + 1 : 0;
+        if (is_dict_encoding(pi->encoding)) {
+            uint32_t b = kp->val_len ? (kp->val_len - 1) / 2 : 0;
+            kp->val_cap = (nl < b ? nl : b) + 1;
+        }
+        runs += (size_t)kp->rep_cap + kp->def_cap + kp->val_cap;
+        if (c->pc->output == PQ_PLAN_BYTES && is_dict_encoding(pi->encoding)) { /* values <= slots */
+            kp->idx_at = idx;
+            idx += nl;
+        }
+    }
+    c->nruns = runs;
+    c->nidx = idx;
+    size_t rbytes, ibytes;
+    if (!mul_ok(runs ? runs : 1, sizeof(pq_krun), &rbytes) || !mul_ok(idx ? idx : 1, sizeof(uint32_t), &ibytes))
+        return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "device executor: run tables overflow");
+    if ((st = dev_alloc(c, (void **)&c->d_runs, rbytes, "run tables")) != PQ_OK ||
+        (st = dev_alloc(c, (void **)&c->d_idx, ibytes, "dictionary indices")) != PQ_OK ||
+        (st = mirror(c, (void **)&c->d_bytes, c->bytes, c->nbytes, "page bytes")) != PQ_OK ||
+        (st = mirror(c, (void **)&c->d_kp, c->kp, n * sizeof *c->kp, "page table")) != PQ_OK ||
+        (st = mirror(c, (void **)&c->d_kr, c->kr, n * sizeof *c->kr, "page results")) != PQ_OK)
+        return st;
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * The stages
+ * ------------------------------------------------------------------------- */
+
+/* The kernel op of a data page holding values. */
+static uint8_t value_op(const pq_plan_chunk *pc, const pq_page_info *pi)
+{
+    bool dict = is_dict_encoding(pi->encoding);
+    if (pc->output == PQ_PLAN_BYTES) return dict ? PQ_KOP_DICT_BYTES : PQ_KOP_PLAIN_BYTES;
+    if (dict) return PQ_KOP_DICT_FIXED;
+    return pc->physical_type == PQ_BOOLEAN ? PQ_KOP_PLAIN_BOOL : PQ_KOP_PLAIN_FIXED;
+}
+
+/* 1. The dictionary page, PLAIN, into the dictionary's arrays (the same
+ * kernels as data pages, one block). */
+static pq_status stage_dictionary(dx_chunk *c)
+{
+    if (c->pc->dictionary < 0) return PQ_OK;
+    size_t d = c->ndata;
+    dx_page *dp = &c->pg[d];
+    if (dp->rank != RANK_NONE) {
+        *c->err = dp->err;
+        return dp->st;
+    }
+    const pq_page_info *pi = c->plan->pages[dp->plan].info;
+    pq_kpage *kp = &c->kp[d];
+    size_t n = (size_t)pi->num_values, len = kp->val_len;
+    uint32_t width = pq_plan_value_width(c->pc->leaf);
+    int32_t type = c->pc->physical_type;
+    /* The CPU executor's size checks, before anything runs. */
+    if (type == PQ_BYTE_ARRAY ? n > len / 4 : type == PQ_BOOLEAN ? n / 8 > len : n > len / width) {
+        page_fail(c, d, RANK_PAGE, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
+        *c->err = dp->err;
+        return dp->st;
+    }
+    kp->op = type == PQ_BYTE_ARRAY ? PQ_KOP_PLAIN_BYTES : type == PQ_BOOLEAN ? PQ_KOP_PLAIN_BOOL : PQ_KOP_PLAIN_FIXED;
+    kp->n_values = (uint32_t)n;
+    c->dict_n = (uint32_t)n;
+    pq_status st;
+    if (type == PQ_BYTE_ARRAY) {
+        if ((st = dev_alloc(c, (void **)&c->d_doffsets, (n + 1) * sizeof(int32_t), "dictionary")) != PQ_OK ||
+            (st = dev_zero(c, c->d_doffsets, sizeof(int32_t))) != PQ_OK)
+            return st;
+    } else if ((st = dev_alloc(c, (void **)&c->d_dvalues, n * width, "dictionary")) != PQ_OK) {
+        return st;
+    }
+    if ((st = upload_table(c)) != PQ_OK) return st;
+    pq_kargs a = data_args(c);
+    a.pages = c->d_kp + d;
+    a.results = c->d_kr + d;
+    a.npages = 1;
+    a.width = width;
+    a.values = c->d_dvalues;
+    a.offsets = c->d_doffsets;
+    if ((st = launch(c, PQ_K_VALUES, &a)) != PQ_OK || (st = download_results(c)) != PQ_OK) return st;
+    kernel_failure(c, d, SEC_VAL, RANK_VALUES, &c->kr[d].val);
+    if (dp->rank != RANK_NONE) {
+        *c->err = dp->err;
+        return dp->st;
+    }
+    if (type == PQ_BYTE_ARRAY) {
+        size_t bytes = (size_t)c->kr[d].string_bytes;
+        if ((st = dev_alloc(c, (void **)&c->d_ddata, bytes ? bytes : 1, "dictionary")) != PQ_OK) return st;
+        a.data = c->d_ddata;
+        if ((st = launch(c, PQ_K_BYTES, &a)) != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+/* 2. Levels: into place, checked, and each page's non-null count. */
+static pq_status stage_levels(dx_chunk *c)
+{
+    const pq_plan_chunk *pc = c->pc;
+    pq_status st;
+    size_t bytes;
+    if (!mul_ok((size_t)pc->n_levels, sizeof(int16_t), &bytes))
+        return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "%llu levels overflow the address space",
+                            (unsigned long long)pc->n_levels);
+    if (pc->max_def > 0) {
+        c->def_bytes = bytes ? bytes : 1;
+        if ((st = dev_alloc(c, (void **)&c->d_def, c->def_bytes, "definition levels")) != PQ_OK) return st;
+    }
+    if (pc->max_rep > 0) {
+        c->rep_bytes = bytes ? bytes : 1;
+        if ((st = dev_alloc(c, (void **)&c->d_rep, c->rep_bytes, "repetition levels")) != PQ_OK) return st;
+    }
+    if (pc->max_def == 0 && pc->max_rep == 0) { /* no levels: a value per slot */
+        for (size_t i = 0; i < c->ndata; i++) c->kr[i].n_values = c->kp[i].n_levels;
+        return PQ_OK;
+    }
+    pq_kargs a = data_args(c);
+    if ((st = upload_table(c)) != PQ_OK || (st = launch(c, PQ_K_LEVELS, &a)) != PQ_OK ||
+        (st = download_results(c)) != PQ_OK)
+        return st;
+    for (size_t i = 0; i < c->ndata; i++) {
+        if (c->kp[i].rep_enc != PQ_KLEV_NONE) kernel_failure(c, i, SEC_REP, RANK_REP, &c->kr[i].rep);
+        if (c->kp[i].def_enc != PQ_KLEV_NONE) kernel_failure(c, i, SEC_DEF, RANK_DEF, &c->kr[i].def);
+    }
+    /* A chunk starts a record: the page whose slots start at 0 (the first
+     * with any) must begin with repetition level 0. */
+    for (size_t i = 0; pc->max_rep > 0 && i < c->ndata; i++) {
+        if (c->kp[i].level_offset != 0 || c->kp[i].n_levels == 0) continue;
+        if (c->pg[i].rank > RANK_REP && c->kp[i].rep_enc != PQ_KLEV_NONE) {
+            int16_t first;
+            if ((st = download(c, &first, c->d_rep, sizeof first)) != PQ_OK) return st;
+            if (first != 0)
+                page_fail(c, i, RANK_START, PQ_ERR_CORRUPT_DATA,
+                          "the chunk's first repetition level is %d, not 0 (a record start)", first);
+        }
+        break;
+    }
+    return PQ_OK;
+}
+
+/* Runs the values kernel over the data pages and records its failures. */
+static pq_status run_values(dx_chunk *c)
+{
+    pq_kargs a = data_args(c);
+    pq_status st;
+    if ((st = upload_table(c)) != PQ_OK || (st = launch(c, PQ_K_VALUES, &a)) != PQ_OK ||
+        (st = download_results(c)) != PQ_OK)
+        return st;
+    for (size_t i = 0; i < c->ndata; i++)
+        if (c->kp[i].op != PQ_KOP_NONE) kernel_failure(c, i, SEC_VAL, RANK_VALUES, &c->kr[i].val);
+    return PQ_OK;
+}
+
+/* The fixed-width values array, at its exact size (none for no value). */
+static pq_status alloc_values(dx_chunk *c)
+{
+    size_t n = (size_t)c->pc->n_values;
+    if (n == 0) return PQ_OK;
+    if (!mul_ok(n, c->pc->width, &c->values_bytes))
+        return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+    return dev_alloc(c, (void **)&c->d_values, c->values_bytes, "values");
+}
+
+/* The whole chunk, after the pages were prepared. */
+static pq_status run_stages(dx_chunk *c)
+{
+    pq_plan_chunk *pc = c->pc;
+    pq_status st;
+    bool sized = (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) != 0, bytes = pc->output == PQ_PLAN_BYTES;
+    if ((st = stage_dictionary(c)) != PQ_OK) return st;
+    if ((st = stage_levels(c)) != PQ_OK) return st;
+
+    /* Value counts and offsets; the values of broken pages are not decoded. */
+    for (size_t i = 0; i < c->ndata; i++) {
+        pq_plan_page *pp = &c->plan->pages[c->pg[i].plan];
+        pq_kpage *kp = &c->kp[i];
+        bool ok = c->pg[i].rank > RANK_V2_VALUES;
+        uint64_t nn = ok ? c->kr[i].n_values : 0;
+        if (!sized) pp->n_values = nn;
+        pp->string_bytes = 0;
+        kp->n_values = (uint32_t)nn;
+        kp->op = ok && nn ? value_op(pc, pp->info) : PQ_KOP_NONE;
+    }
+    if ((st = pq_decode_plan_place(c->plan, c->k, c->err)) != PQ_OK) return st;
+    for (size_t i = 0; i < c->ndata; i++) c->kp[i].value_offset = c->plan->pages[c->pg[i].plan].value_offset;
+
+    /* The CPU executor decodes these values with the levels: their
+     * failures rank with the levels'. */
+    if (sized) {
+        if ((st = alloc_values(c)) != PQ_OK || (st = run_values(c)) != PQ_OK) return st;
+    } else if (bytes) {
+        c->offsets_bytes = ((size_t)pc->n_values + 1) * sizeof(int32_t);
+        if ((st = dev_alloc(c, (void **)&c->d_offsets, c->offsets_bytes, "offsets")) != PQ_OK ||
+            (st = dev_zero(c, c->d_offsets, sizeof(int32_t))) != PQ_OK || (st = run_values(c)) != PQ_OK)
+            return st;
+    }
+    if ((st = first_page_failure(c)) != PQ_OK) return st;
+
+    /* 3. Offsets, and the arrays the size pass sized. */
+    if (bytes) {
+        for (size_t i = 0; i < c->ndata; i++) c->plan->pages[c->pg[i].plan].string_bytes = c->kr[i].string_bytes;
+        if ((st = pq_decode_plan_place(c->plan, c->k, c->err)) != PQ_OK) return st;
+        if (pc->string_bytes > (uint64_t)INT32_MAX)
+            return pq_error_set(c->err, PQ_ERR_UNSUPPORTED,
+                                "the chunk's values take at least %llu bytes, more than the 2147483647 that Arrow "
+                                "string and binary arrays (int32 offsets) hold; large_string or string_view would "
+                                "hold them",
+                                (unsigned long long)pc->string_bytes);
+        for (size_t i = 0; i < c->ndata; i++) c->kp[i].string_offset = c->plan->pages[c->pg[i].plan].string_offset;
+        c->data_bytes = (size_t)pc->string_bytes + 1;
+        if ((st = dev_alloc(c, (void **)&c->d_data, c->data_bytes, "byte array data")) != PQ_OK) return st;
+    } else if (!sized) {
+        if ((st = alloc_values(c)) != PQ_OK) return st;
+    }
+
+    /* 4. The remaining values. */
+    if (bytes) {
+        pq_kargs a = data_args(c);
+        if ((st = upload_table(c)) != PQ_OK || (st = launch(c, PQ_K_BYTES, &a)) != PQ_OK) return st;
+    } else if (!sized) {
+        if ((st = run_values(c)) != PQ_OK || (st = first_page_failure(c)) != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+/* The chunk's output, as the CPU executor's finish_chunk leaves it. */
+static pq_status finish(dx_chunk *c, pq_column_values *out)
+{
+    const pq_plan_chunk *pc = c->pc;
+    pq_status st;
+    out->physical_type = pc->physical_type;
+    out->width = pc->width;
+    out->n_levels = (size_t)pc->n_levels;
+    out->n_values = (size_t)pc->n_values;
+    if (c->d_def && pc->max_rep == 0) {
+        /* A flat leaf keeps its definition levels only when a page stored
+         * them: one whose levels do not start with a run of max_def over
+         * the whole page (the CPU executor's lazy definition levels). */
+        bool stored = false;
+        for (size_t i = 0; i < c->ndata && !stored; i++) stored = !c->kr[i].def_covered;
+        if (!stored) {
+            dev_free(c->x, c->d_def);
+            c->d_def = NULL;
+        }
+    }
+    if ((st = take(c, (void **)&c->d_def, c->def_bytes, (void **)&out->def_levels)) != PQ_OK ||
+        (st = take(c, (void **)&c->d_rep, c->rep_bytes, (void **)&out->rep_levels)) != PQ_OK ||
+        (st = take(c, (void **)&c->d_values, c->values_bytes, (void **)&out->values)) != PQ_OK ||
+        (st = take(c, (void **)&c->d_offsets, c->offsets_bytes, (void **)&out->offsets)) != PQ_OK ||
+        (st = take(c, (void **)&c->d_data, c->data_bytes, (void **)&out->data)) != PQ_OK)
+        return st;
+    if (pc->output == PQ_PLAN_BYTES) out->data_len = (size_t)pc->string_bytes;
+    return PQ_OK;
+}
+
+static void free_chunk(dx_chunk *c)
+{
+    dx_run *x = c->x;
+    void *dev[] = {c->d_runs, c->d_idx, c->d_def, c->d_rep, c->d_values, c->d_offsets, c->d_data,
+                   c->d_dvalues, c->d_doffsets, c->d_ddata};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) dev_free(x, dev[i]);
+    if (x->apart) { /* device copies of the host tables */
+        dev_free(x, c->d_kp);
+        dev_free(x, c->d_kr);
+        dev_free(x, c->d_bytes);
+    }
+    free(c->pg);
+    free(c->kp);
+    free(c->kr);
+    free(c->bytes);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---------------------------------------------------------------------------
+ * What is covered
+ * ------------------------------------------------------------------------- */
+
+static const char *const reason_names[PQ_DX_REASONS] = {
+    [PQ_DX_ROWS] = "row selection",
+    [PQ_DX_VIEWS] = "string views",
+    [PQ_DX_INDICES] = "dictionary indices out",
+    [PQ_DX_VALUE_ENCODING] = "value encoding",
+    [PQ_DX_LEVEL_ENCODING] = "level encoding",
+    [PQ_DX_DEVICE] = "no usable CUDA device",
+};
+
+const char *pq_dx_reason_name(pq_dx_reason r)
+{
+    return (unsigned)r < PQ_DX_REASONS ? reason_names[r] : "?";
+}
+
+/* Whether the kernels cover chunk k: -1, or the reason they do not, with
+ * what it is in `what`. */
+static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t cap)
+{
+    const pq_plan_chunk *pc = &plan->chunks[k];
+    if (pc->rows) {
+        snprintf(what, cap, "row selections");
+        return PQ_DX_ROWS;
+    }
+    if (pc->output == PQ_PLAN_VIEWS) {
+        snprintf(what, cap, "string views");
+        return PQ_DX_VIEWS;
+    }
+    if (pc->flags & PQ_PLAN_CHUNK_INDICES) {
+        snprintf(what, cap, "dictionary indices out");
+        return PQ_DX_INDICES;
+    }
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+        const pq_plan_page *pp = &plan->pages[i];
+        const pq_page_info *pi = pp->info;
+        if (pp->kind != PQ_PLAN_PAGE_DATA) continue;
+        if (pi->encoding != PQ_ENC_PLAIN && !is_dict_encoding(pi->encoding)) {
+            snprintf(what, cap, "%s values (page %zu)", pq_encoding_name(pi->encoding), pp->index);
+            return PQ_DX_VALUE_ENCODING;
+        }
+        if (pi->type != PQ_PAGE_DATA) continue; /* v2 levels are always RLE */
+        for (int rep = 0; rep < 2; rep++) {
+            int32_t enc = rep ? pi->rep_level_encoding : pi->def_level_encoding;
+            if ((rep ? pc->max_rep : pc->max_def) == 0 || enc == PQ_ENC_RLE || enc == PQ_ENC_BIT_PACKED) continue;
+            snprintf(what, cap, "%s %s levels (page %zu)", pq_encoding_name(enc), rep ? "repetition" : "definition",
+                     pp->index);
+            return PQ_DX_LEVEL_ENCODING;
+        }
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * The executor
+ * ------------------------------------------------------------------------- */
+
+/* One chunk, start to finish. */
+static pq_status run_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_column_values *out, pq_error *err)
+{
+    char what[128];
+    int reason = not_covered(plan, k, what, sizeof what);
+    if (reason >= 0) {
+        if (x->stats) x->stats->unsupported[reason]++;
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: %s are not covered", what);
+    }
+    if (x->no_device) {
+        if (x->stats) x->stats->unsupported[PQ_DX_DEVICE]++;
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: no CUDA device: %s", x->no_device);
+    }
+    if (x->stats) x->stats->chunks++;
+
+    dx_chunk c;
+    memset(&c, 0, sizeof c);
+    c.x = x;
+    c.plan = plan;
+    c.k = k;
+    c.pc = &plan->chunks[k];
+    c.err = err;
+    pq_status st = PQ_OK;
+    for (size_t i = c.pc->first_page; i < c.pc->first_page + c.pc->npages; i++)
+        c.ndata += plan->pages[i].kind == PQ_PLAN_PAGE_DATA;
+    if (c.ndata > UINT32_MAX - 1) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: too many pages");
+    c.pg = calloc(c.ndata + 1, sizeof *c.pg);
+    c.kp = calloc(c.ndata + 1, sizeof *c.kp);
+    c.kr = calloc(c.ndata + 1, sizeof *c.kr);
+    if (!c.pg || !c.kp || !c.kr) {
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    size_t d = 0;
+    for (size_t i = c.pc->first_page; i < c.pc->first_page + c.pc->npages; i++) {
+        const pq_plan_page *pp = &plan->pages[i];
+        if (pp->kind != PQ_PLAN_PAGE_DATA) continue;
+        c.pg[d].plan = i;
+        c.kp[d].n_levels = (uint32_t)pp->n_levels;
+        c.kp[d].level_offset = pp->level_offset;
+        d++;
+    }
+    c.pg[c.ndata].plan = c.pc->dictionary >= 0 ? (size_t)c.pc->dictionary : 0;
+    for (size_t i = 0; i <= c.ndata; i++) c.pg[i].rank = RANK_NONE;
+
+    if ((st = prepare(&c)) == PQ_OK && (st = run_stages(&c)) == PQ_OK) st = finish(&c, out);
+done:
+    if (st != PQ_OK) pq_column_values_free(out);
+    free_chunk(&c);
+    return st;
+}
+
+pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
+                             pq_status *status, pq_error *errors)
+{
+    pq_device_exec_options defaults;
+    if (!o) {
+        memset(&defaults, 0, sizeof defaults);
+        o = &defaults;
+    }
+    size_t nc = plan ? plan->nchunks : 0;
+    for (size_t k = 0; k < nc; k++) {
+        memset(&outs[k], 0, sizeof outs[k]);
+        status[k] = PQ_OK;
+    }
+    dx_run x;
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.threads = o->threads ? o->threads : DEFAULT_THREADS;
+    x.host_flags = o->host_flags;
+    x.stats = o->stats;
+    if (x.threads > PQ_KMAX_THREADS) {
+        for (size_t k = 0; k < nc; k++)
+            status[k] = pq_error_set(&errors[k], PQ_ERR_INVALID_ARGUMENT, "device executor: %u threads a block",
+                                     x.threads);
+        return nc ? PQ_ERR_INVALID_ARGUMENT : PQ_OK;
+    }
+    if (o->cctx) {
+        x.cctx = o->cctx;
+    } else {
+        pq_codec_ctx_init(&x.own_cctx);
+        x.cctx = &x.own_cctx;
+    }
+    if (o->use_cuda) {
+        const char *why = NULL;
+        if (pq_cuda_device_count(&why) <= 0) x.no_device = why ? why : "none found";
+        else if (pq_kcuda_stream_create(&x.stream, &why)) x.no_device = why ? why : "no stream";
+        else x.cuda = true;
+    }
+    x.apart = x.cuda || o->host_apart;
+    pq_status first = PQ_OK;
+    for (size_t k = 0; k < nc; k++) {
+        status[k] = run_chunk(&x, plan, k, &outs[k], &errors[k]);
+        if (status[k] != PQ_OK && first == PQ_OK) first = status[k];
+    }
+    if (x.stream) pq_kcuda_stream_destroy(x.stream);
+    if (x.cctx == &x.own_cctx) pq_codec_ctx_free(&x.own_cctx);
+    return first;
+}

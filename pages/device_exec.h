@@ -1,0 +1,113 @@
+/*
+ * device_exec.h — the device executor of decode plans (pages/decode_plan.h):
+ * the plan's chunks decoded by the kernels of kernels/k_decode.h, run on a
+ * CUDA device or, phase by phase, on the host (the same kernel code; CI has
+ * no GPU and runs it that way, against the CPU executor).
+ *
+ * For each chunk, on the host: every page decompressed (pages/codec.h) into
+ * one buffer, back to back, and split into its level and value sections
+ * (the CPU executor's layout rules for DATA_PAGE and DATA_PAGE_V2), every
+ * size taken from a header checked before anything is launched; then a
+ * table of page descriptors (kernels/k_types.h) and these launches, one
+ * block per page:
+ *   1. the dictionary page, if any: PQ_K_VALUES (PLAIN) and, for byte
+ *      arrays, PQ_K_BYTES, into the dictionary's arrays;
+ *   2. PQ_K_LEVELS over the data pages: levels into place and each page's
+ *      non-null count; the host sums the counts into value offsets;
+ *   3. PQ_K_VALUES over the data pages: values into place, or for byte
+ *      arrays each value's length; the host sums the pages' bytes into
+ *      string offsets (pq_decode_plan_place) and allocates the data;
+ *   4. PQ_K_BYTES for byte arrays: the bytes into place.
+ *
+ * The result is pq_decode_plan_execute's, buffer for buffer: the same
+ * pq_column_values (levels, values, offsets, data, counts, and the same
+ * NULL buffers: definition levels left out of a flat leaf whose pages
+ * each start with a run of max_def over the page, values NULL for an empty
+ * fixed-width chunk), the plan's page counts and offsets filled in the same
+ * way, and the same status for a corrupt chunk (the CPU executor's order:
+ * the dictionary first, then the first failing data page), its message
+ * naming the page, e.g. "page 1 (DATA_PAGE, RLE_DICTIONARY): dictionary
+ * index 9 at value 3 >= dictionary size 4". Free each output with
+ * pq_column_values_free.
+ *
+ * Covered: DATA_PAGE and DATA_PAGE_V2, every codec the CPU decodes, RLE and
+ * BIT_PACKED levels, PLAIN values of every physical type, and dictionary-
+ * encoded (PLAIN_DICTIONARY, RLE_DICTIONARY) values of every type. Anything
+ * else makes the chunk PQ_ERR_UNSUPPORTED with a message naming it ("device
+ * executor: DELTA_BINARY_PACKED values (page 2) are not covered"), and the
+ * caller decodes it with the CPU executor: other value encodings, string
+ * views (PQ_PLAN_VIEWS), dictionary indices out (PQ_PLAN_CHUNK_INDICES),
+ * row selections (rows != NULL).
+ */
+#ifndef PQ_PAGES_DEVICE_EXEC_H
+#define PQ_PAGES_DEVICE_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pages/codec.h"
+#include "pages/column_decode.h"
+#include "pages/decode_plan.h"
+#include "pq_error.h"
+
+/* Why a chunk was not run (pq_device_exec_stats.unsupported). */
+typedef enum pq_dx_reason {
+    PQ_DX_ROWS,           /* a row selection */
+    PQ_DX_VIEWS,          /* string views out */
+    PQ_DX_INDICES,        /* dictionary indices out */
+    PQ_DX_VALUE_ENCODING, /* a data page's value encoding (DELTA_*, BYTE_STREAM_SPLIT, RLE booleans...) */
+    PQ_DX_LEVEL_ENCODING, /* a level encoding other than RLE and BIT_PACKED */
+    PQ_DX_DEVICE,         /* use_cuda without a usable CUDA device, or a CUDA call failed */
+    PQ_DX_REASONS
+} pq_dx_reason;
+
+/* A short name for a reason ("row selection", ...). */
+const char *pq_dx_reason_name(pq_dx_reason r);
+
+/* What a run did, added to (one struct may sum many runs). */
+typedef struct pq_device_exec_stats {
+    uint64_t chunks;                      /* chunks the kernels ran (decoded or failed) */
+    uint64_t unsupported[PQ_DX_REASONS];  /* chunks left to the CPU executor, by reason */
+    uint64_t launches;                    /* kernel launches */
+    uint64_t cuda_launches;               /* of which on a CUDA device */
+} pq_device_exec_stats;
+
+typedef struct pq_device_exec_options {
+    /* Run the kernels on the CUDA device (a CUDA build with
+     * pq_cuda_device_count() > 0; otherwise every chunk is
+     * PQ_ERR_UNSUPPORTED, PQ_DX_DEVICE, as is a chunk during which a CUDA
+     * call fails). false: on the host, through pq_klaunch_host. */
+    bool use_cuda;
+    /* Threads a block: 0 means 256; at most PQ_KMAX_THREADS. */
+    unsigned threads;
+    /* Host launches: PQ_KLAUNCH_* (tests run threads in reverse). */
+    unsigned host_flags;
+    /* Host launches with device memory kept apart, as on a GPU: every
+     * buffer the kernels touch is a separate allocation (filled with
+     * garbage, as cudaMalloc's is), the host's tables reach it only by
+     * upload and come back only by download. Tests the CUDA path's data
+     * movement where there is no GPU. */
+    bool host_apart;
+    /* Caps what a chunk's decode holds at once (page bytes, outputs,
+     * scratch; on a device, device memory too): 0 means no cap. Counted
+     * more simply than the CPU executor does (every buffer at its size,
+     * from allocation to the end of the chunk). A decompressed page is
+     * never more than PQ_MAX_PAGE_SIZE. */
+    uint64_t memory_limit;
+    /* Codec context, reused across pages; NULL: one of the run's own. */
+    pq_codec_ctx *cctx;
+    /* Counters, or NULL. */
+    pq_device_exec_stats *stats;
+} pq_device_exec_options;
+
+/* Run `plan` (as pq_decode_plan_execute): outs[k] gets chunk k's levels and
+ * values, status[k] its result and errors[k] its message on failure (outs[k]
+ * zeroed then). A chunk the kernels do not cover is PQ_ERR_UNSUPPORTED with
+ * nothing decoded: decode it with the CPU executor. The plan's page and
+ * chunk counts and offsets are filled in. Returns the first failing chunk's
+ * status (PQ_ERR_UNSUPPORTED included), or PQ_OK. */
+pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
+                             pq_status *status, pq_error *errors);
+
+#endif
