@@ -113,6 +113,9 @@ typedef struct pq_stage_stats {
     uint64_t requests;          /* readers over a URL (pq_reader_open_url): HTTP requests sent for
                                  * the stage, retries included (the footer stage counts the open's) */
     uint64_t retries;           /* ... of which tries after a failure */
+    uint64_t device_chunks;     /* decode: chunks the device executor's kernels decoded */
+    uint64_t cpu_chunks;        /* decode, with opts.device not CPU: chunks left to the CPU
+                                 * executor (not covered by the kernels, or nested) */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------
@@ -262,7 +265,35 @@ typedef struct pq_reader_options {
      * one whose key cannot be decoded fails the select stage with
      * PQ_ERR_CORRUPT_DATA, naming what is wrong. Off by default. */
     bool follow_arrow_schema;
+    /* Decode stage: where the column chunks are decoded (pq_device;
+     * default PQ_DEVICE_CPU). The footer, select and page-header stages
+     * always run on the host. An unknown value fails the select stage
+     * (PQ_ERR_INVALID_ARGUMENT). */
+    uint32_t device;
 } pq_reader_options;
+
+/* Where the decode stage runs (pq_reader_options.device). The device
+ * executor (pages/device_exec.h) runs the decode plan with the kernels of
+ * kernels/k_decode.h, one block per page: on a CUDA device, or on the host
+ * (the same kernel code, phase by phase). It covers PLAIN and dictionary-
+ * encoded values of every physical type with RLE / BIT_PACKED levels in
+ * flat selections; the chunks it does not cover (DELTA_*, BYTE_STREAM_SPLIT,
+ * RLE booleans, string views, dictionary arrays out, selection-vector
+ * decode of a filtered read, nested columns) are decoded by the CPU
+ * executor, counted in the decode stage's stats (device_chunks,
+ * cpu_chunks), and pq_reader_device_note() says where the stage ran and
+ * why. The Arrow arrays are in host memory either way (the CUDA executor
+ * copies its output back). */
+typedef enum pq_device {
+    PQ_DEVICE_CPU = 0,          /* the CPU executor, on opts.threads threads */
+    PQ_DEVICE_CUDA = 1,         /* the kernels on a CUDA device; without a usable one the
+                                 * decode stage fails with PQ_ERR_UNSUPPORTED saying why */
+    PQ_DEVICE_AUTO = 2,         /* CUDA when a device is usable, else the CPU (the reason in
+                                 * pq_reader_device_note) */
+    PQ_DEVICE_HOST_KERNELS = 3  /* the device executor's kernels run on the host: what CI
+                                 * checks against the CPU executor; slow, for tests and
+                                 * debugging kernels without a GPU */
+} pq_device;
 
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */
 enum {
@@ -376,6 +407,12 @@ PQ_API pq_metadata *pq_reader_metadata(const pq_reader *r);
 
 /* Size of the file the reader is over. */
 PQ_API uint64_t pq_reader_file_size(const pq_reader *r);
+
+/* After the decode stage: where it ran and why, e.g. "cpu", "host
+ * kernels: 15 chunks, 1 on the CPU (DELTA_BINARY_PACKED values (page 0)
+ * are not covered)" or "cpu (auto: pqstep was built without CUDA ...)".
+ * Borrowed; "" before the stage. */
+PQ_API const char *pq_reader_device_note(const pq_reader *r);
 
 /* A reader over a URL: the object's version as the open found it (its ETag,
  * else its Last-Modified, else ""), which with the URL and the size names

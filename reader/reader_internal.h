@@ -82,6 +82,7 @@ typedef struct pq_decoded {
     pq_row_set *rows;               /* per selected row group: the rows delivered (the select
                                      * stage's, or [0, matches) once filtered) */
     size_t groups;
+    char device_note[200];          /* where the stage ran and why (pq_reader_device_note) */
 } pq_decoded;
 
 /* Where pq_reader_next_batch is (export.c). */

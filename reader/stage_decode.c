@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/device.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
+#include "pages/device_exec.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
 #include "reader/reader_internal.h"
@@ -214,6 +216,9 @@ typedef struct decode_job {
     pq_status *status;      /* nested: per unit */
     pq_error *errors;       /* nested: per unit */
     pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
+    bool kernels;           /* flat plans run by the device executor (opts.device) */
+    bool cuda;              /* ... on the CUDA device */
+    char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first chunk left to the CPU was */
 } decode_job;
 
 /* ---------------------------------------------------------------------------
@@ -296,12 +301,83 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     job->status[j] = st;
 }
 
+/* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
+ * selection-vector rows of the job. */
+static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, pq_decode_plan *plan,
+                                pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    const pq_leaf *leaf = &schema->leaves[ch->info.column];
+    int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
+    unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
+    if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
+        flags = PQ_PLAN_INDICES;
+    return pq_decode_plan_add_chunk(plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages, flags,
+                                    job->selected[s] ? &job->rows[s] : NULL, err);
+}
+
+/* Run `plan` with the device executor; the chunks it does not cover go to
+ * the CPU executor in a plan of their own. Every chunk ends in chunk_built,
+ * as with the CPU executor alone. */
+static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, group_job *job, unsigned threads)
+{
+    pq_device_exec_options o = {.use_cuda = djob->cuda, .memory_limit = r->opts.memory_limit,
+                                .cctx = djob->codecs};
+    pq_device_exec_run(&o, plan, job->outs, job->status, job->errors);
+    size_t n = plan->nchunks, left = 0;
+    size_t *back = calloc(n ? n : 1, sizeof *back); /* CPU plan chunk -> device plan chunk */
+    pq_decode_plan cpu = {0};
+    pq_stage_stats *stats = &r->stats[PQ_STAGE_DECODE];
+    for (size_t j = 0; j < n; j++) {
+        if (job->status[j] != PQ_ERR_UNSUPPORTED) {
+            stats->device_chunks++;
+            chunk_built(job, j, job->status[j], &job->outs[j], &job->errors[j]);
+            continue;
+        }
+        stats->cpu_chunks++;
+        if (!djob->fallback[0]) snprintf(djob->fallback, sizeof djob->fallback, "%s", job->errors[j].message);
+        size_t slot = job->slot_of[j], s = slot - job->first_slot;
+        size_t k = pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len);
+        pq_status st = back ? add_slot_chunk(r, job, s, k, &cpu, &job->errors[j])
+                            : pq_error_set(&job->errors[j], PQ_ERR_NOMEM, "out of memory");
+        if (st == PQ_OK) back[left++] = j;
+        else job->status[j] = st;
+    }
+    if (left) {
+        group_job cj = *job;
+        cj.slot_of = calloc(left, sizeof *cj.slot_of);
+        cj.outs = calloc(left, sizeof *cj.outs);
+        cj.status = calloc(left, sizeof *cj.status);
+        cj.errors = calloc(left, sizeof *cj.errors);
+        if (cj.slot_of && cj.outs && cj.status && cj.errors) {
+            for (size_t b = 0; b < left; b++) cj.slot_of[b] = job->slot_of[back[b]];
+            pq_cpu_executor ex = {.run = pq_parallel_for, .threads = threads, .cctx = djob->codecs,
+                                  .ncctx = PQ_PARALLEL_MAX_THREADS, .memory_limit = r->opts.memory_limit,
+                                  .chunk_done = chunk_built, .user = &cj};
+            pq_decode_plan_execute(&ex, &cpu, cj.outs, cj.status, cj.errors);
+            for (size_t b = 0; b < left; b++) {
+                job->status[back[b]] = cj.status[b];
+                job->errors[back[b]] = cj.errors[b];
+            }
+        } else {
+            for (size_t b = 0; b < left; b++)
+                job->status[back[b]] = pq_error_set(&job->errors[back[b]], PQ_ERR_NOMEM, "out of memory");
+        }
+        free(cj.slot_of);
+        free(cj.outs);
+        free(cj.status);
+        free(cj.errors);
+    }
+    pq_decode_plan_free(&cpu);
+    free(back);
+}
+
 /* Selected row groups [g0, g1) of a flat selection: one plan, one pass. */
 static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t g1, unsigned threads,
                                pq_error *err)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
     size_t n = r->sel.columns_len, slots = (g1 - g0) * n, m = slots ? slots : 1;
     pq_decode_plan plan = {0};
     group_job job = {.r = r, .first_slot = g0 * n};
@@ -326,17 +402,19 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
             continue;
         }
         job.selected[s] = selection_rows(r, i, k, &job.rows[s], &job.owned_bits[s]);
-        const pq_leaf *leaf = &schema->leaves[ch->info.column];
-        int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
-        unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
-        if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
-            flags = PQ_PLAN_INDICES;
-        st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
-                                      flags, job.selected[s] ? &job.rows[s] : NULL, err);
+        st = add_slot_chunk(r, &job, s, k, &plan, err);
         if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err);
         else job.slot_of[plan.nchunks - 1] = i;
     }
-    if (st == PQ_OK && plan.nchunks) {
+    if (st == PQ_OK && plan.nchunks && djob->kernels) {
+        run_on_device(r, djob, &plan, &job, threads);
+        for (size_t j = 0; j < plan.nchunks; j++)
+            if (job.status[j] != PQ_OK) {
+                *err = job.errors[j];
+                st = job.status[j];
+                break;
+            }
+    } else if (st == PQ_OK && plan.nchunks) {
         pq_cpu_executor ex = {.run = pq_parallel_for,
                               .threads = threads,
                               .cctx = djob->codecs,
@@ -606,6 +684,42 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     return st;
 }
 
+/* opts.device: whether flat plans go to the device executor, and on what. */
+static pq_status choose_device(pq_reader *r, decode_job *job, pq_error *err)
+{
+    const char *why = NULL;
+    char *note = r->out.device_note;
+    size_t cap = sizeof r->out.device_note;
+    switch (r->opts.device) {
+    case PQ_DEVICE_HOST_KERNELS:
+        job->kernels = true;
+        snprintf(note, cap, "host kernels");
+        return PQ_OK;
+    case PQ_DEVICE_CUDA:
+        if (pq_cuda_device_count(&why) == 0)
+            return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device cuda: no usable CUDA device (%s)", why);
+        job->kernels = job->cuda = true;
+        snprintf(note, cap, "cuda");
+        return PQ_OK;
+    case PQ_DEVICE_AUTO:
+        if (pq_cuda_device_count(&why) > 0) {
+            job->kernels = job->cuda = true;
+            snprintf(note, cap, "cuda (auto)");
+        } else {
+            snprintf(note, cap, "cpu (auto: %s)", why);
+        }
+        return PQ_OK;
+    default:
+        snprintf(note, cap, "cpu");
+        return PQ_OK;
+    }
+}
+
+const char *pq_reader_device_note(const pq_reader *r)
+{
+    return r && r->stage >= PQ_STAGE_DECODE ? r->out.device_note : "";
+}
+
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -630,7 +744,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     }
 
     decode_job job = {.r = r, .flat = pq_reader_selection_is_flat(r, schema)};
-    pq_status st = PQ_OK;
+    pq_status st = choose_device(r, &job, err);
     size_t units = n;
     if (!job.flat) {
         st = plan_fields(r, &job, err);
@@ -676,5 +790,15 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     ds->chunks = r->pages.chunks_len;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
     for (size_t g = 0; g < r->sel.row_groups_len; g++) ds->rows += r->out.rows[g].rows;
+    if (job.kernels) {
+        if (!job.flat) { /* the device executor takes flat plans only */
+            ds->cpu_chunks += r->pages.chunks_len;
+            snprintf(job.fallback, sizeof job.fallback, "nested columns are decoded on the CPU");
+        }
+        size_t at = strlen(r->out.device_note);
+        snprintf(r->out.device_note + at, sizeof r->out.device_note - at, ": %llu chunks on the kernels, %llu on "
+                 "the CPU%s%.120s%s", (unsigned long long)ds->device_chunks, (unsigned long long)ds->cpu_chunks,
+                 job.fallback[0] ? " (first: " : "", job.fallback, job.fallback[0] ? ")" : "");
+    }
     return PQ_OK;
 }

@@ -404,12 +404,15 @@ class Reader:
     decimals     "decimal128" or "decimal64" (see read_table)
     follow_arrow_schema  follow the Arrow types the writer stored (see
                  read_table)
+    device       "cpu" (default), "cuda", "auto" or "host-kernels": where
+                 the decode stage runs (see read_table)
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
+                 device="cpu"):
         if _is_url(path):
             remote = dict(getattr(path, "remote", None) or {}, **(remote or {}))
             if footer_read_size and "tail_bytes" not in remote:
@@ -432,6 +435,8 @@ class Reader:
         self._strings = strings
         self._decimals = decimals
         self._follow = bool(follow_arrow_schema)
+        opts.device = _device(device)
+        self._device = device
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -530,6 +535,12 @@ class Reader:
         return self.metadata.footer_bytes()
 
     @property
+    def device_note(self):
+        """After a decode: where it ran and why ("cpu", "host kernels: 12
+        chunks on the kernels, 1 on the CPU (first: ...)")."""
+        return _c.pq_reader_device_note(self._live()).decode("utf-8", "replace")
+
+    @property
     def version(self):
         """For a URL: the object's ETag (else its Last-Modified) as the open
         found it; None for files."""
@@ -558,7 +569,8 @@ class Reader:
         return list(_decoded_batches(self.path, self.metadata, cols, [i], threads=self._threads,
                                      validate_utf8=self._validate_utf8,
                                      memory_limit=self._memory_limit, strings=self._strings,
-                                     decimals=self._decimals, follow_arrow_schema=self._follow))[0]
+                                     decimals=self._decimals, follow_arrow_schema=self._follow,
+                                     device=self._device))[0]
 
     def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
         """Back to the select stage with a new choice (pq_reader_reselect)."""
@@ -653,7 +665,8 @@ class Reader:
                                       threads=self._threads if threads is None else threads,
                                       validate_utf8=self._validate_utf8,
                                       memory_limit=self._memory_limit, strings=self._strings,
-                                      decimals=self._decimals, follow_arrow_schema=self._follow):
+                                      decimals=self._decimals, follow_arrow_schema=self._follow,
+                                      device=self._device):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -723,6 +736,19 @@ def _string_type(strings):
     return _STRING_TYPES[strings]
 
 
+_DEVICES = {"cpu": 0, "cuda": 1, "auto": 2, "host-kernels": 3}
+
+
+def _device(device):
+    """device= as pq_device: "cpu" (the CPU executor), "cuda" (the device
+    executor's kernels on a CUDA device; an error without one), "auto"
+    (CUDA when usable, else the CPU) or "host-kernels" (the same kernels run
+    on the host: what CI checks; slow)."""
+    if device not in _DEVICES:
+        raise ValueError("device must be one of %s, not %r" % (", ".join(_DEVICES), device))
+    return _DEVICES[device]
+
+
 _DECIMAL_TYPES = {"decimal128": 0, "decimal64": 1}
 
 
@@ -777,7 +803,7 @@ class _Filter:
 
 def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=None, threads=None,
                  validate_utf8=False, memory_limit=None, filter=None, prune=True, strings="string",
-                 decimals="decimal128", follow_arrow_schema=False):
+                 decimals="decimal128", follow_arrow_schema=False, device="cpu"):
     """A C reader over `path` with the parsed `metadata` (no footer I/O) and
     this choice of `row_groups` (file indexes, None: all), `columns` (leaf
     indexes, None: all), rows [row_offset, row_offset + row_limit) and
@@ -813,6 +839,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
     opts.string_type = _string_type(strings)
     opts.decimal_type = _decimal_type(decimals)
     opts.follow_arrow_schema = bool(follow_arrow_schema)
+    opts.device = _device(device)
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -831,7 +858,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
                      filter=None, prune=True, strings="string", decimals="decimal128",
-                     follow_arrow_schema=False, schema_out=None):
+                     follow_arrow_schema=False, schema_out=None, device="cpu"):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -840,7 +867,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     h, keep = _open_reader(path, metadata, columns, row_groups, row_offset=row_offset, row_limit=row_limit,
                            threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit,
                            filter=filter, prune=prune, strings=strings, decimals=decimals,
-                           follow_arrow_schema=follow_arrow_schema)
+                           follow_arrow_schema=follow_arrow_schema, device=device)
     err = _c.pq_error()
     try:
         stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
@@ -1221,7 +1248,8 @@ def _export_batches(h, batch_size, path):
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
-               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
+               device="cpu"):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -1255,7 +1283,13 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     follow_arrow_schema: follow the Arrow schema the writer stored in the
     footer (pyarrow and arrow-rs store one) where it names large strings,
     string views, dictionaries, a timestamp's time zone or a duration;
-    elsewhere `strings` and `decimals` apply."""
+    elsewhere `strings` and `decimals` apply. device: "cpu" (the
+    default: the CPU executor), "cuda" (the device executor's kernels on
+    a CUDA device; pqstep.Error without one), "auto" (CUDA when a device is
+    usable, else the CPU) or "host-kernels" (the same kernels run on the
+    host, as CI checks them); chunks the kernels do not cover are decoded
+    on the CPU (Reader.stage_stats("decode"): device_chunks, cpu_chunks;
+    Reader.device_note says where and why)."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         md = r.metadata
@@ -1266,7 +1300,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                                         validate_utf8=validate_utf8, memory_limit=memory_limit,
                                         filter=filter, prune=prune, strings=strings,
                                         decimals=decimals, follow_arrow_schema=follow_arrow_schema,
-                                        schema_out=schema))
+                                        schema_out=schema, device=device))
     if batches:
         return pa.Table.from_batches(batches)
     return schema[0].empty_table()

@@ -128,6 +128,8 @@ class pq_stage_stats(ctypes.Structure):
         ("pages_skipped", ctypes.c_uint64),
         ("requests", ctypes.c_uint64),
         ("retries", ctypes.c_uint64),
+        ("device_chunks", ctypes.c_uint64),
+        ("cpu_chunks", ctypes.c_uint64),
     ]
 
 
@@ -210,6 +212,7 @@ class pq_reader_options(ctypes.Structure):
         ("string_type", ctypes.c_uint32),
         ("decimal_type", ctypes.c_uint32),
         ("follow_arrow_schema", ctypes.c_bool),
+        ("device", ctypes.c_uint32),
     ]
 
 
@@ -427,6 +430,7 @@ pq_reader_open_path = _proto("pq_reader_open_path", _vp, ctypes.c_char_p,
                              _P(pq_reader_options), _err)
 pq_reader_open_url = _proto("pq_reader_open_url", _vp, ctypes.c_char_p, _P(pq_reader_options),
                             _P(pq_remote_options), _err)
+pq_reader_device_note = _proto("pq_reader_device_note", ctypes.c_char_p, _vp)
 pq_reader_source_version = _proto("pq_reader_source_version", ctypes.c_char_p, _vp)
 pq_reader_close = _proto("pq_reader_close", None, _vp)
 
