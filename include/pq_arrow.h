@@ -90,6 +90,41 @@ struct ArrowArrayStream {
 
 #endif /* ARROW_C_STREAM_INTERFACE */
 
+/* The Arrow C device data interface
+ * (https://arrow.apache.org/docs/format/CDeviceDataInterface.html), field
+ * for field, under the spec's include guard. */
+#ifndef ARROW_C_DEVICE_DATA_INTERFACE
+#define ARROW_C_DEVICE_DATA_INTERFACE
+
+typedef int32_t ArrowDeviceType;
+#define ARROW_DEVICE_CPU 1
+#define ARROW_DEVICE_CUDA 2
+#define ARROW_DEVICE_CUDA_HOST 3
+#define ARROW_DEVICE_OPENCL 4
+#define ARROW_DEVICE_VULKAN 7
+#define ARROW_DEVICE_METAL 8
+#define ARROW_DEVICE_VPI 9
+#define ARROW_DEVICE_ROCM 10
+#define ARROW_DEVICE_ROCM_HOST 11
+#define ARROW_DEVICE_EXT_DEV 12
+#define ARROW_DEVICE_CUDA_MANAGED 13
+#define ARROW_DEVICE_ONEAPI 14
+#define ARROW_DEVICE_WEBGPU 15
+#define ARROW_DEVICE_HEXAGON 16
+
+struct ArrowDeviceArray {
+    /* The array; its buffers are on the device below */
+    struct ArrowArray array;
+    int64_t device_id;
+    ArrowDeviceType device_type;
+    /* An event to wait on before reading the buffers (cudaEvent_t* for
+     * CUDA), or NULL when none is needed */
+    void *sync_event;
+    int64_t reserved[3];
+};
+
+#endif /* ARROW_C_DEVICE_DATA_INTERFACE */
+
 /*
  * Export the Arrow schema of a file (or of some of its columns) as an
  * ArrowSchema: a struct ("+s", unnamed, flags 0) with one child per

@@ -539,6 +539,20 @@ PQ_API pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_
 PQ_API pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
                                       struct ArrowSchema *out_schema, pq_error *err);
 
+/* pq_reader_next_batch as an Arrow C device data interface array
+ * (ArrowDeviceArray, pq_arrow.h): where the decode stage ran on a CUDA
+ * device (opts.device PQ_DEVICE_CUDA, or PQ_DEVICE_AUTO that found one),
+ * every buffer of the batch is in that device's memory (device_type
+ * ARROW_DEVICE_CUDA, device_id the current device; sync_event NULL: the
+ * copies are complete on return) and out->array.release frees it;
+ * otherwise the batch stays in host memory (ARROW_DEVICE_CPU, device_id
+ * -1). End of data, errors and out_schema as for pq_reader_next_batch;
+ * PQ_ERR_UNSUPPORTED when a copy to the device fails (naming why). A host
+ * copy is pq_reader_next_batch's batch. */
+struct ArrowDeviceArray;
+PQ_API pq_status pq_reader_next_device_batch(pq_reader *r, uint64_t max_rows, struct ArrowDeviceArray *out,
+                                             struct ArrowSchema *out_schema, pq_error *err);
+
 /* A new choice for pq_reader_reselect(). */
 typedef struct pq_selection {
     const uint32_t *row_groups;  /* NULL: all row groups */

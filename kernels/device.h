@@ -7,6 +7,8 @@
 #ifndef PQ_KERNELS_DEVICE_H
 #define PQ_KERNELS_DEVICE_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -14,6 +16,18 @@ extern "C" {
 /* Number of usable CUDA devices; 0 when built without CUDA or none is found.
  * When 0, `why` (if not NULL) gets a constant string saying why. */
 int pq_cuda_device_count(const char **why);
+
+/* Device memory for exported arrays: `n` bytes of `host` copied into a new
+ * allocation on the current device (*dev; n == 0 gives NULL). 0 on
+ * success; -1 with `why` (a constant string) when built without CUDA or a
+ * CUDA call failed. The copy is complete on return. */
+int pq_cuda_copy_to_device(const void *host, size_t n, void **dev, const char **why);
+
+/* The current device's ordinal (0 without CUDA). */
+int pq_cuda_current_device(void);
+
+/* Free what pq_cuda_copy_to_device allocated. NULL is ignored. */
+void pq_cuda_free(void *dev);
 
 #ifdef __cplusplus
 }

@@ -83,6 +83,7 @@ typedef struct pq_decoded {
                                      * stage's, or [0, matches) once filtered) */
     size_t groups;
     char device_note[200];          /* where the stage ran and why (pq_reader_device_note) */
+    bool on_cuda;                   /* decoded by the CUDA executor: device batches go to CUDA */
 } pq_decoded;
 
 /* Where pq_reader_next_batch is (export.c). */

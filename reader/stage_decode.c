@@ -693,23 +693,26 @@ static pq_status choose_device(pq_reader *r, decode_job *job, pq_error *err)
     switch (r->opts.device) {
     case PQ_DEVICE_HOST_KERNELS:
         job->kernels = true;
+        r->out.on_cuda = false;
         snprintf(note, cap, "host kernels");
         return PQ_OK;
     case PQ_DEVICE_CUDA:
         if (pq_cuda_device_count(&why) == 0)
             return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device cuda: no usable CUDA device (%s)", why);
-        job->kernels = job->cuda = true;
+        job->kernels = job->cuda = r->out.on_cuda = true;
         snprintf(note, cap, "cuda");
         return PQ_OK;
     case PQ_DEVICE_AUTO:
         if (pq_cuda_device_count(&why) > 0) {
-            job->kernels = job->cuda = true;
+            job->kernels = job->cuda = r->out.on_cuda = true;
             snprintf(note, cap, "cuda (auto)");
         } else {
+            r->out.on_cuda = false;
             snprintf(note, cap, "cpu (auto: %s)", why);
         }
         return PQ_OK;
     default:
+        r->out.on_cuda = false;
         snprintf(note, cap, "cpu");
         return PQ_OK;
     }

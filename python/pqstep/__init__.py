@@ -45,7 +45,7 @@ import weakref
 from . import _lib as _c
 
 __all__ = [
-    "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan",
+    "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan", "DeviceBatch",
     "Dataset", "DatasetScan", "dataset",
     "read_metadata", "read_table", "footer_parse_count", "library_version",
     "default_memory_limit", "LIBRARY_PATH",
@@ -670,6 +670,27 @@ class Reader:
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
+    def device_batches(self, batch_size=65536, columns=None, row_groups=None, filter=None):
+        """Yield DeviceBatch objects (Arrow C device data interface arrays)
+        of at most batch_size rows: on the CUDA device when this reader's
+        device= put the decode there ("cuda", or "auto" with a device),
+        else in host memory. Decodes with a reader of its own (the parsed
+        footer reused)."""
+        cols = self.columns if columns is None else self._resolve(list(columns))
+        h, keep = _open_reader(self.path, self.metadata, cols, row_groups, threads=self._threads,
+                               validate_utf8=self._validate_utf8, memory_limit=self._memory_limit, filter=filter,
+                               strings=self._strings, decimals=self._decimals, follow_arrow_schema=self._follow,
+                               device=self._device)
+        try:
+            err = _c.pq_error()
+            if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
+                raise _error(err, self.path)
+            for b in _device_batches(h, batch_size, self.path):
+                yield b
+        finally:
+            _c.pq_reader_close(h)
+            del keep
+
     def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
              threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
              follow_arrow_schema=None):
@@ -897,7 +918,9 @@ _libc.malloc.argtypes = [ctypes.c_size_t]
 _libc.free.argtypes = [ctypes.c_void_p]
 _SCHEMA_NAME = b"arrow_schema"
 _STREAM_NAME = b"arrow_array_stream"
-_RELEASE_OFFSET = {_SCHEMA_NAME: 56, _STREAM_NAME: 24}  # where each struct keeps `release`
+_DEVICE_ARRAY_NAME = b"arrow_device_array"
+# where each struct keeps `release` (an ArrowDeviceArray starts with its ArrowArray)
+_RELEASE_OFFSET = {_SCHEMA_NAME: 56, _STREAM_NAME: 24, _DEVICE_ARRAY_NAME: 64}
 _capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
     ("PyCapsule_New", ctypes.pythonapi))
 _capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
@@ -920,7 +943,7 @@ def _capsule_destructor(name):
     return destroy
 
 
-_DESTROY = {n: _capsule_destructor(n) for n in (_SCHEMA_NAME, _STREAM_NAME)}
+_DESTROY = {n: _capsule_destructor(n) for n in (_SCHEMA_NAME, _STREAM_NAME, _DEVICE_ARRAY_NAME)}
 
 
 def _capsule(name, size, fill):
@@ -936,6 +959,62 @@ def _capsule(name, size, fill):
         _libc.free(p)
         raise
     return _capsule_new(p, name, ctypes.cast(_DESTROY[name], ctypes.c_void_p))
+
+
+_DEVICE_TYPES = {1: "cpu", 2: "cuda", 3: "cuda_host"}
+
+
+class DeviceBatch:
+    """One record batch as an Arrow C device data interface array (the
+    Arrow PyCapsule device protocol: __arrow_c_device_array__), from
+    Reader.device_batches(). Where the decode ran on a CUDA device its
+    buffers are in that device's memory (device_type "cuda"), else in host
+    memory ("cpu"); consumers (pyarrow, cuDF, CuPy-based tools) import it
+    without a copy. It can be exported once; unexported, its buffers are
+    freed with it."""
+
+    def __init__(self, schema_capsule, array_capsule, num_rows, device_type, device_id):
+        self._schema = schema_capsule
+        self._array = array_capsule
+        self.num_rows = num_rows
+        self.device_type = device_type
+        self.device_id = device_id
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        if self._array is None:
+            raise ValueError("this DeviceBatch was exported already")
+        out = (self._schema, self._array)
+        self._schema = self._array = None
+        return out
+
+    def __repr__(self):
+        return "DeviceBatch(%d rows, %s)" % (self.num_rows, self.device_type)
+
+
+def _device_batches(h, batch_size, path):
+    """pq_reader_next_device_batch until the end: DeviceBatch objects."""
+    err = _c.pq_error()
+    while True:
+        pa_ = _libc.malloc(_c.ARROW_DEVICE_ARRAY_SIZE)
+        ps = _libc.malloc(_c.ARROW_SCHEMA_SIZE)
+        if not pa_ or not ps:
+            _libc.free(pa_)
+            _libc.free(ps)
+            raise MemoryError("out of memory for an Arrow struct")
+        st = _c.pq_reader_next_device_batch(h, batch_size, pa_, ps, ctypes.byref(err))
+        if st != _c.PQ_OK or not ctypes.c_void_p.from_address(pa_ + _RELEASE_OFFSET[_DEVICE_ARRAY_NAME]).value:
+            _libc.free(pa_)
+            _libc.free(ps)
+            if st != _c.PQ_OK:
+                raise _error(err, path)
+            return
+        rows = ctypes.c_int64.from_address(pa_).value
+        device_id = ctypes.c_int64.from_address(pa_ + 80).value
+        device_type = ctypes.c_int32.from_address(pa_ + 88).value
+        yield DeviceBatch(_capsule_new(ps, _SCHEMA_NAME, ctypes.cast(_DESTROY[_SCHEMA_NAME], ctypes.c_void_p)),
+                          _capsule_new(pa_, _DEVICE_ARRAY_NAME,
+                                       ctypes.cast(_DESTROY[_DEVICE_ARRAY_NAME], ctypes.c_void_p)),
+                          rows, _DEVICE_TYPES.get(device_type, str(device_type)), device_id)
 
 
 class Scan:

@@ -451,6 +451,8 @@ pq_reader_export_rows = _proto("pq_reader_export_rows", c_enum, _vp, ctypes.c_ui
                                ctypes.c_uint64, ctypes.c_uint64, _vp, _vp, _err)
 pq_reader_export_stream = _proto("pq_reader_export_stream", c_enum, _vp, ctypes.c_uint64, _vp, _err)
 pq_reader_output_schema = _proto("pq_reader_output_schema", c_enum, _vp, _vp, _err)
+pq_reader_next_device_batch = _proto("pq_reader_next_device_batch", c_enum, _vp, ctypes.c_uint64, _vp, _vp,
+                                     _err)
 pq_reader_next_batch = _proto("pq_reader_next_batch", c_enum, _vp, ctypes.c_uint64, _vp, _vp, _err)
 pq_reader_row_group_range = _proto("pq_reader_row_group_range", c_enum, _vp, ctypes.c_uint32,
                                    _P(ctypes.c_uint64), _P(ctypes.c_uint64), _err)
@@ -477,6 +479,7 @@ pq_metadata_arrow_schema = _proto("pq_metadata_arrow_schema", c_enum, _vp,
 # passed through (pyarrow reads them), so their size is what matters.
 ARROW_SCHEMA_SIZE = 72
 ARROW_ARRAY_SIZE = 80
+ARROW_DEVICE_ARRAY_SIZE = 128  # ArrowArray, device_id, device_type, sync_event, reserved[3]
 ARROW_ARRAY_STREAM_SIZE = 40
 
 pq_dataset_options_init = _proto("pq_dataset_options_init", None, _P(pq_dataset_options))

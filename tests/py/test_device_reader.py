@@ -11,6 +11,8 @@ reader, against pyarrow and the CPU executor.
   cover: DELTA_*, BYTE_STREAM_SPLIT, RLE booleans, nested columns);
 - output types and filters the kernels leave to the CPU (string views,
   dictionary arrays, selection-vector decode) still give the CPU's result;
+- Reader.device_batches(): Arrow C device data interface arrays through
+  the PyCapsule device protocol, imported by pyarrow, equal read_table;
 - device="cuda" without a device fails the decode stage with the reason;
   "auto" falls back to the CPU and says why; an unknown device is refused.
 Exit 0 pass, 1 fail, 77 without the corpus.
@@ -141,12 +143,40 @@ def check_options():
           "cuda %s; auto says where it ran" % ("present" if cuda else "absent: a clear error"))
 
 
+def check_device_batches():
+    import pyarrow as pa
+    sample = os.path.join(SOURCE, "data", "sample", "lineitem_61rg.parquet")
+    for device in ("cpu", "host-kernels", "auto"):
+        for strings in ("string", "string_view", "dictionary"):
+            want = pqstep.read_table(sample, strings=strings)
+            with pqstep.Reader(sample, device=device, strings=strings) as r:
+                batches = list(r.device_batches(batch_size=7000))
+            kinds = {b.device_type for b in batches}
+            if kinds != {"cpu"}:  # a CUDA device: its batches are for gpu-check to read
+                assert device == "auto" and kinds == {"cuda"}, kinds
+                continue
+            assert all(b.num_rows <= 7000 for b in batches)
+            got = pa.Table.from_batches([pa.record_batch(b) for b in batches])
+            same(got, want, "device batches (%s, %s)" % (device, strings))
+    with pqstep.Reader(sample) as r:
+        b = next(r.device_batches())
+    b.__arrow_c_device_array__()
+    try:
+        b.__arrow_c_device_array__()
+        raise AssertionError("a DeviceBatch was exported twice")
+    except ValueError:
+        pass
+    print("device batches: Arrow C device arrays (PyCapsule device protocol) equal read_table for cpu, "
+          "host-kernels and auto, strings, views and dictionaries")
+
+
 def main():
     if not CORPUS or not os.path.isdir(os.path.join(CORPUS, "data")):
         print("SKIP: no corpus (PQSTEP_TEST_CORPUS)")
         return SKIP
     check_corpus()
     check_options()
+    check_device_batches()
     check_matrix()
     print("1 passed, 0 failed")
     return 0
