@@ -4,7 +4,8 @@
  * Three kernels, each a phase list (k_launch.h) over the page descriptors
  * of k_types.h, one block per page:
  *   PQ_K_LEVELS  levels into the level arrays, non-null counts (k_levels.h)
- *   PQ_K_VALUES  values, or byte-array value lengths (k_values.h)
+ *   PQ_K_VALUES  values, or byte-array value lengths (k_values.h; the
+ *                DELTA_* steps in k_delta.h)
  *   PQ_K_BYTES   byte-array bytes into place (k_bytes.h)
  *
  * pq_kdecode_host runs one on the host (k_decode_host.c, through
@@ -21,7 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/k_block.h"
 #include "kernels/k_bytes.h"
+#include "kernels/k_delta.h"
 #include "kernels/k_launch.h"
 #include "kernels/k_levels.h"
 #include "kernels/k_types.h"
@@ -34,7 +37,8 @@ extern "C" {
 /* The phase lists: the one definition of each kernel. */
 #define PQ_K_LEVELS_PHASES(X) X(pq_k_levels_scan) X(pq_k_levels_expand) X(pq_k_levels_count) X(pq_k_levels_sum)
 #define PQ_K_VALUES_PHASES(X)                                                                      \
-    X(pq_k_values_scan) X(pq_k_values_expand) X(pq_k_values_partial) X(pq_k_values_prefix) X(pq_k_values_ends)
+    X(pq_k_values_scan) X(pq_k_values_expand) X(pq_k_values_partial) X(pq_k_values_prefix) X(pq_k_values_ends) \
+    X(pq_k_values_lpartial) X(pq_k_values_lprefix) X(pq_k_values_lends) X(pq_k_values_finish)
 #define PQ_K_BYTES_PHASES(X) X(pq_k_bytes_copy) X(pq_k_bytes_rebase)
 
 typedef enum pq_kernel {

@@ -1,12 +1,14 @@
 /*
  * k_types.h — the plain data the decode kernels (k_levels.h, k_values.h,
- * k_bytes.h) read and write: the page descriptors the host builds, the
- * per-page results and error records the kernels fill, and the launch
- * arguments. Everything is POD with fixed-width fields, the same in C and
+ * k_delta.h, k_bytes.h) read and write: the page descriptors the host
+ * builds, the per-page results and error records the kernels fill, and the
+ * launch arguments. Everything is POD with fixed-width fields, the same in C and
  * CUDA C++, so a table built on the host is copied to the device as bytes.
  *
  * One block works on one page: block b reads pages[b] and writes
- * results[b] and the page's slices of the chunk's output arrays.
+ * results[b] and the page's slices of the chunk's output arrays (and its
+ * own slices of the scratch tables: run tables, index and length scratch,
+ * miniblock tables).
  *
  * Errors. A kernel never formats a message: it records what failed and
  * where in the page's pq_kerror, and the host (pages/device_exec.c) turns
@@ -43,7 +45,13 @@ enum {
     PQ_KOP_PLAIN_BOOL = 2,  /* PLAIN BOOLEAN: bits to bytes 0/1 */
     PQ_KOP_DICT_FIXED = 3,  /* dictionary indices, then gather of fixed-width entries */
     PQ_KOP_PLAIN_BYTES = 4, /* PLAIN BYTE_ARRAY: lengths walked (values kernel), bytes copied (bytes kernel) */
-    PQ_KOP_DICT_BYTES = 5   /* dictionary indices, entry lengths summed (values kernel), bytes copied */
+    PQ_KOP_DICT_BYTES = 5,  /* dictionary indices, entry lengths summed (values kernel), bytes copied */
+    PQ_KOP_RLE_BOOL = 6,    /* RLE BOOLEAN: a 4-byte length, runs of bit width 1, to bytes 0/1 */
+    PQ_KOP_BSS = 7,         /* BYTE_STREAM_SPLIT: value i gathered from the width streams */
+    PQ_KOP_DELTA = 8,       /* DELTA_BINARY_PACKED INT32 / INT64 (width 4 / 8) */
+    PQ_KOP_DELTA_LENGTH = 9, /* DELTA_LENGTH_BYTE_ARRAY: lengths (k_delta.h), offsets; bytes copied */
+    PQ_KOP_DELTA_BYTES = 10, /* DELTA_BYTE_ARRAY into BYTE_ARRAY offsets and data */
+    PQ_KOP_DELTA_FLBA = 11   /* DELTA_BYTE_ARRAY into FIXED_LEN_BYTE_ARRAY values (every value `width` bytes) */
 };
 
 /* What failed (pq_kerror.fail). at is a byte offset in the section,
@@ -63,7 +71,30 @@ enum {
     PQ_KF_LEN_TRUNCATED, /* PLAIN BYTE_ARRAY: value `index`'s length truncated at `at` */
     PQ_KF_LEN_PAST_END,  /* PLAIN BYTE_ARRAY: value `index` of `count` bytes at `at` runs past the end */
     PQ_KF_OVERFLOW,      /* the page's string bytes (`count`) exceed int32 offsets */
-    PQ_KF_PACKED_SHORT   /* BIT_PACKED levels: the page's values need `count` bytes, fewer present */
+    PQ_KF_PACKED_SHORT,  /* BIT_PACKED levels: the page's values need `count` bytes, fewer present */
+    /* RLE booleans (their other failures are the run failures above) */
+    PQ_KF_PREFIX_SHORT,  /* `count` bytes: too short for the 4-byte length */
+    PQ_KF_PREFIX_LENGTH, /* the length `count` exceeds the `index` bytes left */
+    /* BYTE_STREAM_SPLIT */
+    PQ_KF_BSS_SIZE,      /* `count` bytes are not the page's values times the width */
+    /* DELTA_BINARY_PACKED (`at`: a byte of the stream, k_delta.h) */
+    PQ_KF_DELTA_VARINT,  /* truncated or overlong varint `index` (PQ_KDELTA_FIELD_*) at `at` */
+    PQ_KF_DELTA_BLOCK,   /* block size `count` is not a positive multiple of 128 */
+    PQ_KF_DELTA_MINIS,   /* `count` miniblocks in a block of `index`: not multiples of 32 values */
+    PQ_KF_DELTA_TOTAL,   /* `count` values, more than the page's non-null values */
+    PQ_KF_DELTA_WIDTHS,  /* a block's bit widths truncated at `at` */
+    PQ_KF_DELTA_WIDTH,   /* a miniblock's bit width `count` is over 64 */
+    PQ_KF_DELTA_DATA,    /* the miniblock at `at` needs `count` bytes, `index` present */
+    PQ_KF_DELTA_COUNT,   /* `count` values decoded, other than the page's non-null values */
+    /* DELTA_LENGTH_BYTE_ARRAY (alone, or the suffixes of DELTA_BYTE_ARRAY) */
+    PQ_KF_LEN_NEGATIVE,  /* value `index` has the negative length `count` (int32 bits) */
+    PQ_KF_LEN_BEYOND,    /* the values up to `index` need `count` bytes, `at` present */
+    /* DELTA_BYTE_ARRAY */
+    PQ_KF_PREFIX_COUNTS, /* `count` prefix lengths, `index` suffixes */
+    PQ_KF_PREFIX_BAD,    /* value `index`'s prefix length `count` (int32 bits) is negative or over
+                          * the previous value's `at` bytes */
+    PQ_KF_DBA_OVERFLOW,  /* the values exceed int32 offsets */
+    PQ_KF_FLBA_WIDTH     /* value `index` is `count` bytes (int32 bits), not the width */
 };
 
 /* One section's error record. Reset by the kernel that owns the section. */
@@ -87,6 +118,28 @@ typedef struct pq_krun {
     uint32_t literal; /* 1: bit-packed */
 } pq_krun;
 
+/* One miniblock of a DELTA_BINARY_PACKED stream, as walked (k_delta.h):
+ * miniblock m holds the stream's values 1 + m * per_mini, ... (value 0 is
+ * the header's first value), each its block's min delta plus `bw` bits
+ * from byte `data` of the stream. */
+typedef struct pq_kmini {
+    unsigned long long min_delta;
+    uint32_t data;
+    uint32_t bw;
+} pq_kmini;
+
+/* A DELTA_BINARY_PACKED stream of a page, as walked: where it starts in
+ * the values section, the bytes it takes, its values and its miniblocks
+ * (at pq_kpage.mini_at + stream * mini_cap in pq_kargs.minis). */
+typedef struct pq_kdelta {
+    unsigned long long first;   /* value 0 (two's complement bits) */
+    unsigned long long total;   /* values */
+    uint32_t at;                /* byte of the values section where the stream starts */
+    uint32_t consumed;          /* bytes it takes (the next section starts at + consumed) */
+    uint32_t per_mini;          /* values a miniblock */
+    uint32_t nminis;            /* miniblocks walked */
+} pq_kdelta;
+
 /* A page, as the host prepared it. Byte offsets are into the launch's
  * page bytes (pq_kargs.bytes): every page decompressed, back to back. */
 typedef struct pq_kpage {
@@ -101,7 +154,12 @@ typedef struct pq_kpage {
     unsigned long long runs_at;                /* run table: rep_cap, then def_cap, then val_cap entries */
     uint32_t rep_cap, def_cap, val_cap;
     uint32_t pad2;
-    unsigned long long idx_at;                 /* PQ_KOP_DICT_BYTES: n_values indices kept here */
+    unsigned long long idx_at;                 /* PQ_KOP_DICT_BYTES: n_values indices kept here;
+                                                * DELTA_LENGTH: the lengths; DELTA_BYTES / _FLBA: the
+                                                * prefix lengths, then the suffix lengths */
+    unsigned long long mini_at;                /* DELTA ops: miniblock tables, mini_cap a stream */
+    uint32_t mini_cap;
+    uint32_t pad3;
 } pq_kpage;
 
 /* What the kernels found in a page. */
@@ -111,6 +169,17 @@ typedef struct pq_kresult {
     unsigned long long string_bytes; /* values kernel, byte arrays: the page's data bytes */
     uint32_t rep_runs, def_runs, val_runs; /* runs in the tables */
     uint32_t def_covered;            /* the first definition run repeats max_def over the whole page */
+    uint32_t val_covered;            /* RLE booleans: values the runs cover (a failure stops them) */
+    uint32_t data_at;                /* DELTA_LENGTH / DELTA_BYTES: the value bytes' start in the section */
+    uint32_t pad, pad2;
+    pq_kdelta delta[2];              /* DELTA ops: the streams (prefix lengths, then suffix lengths) */
+    /* Checks made in parallel on decoded lengths: the first failing value
+     * of each, or PQ_KNONE (DELTA_LENGTH, DELTA_BYTES, DELTA_FLBA). */
+    unsigned long long first_negative; /* a negative (suffix) length */
+    unsigned long long first_beyond;   /* the (suffix) lengths so far pass the bytes present */
+    unsigned long long first_prefix;   /* a prefix length negative or past the previous value */
+    unsigned long long first_overflow; /* the value lengths so far pass int32 */
+    unsigned long long first_width;    /* a value of another length than the FLBA width */
 } pq_kresult;
 
 /* A launch's arguments (passed by value to a __global__ function). */
@@ -131,10 +200,12 @@ typedef struct pq_kargs {
     const uint8_t *dict_data;
     uint32_t dict_n;
     pq_krun *runs;               /* run tables (pq_kpage.runs_at) */
-    uint32_t *idx;               /* index scratch (pq_kpage.idx_at) */
+    uint32_t *idx;               /* index and length scratch (pq_kpage.idx_at) */
+    pq_kmini *minis;             /* miniblock tables (pq_kpage.mini_at) */
 } pq_kargs;
 
-/* Shared scratch a decode kernel needs per block. */
-#define PQ_KSHARED_BYTES(nthreads) ((unsigned long long)(nthreads) * 8u)
+/* Shared scratch a decode kernel needs per block: two 8-byte slots a
+ * thread (two block scans at once). */
+#define PQ_KSHARED_BYTES(nthreads) ((unsigned long long)(nthreads) * 16u)
 
 #endif /* PQ_KERNELS_K_TYPES_H */

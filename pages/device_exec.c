@@ -81,7 +81,7 @@ typedef struct dx_chunk {
     pq_kresult *kr;         /* ndata + 1 */
     uint8_t *bytes;         /* every page decompressed, back to back */
     size_t nbytes;
-    size_t nruns, nidx;
+    size_t nruns, nidx, nminis;
     uint32_t dict_n;
     /* Device memory (the host arrays above themselves for host launches). */
     pq_kpage *d_kp;
@@ -89,6 +89,7 @@ typedef struct dx_chunk {
     uint8_t *d_bytes;
     pq_krun *d_runs;
     uint32_t *d_idx;
+    pq_kmini *d_minis;
     int16_t *d_def, *d_rep;
     uint8_t *d_values;
     int32_t *d_offsets;
@@ -102,6 +103,40 @@ typedef struct dx_chunk {
 static bool is_dict_encoding(int32_t enc)
 {
     return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+}
+
+/* The kernel op of a data page's values, from its encoding and the chunk's
+ * type and output (the CPU executor's decode_values_as_is), or
+ * PQ_KOP_NONE where the kernels do not cover them (an encoding the CPU
+ * executor does not decode for the type, or none). */
+static uint8_t encoding_op(const pq_plan_chunk *pc, int32_t enc)
+{
+    int32_t type = pc->physical_type;
+    bool bytes = pc->output == PQ_PLAN_BYTES;
+    switch (enc) {
+    case PQ_ENC_PLAIN:
+        if (bytes) return PQ_KOP_PLAIN_BYTES;
+        return type == PQ_BOOLEAN ? PQ_KOP_PLAIN_BOOL : PQ_KOP_PLAIN_FIXED;
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY:
+        return bytes ? PQ_KOP_DICT_BYTES : PQ_KOP_DICT_FIXED;
+    case PQ_ENC_RLE:
+        return type == PQ_BOOLEAN ? PQ_KOP_RLE_BOOL : PQ_KOP_NONE;
+    case PQ_ENC_DELTA_BINARY_PACKED:
+        return type == PQ_INT32 || type == PQ_INT64 ? PQ_KOP_DELTA : PQ_KOP_NONE;
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+        return type == PQ_BYTE_ARRAY && bytes ? PQ_KOP_DELTA_LENGTH : PQ_KOP_NONE;
+    case PQ_ENC_DELTA_BYTE_ARRAY:
+        if (type == PQ_BYTE_ARRAY) return bytes ? PQ_KOP_DELTA_BYTES : PQ_KOP_NONE;
+        return type == PQ_FIXED_LEN_BYTE_ARRAY ? PQ_KOP_DELTA_FLBA : PQ_KOP_NONE;
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+        return type == PQ_FLOAT || type == PQ_DOUBLE || type == PQ_INT32 || type == PQ_INT64 ||
+                       type == PQ_FIXED_LEN_BYTE_ARRAY
+                   ? PQ_KOP_BSS
+                   : PQ_KOP_NONE;
+    default:
+        return PQ_KOP_NONE;
+    }
 }
 
 static bool mul_ok(size_t a, size_t b, size_t *r)
@@ -157,20 +192,51 @@ static pq_status first_page_failure(dx_chunk *c)
     return PQ_OK;
 }
 
+/* The CPU executor decodes RLE booleans BATCH (column_decode.c) values at
+ * a time and checks a batch's values once the batch is whole: a value out
+ * of range is reported before a failure of the runs only when the two are
+ * in different batches. */
+#define CPU_BATCH 1024u
+
+/* The names of the varints of a DELTA_BINARY_PACKED stream (as delta.c). */
+static const char *const delta_fields[] = {
+    [PQ_KDELTA_FIELD_BLOCK] = "block size",
+    [PQ_KDELTA_FIELD_MINIS] = "miniblock count",
+    [PQ_KDELTA_FIELD_TOTAL] = "value count",
+    [PQ_KDELTA_FIELD_FIRST] = "first value",
+    [PQ_KDELTA_FIELD_MIN_DELTA] = "min delta",
+};
+
+/* The decoder that names the values of a DELTA op in messages. */
+static const char *delta_name(uint8_t op)
+{
+    return op == PQ_KOP_DELTA ? "DELTA_BINARY_PACKED" : op == PQ_KOP_DELTA_LENGTH ? "DELTA_LENGTH_BYTE_ARRAY"
+                                                                                  : "DELTA_BYTE_ARRAY";
+}
+
 /* A kernel's error record for section `sec` of page i, turned into the
  * page's failure at `rank` (nothing when the record is clean). Messages
  * follow the CPU executor's. */
 static void kernel_failure(dx_chunk *c, size_t i, int sec, int rank, const pq_kerror *e)
 {
     const pq_kpage *kp = &c->kp[i];
+    const pq_kresult *kr = &c->kr[i];
     bool dict = kp->op == PQ_KOP_DICT_FIXED || kp->op == PQ_KOP_DICT_BYTES;
+    bool rle_bool = sec == SEC_VAL && kp->op == PQ_KOP_RLE_BOOL;
     const char *levels = sec == SEC_REP ? "repetition" : "definition";
     int16_t max = sec == SEC_REP ? c->pc->max_rep : c->pc->max_def;
-    char what[32];
+    char what[32], pre[40]; /* what failed, and that as a message's start ("" for RLE booleans, as on the CPU) */
     if (sec != SEC_VAL) snprintf(what, sizeof what, "%s levels", levels);
     else snprintf(what, sizeof what, "%s", dict ? "dictionary indices" : "PLAIN");
+    snprintf(pre, sizeof pre, "%s: ", what);
+    if (rle_bool) pre[0] = 0;
     pq_status bad = PQ_ERR_CORRUPT_DATA;
-    if (e->bad_index != PQ_KNONE) { /* a decoded value is out of range: before any later structural failure */
+    if (e->bad_index != PQ_KNONE && rle_bool) {
+        if (e->fail == PQ_KF_NONE || e->bad_index / CPU_BATCH < kr->val_covered / CPU_BATCH) {
+            page_fail(c, i, rank, bad, "RLE boolean %llu at value %llu", e->bad_value, e->bad_index);
+            return;
+        }
+    } else if (e->bad_index != PQ_KNONE) { /* a decoded value is out of range: before any later structural failure */
         if (sec != SEC_VAL)
             page_fail(c, i, rank, bad, "%s level %llu at slot %llu exceeds the maximum %d", levels, e->bad_value,
                       e->bad_index, max);
@@ -183,26 +249,88 @@ static void kernel_failure(dx_chunk *c, size_t i, int sec, int rank, const pq_ke
     case PQ_KF_NONE:
         return;
     case PQ_KF_RUN_HEADER:
-        page_fail(c, i, rank, bad, "%s: RLE: truncated or overlong run header at byte %llu", what, e->at);
+        page_fail(c, i, rank, bad, "%sRLE: truncated or overlong run header at byte %llu", pre, e->at);
         return;
     case PQ_KF_LITERAL_COUNT:
-        page_fail(c, i, rank, bad, "%s: RLE: bit-packed run of %llu groups at byte %llu", what, e->count, e->at);
+        page_fail(c, i, rank, bad, "%sRLE: bit-packed run of %llu groups at byte %llu", pre, e->count, e->at);
         return;
     case PQ_KF_LITERAL_EMPTY:
-        page_fail(c, i, rank, bad, "%s: RLE: bit-packed run at byte %llu has no data", what, e->at);
+        page_fail(c, i, rank, bad, "%sRLE: bit-packed run at byte %llu has no data", pre, e->at);
         return;
     case PQ_KF_RUN_COUNT:
-        page_fail(c, i, rank, bad, "%s: RLE: run of %llu values at byte %llu", what, e->count, e->at);
+        page_fail(c, i, rank, bad, "%sRLE: run of %llu values at byte %llu", pre, e->count, e->at);
         return;
     case PQ_KF_RUN_VALUE:
-        page_fail(c, i, rank, bad, "%s: RLE: run value at byte %llu is truncated", what, e->at);
+        page_fail(c, i, rank, bad, "%sRLE: run value at byte %llu is truncated", pre, e->at);
         return;
     case PQ_KF_SHORT:
         if (sec == SEC_VAL)
-            page_fail(c, i, rank, bad, "dictionary indices: %llu decoded, the page has %u non-null values", e->count,
-                      kp->n_values);
+            page_fail(c, i, rank, bad, "%s: %llu decoded, the page has %u non-null values",
+                      rle_bool ? "RLE booleans" : "dictionary indices", e->count, kp->n_values);
         else
             page_fail(c, i, rank, bad, "%s: %llu decoded, the page has %u values", what, e->count, kp->n_levels);
+        return;
+    case PQ_KF_PREFIX_SHORT:
+        page_fail(c, i, rank, bad, "RLE: %llu bytes, too short for the 4-byte length", e->count);
+        return;
+    case PQ_KF_PREFIX_LENGTH:
+        page_fail(c, i, rank, bad, "RLE: length %llu exceeds the %llu bytes left", e->count, e->index);
+        return;
+    case PQ_KF_BSS_SIZE:
+        page_fail(c, i, rank, bad, "BYTE_STREAM_SPLIT: %llu bytes for %u values of %u bytes", e->count,
+                  kp->n_values, c->pc->width);
+        return;
+    case PQ_KF_DELTA_VARINT:
+        page_fail(c, i, rank, bad, "DELTA_BINARY_PACKED: truncated or overlong %s at byte %llu",
+                  e->index < sizeof delta_fields / sizeof delta_fields[0] ? delta_fields[e->index] : "varint", e->at);
+        return;
+    case PQ_KF_DELTA_BLOCK:
+        page_fail(c, i, rank, bad, "DELTA_BINARY_PACKED: block size %llu is not a positive multiple of 128", e->count);
+        return;
+    case PQ_KF_DELTA_MINIS:
+        page_fail(c, i, rank, bad,
+                  "DELTA_BINARY_PACKED: %llu miniblocks in a block of %llu: values per miniblock not a multiple of 32",
+                  e->count, e->index);
+        return;
+    case PQ_KF_DELTA_TOTAL:
+        page_fail(c, i, rank, bad, "DELTA_BINARY_PACKED: %llu values, more than the %u declared", e->count,
+                  kp->n_values);
+        return;
+    case PQ_KF_DELTA_WIDTHS:
+        page_fail(c, i, rank, bad, "DELTA_BINARY_PACKED: bit widths truncated at byte %llu", e->at);
+        return;
+    case PQ_KF_DELTA_WIDTH:
+        page_fail(c, i, rank, bad, "DELTA_BINARY_PACKED: miniblock bit width %llu exceeds 64", e->count);
+        return;
+    case PQ_KF_DELTA_DATA:
+        page_fail(c, i, rank, bad, "DELTA_BINARY_PACKED: miniblock at byte %llu needs %llu bytes, %llu present", e->at,
+                  e->count, e->index);
+        return;
+    case PQ_KF_DELTA_COUNT:
+        page_fail(c, i, rank, bad, "%s: %llu values, the page has %u non-null values", delta_name(kp->op), e->count,
+                  kp->n_values);
+        return;
+    case PQ_KF_LEN_NEGATIVE:
+        page_fail(c, i, rank, bad, "DELTA_LENGTH_BYTE_ARRAY: value %llu has negative length %lld", e->index,
+                  (long long)e->count);
+        return;
+    case PQ_KF_LEN_BEYOND:
+        page_fail(c, i, rank, bad, "DELTA_LENGTH_BYTE_ARRAY: values up to %llu need %llu bytes, %llu present",
+                  e->index, e->count, e->at);
+        return;
+    case PQ_KF_PREFIX_COUNTS:
+        page_fail(c, i, rank, bad, "DELTA_BYTE_ARRAY: %llu prefix lengths but %llu suffixes", e->count, e->index);
+        return;
+    case PQ_KF_PREFIX_BAD:
+        page_fail(c, i, rank, bad, "DELTA_BYTE_ARRAY: value %llu has prefix length %lld, the previous value has %llu "
+                  "bytes", e->index, (long long)e->count, e->at);
+        return;
+    case PQ_KF_DBA_OVERFLOW:
+        page_fail(c, i, rank, PQ_ERR_UNSUPPORTED, "DELTA_BYTE_ARRAY: values exceed int32 offsets");
+        return;
+    case PQ_KF_FLBA_WIDTH:
+        page_fail(c, i, rank, bad, "DELTA_BYTE_ARRAY: value %llu is %lld bytes, FIXED_LEN_BYTE_ARRAY(%u)", e->index,
+                  (long long)e->count, c->pc->width);
         return;
     case PQ_KF_PACKED_SHORT:
         page_fail(c, i, rank, bad, "%s: BIT_PACKED: %u values need %llu bytes, fewer present", what, kp->n_levels,
@@ -384,6 +512,7 @@ static pq_kargs data_args(const dx_chunk *c)
     a.dict_n = c->dict_n;
     a.runs = c->d_runs;
     a.idx = c->d_idx;
+    a.minis = c->d_minis;
     return a;
 }
 
@@ -616,11 +745,15 @@ static pq_status prepare(dx_chunk *c)
 
     /* Run tables: a run takes at least 2 bytes (a header and a value or
      * packed byte) and covers at least one value, so a section holds at
-     * most min(n, len / 2) runs. */
-    size_t runs = 0, idx = 0;
+     * most min(n, len / 2) runs. Miniblock tables: a stream's miniblocks
+     * each hold 32 values or more after the first and take a bit-width
+     * byte, so at most min(n / 32 + 1, len) of them are walked. Index and
+     * length scratch: a value per slot at most (values <= slots). */
+    size_t runs = 0, idx = 0, minis = 0;
     for (size_t i = 0; i < c->ndata; i++) {
         pq_kpage *kp = &c->kp[i];
         const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
+        uint8_t op = encoding_op(c->pc, pi->encoding);
         uint32_t nl = kp->n_levels;
         kp->runs_at = runs;
         kp->rep_cap = kp->rep_enc == PQ_KLEV_RLE ? (nl < kp->rep_len / 2 ? nl : kp->rep_len / 2) + 1 : 0;
@@ -628,20 +761,35 @@ static pq_status prepare(dx_chunk *c)
         if (is_dict_encoding(pi->encoding)) {
             uint32_t b = kp->val_len ? (kp->val_len - 1) / 2 : 0;
             kp->val_cap = (nl < b ? nl : b) + 1;
+        } else if (op == PQ_KOP_RLE_BOOL) {
+            kp->val_cap = (nl < kp->val_len / 2 ? nl : kp->val_len / 2) + 1;
         }
         runs += (size_t)kp->rep_cap + kp->def_cap + kp->val_cap;
-        if (c->pc->output == PQ_PLAN_BYTES && is_dict_encoding(pi->encoding)) { /* values <= slots */
+        uint32_t streams = pq_k_delta_streams(op);
+        if (streams) {
+            uint32_t m = nl / 32 + 1;
+            kp->mini_at = minis;
+            kp->mini_cap = (m < kp->val_len ? m : kp->val_len) + 1;
+            minis += (size_t)streams * kp->mini_cap;
+        }
+        size_t scratch = op == PQ_KOP_DICT_BYTES || op == PQ_KOP_DELTA_LENGTH ? 1
+                         : op == PQ_KOP_DELTA_BYTES || op == PQ_KOP_DELTA_FLBA ? 2
+                                                                              : 0;
+        if (scratch) {
             kp->idx_at = idx;
-            idx += nl;
+            idx += scratch * nl;
         }
     }
     c->nruns = runs;
     c->nidx = idx;
-    size_t rbytes, ibytes;
-    if (!mul_ok(runs ? runs : 1, sizeof(pq_krun), &rbytes) || !mul_ok(idx ? idx : 1, sizeof(uint32_t), &ibytes))
+    c->nminis = minis;
+    size_t rbytes, ibytes, mbytes;
+    if (!mul_ok(runs ? runs : 1, sizeof(pq_krun), &rbytes) || !mul_ok(idx ? idx : 1, sizeof(uint32_t), &ibytes) ||
+        !mul_ok(minis ? minis : 1, sizeof(pq_kmini), &mbytes))
         return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "device executor: run tables overflow");
     if ((st = dev_alloc(c, (void **)&c->d_runs, rbytes, "run tables")) != PQ_OK ||
-        (st = dev_alloc(c, (void **)&c->d_idx, ibytes, "dictionary indices")) != PQ_OK ||
+        (st = dev_alloc(c, (void **)&c->d_idx, ibytes, "dictionary indices and lengths")) != PQ_OK ||
+        (st = dev_alloc(c, (void **)&c->d_minis, mbytes, "miniblock tables")) != PQ_OK ||
         (st = mirror(c, (void **)&c->d_bytes, c->bytes, c->nbytes, "page bytes")) != PQ_OK ||
         (st = mirror(c, (void **)&c->d_kp, c->kp, n * sizeof *c->kp, "page table")) != PQ_OK ||
         (st = mirror(c, (void **)&c->d_kr, c->kr, n * sizeof *c->kr, "page results")) != PQ_OK)
@@ -652,15 +800,6 @@ static pq_status prepare(dx_chunk *c)
 /* ---------------------------------------------------------------------------
  * The stages
  * ------------------------------------------------------------------------- */
-
-/* The kernel op of a data page holding values. */
-static uint8_t value_op(const pq_plan_chunk *pc, const pq_page_info *pi)
-{
-    bool dict = is_dict_encoding(pi->encoding);
-    if (pc->output == PQ_PLAN_BYTES) return dict ? PQ_KOP_DICT_BYTES : PQ_KOP_PLAIN_BYTES;
-    if (dict) return PQ_KOP_DICT_FIXED;
-    return pc->physical_type == PQ_BOOLEAN ? PQ_KOP_PLAIN_BOOL : PQ_KOP_PLAIN_FIXED;
-}
 
 /* 1. The dictionary page, PLAIN, into the dictionary's arrays (the same
  * kernels as data pages, one block). */
@@ -804,7 +943,7 @@ static pq_status run_stages(dx_chunk *c)
         if (!sized) pp->n_values = nn;
         pp->string_bytes = 0;
         kp->n_values = (uint32_t)nn;
-        kp->op = ok && nn ? value_op(pc, pp->info) : PQ_KOP_NONE;
+        kp->op = ok && nn ? encoding_op(pc, pp->info->encoding) : PQ_KOP_NONE;
     }
     if ((st = pq_decode_plan_place(c->plan, c->k, c->err)) != PQ_OK) return st;
     for (size_t i = 0; i < c->ndata; i++) c->kp[i].value_offset = c->plan->pages[c->pg[i].plan].value_offset;
@@ -881,7 +1020,7 @@ static pq_status finish(dx_chunk *c, pq_column_values *out)
 static void free_chunk(dx_chunk *c)
 {
     dx_run *x = c->x;
-    void *dev[] = {c->d_runs, c->d_idx, c->d_def, c->d_rep, c->d_values, c->d_offsets, c->d_data,
+    void *dev[] = {c->d_runs, c->d_idx, c->d_minis, c->d_def, c->d_rep, c->d_values, c->d_offsets, c->d_data,
                    c->d_dvalues, c->d_doffsets, c->d_ddata};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) dev_free(x, dev[i]);
     if (x->apart) { /* device copies of the host tables */
@@ -935,8 +1074,12 @@ static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t 
         const pq_plan_page *pp = &plan->pages[i];
         const pq_page_info *pi = pp->info;
         if (pp->kind != PQ_PLAN_PAGE_DATA) continue;
-        if (pi->encoding != PQ_ENC_PLAIN && !is_dict_encoding(pi->encoding)) {
-            snprintf(what, cap, "%s values (page %zu)", pq_encoding_name(pi->encoding), pp->index);
+        if (encoding_op(pc, pi->encoding) == PQ_KOP_NONE) {
+            /* The name functions may share one buffer for unknown values: copy. */
+            char enc[32];
+            snprintf(enc, sizeof enc, "%s", pq_encoding_name(pi->encoding));
+            snprintf(what, cap, "%s values of %s (page %zu)", enc, pq_physical_type_name(pc->physical_type),
+                     pp->index);
             return PQ_DX_VALUE_ENCODING;
         }
         if (pi->type != PQ_PAGE_DATA) continue; /* v2 levels are always RLE */

@@ -15,8 +15,10 @@
  *   2. PQ_K_LEVELS over the data pages: levels into place and each page's
  *      non-null count; the host sums the counts into value offsets;
  *   3. PQ_K_VALUES over the data pages: values into place, or for byte
- *      arrays each value's length; the host sums the pages' bytes into
- *      string offsets (pq_decode_plan_place) and allocates the data;
+ *      arrays each value's length (DELTA_LENGTH_BYTE_ARRAY and
+ *      DELTA_BYTE_ARRAY: their length streams decoded and checked); the
+ *      host sums the pages' bytes into string offsets
+ *      (pq_decode_plan_place) and allocates the data;
  *   4. PQ_K_BYTES for byte arrays: the bytes into place.
  *
  * The result is pq_decode_plan_execute's, buffer for buffer: the same
@@ -31,13 +33,21 @@
  * pq_column_values_free.
  *
  * Covered: DATA_PAGE and DATA_PAGE_V2, every codec the CPU decodes, RLE and
- * BIT_PACKED levels, PLAIN values of every physical type, and dictionary-
- * encoded (PLAIN_DICTIONARY, RLE_DICTIONARY) values of every type. Anything
- * else makes the chunk PQ_ERR_UNSUPPORTED with a message naming it ("device
- * executor: DELTA_BINARY_PACKED values (page 2) are not covered"), and the
- * caller decodes it with the CPU executor: other value encodings, string
- * views (PQ_PLAN_VIEWS), dictionary indices out (PQ_PLAN_CHUNK_INDICES),
- * row selections (rows != NULL).
+ * BIT_PACKED levels, and every value encoding the CPU executor decodes:
+ * PLAIN values of every physical type, dictionary-encoded
+ * (PLAIN_DICTIONARY, RLE_DICTIONARY) values of every type, RLE booleans,
+ * BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64, FIXED_LEN_BYTE_ARRAY),
+ * DELTA_BINARY_PACKED (INT32, INT64), DELTA_LENGTH_BYTE_ARRAY (BYTE_ARRAY)
+ * and DELTA_BYTE_ARRAY (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY), each with the CPU
+ * executor's checks and messages (kernels/k_delta.h: DELTA_BINARY_PACKED in
+ * parallel per miniblock and a block scan; DELTA_BYTE_ARRAY's bytes by one
+ * thread a page, as each value starts with a prefix of the one before).
+ * Anything else makes the chunk PQ_ERR_UNSUPPORTED with a message naming it
+ * ("device executor: DELTA_BINARY_PACKED values of FLOAT (page 2) are not
+ * covered"), and the caller decodes it with the CPU executor: an encoding
+ * not valid for the type (which the CPU executor refuses too, or skips on
+ * an all-null page), string views (PQ_PLAN_VIEWS), dictionary indices out
+ * (PQ_PLAN_CHUNK_INDICES), row selections (rows != NULL).
  */
 #ifndef PQ_PAGES_DEVICE_EXEC_H
 #define PQ_PAGES_DEVICE_EXEC_H
@@ -56,7 +66,7 @@ typedef enum pq_dx_reason {
     PQ_DX_ROWS,           /* a row selection */
     PQ_DX_VIEWS,          /* string views out */
     PQ_DX_INDICES,        /* dictionary indices out */
-    PQ_DX_VALUE_ENCODING, /* a data page's value encoding (DELTA_*, BYTE_STREAM_SPLIT, RLE booleans...) */
+    PQ_DX_VALUE_ENCODING, /* a data page's value encoding not valid for the type (or unknown) */
     PQ_DX_LEVEL_ENCODING, /* a level encoding other than RLE and BIT_PACKED */
     PQ_DX_DEVICE,         /* use_cuda without a usable CUDA device, or a CUDA call failed */
     PQ_DX_REASONS

@@ -13,9 +13,15 @@
  * runs four ways: 256 threads a block, 7 threads with each phase's threads
  * last to first, 1 thread, and 32 threads with the device memory apart from
  * the host's (every table uploaded and downloaded, as on a GPU); the result
- * must not change. Hand-built
- * pages check the errors: a dictionary index past the dictionary, truncated
- * runs, a level above its maximum, each naming the page and the value.
+ * must not change. The corpus and the matrix leave no chunk to the CPU
+ * executor. Hand-built pages check the errors: a dictionary index past the
+ * dictionary, truncated runs, a level above its maximum, each naming the
+ * page and the value. Hand-built pages of BYTE_STREAM_SPLIT, RLE booleans,
+ * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY (their
+ * own encoders below: many lengths, block shapes, widths up to 64, wrapping
+ * deltas, shared prefixes, FLBA) must decode to the values encoded, and
+ * every byte of such a page changed (and the page cut at every length) must
+ * fail or succeed as on the CPU with the CPU's message word for word.
  * With a CUDA device present the corpus also runs on it.
  */
 #include <check.h>
@@ -270,6 +276,10 @@ START_TEST(corpus_equals_the_cpu_executor)
     print_tally(cuda ? "corpus (host launches and CUDA)" : "corpus (host launches)", &t);
     ck_assert_int_eq(t.mismatches, 0);
     ck_assert_int_gt(t.equal, 0);
+    /* Every value and level encoding of the corpus is covered: nothing is
+     * left to the CPU executor (the corpus asks for no views, indices or
+     * row selections). */
+    ck_assert_int_eq(t.unsupported, 0);
 }
 END_TEST
 
@@ -297,6 +307,7 @@ START_TEST(matrix_equals_the_cpu_executor)
     closedir(d);
     print_tally("matrix", &t);
     ck_assert_int_eq(t.mismatches, 0);
+    ck_assert_int_eq(t.unsupported, 0); /* every encoding the matrix writes is covered */
 }
 END_TEST
 
@@ -321,11 +332,20 @@ static size_t put_i32(uint8_t *at, int32_t v)
     return 4;
 }
 
-/* Runs one hand-built chunk both ways (1 and 3 threads, reversed); the
- * statuses must agree; returns the device's, its message in *derr and, on
- * success, its output (equal to the CPU's) in *out. */
-static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
-                          size_t npages, pq_error *derr, pq_column_values *out)
+/* The ways a hand-built chunk runs on the host: 1 thread; 3 threads in
+ * reverse, device memory apart; 64 threads (more than most pages' values). */
+static const struct {
+    unsigned threads, flags;
+    bool apart;
+} hand_ways[] = {{1, 0, false}, {3, PQ_KLAUNCH_REVERSE, true}, {64, 0, false}};
+#define NHAND (sizeof hand_ways / sizeof hand_ways[0])
+
+/* Runs one hand-built chunk the CPU way and each hand way; the statuses
+ * must agree (and with `strict` the messages too); returns the device's,
+ * its message in *derr and, on success, its output (equal to the CPU's) in
+ * *out. */
+static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
+                             size_t npages, pq_error *derr, pq_column_values *out, bool strict)
 {
     pq_decode_plan cplan = {0}, dplan = {0};
     pq_error err = {0};
@@ -338,11 +358,12 @@ static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len,
     pq_error cerr = {0};
     pq_decode_plan_execute(&ex, &cplan, &cout, &cst, &cerr);
     pq_status result = PQ_OK;
-    for (int w = 0; w < 2; w++) {
+    for (size_t w = 0; w < NHAND; w++) {
         ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages, 0,
                                                   NULL, &err),
                          PQ_OK);
-        pq_device_exec_options o = {.threads = w ? 3 : 1, .host_flags = w ? PQ_KLAUNCH_REVERSE : 0, .host_apart = w};
+        pq_device_exec_options o = {.threads = hand_ways[w].threads, .host_flags = hand_ways[w].flags,
+                                    .host_apart = hand_ways[w].apart};
         pq_column_values dout;
         pq_status dst;
         pq_device_exec_run(&o, &dplan, &dout, &dst, derr);
@@ -350,7 +371,10 @@ static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len,
                       pq_status_name(cst), cerr.message);
         if (dst == PQ_OK) {
             const char *bad = diff_values(&cout, &dout);
-            ck_assert_msg(bad == NULL, "%s differs", bad);
+            ck_assert_msg(bad == NULL, "%s differs (%zu threads)", bad, (size_t)hand_ways[w].threads);
+        } else {
+            ck_assert_msg(!strict || strcmp(derr->message, cerr.message) == 0, "device \"%s\", cpu \"%s\"",
+                          derr->message, cerr.message);
         }
         if (w == 1 && out) *out = dout;
         else pq_column_values_free(&dout);
@@ -360,6 +384,12 @@ static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len,
     pq_column_values_free(&cout);
     pq_decode_plan_free(&cplan);
     return result;
+}
+
+static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
+                          size_t npages, pq_error *derr, pq_column_values *out)
+{
+    return run_both_ex(leaf, chunk, len, pages, npages, derr, out, false);
 }
 
 /* A dictionary of two INT32s and a page of 4 indices 0, 1, 3, 1 (bit width
@@ -541,29 +571,813 @@ START_TEST(bit_packed_levels)
 }
 END_TEST
 
-/* Pages the kernels do not cover leave the chunk to the CPU executor;
- * asking for CUDA without a device does too. */
+/* ---------------------------------------------------------------------------
+ * The other value encodings: encoders for hand-built pages
+ * ------------------------------------------------------------------------- */
+
+typedef struct wbuf {
+    uint8_t *p;
+    size_t n, cap;
+} wbuf;
+
+static void put_byte(wbuf *b, uint8_t v)
+{
+    ck_assert_uint_lt(b->n, b->cap);
+    b->p[b->n++] = v;
+}
+
+static void put_bytes(wbuf *b, const void *v, size_t n)
+{
+    ck_assert_uint_le(b->n + n, b->cap);
+    if (n) memcpy(b->p + b->n, v, n);
+    b->n += n;
+}
+
+static void put_uleb(wbuf *b, uint64_t v)
+{
+    do {
+        uint8_t x = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        put_byte(b, (uint8_t)(x | (v ? 0x80 : 0)));
+    } while (v);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : 0);
+}
+
+static int bits_needed(uint64_t v)
+{
+    int b = 0;
+    while (b < 64 && (v >> b) != 0) b++;
+    return b;
+}
+
+/* n values (a multiple of 8) of bw bits, LSB first. */
+static void put_bits(wbuf *b, const uint64_t *v, size_t n, int bw)
+{
+    size_t bytes = n * (size_t)bw / 8;
+    ck_assert_uint_le(b->n + bytes, b->cap);
+    uint8_t *p = b->p + b->n;
+    memset(p, 0, bytes);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < bw; k++)
+            if ((v[i] >> k) & 1) {
+                size_t bit = i * (size_t)bw + (size_t)k;
+                p[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+            }
+    b->n += bytes;
+}
+
+/* How put_dbp lays a stream out. */
+typedef struct dbp_shape {
+    uint32_t block, minis; /* block size (at most 1024), miniblocks a block */
+    bool bits32;           /* deltas modulo 2^32, as int32 writers compute them (else 2^64) */
+    int min_width;         /* every used miniblock at least this wide */
+    uint8_t unused_width;  /* the width byte of miniblocks past the last value (readers ignore it) */
+} dbp_shape;
+
+static const dbp_shape plain_shape = {128, 4, false, 0, 0};
+
+/* DELTA_BINARY_PACKED of v[0, n). */
+static void put_dbp(wbuf *b, const int64_t *v, size_t n, dbp_shape sh)
+{
+    uint32_t per = sh.block / sh.minis;
+    put_uleb(b, sh.block);
+    put_uleb(b, sh.minis);
+    put_uleb(b, n);
+    put_uleb(b, zigzag(n ? v[0] : 0));
+    static int64_t d[1024];
+    static uint64_t rel[1024];
+    ck_assert_uint_le(sh.block, 1024);
+    for (size_t i = 1; i < n; i += sh.block) {
+        size_t cnt = n - i < sh.block ? n - i : sh.block;
+        int64_t mn = INT64_MAX;
+        for (size_t j = 0; j < cnt; j++) {
+            uint64_t diff = (uint64_t)v[i + j] - (uint64_t)v[i + j - 1];
+            d[j] = sh.bits32 ? (int64_t)(int32_t)(uint32_t)diff : (int64_t)diff;
+            if (d[j] < mn) mn = d[j];
+        }
+        put_uleb(b, zigzag(mn));
+        memset(rel, 0, sizeof rel);
+        for (size_t j = 0; j < cnt; j++) {
+            uint64_t r = (uint64_t)d[j] - (uint64_t)mn;
+            rel[j] = sh.bits32 ? (uint32_t)r : r;
+        }
+        int widths[1024];
+        for (uint32_t m = 0; m < sh.minis; m++) {
+            uint64_t mx = 0;
+            for (uint32_t j = m * per; j < (m + 1) * per && j < cnt; j++)
+                if (rel[j] > mx) mx = rel[j];
+            int w = bits_needed(mx) > sh.min_width ? bits_needed(mx) : sh.min_width;
+            widths[m] = m * per < cnt ? w : sh.unused_width;
+            put_byte(b, (uint8_t)widths[m]);
+        }
+        for (uint32_t m = 0; m < sh.minis && m * per < cnt; m++) put_bits(b, rel + m * per, per, widths[m]);
+    }
+}
+
+/* DELTA_LENGTH_BYTE_ARRAY of n strings. */
+static void put_dlba(wbuf *b, char *const *v, size_t n, dbp_shape sh)
+{
+    int64_t *len = calloc(n ? n : 1, sizeof *len);
+    ck_assert_ptr_nonnull(len);
+    for (size_t i = 0; i < n; i++) len[i] = (int64_t)strlen(v[i]);
+    put_dbp(b, len, n, sh);
+    for (size_t i = 0; i < n; i++) put_bytes(b, v[i], strlen(v[i]));
+    free(len);
+}
+
+/* DELTA_BYTE_ARRAY of n strings: each prefix as long as it is shared
+ * with the string before. */
+static void put_dba(wbuf *b, char *const *v, size_t n, dbp_shape sh)
+{
+    int64_t *pre = calloc(n ? n : 1, sizeof *pre);
+    char **suf = calloc(n ? n : 1, sizeof *suf);
+    ck_assert(pre && suf);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = 0;
+        while (i && v[i][p] && v[i][p] == v[i - 1][p]) p++;
+        pre[i] = (int64_t)p;
+        suf[i] = v[i] + p;
+    }
+    put_dbp(b, pre, n, sh);
+    put_dlba(b, suf, n, sh);
+    free(pre);
+    free(suf);
+}
+
+/* A chunk of hand-built DATA_PAGEs. */
+typedef struct hand_chunk {
+    uint8_t buf[1 << 17];
+    size_t n;
+    pq_page_info pages[8];
+    size_t np;
+} hand_chunk;
+
+static hand_chunk *hand_new(void)
+{
+    hand_chunk *c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+/* Appends a DATA_PAGE of nslots slots: definition levels (defs, 0/1 each,
+ * when not NULL: one bit-packed run of width 1 after the 4-byte length),
+ * then the values section. */
+static void add_page(hand_chunk *c, const uint8_t *defs, size_t nslots, const uint8_t *vals, size_t vlen,
+                     int32_t enc)
+{
+    size_t at = c->n;
+    wbuf b = {c->buf + at, 0, sizeof c->buf - at};
+    if (defs) {
+        size_t groups = (nslots + 7) / 8;
+        uint8_t len[4] = {0};
+        put_bytes(&b, len, 4);
+        put_uleb(&b, (uint64_t)groups << 1 | 1);
+        for (size_t g = 0; g < groups; g++) {
+            uint8_t x = 0;
+            for (size_t k = 0; k < 8 && 8 * g + k < nslots; k++) x |= (uint8_t)(defs[8 * g + k] << k);
+            put_byte(&b, x);
+        }
+        uint32_t l = (uint32_t)(b.n - 4);
+        memcpy(b.p, &l, 4);
+    }
+    put_bytes(&b, vals, vlen);
+    ck_assert_uint_lt(c->np, 8);
+    c->pages[c->np++] = pq_test_page(at, PQ_PAGE_DATA, (int32_t)b.n, (int32_t)nslots, enc);
+    c->n += b.n;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Runs a chunk with strict messages; on success returns its output. */
+static pq_status run_hand(const pq_leaf *leaf, const hand_chunk *c, pq_error *err, pq_column_values *out)
+{
+    return run_both_ex(leaf, c->buf, c->n, c->pages, c->np, err, out, true);
+}
+
+static pq_leaf flba_leaf(int32_t width, int16_t max_def)
+{
+    pq_leaf leaf = leaf_of(PQ_FIXED_LEN_BYTE_ARRAY, max_def, 0);
+    leaf.type_length = width;
+    return leaf;
+}
+
+/* Every byte of a one-page chunk's page flipped (a few ways) and the page
+ * cut at every length: the device's status and message must be the CPU's,
+ * word for word. `from` is the first byte of the page to change (after
+ * its levels). Returns the runs that failed. */
+static long mutate_page(const pq_leaf *leaf, hand_chunk *c, size_t from)
+{
+    static const uint8_t masks[] = {0x01, 0x02, 0x10, 0x80, 0xff};
+    long failed = 0;
+    pq_error err = {0};
+    pq_page_info *pi = &c->pages[0];
+    size_t at = (size_t)pi->data_offset, size = (size_t)pi->compressed_size;
+    for (size_t p = from; p < size; p++)
+        for (size_t m = 0; m < sizeof masks; m++) {
+            c->buf[at + p] ^= masks[m];
+            failed += run_hand(leaf, c, &err, NULL) != PQ_OK;
+            c->buf[at + p] ^= masks[m];
+        }
+    for (size_t l = from; l < size; l++) {
+        pi->compressed_size = pi->uncompressed_size = (int32_t)l;
+        failed += run_hand(leaf, c, &err, NULL) != PQ_OK;
+    }
+    pi->compressed_size = pi->uncompressed_size = (int32_t)size;
+    return failed;
+}
+
+/* Random strings of up to maxlen letters from a small alphabet, sorted
+ * when `sorted` (shared prefixes for DELTA_BYTE_ARRAY), exactly maxlen
+ * long when `fixed`. */
+static char **random_strings(size_t n, size_t maxlen, bool sorted, bool fixed)
+{
+    char **v = malloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = fixed ? maxlen : (size_t)(rnd() % (maxlen + 1));
+        v[i] = malloc(l + 1);
+        for (size_t k = 0; k < l; k++) v[i][k] = (char)('a' + rnd() % 3);
+        v[i][l] = 0;
+    }
+    for (size_t i = 1; sorted && i < n; i++) /* insertion sort */
+        for (size_t k = i; k > 0 && strcmp(v[k - 1], v[k]) > 0; k--) {
+            char *x = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = x;
+        }
+    return v;
+}
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+/* The byte-array output holds the n strings v. */
+static void check_strings(const pq_column_values *out, char *const *v, size_t n)
+{
+    ck_assert_uint_eq(out->n_values, n);
+    ck_assert_int_eq(out->offsets[0], 0);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(v[i]);
+        ck_assert_int_eq(out->offsets[i + 1] - out->offsets[i], (int32_t)l);
+        ck_assert_msg(memcmp(out->data + out->offsets[i], v[i], l) == 0, "string %zu", i);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The other value encodings: tests
+ * ------------------------------------------------------------------------- */
+
+/* BYTE_STREAM_SPLIT of every type it applies to, required and optional
+ * (two pages), and pages whose size is not the values'. */
+START_TEST(byte_stream_split_pages)
+{
+    static const struct {
+        int32_t type, width;
+    } types[] = {{PQ_FLOAT, 4}, {PQ_DOUBLE, 8}, {PQ_INT32, 4}, {PQ_INT64, 8}, {PQ_FIXED_LEN_BYTE_ARRAY, 3}};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        size_t w = (size_t)types[t].width;
+        for (int optional = 0; optional < 2; optional++) {
+            pq_leaf leaf = types[t].type == PQ_FIXED_LEN_BYTE_ARRAY ? flba_leaf(3, (int16_t)optional)
+                                                                    : leaf_of(types[t].type, (int16_t)optional, 0);
+            hand_chunk *c = hand_new();
+            uint8_t want[2 * 60 * 8], vals[60 * 8];
+            size_t nwant = 0;
+            for (int page = 0; page < 2; page++) {
+                size_t nslots = page ? 23 : 37, n = 0;
+                uint8_t defs[64];
+                for (size_t i = 0; i < nslots; i++) {
+                    defs[i] = !optional || i % 3 != 1;
+                    n += defs[i];
+                }
+                for (size_t i = 0; i < n; i++)
+                    for (size_t j = 0; j < w; j++) {
+                        uint8_t x = (uint8_t)rnd();
+                        want[(nwant + i) * w + j] = x;
+                        vals[j * n + i] = x;
+                    }
+                nwant += n;
+                add_page(c, optional ? defs : NULL, nslots, vals, n * w, PQ_ENC_BYTE_STREAM_SPLIT);
+            }
+            pq_error err = {0};
+            pq_column_values out;
+            ck_assert_int_eq(run_hand(&leaf, c, &err, &out), PQ_OK);
+            ck_assert_uint_eq(out.n_values, nwant);
+            ck_assert_mem_eq(out.values, want, nwant * w);
+            pq_column_values_free(&out);
+            /* one byte short, and one value too many */
+            c->np = 1;
+            c->pages[0].compressed_size = c->pages[0].uncompressed_size -= 1;
+            ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+            ck_assert_msg(strstr(err.message, "BYTE_STREAM_SPLIT: "), "%s", err.message);
+            c->pages[0].compressed_size = c->pages[0].uncompressed_size += 1 + (int32_t)w;
+            ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+            free(c);
+        }
+    }
+    /* the message */
+    hand_chunk *c = hand_new();
+    uint8_t vals[16] = {0};
+    add_page(c, NULL, 3, vals, 11, PQ_ENC_BYTE_STREAM_SPLIT);
+    pq_leaf leaf = leaf_of(PQ_FLOAT, 0, 0);
+    pq_error err = {0};
+    ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "page 0 (DATA_PAGE, BYTE_STREAM_SPLIT): BYTE_STREAM_SPLIT: 11 bytes for 3 "
+                                      "values of 4 bytes"),
+                  "%s", err.message);
+    free(c);
+}
+END_TEST
+
+/* RLE booleans: a 4-byte length, runs of width 1 (RLE and bit-packed);
+ * required and optional; the CPU's errors, in its order: a bad value
+ * (an RLE run of 2) before a later run failure only when they fall in
+ * different 1024-value batches. */
+START_TEST(rle_boolean_pages)
+{
+    uint8_t sec[64];
+    size_t n = 4;
+    sec[n++] = 20, sec[n++] = 1;          /* ten 1s */
+    sec[n++] = 5, sec[n++] = 0xa5, sec[n++] = 0x3c; /* two groups: 1010 0101, 0011 1100 LSB first */
+    sec[n++] = 10, sec[n++] = 0;          /* five 0s */
+    uint32_t l = (uint32_t)(n - 4);
+    memcpy(sec, &l, 4);
+    uint8_t want[31];
+    for (int i = 0; i < 10; i++) want[i] = 1;
+    for (int i = 0; i < 16; i++) want[10 + i] = (uint8_t)(((i < 8 ? 0xa5 : 0x3c) >> (i % 8)) & 1);
+    for (int i = 0; i < 5; i++) want[26 + i] = 0;
+    pq_error err = {0};
+    pq_column_values out;
+    pq_leaf leaf = leaf_of(PQ_BOOLEAN, 0, 0);
+    hand_chunk *c = hand_new();
+    add_page(c, NULL, 31, sec, n, PQ_ENC_RLE);
+    add_page(c, NULL, 31, sec, n, PQ_ENC_RLE);
+    ck_assert_int_eq(run_hand(&leaf, c, &err, &out), PQ_OK);
+    ck_assert_uint_eq(out.n_values, 62);
+    ck_assert_mem_eq(out.values, want, 31);
+    ck_assert_mem_eq(out.values + 31, want, 31);
+    pq_column_values_free(&out);
+    ck_assert_int_gt(mutate_page(&leaf, c, 0), 0);
+
+    /* optional: 40 slots, 31 values */
+    uint8_t defs[40];
+    for (int i = 0; i < 40; i++) defs[i] = i % 4 != 3 || i >= 36;
+    free(c);
+    c = hand_new();
+    add_page(c, defs, 40, sec, n, PQ_ENC_RLE);
+    leaf = leaf_of(PQ_BOOLEAN, 1, 0);
+    ck_assert_int_eq(run_hand(&leaf, c, &err, &out), PQ_OK);
+    ck_assert_uint_eq(out.n_values, 31);
+    ck_assert_mem_eq(out.values, want, 31);
+    pq_column_values_free(&out);
+    ck_assert_int_gt(mutate_page(&leaf, c, 4 + 1 + 5), 0); /* the values only */
+
+    /* the messages */
+    leaf = leaf_of(PQ_BOOLEAN, 0, 0);
+    static const struct {
+        uint8_t bytes[16];
+        size_t len, n;
+        const char *want;
+    } bad[] = {
+        {{2, 0, 0}, 3, 4, "RLE: 3 bytes, too short for the 4-byte length"},
+        {{100, 0, 0, 0, 6, 1}, 6, 3, "RLE: length 100 exceeds the 2 bytes left"},
+        {{2, 0, 0, 0, 6, 2}, 6, 3, "RLE boolean 2 at value 0"},
+        {{4, 0, 0, 0, 6, 1, 4, 1}, 8, 6, "RLE booleans: 5 decoded, the page has 6 non-null values"},
+        {{3, 0, 0, 0, 6, 1, 0x80}, 7, 6, "RLE: truncated or overlong run header at byte 2"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        free(c);
+        c = hand_new();
+        add_page(c, NULL, bad[k].n, bad[k].bytes, bad[k].len, PQ_ENC_RLE);
+        ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+        ck_assert_msg(strstr(err.message, bad[k].want), "%zu: %s", k, err.message);
+    }
+    /* a bad value in the first batch, the runs broken in the second: the
+     * value; both in the second batch: the runs */
+    for (int same = 0; same < 2; same++) {
+        wbuf b = {sec, 4, sizeof sec};
+        put_uleb(&b, (same ? 1030u : 5u) << 1);
+        put_byte(&b, 0);
+        put_uleb(&b, 1u << 1);
+        put_byte(&b, 7);
+        put_uleb(&b, (same ? 100u : 2000u) << 1); /* the runs then stop at 1131, or at 2006 */
+        put_byte(&b, 1);
+        put_byte(&b, 0x80); /* a header cut short */
+        l = (uint32_t)(b.n - 4);
+        memcpy(sec, &l, 4);
+        free(c);
+        c = hand_new();
+        add_page(c, NULL, 3000, sec, b.n, PQ_ENC_RLE);
+        ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+        if (same) ck_assert_msg(strstr(err.message, "RLE: truncated or overlong run header"), "%s", err.message);
+        else ck_assert_msg(strstr(err.message, "RLE boolean 7 at value 5"), "%s", err.message);
+    }
+    free(c);
+}
+END_TEST
+
+/* Values for DELTA_BINARY_PACKED: `kind` 0 random 64 bits, 1 small steps,
+ * 2 increasing, 3 constant, 4 the extremes in turn; INT32 range when i32. */
+static void delta_values(int64_t *v, size_t n, int kind, bool i32)
+{
+    int64_t x = (int64_t)(rnd() % 1000);
+    for (size_t i = 0; i < n; i++) {
+        switch (kind) {
+        case 0: x = (int64_t)rnd(); break;
+        case 1: x += (int64_t)(rnd() % 21) - 10; break;
+        case 2: x += (int64_t)(rnd() % 100); break;
+        case 3: break;
+        default: x = i % 2 ? (i32 ? INT32_MAX : INT64_MAX) : (i32 ? INT32_MIN : INT64_MIN); break;
+        }
+        v[i] = i32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)x : x;
+    }
+}
+
+/* DELTA_BINARY_PACKED INT32 and INT64 of many lengths, block shapes and
+ * value patterns (deltas wrapping, widths up to 64, 33 for INT32, unused
+ * miniblocks with nonsense widths); required, and optional over pages. */
+START_TEST(delta_binary_packed_pages)
+{
+    static const size_t sizes[] = {1, 2, 31, 32, 33, 127, 128, 129, 200, 1000, 3000};
+    static const dbp_shape shapes[] = {{128, 4, false, 0, 0},   {256, 8, false, 0, 200},
+                                       {128, 1, false, 0, 0},   {1024, 32, false, 0, 99},
+                                       {128, 4, false, 64, 0},  {128, 2, true, 0, 65}};
+    static int64_t v[3000];
+    static uint8_t sec[40000];
+    long runs = 0;
+    for (int i32 = 0; i32 < 2; i32++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+                for (int kind = 0; kind < 5; kind++) {
+                    size_t n = sizes[z];
+                    if (n >= 1000 && (h % 2 || kind % 2)) continue; /* the long pages a few ways */
+                    dbp_shape sh = shapes[h];
+                    if (!i32) sh.bits32 = false;
+                    delta_values(v, n, kind, i32);
+                    wbuf b = {sec, 0, sizeof sec};
+                    put_dbp(&b, v, n, sh);
+                    hand_chunk *c = hand_new();
+                    add_page(c, NULL, n, sec, b.n, PQ_ENC_DELTA_BINARY_PACKED);
+                    pq_leaf leaf = leaf_of(i32 ? PQ_INT32 : PQ_INT64, 0, 0);
+                    pq_error err = {0};
+                    pq_column_values out;
+                    ck_assert_msg(run_hand(&leaf, c, &err, &out) == PQ_OK, "%s", err.message);
+                    ck_assert_uint_eq(out.n_values, n);
+                    for (size_t i = 0; i < n; i++) {
+                        int64_t got;
+                        if (i32) {
+                            int32_t g;
+                            memcpy(&g, out.values + 4 * i, 4);
+                            got = g;
+                        } else {
+                            memcpy(&got, out.values + 8 * i, 8);
+                        }
+                        ck_assert_msg(got == v[i], "value %zu of %zu (shape %zu, kind %d, int32 %d)", i, n, h, kind,
+                                      i32);
+                    }
+                    pq_column_values_free(&out);
+                    free(c);
+                    runs++;
+                }
+    ck_assert_int_gt(runs, 200);
+
+    /* optional, three pages, nulls here and there */
+    for (int i32 = 0; i32 < 2; i32++) {
+        hand_chunk *c = hand_new();
+        size_t total = 0;
+        static int64_t all[3000];
+        for (int page = 0; page < 3; page++) {
+            size_t nslots = page == 1 ? 700 : 150, n = 0;
+            uint8_t defs[700];
+            for (size_t i = 0; i < nslots; i++) n += defs[i] = (rnd() % 5) != 0;
+            delta_values(v, n, page, i32);
+            memcpy(all + total, v, n * sizeof *v);
+            total += n;
+            wbuf b = {sec, 0, sizeof sec};
+            put_dbp(&b, v, n, plain_shape);
+            add_page(c, defs, nslots, sec, b.n, PQ_ENC_DELTA_BINARY_PACKED);
+        }
+        pq_leaf leaf = leaf_of(i32 ? PQ_INT32 : PQ_INT64, 1, 0);
+        pq_error err = {0};
+        pq_column_values out;
+        ck_assert_msg(run_hand(&leaf, c, &err, &out) == PQ_OK, "%s", err.message);
+        ck_assert_uint_eq(out.n_values, total);
+        for (size_t i = 0; i < total; i++) {
+            int64_t got = 0;
+            memcpy(&got, out.values + (i32 ? 4 : 8) * i, i32 ? 4 : 8);
+            if (i32) got = (int32_t)(uint32_t)(uint64_t)got;
+            ck_assert_msg(got == all[i], "value %zu", i);
+        }
+        pq_column_values_free(&out);
+        free(c);
+    }
+
+    /* the messages */
+    delta_values(v, 37, 1, false);
+    static const struct {
+        uint64_t header[3]; /* block size, miniblocks, values */
+        const char *want;
+    } bad[] = {
+        {{100, 4, 37}, "DELTA_BINARY_PACKED: block size 100 is not a positive multiple of 128"},
+        {{128, 3, 37}, "DELTA_BINARY_PACKED: 3 miniblocks in a block of 128: values per miniblock not a "
+                       "multiple of 32"},
+        {{128, 4, 40}, "DELTA_BINARY_PACKED: 40 values, more than the 37 declared"},
+        {{128, 4, 30}, "DELTA_BINARY_PACKED: 30 values, the page has 37 non-null values"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        wbuf b = {sec, 0, sizeof sec};
+        put_dbp(&b, v, 37, plain_shape);
+        size_t body = 0; /* past the good header's four varints */
+        for (int f = 0; f < 4; f++) {
+            while (sec[body] & 0x80) body++;
+            body++;
+        }
+        uint8_t page[512];
+        wbuf h = {page, 0, sizeof page};
+        for (int f = 0; f < 3; f++) put_uleb(&h, bad[k].header[f]);
+        put_uleb(&h, zigzag(v[0]));
+        put_bytes(&h, sec + body, b.n - body);
+        hand_chunk *c = hand_new();
+        add_page(c, NULL, 37, page, h.n, PQ_ENC_DELTA_BINARY_PACKED);
+        pq_leaf leaf = leaf_of(PQ_INT64, 0, 0);
+        pq_error err = {0};
+        ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+        ck_assert_msg(strstr(err.message, bad[k].want), "%zu: %s", k, err.message);
+        free(c);
+    }
+    /* every byte of a page changed, and the page cut short */
+    for (int i32 = 0; i32 < 2; i32++) {
+        delta_values(v, 70, 1, i32);
+        wbuf b = {sec, 0, sizeof sec};
+        put_dbp(&b, v, 70, shapes[2]);
+        hand_chunk *c = hand_new();
+        add_page(c, NULL, 70, sec, b.n, PQ_ENC_DELTA_BINARY_PACKED);
+        pq_leaf leaf = leaf_of(i32 ? PQ_INT32 : PQ_INT64, 0, 0);
+        ck_assert_int_gt(mutate_page(&leaf, c, 0), 0);
+        free(c);
+    }
+}
+END_TEST
+
+/* DELTA_LENGTH_BYTE_ARRAY: strings of many lengths, required and optional
+ * over pages; the length checks; every byte of a page changed. */
+START_TEST(delta_length_byte_array_pages)
+{
+    static uint8_t sec[1 << 16];
+    static const size_t sizes[] = {1, 5, 33, 100, 700};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int optional = 0; optional < 2; optional++) {
+            size_t n = sizes[z];
+            size_t nv = 4 * n + 4;
+            char **v = random_strings(nv, z == 1 ? 0 : 20, false, false);
+            hand_chunk *c = hand_new();
+            size_t total = 0;
+            for (int page = 0; page < 3; page++) {
+                uint8_t defs[2100];
+                size_t nslots = optional ? n + n / 3 + 1 : n;
+                for (size_t i = 0; i < nslots; i++) defs[i] = !optional || i % 4 != 2 || i + 1 == nslots;
+                size_t nn = 0;
+                for (size_t i = 0; i < nslots; i++) nn += defs[i];
+                ck_assert_uint_le(total + nn, nv);
+                wbuf b = {sec, 0, sizeof sec};
+                put_dlba(&b, v + total, nn, page == 2 ? (dbp_shape){256, 8, false, 0, 77} : plain_shape);
+                add_page(c, optional ? defs : NULL, nslots, sec, b.n, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY);
+                total += nn;
+            }
+            pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, (int16_t)optional, 0);
+            pq_error err = {0};
+            pq_column_values out;
+            ck_assert_msg(run_hand(&leaf, c, &err, &out) == PQ_OK, "%s", err.message);
+            check_strings(&out, v, total);
+            pq_column_values_free(&out);
+            free(c);
+            free_strings(v, nv);
+        }
+
+    /* lengths -1, and lengths past the bytes */
+    int64_t lens[4] = {1, 2, -1, 1};
+    wbuf b = {sec, 0, sizeof sec};
+    put_dbp(&b, lens, 4, plain_shape);
+    put_bytes(&b, "abcdef", 6);
+    hand_chunk *c = hand_new();
+    add_page(c, NULL, 4, sec, b.n, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY);
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0, 0);
+    pq_error err = {0};
+    ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "page 0 (DATA_PAGE, DELTA_LENGTH_BYTE_ARRAY): DELTA_LENGTH_BYTE_ARRAY: value 2 "
+                                      "has negative length -1"),
+                  "%s", err.message);
+    lens[2] = 5;
+    b.n = 0;
+    put_dbp(&b, lens, 4, plain_shape);
+    put_bytes(&b, "abcdef", 6);
+    free(c);
+    c = hand_new();
+    add_page(c, NULL, 4, sec, b.n, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY);
+    ck_assert_int_eq(run_hand(&leaf, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "DELTA_LENGTH_BYTE_ARRAY: values up to 2 need 8 bytes, 6 present"), "%s",
+                  err.message);
+    ck_assert_int_gt(mutate_page(&leaf, c, 0), 0);
+    free(c);
+
+    /* a page of 40 strings: every byte changed */
+    char **v = random_strings(40, 6, false, false);
+    b.n = 0;
+    put_dlba(&b, v, 40, (dbp_shape){128, 4, false, 0, 0});
+    c = hand_new();
+    add_page(c, NULL, 40, sec, b.n, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY);
+    ck_assert_int_gt(mutate_page(&leaf, c, 0), 0);
+    free(c);
+    free_strings(v, 40);
+}
+END_TEST
+
+/* DELTA_BYTE_ARRAY into BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY: sorted strings
+ * (long shared prefixes), required and optional over pages; the prefix
+ * checks; every byte of a page changed. */
+START_TEST(delta_byte_array_pages)
+{
+    static uint8_t sec[1 << 16];
+    static const size_t sizes[] = {1, 2, 40, 300, 1500};
+    for (int flba = 0; flba < 2; flba++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (int optional = 0; optional < 2; optional++) {
+                size_t n = sizes[z];
+                size_t nv = 4 * n + 4;
+                char **v = random_strings(nv, flba ? 5 : 12, true, flba);
+                hand_chunk *c = hand_new();
+                size_t total = 0;
+                for (int page = 0; page < 3; page++) {
+                    uint8_t defs[2100];
+                    size_t nslots = optional ? n + n / 3 + 1 : n, nn = 0;
+                    for (size_t i = 0; i < nslots; i++) nn += defs[i] = !optional || i % 3 != 1 || i + 1 == nslots;
+                    ck_assert_uint_le(total + nn, nv);
+                    wbuf b = {sec, 0, sizeof sec};
+                    put_dba(&b, v + total, nn, page == 1 ? (dbp_shape){1024, 32, false, 0, 0} : plain_shape);
+                    add_page(c, optional ? defs : NULL, nslots, sec, b.n, PQ_ENC_DELTA_BYTE_ARRAY);
+                    total += nn;
+                }
+                pq_leaf leaf = flba ? flba_leaf(5, (int16_t)optional) : leaf_of(PQ_BYTE_ARRAY, (int16_t)optional, 0);
+                pq_error err = {0};
+                pq_column_values out;
+                ck_assert_msg(run_hand(&leaf, c, &err, &out) == PQ_OK, "%s", err.message);
+                if (flba) {
+                    ck_assert_uint_eq(out.n_values, total);
+                    for (size_t i = 0; i < total; i++)
+                        ck_assert_msg(memcmp(out.values + 5 * i, v[i], 5) == 0, "value %zu", i);
+                } else {
+                    check_strings(&out, v, total);
+                }
+                pq_column_values_free(&out);
+                free(c);
+                free_strings(v, nv);
+            }
+
+    /* bad prefixes, counts that differ, an FLBA value of another width */
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0, 0);
+    pq_error err = {0};
+    static const struct {
+        int64_t pre[4], suf[4];
+        size_t npre, nsuf;
+        int flba;
+        const char *want;
+    } bad[] = {
+        {{1, 0, 0, 0}, {2, 2, 2, 2}, 4, 4, 0, "DELTA_BYTE_ARRAY: value 0 has prefix length 1, the previous value has 0 "
+                                              "bytes"},
+        {{0, 2, 5, 0}, {2, 2, 2, 2}, 4, 4, 0, "DELTA_BYTE_ARRAY: value 2 has prefix length 5, the previous value has 4 "
+                                              "bytes"},
+        {{0, -1, 0, 0}, {2, 2, 2, 2}, 4, 4, 0, "DELTA_BYTE_ARRAY: value 1 has prefix length -1"},
+        {{0, 1, 0, 0}, {2, 2, 2, 2}, 3, 4, 0, "DELTA_BYTE_ARRAY: 3 prefix lengths but 4 suffixes"},
+        {{0, 1, 0, 0}, {2, 2, 2, -2}, 4, 4, 0, "DELTA_LENGTH_BYTE_ARRAY: value 3 has negative length -2"},
+        {{0, 1, 0, 0}, {2, 2, 9, 2}, 4, 4, 0, "DELTA_LENGTH_BYTE_ARRAY: values up to 2 need 13 bytes, 8 present"},
+        {{0, 1, 0, 0}, {2, 2, 2, 2}, 3, 3, 0, "DELTA_BYTE_ARRAY: 3 values, the page has 4 non-null values"},
+        {{0, 1, 0, 0}, {2, 2, 2, 2}, 4, 4, 1, "DELTA_BYTE_ARRAY: value 1 is 3 bytes, FIXED_LEN_BYTE_ARRAY(2)"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        wbuf b = {sec, 0, sizeof sec};
+        put_dbp(&b, bad[k].pre, bad[k].npre, plain_shape);
+        put_dbp(&b, bad[k].suf, bad[k].nsuf, plain_shape);
+        put_bytes(&b, "abcdefgh", 8);
+        hand_chunk *c = hand_new();
+        add_page(c, NULL, 4, sec, b.n, PQ_ENC_DELTA_BYTE_ARRAY);
+        pq_leaf l = bad[k].flba ? flba_leaf(2, 0) : leaf;
+        ck_assert_int_eq(run_hand(&l, c, &err, NULL), PQ_ERR_CORRUPT_DATA);
+        ck_assert_msg(strstr(err.message, bad[k].want), "%zu: %s", k, err.message);
+        free(c);
+    }
+    /* every byte of a page changed, both ways */
+    for (int flba = 0; flba < 2; flba++) {
+        char **v = random_strings(40, 4, true, flba);
+        wbuf b = {sec, 0, sizeof sec};
+        put_dba(&b, v, 40, plain_shape);
+        hand_chunk *c = hand_new();
+        add_page(c, NULL, 40, sec, b.n, PQ_ENC_DELTA_BYTE_ARRAY);
+        pq_leaf l = flba ? flba_leaf(4, 0) : leaf;
+        ck_assert_int_gt(mutate_page(&l, c, 0), 0);
+        free(c);
+        free_strings(v, 40);
+    }
+}
+END_TEST
+
+/* Every byte of BYTE_STREAM_SPLIT pages changed (only sizes can fail). */
+START_TEST(corrupt_byte_stream_split_pages)
+{
+    uint8_t vals[64];
+    for (size_t i = 0; i < sizeof vals; i++) vals[i] = (uint8_t)rnd();
+    hand_chunk *c = hand_new();
+    add_page(c, NULL, 16, vals, 64, PQ_ENC_BYTE_STREAM_SPLIT);
+    pq_leaf leaf = leaf_of(PQ_FLOAT, 0, 0);
+    ck_assert_int_gt(mutate_page(&leaf, c, 0), 0);
+    free(c);
+}
+END_TEST
+
+/* Pages the kernels do not cover leave the chunk to the CPU executor
+ * (encodings not valid for the type, string views, dictionary indices
+ * out), each counted by its reason; asking for CUDA without a device does
+ * too. */
 START_TEST(uncovered_chunks_are_unsupported)
 {
     uint8_t chunk[16] = {0};
-    pq_page_info pages[1] = {pq_test_page(0, PQ_PAGE_DATA, 8, 2, PQ_ENC_DELTA_BINARY_PACKED)};
-    pq_leaf leaf = leaf_of(PQ_INT32, 0, 0);
-    pq_decode_plan plan = {0};
-    pq_error err = {0};
-    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, pages, 1, 0, NULL, &err),
-                     PQ_OK);
+    static const struct {
+        int32_t type, enc;
+        const char *want;
+    } uncovered[] = {
+        {PQ_INT32, PQ_ENC_BIT_PACKED, "BIT_PACKED values of INT32 (page 0)"},
+        {PQ_FLOAT, PQ_ENC_DELTA_BINARY_PACKED, "DELTA_BINARY_PACKED values of FLOAT (page 0)"},
+        {PQ_INT32, PQ_ENC_RLE, "RLE values of INT32 (page 0)"},
+        {PQ_INT96, PQ_ENC_BYTE_STREAM_SPLIT, "BYTE_STREAM_SPLIT values of INT96 (page 0)"},
+        {PQ_INT64, PQ_ENC_DELTA_BYTE_ARRAY, "DELTA_BYTE_ARRAY values of INT64 (page 0)"},
+    };
     pq_device_exec_stats stats = {0};
     pq_device_exec_options o = {.stats = &stats};
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
     pq_column_values out;
     pq_status st;
-    ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
-    ck_assert_int_eq(st, PQ_ERR_UNSUPPORTED);
-    ck_assert_msg(strstr(err.message, "DELTA_BINARY_PACKED values (page 0)"), "%s", err.message);
-    ck_assert_uint_eq(stats.unsupported[PQ_DX_VALUE_ENCODING], 1);
-    ck_assert(zeroed(&out));
+    pq_page_info pages[2];
+    for (size_t k = 0; k < sizeof uncovered / sizeof uncovered[0]; k++) {
+        pages[0] = pq_test_page(0, PQ_PAGE_DATA, 8, 2, uncovered[k].enc);
+        pq_leaf leaf = leaf_of(uncovered[k].type, 0, 0);
+        ck_assert_int_eq(
+            pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, pages, 1, 0, NULL, &err), PQ_OK);
+        ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
+        ck_assert_int_eq(st, PQ_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(err.message, uncovered[k].want), "%s", err.message);
+        ck_assert(zeroed(&out));
+        pq_decode_plan_free(&plan);
+    }
+    ck_assert_uint_eq(stats.unsupported[PQ_DX_VALUE_ENCODING], sizeof uncovered / sizeof uncovered[0]);
+    ck_assert_uint_eq(stats.chunks, 0);
+
+    /* string views; dictionary indices out */
+    uint8_t str[32];
+    size_t n = pq_test_put_str(str, "ab");
+    size_t data = n;
+    const uint8_t idx[] = {0x01, 0x03, 0x00}; /* width 1; one group of zeros */
+    memcpy(str + n, idx, sizeof idx);
+    n += sizeof idx;
+    pages[0] = pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)data, 1, PQ_ENC_PLAIN);
+    pages[1] = pq_test_page(data, PQ_PAGE_DATA, (int32_t)sizeof idx, 3, PQ_ENC_RLE_DICTIONARY);
+    pq_leaf sleaf = leaf_of(PQ_BYTE_ARRAY, 0, 0);
+    static const struct {
+        unsigned flags;
+        pq_dx_reason reason;
+    } outs[] = {{PQ_PLAN_STRING_VIEWS, PQ_DX_VIEWS}, {PQ_PLAN_INDICES, PQ_DX_INDICES}};
+    for (size_t k = 0; k < 2; k++) {
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &sleaf, PQ_CODEC_UNCOMPRESSED, str, n, pages, 2,
+                                                  outs[k].flags, NULL, &err),
+                         PQ_OK);
+        ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
+        ck_assert_uint_eq(stats.unsupported[outs[k].reason], 1);
+        ck_assert(zeroed(&out));
+        pq_decode_plan_free(&plan);
+    }
+    /* ... and as bytes it decodes */
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &sleaf, PQ_CODEC_UNCOMPRESSED, str, n, pages, 2, 0, NULL, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_OK);
+    ck_assert_uint_eq(out.n_values, 3);
+    ck_assert_mem_eq(out.data, "ababab", 6);
+    pq_column_values_free(&out);
     pq_decode_plan_free(&plan);
 
     /* CUDA asked for */
+    pq_leaf leaf = leaf_of(PQ_INT32, 0, 0);
     pages[0] = pq_test_page(0, PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN);
     ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, 16, pages, 1, 0, NULL, &err),
                      PQ_OK);
@@ -591,6 +1405,12 @@ int main(void)
     tcase_add_test(tc, truncated_runs_name_the_page);
     tcase_add_test(tc, bad_levels_name_the_slot);
     tcase_add_test(tc, bit_packed_levels);
+    tcase_add_test(tc, byte_stream_split_pages);
+    tcase_add_test(tc, corrupt_byte_stream_split_pages);
+    tcase_add_test(tc, rle_boolean_pages);
+    tcase_add_test(tc, delta_binary_packed_pages);
+    tcase_add_test(tc, delta_length_byte_array_pages);
+    tcase_add_test(tc, delta_byte_array_pages);
     tcase_add_test(tc, uncovered_chunks_are_unsupported);
     tcase_add_test(tc, corpus_equals_the_cpu_executor);
     tcase_add_test(tc, matrix_equals_the_cpu_executor);
