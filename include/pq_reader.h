@@ -275,15 +275,15 @@ typedef struct pq_reader_options {
 /* Where the decode stage runs (pq_reader_options.device). The device
  * executor (pages/device_exec.h) runs the decode plan with the kernels of
  * kernels/k_decode.h, one block per page: on a CUDA device, or on the host
- * (the same kernel code, phase by phase). It covers PLAIN and dictionary-
- * encoded values of every physical type with RLE / BIT_PACKED levels in
- * flat selections; the chunks it does not cover (DELTA_*, BYTE_STREAM_SPLIT,
- * RLE booleans, string views, dictionary arrays out, selection-vector
- * decode of a filtered read, nested columns) are decoded by the CPU
- * executor, counted in the decode stage's stats (device_chunks,
- * cpu_chunks), and pq_reader_device_note() says where the stage ran and
- * why. The Arrow arrays are in host memory either way (the CUDA executor
- * copies its output back). */
+ * (the same kernel code, phase by phase). It covers every value encoding
+ * of every physical type with RLE / BIT_PACKED levels in flat selections;
+ * the chunks it does not cover (string views, dictionary arrays out,
+ * selection-vector decode of a filtered read, nested columns) are decoded
+ * by the CPU executor, counted in the decode stage's stats
+ * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
+ * stage ran and why. The decoded arrays are in host memory either way (the
+ * CUDA executor copies its output back); pq_reader_next_device_batch()
+ * hands batches out in CUDA memory after a CUDA decode. */
 typedef enum pq_device {
     PQ_DEVICE_CPU = 0,          /* the CPU executor, on opts.threads threads */
     PQ_DEVICE_CUDA = 1,         /* the kernels on a CUDA device; without a usable one the
