@@ -677,19 +677,11 @@ class Reader:
         else in host memory. Decodes with a reader of its own (the parsed
         footer reused)."""
         cols = self.columns if columns is None else self._resolve(list(columns))
-        h, keep = _open_reader(self.path, self.metadata, cols, row_groups, threads=self._threads,
-                               validate_utf8=self._validate_utf8, memory_limit=self._memory_limit, filter=filter,
-                               strings=self._strings, decimals=self._decimals, follow_arrow_schema=self._follow,
-                               device=self._device)
-        try:
-            err = _c.pq_error()
-            if _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err)) != _c.PQ_OK:
-                raise _error(err, self.path)
-            for b in _device_batches(h, batch_size, self.path):
-                yield b
-        finally:
-            _c.pq_reader_close(h)
-            del keep
+        return _decoded_batches(self.path, self.metadata, cols, row_groups, batch_size=batch_size,
+                                threads=self._threads, validate_utf8=self._validate_utf8,
+                                memory_limit=self._memory_limit, filter=filter, strings=self._strings,
+                                decimals=self._decimals, follow_arrow_schema=self._follow, device=self._device,
+                                export=_device_batches)
 
     def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
              threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
@@ -879,7 +871,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
                      filter=None, prune=True, strings="string", decimals="decimal128",
-                     follow_arrow_schema=False, schema_out=None, device="cpu"):
+                     follow_arrow_schema=False, schema_out=None, device="cpu", export=None):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -899,7 +891,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
             schema_out.append(_output_schema(h, path))
         if row_limit == 0:
             return
-        for b in _export_batches(h, batch_size, path):
+        for b in (export or _export_batches)(h, batch_size, path):
             yield b
     finally:
         _c.pq_reader_close(h)
@@ -958,6 +950,12 @@ def _capsule(name, size, fill):
     except BaseException:
         _libc.free(p)
         raise
+    return _wrap(p, name)
+
+
+def _wrap(p, name):
+    """A PyCapsule `name` owning the malloc'd struct at p (released and
+    freed when the capsule dies unexported)."""
     return _capsule_new(p, name, ctypes.cast(_DESTROY[name], ctypes.c_void_p))
 
 
@@ -1011,10 +1009,7 @@ def _device_batches(h, batch_size, path):
         rows = ctypes.c_int64.from_address(pa_).value
         device_id = ctypes.c_int64.from_address(pa_ + 80).value
         device_type = ctypes.c_int32.from_address(pa_ + 88).value
-        yield DeviceBatch(_capsule_new(ps, _SCHEMA_NAME, ctypes.cast(_DESTROY[_SCHEMA_NAME], ctypes.c_void_p)),
-                          _capsule_new(pa_, _DEVICE_ARRAY_NAME,
-                                       ctypes.cast(_DESTROY[_DEVICE_ARRAY_NAME], ctypes.c_void_p)),
-                          rows, _DEVICE_TYPES.get(device_type, str(device_type)), device_id)
+        yield DeviceBatch(_wrap(ps, _SCHEMA_NAME), _wrap(pa_, _DEVICE_ARRAY_NAME), rows, _DEVICE_TYPES.get(device_type, str(device_type)), device_id)
 
 
 class Scan:
