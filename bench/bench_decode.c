@@ -25,6 +25,9 @@
 #include <string.h>
 #include <time.h>
 
+#define BENCH_NAME "pqstep-bench-decode"
+#include "bench_util.h"
+
 #include "pq_arrow.h"
 #include "pq_metadata.h"
 #include "pq_reader.h"
@@ -48,26 +51,6 @@ typedef struct read_result {
     uint64_t compressed;    /* sum of the chunks' total_compressed_size */
     int64_t footer_rows;    /* FileMetaData.num_rows */
 } read_result;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("pqstep-bench-decode: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Byte sizes of the selected chunks, as the footer records them. */
 static void chunk_sizes(pq_reader *r, read_result *res)

@@ -56,6 +56,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "pqstep-bench-device"
+#include "bench_util.h"
+
 #include "kernels/device.h"
 #include "pq_arrow.h"
 #include "pq_metadata.h"
@@ -120,26 +123,6 @@ typedef struct baseline_row {
 
 static baseline_row *g_base;
 static size_t g_nbase;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("pqstep-bench-device: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
