@@ -36,7 +36,9 @@ typedef struct pq_reader_chunk {
     pq_chunk_pages info;  /* public view: place in the file and the pages */
     pq_page_info *pages;  /* owned (info.pages points here) */
     const uint8_t *data;  /* the kept bytes, the parts' lengths summed */
-    uint8_t *bytes;       /* owned copy of them; NULL when `data` is in a memory source */
+    uint8_t *bytes;       /* owned copy of them; NULL when `data` is in a memory source
+                           * or borrowed from a fetched range (`hold`) */
+    pq_shared_bytes *hold; /* the fetched range `data` lies in (a reference), or NULL */
     chunk_step step;
     pq_range *parts;      /* file ranges kept (owned); nparts of them */
     size_t nparts;

@@ -26,6 +26,7 @@ static void chunk_clear(pq_reader_chunk *ch)
 {
     free(ch->pages);
     free(ch->bytes);
+    pq_shared_bytes_release(ch->hold);
     free(ch->parts);
     pq_row_set_free(&ch->rows);
     memset(ch, 0, sizeof *ch);
@@ -566,10 +567,15 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     pq_status st = PQ_OK;
     uint8_t *owned = NULL;
     const uint8_t *bytes;
+    pq_shared_bytes *hold = NULL;
     if (r->kind == SOURCE_MEMORY && ch->nparts == 1) {
         bytes = (const uint8_t *)r->memory.data + ch->parts[0].offset; /* bounds: plan_chunks */
         acc->bytes += len;
         acc->reads++;
+    } else if (ch->nparts == 1 &&
+               (bytes = pq_supplied_borrow(&r->supplied, ch->parts[0].offset, len, &hold)) != NULL) {
+        /* Fetched ahead with its neighbours (prefetch, batched reads):
+         * used where it lies, counted when fetched. */
     } else {
         owned = malloc(len ? len : 1);
         if (!owned) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
@@ -606,9 +612,11 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     if (st != PQ_OK) {
         free(pages);
         free(owned);
+        pq_shared_bytes_release(hold);
         return chunk_error(err, st, ch);
     }
     ch->bytes = owned;
+    ch->hold = hold;
     ch->data = bytes;
     ch->pages = pages;
     ch->info.pages = pages;
@@ -744,8 +752,10 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
             if (ch->step == CHUNK_DEFERRED) (*skipped)++;
             free(ch->pages);
             free(ch->bytes);
+            pq_shared_bytes_release(ch->hold);
             ch->pages = NULL;
             ch->bytes = NULL;
+            ch->hold = NULL;
             ch->data = NULL;
             ch->info.pages = NULL;
             ch->info.npages = 0;

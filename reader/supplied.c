@@ -11,26 +11,47 @@ void pq_supplied_init(pq_supplied *s)
     s->count = s->cap = 0;
 }
 
+pq_shared_bytes *pq_shared_bytes_retain(pq_shared_bytes *b)
+{
+    if (b) atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void pq_shared_bytes_release(pq_shared_bytes *b)
+{
+    if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
+    free(b->data);
+    free(b);
+}
+
 void pq_supplied_free(pq_supplied *s)
 {
-    for (size_t i = 0; i < s->count; i++) free(s->ranges[i].data);
+    for (size_t i = 0; i < s->count; i++) pq_shared_bytes_release(s->ranges[i].block);
     free(s->ranges);
     pq_supplied_init(s);
 }
 
 pq_status pq_supplied_adopt(pq_supplied *s, uint64_t offset, uint8_t *data, size_t len, pq_error *err)
 {
+    pq_shared_bytes *b = malloc(sizeof *b);
+    if (!b) {
+        free(data);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    atomic_init(&b->refs, 1);
+    b->data = data;
+    b->len = len;
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
         pq_supplied_range *grown = realloc(s->ranges, cap * sizeof *grown);
         if (!grown) {
-            free(data);
+            pq_shared_bytes_release(b);
             return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         }
         s->ranges = grown;
         s->cap = cap;
     }
-    s->ranges[s->count++] = (pq_supplied_range){offset, len, data};
+    s->ranges[s->count++] = (pq_supplied_range){offset, len, b};
     return PQ_OK;
 }
 
@@ -63,6 +84,14 @@ bool pq_supplied_copy(const pq_supplied *s, uint64_t offset, size_t len, void *d
 {
     const pq_supplied_range *r = find(s, offset, len);
     if (!r) return false;
-    if (len) memcpy(dst, r->data + (offset - r->offset), len);
+    if (len) memcpy(dst, r->block->data + (offset - r->offset), len);
     return true;
+}
+
+const uint8_t *pq_supplied_borrow(const pq_supplied *s, uint64_t offset, size_t len, pq_shared_bytes **hold)
+{
+    const pq_supplied_range *r = find(s, offset, len);
+    if (!r) return NULL;
+    *hold = pq_shared_bytes_retain(r->block);
+    return r->block->data + (offset - r->offset);
 }
