@@ -1,7 +1,8 @@
 /*
  * bench_decode.c — pqstep-bench-decode: how fast does pqstep decode a file?
  *
- *   pqstep-bench-decode FILE [--threads N] [--repeat R] [--columns I,J,..] [--json]
+ *   pqstep-bench-decode FILE [--threads N] [--repeat R] [--columns I,J,..]
+ *                       [--strings string|view] [--pool-mib M] [--json]
  *
  * One timed read is a whole read from scratch: open the file, advance to the
  * decode stage (footer, select, page headers, decode), export every row group
@@ -14,7 +15,10 @@
  *
  * --threads N sets pq_reader_options.threads (0: the library default, one
  * per core). --columns reads only those leaf columns (indexes), to see what
- * each column costs. Progress and errors go to stderr; stdout gets a short report,
+ * each column costs. --strings view reads strings as Arrow string_view
+ * (as bench/tpch.py's pqstep runs do; default string). --pool-mib M sets
+ * the buffer pool's limit (pq_buffer_pool_set_limit; default the library's).
+ * Progress and errors go to stderr; stdout gets a short report,
  * or with --json one JSON object (bench/decode.py reads that).
  */
 #include <errno.h>
@@ -41,6 +45,7 @@ typedef struct bench_args {
     uint32_t threads;
     uint32_t columns[MAX_COLUMNS];
     size_t columns_len; /* 0: all */
+    bool views;         /* --strings view */
 } bench_args;
 
 typedef struct read_result {
@@ -80,6 +85,7 @@ static void read_once(const bench_args *a, read_result *res)
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.threads = a->threads;
+    if (a->views) opts.string_type = PQ_STRINGS_VIEW;
     if (a->columns_len) {
         opts.columns = a->columns;
         opts.columns_len = a->columns_len;
@@ -119,11 +125,14 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-    fputs("usage: pqstep-bench-decode FILE [--threads N] [--repeat R] [--columns I,J,..] [--json]\n"
+    fputs("usage: pqstep-bench-decode FILE [--threads N] [--repeat R] [--columns I,J,..]\n"
+          "                           [--strings string|view] [--pool-mib M] [--json]\n"
           "  Times whole reads of FILE (open, decode every row group into Arrow\n"
           "  batches, release them): min and median of R reads (default 5).\n"
           "  --threads N  decode threads (0: one per core; default 1)\n"
           "  --columns L  read only these leaf columns (comma-separated indexes)\n"
+          "  --strings T  string (default) or view: Arrow string_view\n"
+          "  --pool-mib M the buffer pool's limit in MiB (default: the library's)\n"
           "  --json       one JSON object on stdout instead of the report\n",
           f);
 }
@@ -186,6 +195,14 @@ int main(int argc, char **argv)
                 die("bad --repeat '%s' (1..%d)", argv[i], MAX_REPEAT);
         } else if (strcmp(argv[i], "--columns") == 0 && i + 1 < argc) {
             if (!parse_columns(argv[++i], &args)) die("bad --columns '%s'", argv[i]);
+        } else if (strcmp(argv[i], "--strings") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "view") == 0) args.views = true;
+            else if (strcmp(argv[i], "string") != 0) die("bad --strings '%s' (string or view)", argv[i]);
+        } else if (strcmp(argv[i], "--pool-mib") == 0 && i + 1 < argc) {
+            unsigned long mib;
+            if (!parse_uint(argv[++i], 1ul << 24, &mib)) die("bad --pool-mib '%s'", argv[i]);
+            pq_buffer_pool_set_limit((uint64_t)mib << 20);
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

@@ -183,12 +183,14 @@ PQ_API pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap);
 #define PQ_BUFFER_POOL_DEFAULT UINT64_MAX
 PQ_API void pq_buffer_pool_set_limit(uint64_t bytes);
 
-/* The pool's default limit: 64 MiB, room for a few row groups of a
- * streaming read. A limit large enough to keep a whole file's decoded
- * arrays for the next read (2 GiB, for a TPC-H lineitem scale factor 1
- * read) measured slower here, not faster: blocks kept cold cost more to
- * write again than glibc's own reuse of freed memory, and the peak memory
- * grew by the pool's size. */
+/* The pool's default limit: an eighth of the machine's physical memory,
+ * at least 64 MiB and at most 4 GiB (3 GiB on a 24 GiB machine): room to
+ * keep a whole file's decoded arrays (about 1 GB for a TPC-H lineitem
+ * scale factor 1 read) for the next read, which then reuses their pages
+ * instead of having the kernel fault in and zero every page again (a
+ * quarter of such a read's time). Kept blocks unused for 10 s are freed at
+ * the next take or give, as jemalloc and mimalloc keep freed pages for a
+ * decay time; set a lower limit where memory is tight. */
 PQ_API uint64_t pq_buffer_pool_default_limit(void);
 
 /* Bytes the pool holds now (blocks kept, not in use). */

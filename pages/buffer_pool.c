@@ -20,7 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pq_arrow.h"
 
@@ -52,9 +54,22 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* An eighth of the machine's memory, from 64 MiB to 4 GiB: room for a
+ * whole file's decoded arrays (a TPC-H lineitem SF1 read makes about
+ * 1 GB) to be written again by the next read without the kernel faulting
+ * in and zeroing every page anew, as jemalloc and mimalloc (the peers'
+ * allocators) keep freed pages for their decay time. */
 uint64_t pq_buffer_pool_default_limit(void)
 {
-    return (uint64_t)64 << 20;
+    static _Atomic uint64_t cached;
+    uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v) return v;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t lo = (uint64_t)64 << 20, hi = (uint64_t)4 << 30;
+    v = pages > 0 && page > 0 ? (uint64_t)pages / 8 * (uint64_t)page : lo;
+    v = v < lo ? lo : v > hi ? hi : v;
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+    return v;
 }
 
 /* Under the lock. */
@@ -131,6 +146,13 @@ void *pq_pool_take(size_t need, size_t max, size_t *cap)
     free_list(drop);
     if (best) *cap = got;
     return best;
+}
+
+void *pq_pool_alloc(size_t bytes)
+{
+    size_t cap;
+    void *p = pq_pool_take(bytes, bytes + bytes / 4, &cap);
+    return p ? p : malloc(bytes ? bytes : 1);
 }
 
 void pq_pool_give(void *p)

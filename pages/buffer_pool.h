@@ -27,6 +27,10 @@
  * (see buffer_pool.c). */
 void *pq_pool_take(size_t need, size_t max, size_t *cap);
 
+/* `bytes` (at least 1) from a kept block of at most a quarter more when
+ * one fits, else from malloc; NULL when out of memory. */
+void *pq_pool_alloc(size_t bytes);
+
 /* Keep block p (from malloc, calloc or realloc) for a later take, or free
  * it when it is small or the pool is full. NULL is ignored. */
 void pq_pool_give(void *p);

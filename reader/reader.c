@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "metadata/error.h"
+#include "pages/buffer_pool.h"
 #include "predicate/predicate.h"
 #include "reader/reader_internal.h"
 #include "pq_remote.h"
@@ -648,7 +649,7 @@ static pq_status fetch_needed(pq_reader *r, pq_stage stage, size_t n, pq_error *
             st = pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "the %s stage needs %llu bytes at once, over the memory "
                               "limit (%llu bytes)", pq_stage_name(stage), (unsigned long long)total,
                               (unsigned long long)r->opts.memory_limit);
-        else if (!(dsts[i] = malloc(len ? (size_t)len : 1)))
+        else if (!(dsts[i] = pq_pool_alloc((size_t)len)))
             st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %llu-byte range", (unsigned long long)len);
     }
     if (st == PQ_OK) st = r->src.read_ranges(r->src.user, ranges, n, dsts, err);
@@ -661,7 +662,7 @@ static pq_status fetch_needed(pq_reader *r, pq_stage stage, size_t n, pq_error *
                 continue;
             }
         }
-        free(dsts[i]);
+        pq_pool_give(dsts[i]);
     }
     free(ranges);
     free(dsts);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "pages/buffer_pool.h"
 #include "metadata/page_index.h"
 #include "predicate/predicate.h"
 #include "reader/parallel.h"
@@ -25,7 +26,7 @@
 static void chunk_clear(pq_reader_chunk *ch)
 {
     free(ch->pages);
-    free(ch->bytes);
+    pq_pool_give(ch->bytes);
     pq_shared_bytes_release(ch->hold);
     free(ch->parts);
     pq_row_set_free(&ch->rows);
@@ -436,7 +437,7 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
     for (size_t i = 0; st == PQ_OK && i < n; i++) {
         if (joined[i] < 2) continue; /* one part: the walk reads it itself */
         if (r->opts.memory_limit && ranges[i].length > r->opts.memory_limit) continue; /* read part by part */
-        uint8_t *buf = malloc(ranges[i].length ? (size_t)ranges[i].length : 1);
+        uint8_t *buf = pq_pool_alloc((size_t)ranges[i].length);
         if (!buf) {
             st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %llu-byte read",
                               (unsigned long long)ranges[i].length);
@@ -444,7 +445,7 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
         }
         st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ranges[i].offset, (size_t)ranges[i].length, buf, err);
         if (st == PQ_OK) st = pq_supplied_adopt(&r->supplied, ranges[i].offset, buf, (size_t)ranges[i].length, err);
-        else free(buf);
+        else pq_pool_give(buf);
     }
     free(ranges);
     free(joined);
@@ -577,7 +578,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
         /* Fetched ahead with its neighbours (prefetch, batched reads):
          * used where it lies, counted when fetched. */
     } else {
-        owned = malloc(len ? len : 1);
+        owned = pq_pool_alloc(len);
         if (!owned) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
         uint64_t at = 0;
         for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
@@ -751,7 +752,7 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
             /* No match: nothing of the row group is read or decoded any more. */
             if (ch->step == CHUNK_DEFERRED) (*skipped)++;
             free(ch->pages);
-            free(ch->bytes);
+            pq_pool_give(ch->bytes);
             pq_shared_bytes_release(ch->hold);
             ch->pages = NULL;
             ch->bytes = NULL;

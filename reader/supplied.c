@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "pages/buffer_pool.h"
 
 void pq_supplied_init(pq_supplied *s)
 {
@@ -20,7 +21,7 @@ pq_shared_bytes *pq_shared_bytes_retain(pq_shared_bytes *b)
 void pq_shared_bytes_release(pq_shared_bytes *b)
 {
     if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
-    free(b->data);
+    pq_pool_give(b->data); /* fetched ranges are megabytes: the next fetch reuses their pages */
     free(b);
 }
 
@@ -58,7 +59,7 @@ pq_status pq_supplied_adopt(pq_supplied *s, uint64_t offset, uint8_t *data, size
 pq_status pq_supplied_add(pq_supplied *s, uint64_t offset, const void *data, size_t len,
                           pq_error *err)
 {
-    uint8_t *copy = malloc(len ? len : 1);
+    uint8_t *copy = pq_pool_alloc(len);
     if (!copy) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory copying %zu bytes", len);
     if (len) memcpy(copy, data, len);
     return pq_supplied_adopt(s, offset, copy, len, err);

@@ -18,8 +18,8 @@
 
 #include "pq_error.h"
 
-/* A malloc'd block of bytes with a count of its holders; freed with the
- * last pq_shared_bytes_release. */
+/* A malloc'd block of bytes with a count of its holders; given to the
+ * buffer pool (pages/buffer_pool.h) with the last pq_shared_bytes_release. */
 typedef struct pq_shared_bytes {
     atomic_size_t refs;
     uint8_t *data;
@@ -51,8 +51,9 @@ void pq_supplied_free(pq_supplied *s);
 pq_status pq_supplied_add(pq_supplied *s, uint64_t offset, const void *data, size_t len,
                           pq_error *err);
 
-/* Take `data` (malloc'd, len bytes) as the range at `offset`: no copy; it
- * is freed with its last holder (at once on failure). */
+/* Take `data` (malloc'd or pq_pool_alloc'd, len bytes) as the range at
+ * `offset`: no copy; it goes to the buffer pool with its last holder (at
+ * once on failure). */
 pq_status pq_supplied_adopt(pq_supplied *s, uint64_t offset, uint8_t *data, size_t len, pq_error *err);
 
 /* True when one supplied range holds all of [offset, offset+len). */

@@ -286,10 +286,16 @@ START_TEST(old_blocks_decay)
 }
 END_TEST
 
-/* The default limit is 64 MiB, and PQ_BUFFER_POOL_DEFAULT sets it. */
+/* The default limit is an eighth of physical memory, clamped to
+ * [64 MiB, 4 GiB], and PQ_BUFFER_POOL_DEFAULT sets it. */
 START_TEST(the_default_limit)
 {
-    ck_assert_uint_eq(pq_buffer_pool_default_limit(), 64ull << 20);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    ck_assert(pages > 0 && page > 0);
+    uint64_t want = (uint64_t)pages / 8 * (uint64_t)page;
+    if (want < (64ull << 20)) want = 64ull << 20;
+    if (want > (4ull << 30)) want = 4ull << 30;
+    ck_assert_uint_eq(pq_buffer_pool_default_limit(), want);
     pool_empty();
     pq_buffer_pool_set_limit(MIB);
     pq_buffer_pool_set_limit(PQ_BUFFER_POOL_DEFAULT);
@@ -298,6 +304,27 @@ START_TEST(the_default_limit)
     pq_pool_give(p);
     ck_assert_uint_eq(pq_buffer_pool_bytes(), u);
     pool_empty();
+    pool_default();
+}
+END_TEST
+
+/* pq_pool_alloc takes a kept block that fits (at most a quarter larger),
+ * else mallocs. */
+START_TEST(alloc_takes_a_kept_block)
+{
+    pool_empty();
+    void *p = block(4 * MIB);
+    size_t u = usable(p);
+    pq_pool_give(p);
+    void *q = pq_pool_alloc(2 * MIB); /* twice as large as asked: not taken */
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_ne(q, p);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), u);
+    void *r = pq_pool_alloc(4 * MIB - 4 * KIB);
+    ck_assert_ptr_eq(r, p);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
+    free(q);
+    free(r);
     pool_default();
 }
 END_TEST
@@ -491,6 +518,7 @@ int main(void)
     tcase_add_test(tc, many_blocks_are_kept);
     tcase_add_test(tc, old_blocks_decay);
     tcase_add_test(tc, the_default_limit);
+    tcase_add_test(tc, alloc_takes_a_kept_block);
     suite_add_tcase(s, tc);
 
     TCase *e2e = tcase_create("decode");
