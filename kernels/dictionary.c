@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "kernels/kernel_error.h"
 #include "kernels/primitives.h"
 
@@ -19,6 +23,48 @@ static inline size_t gather_fixed(const uint8_t *dict, uint32_t dict_n, size_t w
     for (size_t i = 0; i < n; i++)
         if (!pq_dict_get_fixed(dict, dict_n, width, idx[i], out + i * width)) return i;
     return n;
+}
+
+size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n)
+{
+    if (dict_n > UINT32_MAX) return n; /* every uint32 index fits */
+    if (dict_n == 0) return 0;
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* Unsigned idx > dict_n - 1 as a signed compare of both with the sign
+     * bit flipped; a step that finds one leaves it to the loop below. */
+    const __m128i flip = _mm_set1_epi32(INT32_MIN);
+    const __m128i last = _mm_set1_epi32((int32_t)(((uint32_t)dict_n - 1) ^ 0x80000000u));
+    for (; i + 16 <= n; i += 16) {
+        const __m128i *p = (const __m128i *)(const void *)(idx + i);
+        __m128i a = _mm_cmpgt_epi32(_mm_xor_si128(_mm_loadu_si128(p), flip), last);
+        __m128i b = _mm_cmpgt_epi32(_mm_xor_si128(_mm_loadu_si128(p + 1), flip), last);
+        __m128i c = _mm_cmpgt_epi32(_mm_xor_si128(_mm_loadu_si128(p + 2), flip), last);
+        __m128i d = _mm_cmpgt_epi32(_mm_xor_si128(_mm_loadu_si128(p + 3), flip), last);
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)))) break;
+    }
+#endif
+    for (; i < n; i++)
+        if (idx[i] >= dict_n) return i;
+    return n;
+}
+
+/* Width a constant at each call site below: each copy is a move or two. */
+static inline void gather_checked(const uint8_t *dict, size_t width, const uint32_t *idx, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) memcpy(out + i * width, dict + (size_t)idx[i] * width, width);
+}
+
+void pq_dict_gather_fixed_checked(const uint8_t *dict, size_t width, const uint32_t *idx, size_t n, uint8_t *out)
+{
+#define GATHER_CASE(W)                                                                             \
+    case W: gather_checked(dict, W, idx, n, out); return
+    switch (width) {
+        GATHER_CASE(1); GATHER_CASE(2); GATHER_CASE(4); GATHER_CASE(8); GATHER_CASE(12);
+        GATHER_CASE(16);
+    default: gather_checked(dict, width, idx, n, out); return;
+    }
+#undef GATHER_CASE
 }
 
 pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width, const uint32_t *idx, size_t n,

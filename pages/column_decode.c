@@ -668,14 +668,15 @@ static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t 
     if (got < want)
         return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                     pos + got, n);
-    for (size_t i = 0; i < got; i++)
-        if (idx[i] >= c->ch->dict_n)
-            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[i],
-                        pos + i, c->ch->dict_n);
+    size_t bad = pq_dict_first_out_of_range(idx, got, c->ch->dict_n);
+    if (bad < got)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[bad],
+                    pos + bad, c->ch->dict_n);
     return dict_gather(c, idx, got, at);
 }
 
-/* The entries of `got` checked indices written at output slot `at`. */
+/* The entries of `got` indices, each checked against the dictionary by the
+ * caller, written at output slot `at`. */
 static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t at)
 {
     pq_column_values *o = c->out;
@@ -713,9 +714,7 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
         if (st != PQ_OK) return kfail(c, st, &kerr);
         o->data_len += need;
     } else {
-        st = pq_dict_gather_fixed(c->ch->dict_values, c->ch->dict_n, c->width, idx, got, o->values + at * c->width,
-                                  &kerr);
-        if (st != PQ_OK) return kfail(c, st, &kerr);
+        pq_dict_gather_fixed_checked(c->ch->dict_values, c->width, idx, got, o->values + at * c->width);
     }
     return PQ_OK;
 }

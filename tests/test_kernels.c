@@ -994,6 +994,45 @@ START_TEST(dictionary_gather)
 }
 END_TEST
 
+/* The range check finds the first bad index wherever it lies (inside a
+ * 16-index step, in the tail, at the sign bit), against a plain scan. */
+START_TEST(dict_range_check)
+{
+    uint32_t idx[100];
+    const size_t sizes[] = {1, 2, 7, 100, 0x7fffffffu, 0x80000000u, 0x80000001u, 0xffffffffu};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t dn = sizes[s];
+        for (size_t n = 0; n <= 100; n += (n < 40 ? 1 : 13)) {
+            for (size_t bad = 0; bad <= n; bad++) {
+                for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)((i * 2654435761u) % dn);
+                if (bad < n) idx[bad] = (uint32_t)(bad % 2 ? dn : (dn > 0x7fffffffu ? 0xffffffffu : 0x80000000u));
+                if (bad < n && idx[bad] < dn) continue; /* dn 0xffffffff: only 0xffffffff is out */
+                size_t want = n;
+                for (size_t i = 0; i < n; i++)
+                    if (idx[i] >= dn) {
+                        want = i;
+                        break;
+                    }
+                ck_assert_uint_eq(pq_dict_first_out_of_range(idx, n, dn), want);
+            }
+        }
+    }
+    ck_assert_uint_eq(pq_dict_first_out_of_range(idx, 5, 0), 0);
+    ck_assert_uint_eq(pq_dict_first_out_of_range(idx, 0, 0), 0);
+    ck_assert_uint_eq(pq_dict_first_out_of_range(idx, 5, (size_t)UINT32_MAX + 1), 5);
+
+    /* The checked gather: every width, against the entries themselves. */
+    uint8_t dict[7 * 20], out[20 * 100];
+    for (size_t i = 0; i < sizeof dict; i++) dict[i] = (uint8_t)(i * 7 + 1);
+    for (size_t w = 1; w <= 20; w++) {
+        size_t dn = sizeof dict / w < 7 ? sizeof dict / w : 7;
+        for (size_t i = 0; i < 100; i++) idx[i] = (uint32_t)((i * 5 + w) % dn);
+        pq_dict_gather_fixed_checked(dict, w, idx, 100, out);
+        for (size_t i = 0; i < 100; i++) ck_assert_mem_eq(out + i * w, dict + idx[i] * w, w);
+    }
+}
+END_TEST
+
 /* UTF-8: hand-picked valid and invalid sequences (RFC 3629 table 3.7 of
  * the Unicode standard: the well-formed byte ranges). */
 START_TEST(utf8_validation)
@@ -1053,6 +1092,7 @@ static Suite *kernels_suite(void)
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("unpack");
     tcase_add_test(tc, unpack_spec_example);
+    tcase_add_test(tc, dict_range_check);
     tcase_add_test(tc, unpack_fixed_widths);
     suite_add_tcase(s, tc);
     tc = tcase_create("rle");
