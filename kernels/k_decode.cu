@@ -87,3 +87,62 @@ extern "C" int pq_kcuda_launch(void *stream, pq_kernel k, const pq_kargs *a, uin
     if (cuda_check(cudaGetLastError(), why)) return -1; /* the launch itself */
     return cuda_check(cudaStreamSynchronize(s), why);  /* and its execution */
 }
+
+/* ---- Asynchronous transfers ------------------------------------------------ */
+
+extern "C" int pq_kcuda_host_alloc(void **p, size_t n, const char **why)
+{
+    *p = NULL;
+    return cuda_check(cudaHostAlloc(p, n ? n : 1, cudaHostAllocDefault), why);
+}
+
+extern "C" void pq_kcuda_host_free(void *p)
+{
+    if (p) (void)cudaFreeHost(p);
+}
+
+extern "C" int pq_kcuda_upload_async(void *stream, void *dst, const void *src, size_t n, const char **why)
+{
+    if (n == 0) return 0;
+    return cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, (cudaStream_t)stream), why);
+}
+
+extern "C" int pq_kcuda_download_async(void *stream, void *dst, const void *src, size_t n, const char **why)
+{
+    if (n == 0) return 0;
+    return cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, (cudaStream_t)stream), why);
+}
+
+extern "C" int pq_kcuda_stream_sync(void *stream, const char **why)
+{
+    return cuda_check(cudaStreamSynchronize((cudaStream_t)stream), why);
+}
+
+extern "C" int pq_kcuda_event_create(void **event, const char **why)
+{
+    cudaEvent_t e = NULL;
+    *event = NULL;
+    if (cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), why)) return -1;
+    *event = (void *)e;
+    return 0;
+}
+
+extern "C" void pq_kcuda_event_destroy(void *event)
+{
+    if (event) (void)cudaEventDestroy((cudaEvent_t)event);
+}
+
+extern "C" int pq_kcuda_event_record(void *event, void *stream, const char **why)
+{
+    return cuda_check(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), why);
+}
+
+extern "C" int pq_kcuda_stream_wait(void *stream, void *event, const char **why)
+{
+    return cuda_check(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0), why);
+}
+
+extern "C" int pq_kcuda_event_sync(void *event, const char **why)
+{
+    return cuda_check(cudaEventSynchronize((cudaEvent_t)event), why);
+}

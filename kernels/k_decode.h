@@ -74,6 +74,24 @@ int pq_kcuda_memset(void *stream, void *dst, int value, size_t n, const char **w
  * stream and waits for it; a launch or execution error is returned. */
 int pq_kcuda_launch(void *stream, pq_kernel k, const pq_kargs *a, uint32_t nthreads, const char **why);
 
+/* ---- Asynchronous transfers (the device executor's staging) --------------
+ * Pinned host memory (cudaHostAlloc), copies that return once enqueued
+ * (the host buffer must stay untouched until an event recorded after them
+ * has completed), and events (cudaEvent_t, timing off) to order two
+ * streams or wait for one. */
+int pq_kcuda_host_alloc(void **p, size_t n, const char **why);
+void pq_kcuda_host_free(void *p);
+int pq_kcuda_upload_async(void *stream, void *dst, const void *src, size_t n, const char **why);
+int pq_kcuda_download_async(void *stream, void *dst, const void *src, size_t n, const char **why);
+int pq_kcuda_stream_sync(void *stream, const char **why);
+int pq_kcuda_event_create(void **event, const char **why);
+void pq_kcuda_event_destroy(void *event);
+int pq_kcuda_event_record(void *event, void *stream, const char **why);
+/* Work enqueued on `stream` later waits for the event (the host does not). */
+int pq_kcuda_stream_wait(void *stream, void *event, const char **why);
+/* The host waits for the event. */
+int pq_kcuda_event_sync(void *event, const char **why);
+
 #ifdef __cplusplus
 }
 #endif

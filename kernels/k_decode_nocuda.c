@@ -55,3 +55,62 @@ int pq_kcuda_launch(void *stream, pq_kernel k, const pq_kargs *a, uint32_t nthre
     (void)stream, (void)k, (void)a, (void)nthreads;
     return no_cuda(why);
 }
+
+int pq_kcuda_host_alloc(void **p, size_t n, const char **why)
+{
+    (void)n;
+    *p = NULL;
+    return no_cuda(why);
+}
+
+void pq_kcuda_host_free(void *p)
+{
+    (void)p;
+}
+
+int pq_kcuda_upload_async(void *stream, void *dst, const void *src, size_t n, const char **why)
+{
+    (void)stream, (void)dst, (void)src, (void)n;
+    return no_cuda(why);
+}
+
+int pq_kcuda_download_async(void *stream, void *dst, const void *src, size_t n, const char **why)
+{
+    (void)stream, (void)dst, (void)src, (void)n;
+    return no_cuda(why);
+}
+
+int pq_kcuda_stream_sync(void *stream, const char **why)
+{
+    (void)stream;
+    return no_cuda(why);
+}
+
+int pq_kcuda_event_create(void **event, const char **why)
+{
+    *event = NULL;
+    return no_cuda(why);
+}
+
+void pq_kcuda_event_destroy(void *event)
+{
+    (void)event;
+}
+
+int pq_kcuda_event_record(void *event, void *stream, const char **why)
+{
+    (void)event, (void)stream;
+    return no_cuda(why);
+}
+
+int pq_kcuda_stream_wait(void *stream, void *event, const char **why)
+{
+    (void)stream, (void)event;
+    return no_cuda(why);
+}
+
+int pq_kcuda_event_sync(void *event, const char **why)
+{
+    (void)event;
+    return no_cuda(why);
+}

@@ -25,6 +25,7 @@
 
 #include "kernels/device.h"
 #include "kernels/k_decode.h"
+#include "kernels/k_nvcomp.h"
 #include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pages/codec.h"
@@ -47,12 +48,29 @@ enum {
 /* Which section of a page an error record is about. */
 enum { SEC_REP, SEC_DEF, SEC_VAL };
 
+/* The staging buffer: two halves, the one being filled and the other in
+ * flight (its event recorded after its copy). */
+typedef struct dx_stage {
+    uint8_t *buf[2];
+    void *ev[2];
+    bool busy[2];           /* a copy from the half may be in flight */
+    size_t half;            /* bytes of each half */
+    int cur;                /* the half being filled */
+    size_t used;            /* bytes in it */
+    uint8_t *base, *dst;    /* where they go: buffer base, address */
+    size_t dst_off;
+} dx_stage;
+
 typedef struct dx_run {
     const pq_device_exec_options *o;
     bool cuda;              /* kernels and their memory on the device */
     bool apart;             /* device memory apart from the host's (cuda, or host_apart) */
     const char *no_device;  /* use_cuda without a device: why */
-    void *stream;
+    void *stream;           /* the kernels and the batch */
+    void *copy_stream;      /* the staging copies */
+    void *ev_up[2];         /* a chunk state's staging done (cs[0], cs[1]) */
+    bool batch;             /* compressed pages to the batch (nvCOMP, or the host codecs on host launches) */
+    dx_stage st;
     pq_codec_ctx *cctx;
     pq_codec_ctx own_cctx;
     uint32_t threads;
@@ -68,6 +86,29 @@ typedef struct dx_page {
     pq_error err;
 } dx_page;
 
+/* How a page's (values) bytes reach the kernels. */
+enum { ROUTE_NONE, ROUTE_COPY, ROUTE_HOST, ROUTE_BATCH };
+
+/* Where a page's decompressed bytes go, and how many. DATA_PAGE_V2: the
+ * level bytes as stored at `at`, the values decompressed (vals of them)
+ * at out_at. */
+typedef struct page_slot {
+    size_t at, out_at, size;
+    size_t rl, dl, vals;        /* v2 levels; values bytes (v1: the whole page) */
+    bool v2;
+    bool values_ok;             /* the values can be decompressed */
+    bool dfail;                 /* their decompression failed */
+    int route, rank;            /* ROUTE_*, the rank of a decompression failure */
+    const uint8_t *src;         /* the values as stored (host) */
+    size_t src_len;
+    size_t raw_at, host_at;     /* in the raw buffer (batch), in the host buffer (host) */
+    size_t batch;               /* index in the batch */
+    size_t peek_pos[2], want;   /* level length words fetched from the device */
+    uint32_t peek[2];
+    int npeek;
+    bool wanting;
+} page_slot;
+
 typedef struct dx_chunk {
     dx_run *x;
     pq_decode_plan *plan;
@@ -79,14 +120,24 @@ typedef struct dx_chunk {
     dx_page *pg;            /* ndata + 1 */
     pq_kpage *kp;           /* ndata + 1: the data pages, then the dictionary page */
     pq_kresult *kr;         /* ndata + 1 */
-    uint8_t *bytes;         /* every page decompressed, back to back */
-    size_t nbytes;
+    page_slot *slots;       /* ndata + 1 */
+    size_t nbytes;          /* the page buffer: every page decompressed, back to back */
+    uint8_t *hbytes;        /* host-decompressed pages (host memory) */
+    size_t nhost;
+    size_t nraw;            /* the raw buffer: batch pages as stored */
+    size_t nbatch, batch_max;
+    uint8_t *h_batch;       /* the batch arrays (host) */
+    bool batch_pending;     /* nvCOMP enqueued, not waited for */
+    void *ev_up;            /* staging done (the run's) */
     size_t nruns, nidx, nminis;
     uint32_t dict_n;
     /* Device memory (the host arrays above themselves for host launches). */
     pq_kpage *d_kp;
     pq_kresult *d_kr;
     uint8_t *d_bytes;
+    uint8_t *d_raw;
+    uint8_t *d_batch;
+    void *d_temp;
     pq_krun *d_runs;
     uint32_t *d_idx;
     pq_kmini *d_minis;
@@ -337,7 +388,7 @@ static void kernel_failure(dx_chunk *c, size_t i, int sec, int rank, const pq_ke
                   e->count);
         return;
     case PQ_KF_BIT_WIDTH:
-        page_fail(c, i, rank, bad, "dictionary indices: RLE: bit width %llu is not in 0..32", e->count);
+        page_fail(c, i, rank, bad, "RLE: bit width %llu is not in 0..32", e->count);
         return;
     case PQ_KF_EMPTY:
         page_fail(c, i, rank, bad, "dictionary indices: empty page data");
@@ -545,7 +596,118 @@ static pq_status download_results(dx_chunk *c)
 }
 
 /* ---------------------------------------------------------------------------
- * Page preparation (host)
+ * Staging (host): every upload of page bytes goes through the run's
+ * staging buffer, two halves used in turn. On a device the halves are
+ * pinned and each filled half is copied asynchronously on the copy stream,
+ * an event marking when it may be filled again; on the host the same steps
+ * run as plain copies, so the splitting and coalescing are tested in CI.
+ * ------------------------------------------------------------------------- */
+
+/* Round up to the batch's alignment (nvCOMP's buffers; padding in the
+ * page buffers is never read). */
+static size_t align_up(size_t n)
+{
+    return (n + PQ_NVCOMP_ALIGN - 1) & ~(size_t)(PQ_NVCOMP_ALIGN - 1);
+}
+
+/* The staging halves, allocated on first use at `half` bytes each. */
+static pq_status stage_ready(dx_chunk *c)
+{
+    dx_stage *s = &c->x->st;
+    if (s->buf[0]) return PQ_OK;
+    for (int h = 0; h < 2; h++) {
+        if (c->x->cuda) {
+            const char *why = NULL;
+            if (pq_kcuda_host_alloc((void **)&s->buf[h], s->half, &why)) return cuda_failed(c, "cudaHostAlloc", why);
+            if (pq_kcuda_event_create(&s->ev[h], &why)) return cuda_failed(c, "cudaEventCreate", why);
+        } else if (!(s->buf[h] = malloc(s->half))) {
+            return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: staging buffer: cannot allocate %zu bytes",
+                                s->half);
+        }
+    }
+    return PQ_OK;
+}
+
+/* The pending half to its destination. */
+static pq_status stage_flush(dx_chunk *c)
+{
+    dx_run *x = c->x;
+    dx_stage *s = &x->st;
+    if (!s->used) return PQ_OK;
+    int h = s->cur;
+    if (x->stats) {
+        x->stats->staged_bytes += s->used;
+        x->stats->staging_copies++;
+    }
+    if (x->cuda) {
+        const char *why = NULL;
+        if (pq_kcuda_upload_async(x->copy_stream, s->dst, s->buf[h], s->used, &why))
+            return cuda_failed(c, "cudaMemcpyAsync", why);
+        if (pq_kcuda_event_record(s->ev[h], x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
+        s->busy[h] = true;
+    } else {
+        memcpy(s->dst, s->buf[h], s->used);
+    }
+    s->used = 0;
+    s->cur = h ^ 1;
+    return PQ_OK;
+}
+
+/* n bytes of host memory at src to device buffer `base` at offset off
+ * (base holds them: the caller sized it). Consecutive pieces for the same
+ * buffer share a copy when only padding lies between them. */
+static pq_status stage_put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src, size_t n)
+{
+    dx_run *x = c->x;
+    dx_stage *s = &x->st;
+    pq_status st = stage_ready(c);
+    if (st != PQ_OK) return st;
+    while (n) {
+        if (s->used) {
+            size_t end = s->dst_off + s->used;
+            size_t gap = off >= end ? off - end : SIZE_MAX;
+            if (s->base != base || gap > 2 * PQ_NVCOMP_ALIGN || gap >= s->half - s->used) {
+                if ((st = stage_flush(c)) != PQ_OK) return st;
+            } else {
+                memset(s->buf[s->cur] + s->used, 0, gap);
+                s->used += gap;
+            }
+        }
+        if (!s->used) {
+            int h = s->cur;
+            if (s->busy[h]) { /* its last copy must be done before it is refilled */
+                const char *why = NULL;
+                if (pq_kcuda_event_sync(s->ev[h], &why)) return cuda_failed(c, "cudaEventSynchronize", why);
+                s->busy[h] = false;
+            }
+            s->base = base;
+            s->dst_off = off;
+            s->dst = base + off;
+        }
+        size_t piece = s->half - s->used < n ? s->half - s->used : n;
+        memcpy(s->buf[s->cur] + s->used, src, piece);
+        s->used += piece;
+        src += piece;
+        off += piece;
+        n -= piece;
+        if (s->used == s->half && (st = stage_flush(c)) != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+/* The chunk's staging done: its last half sent and, on a device, an event
+ * after its copies for the decompression to wait on. */
+static pq_status stage_end(dx_chunk *c)
+{
+    pq_status st = stage_flush(c);
+    if (st != PQ_OK || !c->x->cuda) return st;
+    const char *why = NULL;
+    if (pq_kcuda_event_record(c->ev_up, c->x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
+    return PQ_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Page preparation
  * ------------------------------------------------------------------------- */
 
 /* As the CPU executor's decompress: src_len stored bytes into dst_len at
@@ -564,14 +726,6 @@ static pq_status decompress(dx_chunk *c, bool compressed, const uint8_t *src, si
     return pq_decompress_ctx(c->x->cctx, c->pc->codec, src, src_len, dst, dst_len, e);
 }
 
-/* Where a page's decompressed bytes go, and how many. DATA_PAGE_V2: the
- * level bytes as stored, then the values decompressed (*vals of them). */
-typedef struct page_slot {
-    size_t at, size;
-    size_t rl, dl, vals;   /* v2 */
-    bool values_ok;        /* v2: the values can be decompressed */
-} page_slot;
-
 /* Sizes page i's slot, failing the page when its header says too much. */
 static void size_page(dx_chunk *c, size_t i, page_slot *s)
 {
@@ -585,6 +739,8 @@ static void size_page(dx_chunk *c, size_t i, page_slot *s)
             return;
         }
         s->size = uncomp;
+        s->vals = uncomp;
+        s->values_ok = true;
         return;
     }
     if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0) {
@@ -597,6 +753,7 @@ static void size_page(dx_chunk *c, size_t i, page_slot *s)
                   rl, dl, comp, uncomp);
         return;
     }
+    s->v2 = true;
     s->rl = rl;
     s->dl = dl;
     s->vals = pi->is_compressed ? uncomp - rl - dl : comp - rl - dl;
@@ -611,84 +768,346 @@ static void size_page(dx_chunk *c, size_t i, page_slot *s)
     s->size += s->vals;
 }
 
+/* How page i's (values) bytes reach the device, and from where. */
+static void route_page(dx_chunk *c, size_t i, page_slot *s)
+{
+    const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
+    const uint8_t *raw = c->pc->bytes + pi->data_offset;
+    size_t lv = s->rl + s->dl;
+    s->src = raw + lv;
+    s->src_len = (size_t)pi->compressed_size - lv;
+    s->rank = s->v2 ? RANK_V2_VALUES : RANK_PAGE;
+    bool compressed = s->v2 ? pi->is_compressed : true;
+    if (!compressed || c->pc->codec == PQ_CODEC_UNCOMPRESSED) {
+        s->route = ROUTE_COPY;
+        if (compressed && s->src_len != s->vals) {
+            page_fail(c, i, s->rank, PQ_ERR_CORRUPT_DATA, "UNCOMPRESSED: %zu bytes stored, page header says %zu",
+                      s->src_len, s->vals);
+            s->route = ROUTE_NONE;
+            s->dfail = true;
+        }
+        return;
+    }
+    if (s->src_len == 0 && s->vals == 0) {
+        s->route = ROUTE_NONE; /* an empty page, under any codec */
+        return;
+    }
+    /* The batch takes what it can decode; an empty side is the host
+     * codec's to judge, and gzip without its magic is zlib (codec.h). */
+    bool batch = c->x->batch && pq_nvcomp_codec(c->pc->codec) && s->src_len && s->vals &&
+                 (c->pc->codec != PQ_CODEC_GZIP || (s->src_len >= 2 && s->src[0] == 0x1f && s->src[1] == 0x8b));
+    s->route = batch ? ROUTE_BATCH : ROUTE_HOST;
+}
+
+/* Plans the chunk's buffers: page slots in the decompressed buffer (each
+ * decompression target aligned), the stored bytes of batch pages in the
+ * raw buffer, host-decompressed pages in a host buffer. */
+static pq_status layout(dx_chunk *c)
+{
+    size_t n = c->ndata + 1;
+    c->slots = calloc(n, sizeof *c->slots);
+    if (!c->slots) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
+    /* Each slot is at most 2^31 + padding: 64-bit totals overflow only for
+     * absurd page counts, checked anyway. */
+    uint64_t total = 0, raw = 0, host = 0;
+    for (size_t i = 0; i < n; i++) {
+        page_slot *s = &c->slots[i];
+        if (i == c->ndata && c->pc->dictionary < 0) continue;
+        size_page(c, i, s);
+        if (c->pg[i].rank == RANK_PAGE) continue;
+        s->at = (size_t)align_up((size_t)total);
+        s->out_at = s->v2 ? align_up(s->at + s->rl + s->dl) : s->at;
+        total = (uint64_t)s->out_at + (s->values_ok ? s->vals : 0);
+        if (!s->values_ok) continue;
+        route_page(c, i, s);
+        if (s->route == ROUTE_BATCH) {
+            s->raw_at = align_up((size_t)raw);
+            raw = (uint64_t)s->raw_at + s->src_len;
+            c->nbatch++;
+            if (s->vals > c->batch_max) c->batch_max = s->vals;
+        } else if (s->route == ROUTE_HOST) {
+            s->host_at = (size_t)host;
+            host += s->vals;
+        }
+        if (total > SIZE_MAX / 2 || raw > SIZE_MAX / 2 || host > SIZE_MAX / 2)
+            return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "device executor: the chunk's pages overflow");
+    }
+    c->nbytes = (size_t)total;
+    c->nraw = (size_t)raw;
+    c->nhost = (size_t)host;
+    return PQ_OK;
+}
+
+/* The chunk's pages to the device: host pages decompressed, everything
+ * staged to its place (levels and uncompressed pages into the page buffer,
+ * host-decompressed ones too, batch pages as stored into the raw buffer).
+ * Page failures are recorded in the pages; the return is the chunk's. */
+static pq_status stage_chunk(dx_chunk *c)
+{
+    dx_run *x = c->x;
+    pq_status st = layout(c);
+    if (st != PQ_OK) return st;
+    if (c->nhost) {
+        if ((st = hold(c, c->nhost, "host-decompressed pages")) != PQ_OK) return st;
+        if (!(c->hbytes = malloc(c->nhost)))
+            return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: page bytes: cannot allocate %zu bytes",
+                                c->nhost);
+    }
+    if ((st = dev_alloc(c, (void **)&c->d_bytes, c->nbytes ? c->nbytes : 1, "page bytes")) != PQ_OK) return st;
+    if (c->nraw && (st = dev_alloc(c, (void **)&c->d_raw, c->nraw, "page bytes as stored")) != PQ_OK) return st;
+    for (size_t i = 0; i <= c->ndata; i++) {
+        page_slot *s = &c->slots[i];
+        if ((i == c->ndata && c->pc->dictionary < 0) || c->pg[i].rank == RANK_PAGE) continue;
+        const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
+        if (s->v2 && s->rl + s->dl &&
+            (st = stage_put(c, c->d_bytes, s->at, c->pc->bytes + pi->data_offset, s->rl + s->dl)) != PQ_OK)
+            return st;
+        if (!s->values_ok) continue;
+        switch (s->route) {
+        case ROUTE_COPY:
+            st = stage_put(c, c->d_bytes, s->out_at, s->src, s->vals);
+            break;
+        case ROUTE_HOST: {
+            pq_error e;
+            pq_status ds = decompress(c, true, s->src, s->src_len, c->hbytes + s->host_at, s->vals, &e);
+            if (x->stats) x->stats->host_decompressed_pages++;
+            if (ds != PQ_OK) {
+                page_fail(c, i, s->rank, ds, "%s", e.message);
+                s->route = ROUTE_NONE;
+                s->dfail = true;
+                break;
+            }
+            st = stage_put(c, c->d_bytes, s->out_at, c->hbytes + s->host_at, s->vals);
+            break;
+        }
+        case ROUTE_BATCH:
+            st = stage_put(c, c->d_raw, s->raw_at, s->src, s->src_len);
+            break;
+        default:
+            break;
+        }
+        if (st != PQ_OK) return st;
+    }
+    return stage_end(c);
+}
+
+/* The batch arrays, host side: nvCOMP's argument arrays, then what it
+ * writes back (sizes, statuses). */
+typedef struct batch_view {
+    const void **in;
+    size_t *in_bytes, *out_cap;
+    void **out;
+    size_t *actual;
+    int32_t *status;
+} batch_view;
+
+static batch_view batch_at(uint8_t *block, size_t n)
+{
+    batch_view v;
+    v.in = (const void **)block;
+    v.in_bytes = (size_t *)(block + n * sizeof(void *));
+    v.out_cap = v.in_bytes + n;
+    v.out = (void **)(v.out_cap + n);
+    v.actual = (size_t *)(v.out + n);
+    v.status = (int32_t *)(v.actual + n);
+    return v;
+}
+
+/* Bytes of the batch block for n pages, and of its part sent to nvCOMP. */
+#define BATCH_BYTES(n) ((n) * (4 * sizeof(void *) + sizeof(size_t) + sizeof(int32_t)))
+#define BATCH_ARGS(n) ((n) * 4 * sizeof(void *))
+
+/* Starts the batch decompression: on a device, nvCOMP enqueued on the
+ * compute stream after the staging copies (its results read by
+ * batch_finish); on the host, the host codecs over the staged bytes. */
+static pq_status batch_start(dx_chunk *c)
+{
+    dx_run *x = c->x;
+    size_t n = c->nbatch;
+    if (n == 0) return PQ_OK;
+    pq_status st;
+    c->h_batch = calloc(1, BATCH_BYTES(n));
+    if (!c->h_batch) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
+    batch_view h = batch_at(c->h_batch, n);
+    /* Pointers into device memory, computed on the host: nvCOMP reads them there. */
+    uint8_t *dev_bytes = c->d_bytes, *dev_raw = c->d_raw;
+    size_t b = 0, total = 0;
+    for (size_t i = 0; i <= c->ndata; i++) {
+        page_slot *s = &c->slots[i];
+        if (s->route != ROUTE_BATCH || (i == c->ndata && c->pc->dictionary < 0)) continue;
+        s->batch = b;
+        h.in[b] = dev_raw + s->raw_at;
+        h.in_bytes[b] = s->src_len;
+        h.out_cap[b] = s->vals;
+        h.out[b] = dev_bytes + s->out_at;
+        total += s->vals;
+        b++;
+    }
+    if (!x->cuda) {
+        for (size_t k = 0; k < n; k++) {
+            pq_error e;
+            bool ok = pq_decompress_ctx(x->cctx, c->pc->codec, h.in[k], h.in_bytes[k], h.out[k], h.out_cap[k], &e) ==
+                      PQ_OK;
+            h.status[k] = ok ? 0 : 12; /* nvcompErrorCannotDecompress: the message comes from the retry */
+            h.actual[k] = ok ? h.out_cap[k] : 0;
+        }
+        if (x->stats) x->stats->batch_decompressed_pages += n;
+        return PQ_OK;
+    }
+    const char *why = NULL;
+    size_t temp = 0;
+    if (pq_nvcomp_temp_size(c->pc->codec, n, c->batch_max, total, &temp, &why))
+        return cuda_failed(c, "nvCOMP temp size", why);
+    if ((st = dev_alloc(c, (void **)&c->d_batch, BATCH_BYTES(n), "nvCOMP batch arrays")) != PQ_OK ||
+        (temp && (st = dev_alloc(c, &c->d_temp, temp, "nvCOMP scratch")) != PQ_OK))
+        return st;
+    batch_view d = batch_at(c->d_batch, n);
+    if (pq_kcuda_stream_wait(x->stream, c->ev_up, &why)) return cuda_failed(c, "cudaStreamWaitEvent", why);
+    if ((st = upload(c, c->d_batch, c->h_batch, BATCH_ARGS(n))) != PQ_OK) return st;
+    if (pq_nvcomp_decompress_async(c->pc->codec, d.in, d.in_bytes, d.out_cap, d.actual, n, c->d_temp, temp,
+                                   d.out, d.status, x->stream, &why))
+        return cuda_failed(c, "nvCOMP decompression", why);
+    if (pq_kcuda_download_async(x->stream, h.actual, d.actual, BATCH_BYTES(n) - BATCH_ARGS(n), &why))
+        return cuda_failed(c, "cudaMemcpyAsync", why);
+    c->batch_pending = true;
+    if (x->stats) {
+        x->stats->batch_decompressed_pages += n;
+        x->stats->device_decompressed_pages += n;
+    }
+    return PQ_OK;
+}
+
+/* The batch's results: every page's status and size checked against its
+ * header; a failed page decompressed again on the host, whose codec either
+ * decodes it (into place) or says what is wrong with it. */
+static pq_status batch_finish(dx_chunk *c)
+{
+    dx_run *x = c->x;
+    size_t n = c->nbatch;
+    if (n == 0) return PQ_OK;
+    const char *why = NULL;
+    if (c->batch_pending) {
+        c->batch_pending = false;
+        if (pq_kcuda_stream_sync(x->stream, &why)) return cuda_failed(c, "nvCOMP decompression", why);
+    }
+    batch_view h = batch_at(c->h_batch, n);
+    for (size_t i = 0; i <= c->ndata; i++) {
+        page_slot *s = &c->slots[i];
+        if (s->route != ROUTE_BATCH || (i == c->ndata && c->pc->dictionary < 0)) continue;
+        size_t b = s->batch;
+        if (h.status[b] == 0 && h.actual[b] == s->vals) continue;
+        if (x->stats) x->stats->decompress_fallbacks++;
+        uint8_t *tmp = malloc(s->vals);
+        if (!tmp) return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: cannot allocate %zu bytes", s->vals);
+        pq_error e;
+        pq_status ds = decompress(c, true, s->src, s->src_len, tmp, s->vals, &e);
+        pq_status st = PQ_OK;
+        if (ds != PQ_OK) {
+            page_fail(c, i, s->rank, ds, "%s", e.message);
+            s->route = ROUTE_NONE;
+            s->dfail = true;
+        } else {
+            st = upload(c, c->d_bytes + s->out_at, tmp, s->vals);
+        }
+        free(tmp);
+        if (st != PQ_OK) return st;
+    }
+    return PQ_OK;
+}
+
+/* Reads the 4-byte little-endian word at byte pos of page i's
+ * decompressed bytes: from the host where they are there, else from the
+ * page's fetched words (false when not fetched yet: the request is
+ * noted). */
+static bool peek32(dx_chunk *c, size_t i, size_t pos, uint32_t *v)
+{
+    page_slot *s = &c->slots[i];
+    if (s->route == ROUTE_COPY || (s->route == ROUTE_HOST && c->hbytes)) {
+        *v = pq_load_le32((s->route == ROUTE_COPY ? s->src : c->hbytes + s->host_at) + pos);
+        return true;
+    }
+    for (int k = 0; k < s->npeek; k++)
+        if (s->peek_pos[k] == pos) {
+            *v = s->peek[k];
+            return true;
+        }
+    s->want = pos;
+    s->wanting = true;
+    return false;
+}
+
 /* A DATA_PAGE's level section at *pos of the page's len bytes, encoded
- * `enc`: RLE with its 4-byte length, or BIT_PACKED. Returns false (the page
- * failed at `rank`) when it does not fit. */
-static bool level_section_v1(dx_chunk *c, size_t i, int rank, const char *what, int32_t enc, int16_t max,
-                             size_t len, size_t *pos, uint8_t *kenc, unsigned long long *at, uint32_t *slen)
+ * `enc`: RLE with its 4-byte length, or BIT_PACKED. Returns 1 when it
+ * fits, 0 when it does not (the page failed at `rank`), -1 when its length
+ * word is still to be fetched. */
+static int level_section_v1(dx_chunk *c, size_t i, int rank, const char *what, int32_t enc, int16_t max,
+                            size_t len, size_t *pos, uint8_t *kenc, unsigned long long *at, uint32_t *slen)
 {
     pq_kpage *kp = &c->kp[i];
+    size_t base = c->slots[i].at;
     size_t left = len - *pos;
     if (enc == PQ_ENC_RLE) {
         if (left < 4) {
             page_fail(c, i, rank, PQ_ERR_CORRUPT_DATA, "%s levels: RLE: %zu bytes, too short for the 4-byte length",
                       what, left);
-            return false;
+            return 0;
         }
-        uint32_t n = pq_load_le32(c->bytes + kp->val_at + *pos);
+        uint32_t n;
+        if (!peek32(c, i, *pos, &n)) return -1;
         if (n > left - 4) {
             page_fail(c, i, rank, PQ_ERR_CORRUPT_DATA, "%s levels: RLE: length %u exceeds the %zu bytes left", what,
                       n, left - 4);
-            return false;
+            return 0;
         }
         *kenc = PQ_KLEV_RLE;
-        *at = kp->val_at + *pos + 4;
+        *at = base + *pos + 4;
         *slen = n;
         *pos += 4 + (size_t)n;
-        return true;
+        return 1;
     }
     /* BIT_PACKED (the only other encoding a covered chunk has) */
     size_t bytes = ((size_t)kp->n_levels * (size_t)pq_k_level_bit_width(max) + 7) / 8;
     if (bytes > left) {
         page_fail(c, i, rank, PQ_ERR_CORRUPT_DATA, "%s levels: BIT_PACKED: %u values need %zu bytes, %zu present",
                   what, kp->n_levels, bytes, left);
-        return false;
+        return 0;
     }
     *kenc = PQ_KLEV_BIT_PACKED;
-    *at = kp->val_at + *pos;
+    *at = base + *pos;
     *slen = (uint32_t)bytes;
     *pos += bytes;
-    return true;
+    return 1;
 }
 
-/* Page i decompressed into its slot and split into sections (the page's
- * kp entry: val_at holds the slot's start until then). */
-static void prepare_page(dx_chunk *c, size_t i, const page_slot *s)
+/* Page i split into its sections (its kp entry). Returns false when a
+ * length word of a DATA_PAGE must be fetched first (split again then). */
+static bool split_page(dx_chunk *c, size_t i)
 {
-    const pq_plan_page *pp = &c->plan->pages[c->pg[i].plan];
-    const pq_page_info *pi = pp->info;
-    const uint8_t *raw = c->pc->bytes + pi->data_offset;
+    const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
+    const page_slot *s = &c->slots[i];
     pq_kpage *kp = &c->kp[i];
-    uint8_t *dst = c->bytes + s->at;
-    pq_error e;
-    pq_status st;
     kp->val_at = s->at;
-    if (c->pg[i].rank == RANK_PAGE) return; /* nothing to decompress */
-    if (pi->type != PQ_PAGE_DATA_V2) {
-        st = decompress(c, true, raw, (size_t)pi->compressed_size, dst, s->size, &e);
-        if (st != PQ_OK) {
-            page_fail(c, i, RANK_PAGE, st, "%s", e.message);
-            return;
-        }
+    if (c->pg[i].rank == RANK_PAGE) return true; /* failed before decompression or by it */
+    if (!s->v2) {
         if (pi->type == PQ_PAGE_DICTIONARY) {
             kp->val_len = (uint32_t)s->size;
-            return;
+            return true;
         }
         size_t pos = 0, len = s->size;
-        if (c->pc->max_rep > 0 && !level_section_v1(c, i, RANK_REP, "repetition", pi->rep_level_encoding,
-                                                    c->pc->max_rep, len, &pos, &kp->rep_enc, &kp->rep_at,
-                                                    &kp->rep_len))
-            return;
-        if (c->pc->max_def > 0 && !level_section_v1(c, i, RANK_DEF, "definition", pi->def_level_encoding,
-                                                    c->pc->max_def, len, &pos, &kp->def_enc, &kp->def_at,
-                                                    &kp->def_len))
-            return;
+        int r;
+        if (c->pc->max_rep > 0 &&
+            (r = level_section_v1(c, i, RANK_REP, "repetition", pi->rep_level_encoding, c->pc->max_rep, len, &pos,
+                                  &kp->rep_enc, &kp->rep_at, &kp->rep_len)) <= 0)
+            return r == 0;
+        if (c->pc->max_def > 0 &&
+            (r = level_section_v1(c, i, RANK_DEF, "definition", pi->def_level_encoding, c->pc->max_def, len, &pos,
+                                  &kp->def_enc, &kp->def_at, &kp->def_len)) <= 0)
+            return r == 0;
         kp->val_at = s->at + pos;
         kp->val_len = (uint32_t)(len - pos);
-        return;
+        return true;
     }
     /* v2: levels stored uncompressed before the values */
-    if (s->rl + s->dl) memcpy(dst, raw, s->rl + s->dl);
     if (c->pc->max_rep > 0) {
         kp->rep_enc = PQ_KLEV_RLE;
         kp->rep_at = s->at;
@@ -699,49 +1118,64 @@ static void prepare_page(dx_chunk *c, size_t i, const page_slot *s)
         kp->def_at = s->at + s->rl;
         kp->def_len = (uint32_t)s->dl;
     }
-    kp->val_at = s->at + s->rl + s->dl;
-    if (!s->values_ok) return;
-    size_t stored = (size_t)pi->compressed_size - s->rl - s->dl;
-    st = decompress(c, pi->is_compressed, raw + s->rl + s->dl, stored, dst + s->rl + s->dl, s->vals, &e);
-    if (st != PQ_OK) {
-        page_fail(c, i, RANK_V2_VALUES, st, "%s", e.message);
-        return;
-    }
-    kp->val_len = (uint32_t)s->vals;
+    kp->val_at = s->out_at;
+    if (s->values_ok && !s->dfail) kp->val_len = (uint32_t)s->vals;
+    return true;
 }
 
-/* Every page on the host: sizes, one buffer, decompression, sections, run
- * table and index scratch places; then the buffer and the table to the
- * kernels. */
+/* Every page split; the level length words of device-decompressed pages
+ * are fetched in rounds (a round per section: the second word's place
+ * depends on the first), each one batch of small downloads. */
+static pq_status split_pages(dx_chunk *c)
+{
+    size_t n = c->ndata + 1;
+    for (int round = 0;; round++) {
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == c->ndata && c->pc->dictionary < 0) continue;
+            c->slots[i].wanting = false;
+            if (!split_page(c, i)) want++;
+        }
+        if (want == 0) return PQ_OK;
+        if (round >= 2) /* two sections: two rounds at most */
+            return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "device executor: level lengths not fetched");
+        uint32_t *words = malloc(want * sizeof *words);
+        if (!words) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
+        pq_status st = PQ_OK;
+        size_t k = 0;
+        const char *why = NULL;
+        for (size_t i = 0; i < n && st == PQ_OK; i++) {
+            page_slot *s = &c->slots[i];
+            if (!s->wanting) continue;
+            if (c->x->cuda) {
+                if (pq_kcuda_download_async(c->x->stream, &words[k], c->d_bytes + s->at + s->want, 4, &why))
+                    st = cuda_failed(c, "cudaMemcpyAsync", why);
+            } else {
+                memcpy(&words[k], c->d_bytes + s->at + s->want, 4);
+            }
+            k++;
+        }
+        if (st == PQ_OK && c->x->cuda && pq_kcuda_stream_sync(c->x->stream, &why))
+            st = cuda_failed(c, "cudaMemcpyAsync", why);
+        k = 0;
+        for (size_t i = 0; i < n && st == PQ_OK; i++) {
+            page_slot *s = &c->slots[i];
+            if (!s->wanting) continue;
+            s->peek_pos[s->npeek] = s->want;
+            s->peek[s->npeek++] = pq_load_le32((const uint8_t *)&words[k++]);
+        }
+        free(words);
+        if (st != PQ_OK) return st;
+    }
+}
+
+/* After the staging: the batch's results, the sections, run tables and
+ * index scratch places; then the page table to the kernels. */
 static pq_status prepare(dx_chunk *c)
 {
     size_t n = c->ndata + 1;
-    page_slot *slots = calloc(n, sizeof *slots);
-    if (!slots) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == c->ndata && c->pc->dictionary < 0) continue;
-        size_page(c, i, &slots[i]);
-        slots[i].at = total;
-        total += slots[i].size; /* each at most 2^32: no overflow in 64 bits for any real chunk */
-        if (total < slots[i].size) {
-            free(slots);
-            return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "device executor: the chunk's pages overflow");
-        }
-    }
-    pq_status st = hold(c, total, "page bytes");
-    if (st == PQ_OK && !(c->bytes = malloc(total ? total : 1)))
-        st = pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: page bytes: cannot allocate %zu bytes", total);
-    if (st != PQ_OK) {
-        free(slots);
-        return st;
-    }
-    c->nbytes = total;
-    for (size_t i = 0; i < n; i++) {
-        if (i == c->ndata && c->pc->dictionary < 0) continue;
-        prepare_page(c, i, &slots[i]);
-    }
-    free(slots);
+    pq_status st;
+    if ((st = batch_finish(c)) != PQ_OK || (st = split_pages(c)) != PQ_OK) return st;
 
     /* Run tables: a run takes at least 2 bytes (a header and a value or
      * packed byte) and covers at least one value, so a section holds at
@@ -790,7 +1224,6 @@ static pq_status prepare(dx_chunk *c)
     if ((st = dev_alloc(c, (void **)&c->d_runs, rbytes, "run tables")) != PQ_OK ||
         (st = dev_alloc(c, (void **)&c->d_idx, ibytes, "dictionary indices and lengths")) != PQ_OK ||
         (st = dev_alloc(c, (void **)&c->d_minis, mbytes, "miniblock tables")) != PQ_OK ||
-        (st = mirror(c, (void **)&c->d_bytes, c->bytes, c->nbytes, "page bytes")) != PQ_OK ||
         (st = mirror(c, (void **)&c->d_kp, c->kp, n * sizeof *c->kp, "page table")) != PQ_OK ||
         (st = mirror(c, (void **)&c->d_kr, c->kr, n * sizeof *c->kr, "page results")) != PQ_OK)
         return st;
@@ -1020,18 +1453,21 @@ static pq_status finish(dx_chunk *c, pq_column_values *out)
 static void free_chunk(dx_chunk *c)
 {
     dx_run *x = c->x;
-    void *dev[] = {c->d_runs, c->d_idx, c->d_minis, c->d_def, c->d_rep, c->d_values, c->d_offsets, c->d_data,
-                   c->d_dvalues, c->d_doffsets, c->d_ddata};
+    if (c->batch_pending) (void)pq_kcuda_stream_sync(x->stream, NULL); /* nvCOMP still writes */
+    void *dev[] = {c->d_runs,    c->d_idx,      c->d_minis, c->d_def,   c->d_rep, c->d_values, c->d_offsets,
+                   c->d_data,    c->d_dvalues,  c->d_doffsets, c->d_ddata, c->d_bytes, c->d_raw, c->d_batch,
+                   c->d_temp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) dev_free(x, dev[i]);
     if (x->apart) { /* device copies of the host tables */
         dev_free(x, c->d_kp);
         dev_free(x, c->d_kr);
-        dev_free(x, c->d_bytes);
     }
     free(c->pg);
     free(c->kp);
     free(c->kr);
-    free(c->bytes);
+    free(c->slots);
+    free(c->hbytes);
+    free(c->h_batch);
     memset(c, 0, sizeof *c);
 }
 
@@ -1098,9 +1534,17 @@ static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t 
  * The executor
  * ------------------------------------------------------------------------- */
 
-/* One chunk, start to finish. */
-static pq_status run_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_column_values *out, pq_error *err)
+/* A chunk's state before its pages are staged: the page list. Returns
+ * the chunk's status (PQ_OK to go on). */
+static pq_status open_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_error *err, void *ev_up, dx_chunk *c)
 {
+    memset(c, 0, sizeof *c);
+    c->x = x;
+    c->plan = plan;
+    c->k = k;
+    c->pc = &plan->chunks[k];
+    c->err = err;
+    c->ev_up = ev_up;
     char what[128];
     int reason = not_covered(plan, k, what, sizeof what);
     if (reason >= 0) {
@@ -1112,42 +1556,88 @@ static pq_status run_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_column_
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: no CUDA device: %s", x->no_device);
     }
     if (x->stats) x->stats->chunks++;
-
-    dx_chunk c;
-    memset(&c, 0, sizeof c);
-    c.x = x;
-    c.plan = plan;
-    c.k = k;
-    c.pc = &plan->chunks[k];
-    c.err = err;
-    pq_status st = PQ_OK;
-    for (size_t i = c.pc->first_page; i < c.pc->first_page + c.pc->npages; i++)
-        c.ndata += plan->pages[i].kind == PQ_PLAN_PAGE_DATA;
-    if (c.ndata > UINT32_MAX - 1) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: too many pages");
-    c.pg = calloc(c.ndata + 1, sizeof *c.pg);
-    c.kp = calloc(c.ndata + 1, sizeof *c.kp);
-    c.kr = calloc(c.ndata + 1, sizeof *c.kr);
-    if (!c.pg || !c.kp || !c.kr) {
-        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-        goto done;
-    }
+    for (size_t i = c->pc->first_page; i < c->pc->first_page + c->pc->npages; i++)
+        c->ndata += plan->pages[i].kind == PQ_PLAN_PAGE_DATA;
+    if (c->ndata > UINT32_MAX - 1) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: too many pages");
+    c->pg = calloc(c->ndata + 1, sizeof *c->pg);
+    c->kp = calloc(c->ndata + 1, sizeof *c->kp);
+    c->kr = calloc(c->ndata + 1, sizeof *c->kr);
+    if (!c->pg || !c->kp || !c->kr) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t d = 0;
-    for (size_t i = c.pc->first_page; i < c.pc->first_page + c.pc->npages; i++) {
+    for (size_t i = c->pc->first_page; i < c->pc->first_page + c->pc->npages; i++) {
         const pq_plan_page *pp = &plan->pages[i];
         if (pp->kind != PQ_PLAN_PAGE_DATA) continue;
-        c.pg[d].plan = i;
-        c.kp[d].n_levels = (uint32_t)pp->n_levels;
-        c.kp[d].level_offset = pp->level_offset;
+        c->pg[d].plan = i;
+        c->kp[d].n_levels = (uint32_t)pp->n_levels;
+        c->kp[d].level_offset = pp->level_offset;
         d++;
     }
-    c.pg[c.ndata].plan = c.pc->dictionary >= 0 ? (size_t)c.pc->dictionary : 0;
-    for (size_t i = 0; i <= c.ndata; i++) c.pg[i].rank = RANK_NONE;
+    c->pg[c->ndata].plan = c->pc->dictionary >= 0 ? (size_t)c->pc->dictionary : 0;
+    for (size_t i = 0; i <= c->ndata; i++) c->pg[i].rank = RANK_NONE;
+    return PQ_OK;
+}
 
-    if ((st = prepare(&c)) == PQ_OK && (st = run_stages(&c)) == PQ_OK) st = finish(&c, out);
-done:
-    if (st != PQ_OK) pq_column_values_free(out);
-    free_chunk(&c);
+/* Opens and stages chunk k (its status in *st). */
+static void begin_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_error *err, void *ev_up, dx_chunk *c,
+                        pq_status *st)
+{
+    *st = open_chunk(x, plan, k, err, ev_up, c);
+    if (*st == PQ_OK) *st = stage_chunk(c);
+}
+
+/* Device memory a chunk's staging takes (its page buffers), bounded from
+ * the headers before anything is allocated: what may be prefetched. */
+static uint64_t staged_bound(const pq_decode_plan *plan, size_t k)
+{
+    const pq_plan_chunk *pc = &plan->chunks[k];
+    uint64_t b = 0;
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+        const pq_page_info *pi = plan->pages[i].info;
+        uint64_t comp = pi->compressed_size > 0 ? (uint64_t)pi->compressed_size : 0;
+        uint64_t uncomp = pi->uncompressed_size > 0 ? (uint64_t)pi->uncompressed_size : 0;
+        b += comp + uncomp + 4 * PQ_NVCOMP_ALIGN; /* raw and decompressed, padding */
+    }
+    return b;
+}
+
+/* The rest of a staged chunk: decompression, the stages, the output. */
+static pq_status end_chunk(dx_chunk *c, pq_column_values *out)
+{
+    pq_status st = prepare(c);
+    if (st == PQ_OK) st = run_stages(c);
+    if (st == PQ_OK) st = finish(c, out);
     return st;
+}
+
+/* The run's copy stream, staging and events, as far as it has them. */
+static void free_run(dx_run *x)
+{
+    for (int h = 0; h < 2; h++) {
+        if (x->cuda) {
+            if (x->st.busy[h]) (void)pq_kcuda_event_sync(x->st.ev[h], NULL);
+            pq_kcuda_host_free(x->st.buf[h]);
+            pq_kcuda_event_destroy(x->st.ev[h]);
+            pq_kcuda_event_destroy(x->ev_up[h]);
+        } else {
+            free(x->st.buf[h]);
+        }
+    }
+    if (x->copy_stream) pq_kcuda_stream_destroy(x->copy_stream);
+    if (x->stream) pq_kcuda_stream_destroy(x->stream);
+}
+
+/* The staging halves: half the staging size, no more than the largest
+ * chunk needs. */
+static size_t staging_half(const pq_decode_plan *plan, uint64_t staging)
+{
+    uint64_t need = 0;
+    for (size_t k = 0; k < plan->nchunks; k++) {
+        uint64_t b = staged_bound(plan, k);
+        if (b > need) need = b;
+    }
+    uint64_t half = staging / 2 < need ? staging / 2 : need;
+    if (half > SIZE_MAX / 4) half = SIZE_MAX / 4;
+    return half ? (size_t)half : 1;
 }
 
 pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
@@ -1175,6 +1665,7 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
                                      x.threads);
         return nc ? PQ_ERR_INVALID_ARGUMENT : PQ_OK;
     }
+    if (nc == 0) return PQ_OK;
     if (o->cctx) {
         x.cctx = o->cctx;
     } else {
@@ -1184,16 +1675,50 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
     if (o->use_cuda) {
         const char *why = NULL;
         if (pq_cuda_device_count(&why) <= 0) x.no_device = why ? why : "none found";
-        else if (pq_kcuda_stream_create(&x.stream, &why)) x.no_device = why ? why : "no stream";
+        else if (pq_kcuda_stream_create(&x.stream, &why) || pq_kcuda_stream_create(&x.copy_stream, &why) ||
+                 pq_kcuda_event_create(&x.ev_up[0], &why) || pq_kcuda_event_create(&x.ev_up[1], &why))
+            x.no_device = why ? why : "no stream";
         else x.cuda = true;
     }
     x.apart = x.cuda || o->host_apart;
+    /* The batch: nvCOMP on a device (when it loads), the host codecs on
+     * host launches; without it every compressed page is the host's. */
+    x.batch = !o->host_decompress && (!x.cuda || pq_nvcomp_load(NULL) == 0);
+    uint64_t staging = o->staging_bytes ? o->staging_bytes : PQ_DX_DEFAULT_STAGING;
+    x.st.half = staging_half(plan, staging);
+
+    /* Two chunk states in turn: the one decoding, the next one staged
+     * meanwhile when its page buffers fit in the staging size. */
+    dx_chunk cs[2];
+    pq_status cst[2] = {PQ_OK, PQ_OK};
+    bool staged[2] = {false, false};
+    memset(cs, 0, sizeof cs);
     pq_status first = PQ_OK;
+    int cur = 0;
     for (size_t k = 0; k < nc; k++) {
-        status[k] = run_chunk(&x, plan, k, &outs[k], &errors[k]);
-        if (status[k] != PQ_OK && first == PQ_OK) first = status[k];
+        dx_chunk *c = &cs[cur];
+        if (!staged[cur]) {
+            if (x.stats) x.stats->passes++;
+            begin_chunk(&x, plan, k, &errors[k], x.ev_up[cur], c, &cst[cur]);
+        }
+        staged[cur] = false;
+        if (cst[cur] == PQ_OK) cst[cur] = batch_start(c);
+        int nxt = cur ^ 1;
+        if (k + 1 < nc && cst[cur] == PQ_OK && staged_bound(plan, k + 1) <= staging) {
+            begin_chunk(&x, plan, k + 1, &errors[k + 1], x.ev_up[nxt], &cs[nxt], &cst[nxt]);
+            staged[nxt] = true;
+            if (x.stats) x.stats->prefetched_chunks++;
+        }
+        if (cst[cur] == PQ_OK) cst[cur] = end_chunk(c, &outs[k]);
+        status[k] = cst[cur];
+        if (status[k] != PQ_OK) {
+            pq_column_values_free(&outs[k]);
+            if (first == PQ_OK) first = status[k];
+        }
+        free_chunk(c);
+        cur = nxt;
     }
-    if (x.stream) pq_kcuda_stream_destroy(x.stream);
+    free_run(&x);
     if (x.cctx == &x.own_cctx) pq_codec_ctx_free(&x.own_cctx);
     return first;
 }

@@ -4,12 +4,13 @@
  * CUDA device or, phase by phase, on the host (the same kernel code; CI has
  * no GPU and runs it that way, against the CPU executor).
  *
- * For each chunk, on the host: every page decompressed (pages/codec.h) into
- * one buffer, back to back, and split into its level and value sections
- * (the CPU executor's layout rules for DATA_PAGE and DATA_PAGE_V2), every
- * size taken from a header checked before anything is launched; then a
- * table of page descriptors (kernels/k_types.h) and these launches, one
- * block per page:
+ * For each chunk: every page's size taken from its header and checked
+ * before anything is launched, and its bytes staged to the device memory
+ * (below); each page then decompressed into one buffer, back to back, and
+ * split into its level and value sections (the CPU executor's layout rules
+ * for DATA_PAGE and DATA_PAGE_V2: in a DATA_PAGE_V2 only the values are
+ * compressed, the levels go as stored); then a table of page descriptors
+ * (kernels/k_types.h) and these launches, one block per page:
  *   1. the dictionary page, if any: PQ_K_VALUES (PLAIN) and, for byte
  *      arrays, PQ_K_BYTES, into the dictionary's arrays;
  *   2. PQ_K_LEVELS over the data pages: levels into place and each page's
@@ -31,6 +32,34 @@
  * naming the page, e.g. "page 1 (DATA_PAGE, RLE_DICTIONARY): dictionary
  * index 9 at value 3 >= dictionary size 4". Free each output with
  * pq_column_values_free.
+ *
+ * Decompression and transfers. Pages of SNAPPY, GZIP, ZSTD and LZ4_RAW go
+ * to the device as stored and are decompressed there, one batch a chunk,
+ * by nvCOMP (kernels/k_nvcomp.h: on a CUDA device, when libnvcomp loads);
+ * the sizes and statuses nvCOMP reports are checked against the page
+ * headers, and a page it fails is decompressed again on the host, so that
+ * a corrupt page fails with the CPU executor's message (a page only
+ * nvCOMP cannot read, e.g. gzip of several members, then decodes; counted
+ * in decompress_fallbacks). Other codecs (BROTLI, Hadoop-framed LZ4),
+ * and every codec without nvCOMP or with host_decompress, are decompressed
+ * on the host and the result uploaded; UNCOMPRESSED pages are uploaded as
+ * they are. Host launches run the same batch with the host codecs in
+ * place of nvCOMP. Every upload goes through a staging buffer of
+ * staging_bytes in two halves (pinned memory on a device, so the copies
+ * are asynchronous: one half is filled while the other is in flight), on
+ * a copy stream; the chunk's decompression waits for the copies by an
+ * event. While a chunk decompresses, the next chunk's bytes are staged
+ * (host decompression of its pages included) when they fit in
+ * staging_bytes of device memory, so its upload overlaps the earlier
+ * chunk's work; a chunk that does not fit waits for the one before to end
+ * (a new pass, pq_device_exec_stats.passes). A page larger than the
+ * staging buffer goes in pieces.
+ *
+ * Memory: a chunk's decode holds at most memory_limit (device memory on a
+ * device: page bytes as stored and decompressed, outputs, scratch,
+ * nvCOMP's scratch; host copies of host-decompressed pages), a prefetched
+ * next chunk at most staging_bytes of device memory more, and the staging
+ * buffer staging_bytes of pinned host memory.
  *
  * Covered: DATA_PAGE and DATA_PAGE_V2, every codec the CPU decodes, RLE and
  * BIT_PACKED levels, and every value encoding the CPU executor decodes:
@@ -81,7 +110,20 @@ typedef struct pq_device_exec_stats {
     uint64_t unsupported[PQ_DX_REASONS];  /* chunks left to the CPU executor, by reason */
     uint64_t launches;                    /* kernel launches */
     uint64_t cuda_launches;               /* of which on a CUDA device */
+    /* Decompression, in pages (a DATA_PAGE_V2 counts for its values). */
+    uint64_t device_decompressed_pages;   /* by nvCOMP on the device */
+    uint64_t batch_decompressed_pages;    /* by the batch after staging: nvCOMP, or the host codecs on host launches */
+    uint64_t host_decompressed_pages;     /* on the host, before the upload */
+    uint64_t decompress_fallbacks;        /* batch failures decompressed again on the host */
+    /* Transfers. */
+    uint64_t staged_bytes;                /* bytes through the staging buffer */
+    uint64_t staging_copies;              /* copies from it (a half each) */
+    uint64_t prefetched_chunks;           /* staged while the chunk before ran */
+    uint64_t passes;                      /* runs of chunks without a wait for staging room */
 } pq_device_exec_stats;
+
+/* The default staging size: 64 MiB. */
+#define PQ_DX_DEFAULT_STAGING ((uint64_t)64 << 20)
 
 typedef struct pq_device_exec_options {
     /* Run the kernels on the CUDA device (a CUDA build with
@@ -105,6 +147,14 @@ typedef struct pq_device_exec_options {
      * from allocation to the end of the chunk). A decompressed page is
      * never more than PQ_MAX_PAGE_SIZE. */
     uint64_t memory_limit;
+    /* The staging buffer (pinned host memory on a device, in two halves),
+     * also the most device memory a prefetched chunk may take: 0 means
+     * PQ_DX_DEFAULT_STAGING. Any size works (pages go in pieces). */
+    uint64_t staging_bytes;
+    /* Decompress every page on the host, as the CPU executor does, never
+     * with nvCOMP (or the batch of host launches): for pages nvCOMP should
+     * not see (it checks hostile input less than the host codecs do). */
+    bool host_decompress;
     /* Codec context, reused across pages; NULL: one of the run's own. */
     pq_codec_ctx *cctx;
     /* Counters, or NULL. */
