@@ -1184,6 +1184,22 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
     return PQ_OK;
 }
 
+pq_status pq_arrow_leaf_levels(const pq_schema *schema, int32_t field, const pq_leaf *leaf, pq_asm_level *levels,
+                               size_t *n_levels, pq_error *err)
+{
+    *n_levels = 0;
+    nest_leaf *l = calloc(1, sizeof *l);
+    if (!l) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", leaf->path);
+    l->leaf = leaf;
+    pq_status st = nest_levels(schema, field, l, err);
+    if (st == PQ_OK) {
+        memcpy(levels, l->levels, l->n_levels * sizeof *levels);
+        *n_levels = l->n_levels;
+    }
+    free(l);
+    return st;
+}
+
 pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq_leaf *const *leaves,
                                 pq_column_values *vals, size_t n, int64_t num_rows, pq_arrow_column **out,
                                 pq_error *err)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/assemble.h"
 #include "pages/column_decode.h"
 #include "pq_arrow.h"
 
@@ -48,6 +49,14 @@ pq_status pq_arrow_column_build_dictionary(const pq_leaf *leaf, pq_column_values
 pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq_leaf *const *leaves,
                                 pq_column_values *vals, size_t n, int64_t num_rows, pq_arrow_column **out,
                                 pq_error *err);
+
+/* The Arrow levels (kernels/assemble.h) of leaf `leaf` under top-level
+ * field node `field`, outermost first, the leaf's last: those
+ * pq_arrow_nested_build assembles the leaf by. `levels` has room for
+ * PQ_ASM_MAX_LEVELS; *n_levels gets the count. PQ_ERR_SCHEMA for a path
+ * that does not assemble. */
+pq_status pq_arrow_leaf_levels(const pq_schema *schema, int32_t field, const pq_leaf *leaf, pq_asm_level *levels,
+                               size_t *n_levels, pq_error *err);
 
 /* Drop one reference; frees with the last. NULL is ignored. Thread-safe. */
 void pq_arrow_column_release(pq_arrow_column *c);
