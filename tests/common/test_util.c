@@ -185,7 +185,7 @@ size_t pq_test_arrow_fixed_width(const char *f)
     case 'i': case 'I': case 'f': return 4;
     case 'l': case 'L': case 'g': return 8;
     case 'w': return (size_t)atoi(f + 2);
-    case 'd': return strstr(f, ",256") ? 32 : 16;
+    case 'd': return strstr(f, ",256") ? 32 : strstr(f, ",64") ? 8 : 16;
     case 't':
         if (f[1] == 'd') return f[2] == 'D' ? 4 : 8;
         if (f[1] == 't') return f[2] == 's' || f[2] == 'm' ? 4 : 8;
