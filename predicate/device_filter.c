@@ -12,6 +12,7 @@
 #include "kernels/k_filter.h"
 #include "metadata/error.h"
 #include "predicate/device_filter.h"
+#include "predicate/predicate_eval.h"
 
 /* Deepest expression the compiler recurses into. */
 #define MAX_NESTING 512
@@ -206,55 +207,21 @@ static pq_status put_constants(compiler *c, const pq_expr *e, pq_kfnode *nd)
  * takes); false for others. */
 static bool slot_kind(const char *f, pq_kfnode *nd, bool *is_signed, bool *is_decimal)
 {
-    static const struct {
-        const char *fmt;
-        uint8_t value;
-        uint32_t width;
-        bool is_signed;
-    } fixed[] = {
-        {"n", PQ_KFV_NULL, 0, 0},       {"b", PQ_KFV_BITS, 0, 0},       {"c", PQ_KFV_INT, 1, 1},
-        {"C", PQ_KFV_INT, 1, 0},        {"s", PQ_KFV_INT, 2, 1},        {"S", PQ_KFV_INT, 2, 0},
-        {"i", PQ_KFV_INT, 4, 1},        {"I", PQ_KFV_INT, 4, 0},        {"l", PQ_KFV_INT, 8, 1},
-        {"L", PQ_KFV_INT, 8, 0},        {"f", PQ_KFV_FLOAT, 4, 0},      {"g", PQ_KFV_FLOAT, 8, 0},
-        {"u", PQ_KFV_OFFSETS32, 0, 0},  {"z", PQ_KFV_OFFSETS32, 0, 0},  {"U", PQ_KFV_OFFSETS64, 0, 0},
-        {"Z", PQ_KFV_OFFSETS64, 0, 0},  {"vu", PQ_KFV_VIEW, 16, 0},     {"vz", PQ_KFV_VIEW, 16, 0},
-        {"tdD", PQ_KFV_INT, 4, 1},      {"tts", PQ_KFV_INT, 4, 1},      {"ttm", PQ_KFV_INT, 4, 1},
-        {"ttu", PQ_KFV_INT, 8, 1},      {"ttn", PQ_KFV_INT, 8, 1},      {"e", PQ_KFV_FIXED, 2, 0},
-    };
+    pq_slot_kind kind;
+    int width;
     *is_signed = *is_decimal = false;
-    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
-        if (strcmp(f, fixed[k].fmt) == 0) {
-            nd->value = fixed[k].value;
-            nd->width = fixed[k].width;
-            *is_signed = fixed[k].is_signed;
-            return true;
-        }
-    if (f[0] == 't' && f[1] == 's' && f[2] && strchr("smun", f[2]) && f[3] == ':') {
-        nd->value = PQ_KFV_INT;
-        nd->width = 8;
-        *is_signed = true;
-        return true;
-    }
-    if (f[0] == 'w' && f[1] == ':') {
-        char *end;
-        long w = strtol(f + 2, &end, 10);
-        if (*end || w < 1 || w > (1 << 30)) return false;
-        nd->value = PQ_KFV_FIXED;
-        nd->width = (uint32_t)w;
-        return true;
-    }
-    if (f[0] == 'd' && f[1] == ':') {
-        const char *c1 = strchr(f, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-        if (!c1) return false;
-        nd->value = PQ_KFV_WIDE;
-        nd->width = 16;
-        if (c2 && strcmp(c2, ",256") == 0) nd->width = 32;
-        else if (c2 && strcmp(c2, ",64") == 0) nd->width = 8;
-        else if (c2 && strcmp(c2, ",128") != 0) return false;
-        *is_decimal = true;
-        return true;
-    }
-    return false;
+    if (!pq_arrow_slot_kind(f, &kind, &width)) return false;
+    static const uint8_t value_of[] = {
+        [PQ_SLOT_NULL] = PQ_KFV_NULL,        [PQ_SLOT_BOOL] = PQ_KFV_BITS,        [PQ_SLOT_INT] = PQ_KFV_INT,
+        [PQ_SLOT_UINT] = PQ_KFV_INT,         [PQ_SLOT_F32] = PQ_KFV_FLOAT,        [PQ_SLOT_F64] = PQ_KFV_FLOAT,
+        [PQ_SLOT_BIN32] = PQ_KFV_OFFSETS32,  [PQ_SLOT_BIN64] = PQ_KFV_OFFSETS64,  [PQ_SLOT_VIEW] = PQ_KFV_VIEW,
+        [PQ_SLOT_FIXED] = PQ_KFV_FIXED,      [PQ_SLOT_DEC] = PQ_KFV_WIDE,
+    };
+    nd->value = value_of[kind];
+    nd->width = (uint32_t)width;
+    *is_signed = kind == PQ_SLOT_INT;
+    *is_decimal = kind == PQ_SLOT_DEC;
+    return true;
 }
 
 /* Whether the slot reading can carry the bound column's values (as

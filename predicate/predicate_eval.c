@@ -17,19 +17,7 @@
 #include "metadata/error.h"
 #include "predicate/predicate_eval.h"
 
-typedef enum col_kind {
-    K_NULL,   /* n: every slot null */
-    K_BOOL,
-    K_INT,    /* signed, `width` bytes */
-    K_UINT,
-    K_F32,
-    K_F64,
-    K_BIN32,  /* int32 offsets + data */
-    K_BIN64,  /* int64 offsets + data */
-    K_VIEW,   /* 16-byte views into variadic data buffers (string_view, binary_view) */
-    K_FIXED,  /* `width` bytes per slot */
-    K_DEC     /* decimal128 / decimal256: `width` bytes LE two's complement */
-} col_kind;
+typedef pq_slot_kind col_kind; /* the slot kinds of pq_arrow_slot_kind (predicate_eval.h) */
 
 typedef struct col_view {
     col_kind kind;
@@ -70,45 +58,50 @@ static inline void bit_set(uint8_t *bits, int64_t i)
  * Formats
  * ------------------------------------------------------------------------- */
 
-static bool parse_format(const char *f, col_view *v)
+bool pq_arrow_slot_kind(const char *f, pq_slot_kind *kind, int *width)
 {
-    static const struct { const char *fmt; col_kind kind; int width; } fixed[] = {
-        {"n", K_NULL, 0},   {"b", K_BOOL, 0},   {"c", K_INT, 1},    {"C", K_UINT, 1},   {"s", K_INT, 2},
-        {"S", K_UINT, 2},   {"i", K_INT, 4},    {"I", K_UINT, 4},   {"l", K_INT, 8},    {"L", K_UINT, 8},
-        {"f", K_F32, 4},    {"g", K_F64, 8},    {"u", K_BIN32, 0},  {"z", K_BIN32, 0},  {"U", K_BIN64, 0},
-        {"Z", K_BIN64, 0},  {"vu", K_VIEW, 16}, {"vz", K_VIEW, 16}, {"tdD", K_INT, 4},  {"tts", K_INT, 4},  {"ttm", K_INT, 4},  {"ttu", K_INT, 8},
-        {"ttn", K_INT, 8},  {"e", K_FIXED, 2} /* float16: IS [NOT] NULL only (the binder) */};
+    static const struct { const char *fmt; pq_slot_kind kind; int width; } fixed[] = {
+        {"n", PQ_SLOT_NULL, 0},   {"b", PQ_SLOT_BOOL, 0},   {"c", PQ_SLOT_INT, 1},    {"C", PQ_SLOT_UINT, 1},   {"s", PQ_SLOT_INT, 2},
+        {"S", PQ_SLOT_UINT, 2},   {"i", PQ_SLOT_INT, 4},    {"I", PQ_SLOT_UINT, 4},   {"l", PQ_SLOT_INT, 8},    {"L", PQ_SLOT_UINT, 8},
+        {"f", PQ_SLOT_F32, 4},    {"g", PQ_SLOT_F64, 8},    {"u", PQ_SLOT_BIN32, 0},  {"z", PQ_SLOT_BIN32, 0},  {"U", PQ_SLOT_BIN64, 0},
+        {"Z", PQ_SLOT_BIN64, 0},  {"vu", PQ_SLOT_VIEW, 16}, {"vz", PQ_SLOT_VIEW, 16}, {"tdD", PQ_SLOT_INT, 4},  {"tts", PQ_SLOT_INT, 4},  {"ttm", PQ_SLOT_INT, 4},  {"ttu", PQ_SLOT_INT, 8},
+        {"ttn", PQ_SLOT_INT, 8},  {"e", PQ_SLOT_FIXED, 2} /* float16: IS [NOT] NULL only (the binder) */};
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
         if (strcmp(f, fixed[k].fmt) == 0) {
-            v->kind = fixed[k].kind;
-            v->width = fixed[k].width;
+            *kind = fixed[k].kind;
+            *width = fixed[k].width;
             return true;
         }
     }
     if (f[0] == 't' && f[1] == 's' && f[2] && strchr("smun", f[2]) && f[3] == ':') {
-        v->kind = K_INT;
-        v->width = 8;
+        *kind = PQ_SLOT_INT;
+        *width = 8;
         return true;
     }
     if (f[0] == 'w' && f[1] == ':') {
         char *end;
         long w = strtol(f + 2, &end, 10);
         if (*end || w < 1 || w > (1 << 30)) return false;
-        v->kind = K_FIXED;
-        v->width = (int)w;
+        *kind = PQ_SLOT_FIXED;
+        *width = (int)w;
         return true;
     }
     if (f[0] == 'd' && f[1] == ':') {
         const char *c1 = strchr(f, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
         if (!c1) return false;
-        v->kind = K_DEC;
-        v->width = 16;
-        if (c2 && strcmp(c2, ",256") == 0) v->width = 32;
-        else if (c2 && strcmp(c2, ",64") == 0) v->width = 8;
+        *kind = PQ_SLOT_DEC;
+        *width = 16;
+        if (c2 && strcmp(c2, ",256") == 0) *width = 32;
+        else if (c2 && strcmp(c2, ",64") == 0) *width = 8;
         else if (c2 && strcmp(c2, ",128") != 0) return false;
         return true;
     }
     return false;
+}
+
+static bool parse_format(const char *f, col_view *v)
+{
+    return pq_arrow_slot_kind(f, &v->kind, &v->width);
 }
 
 /* Whether Arrow kind `k` can carry the bound column's values. */
@@ -116,17 +109,17 @@ static bool kind_fits(col_kind k, const pq_expr *e)
 {
     int t = e->physical_type;
     switch (k) {
-    case K_NULL: return true;
-    case K_BOOL: return t == PQ_BOOLEAN;
-    case K_INT:
-    case K_UINT: return t == PQ_INT32 || t == PQ_INT64;
-    case K_F32:
-    case K_F64: return t == PQ_FLOAT || t == PQ_DOUBLE;
-    case K_BIN32:
-    case K_BIN64:
-    case K_VIEW:
-    case K_FIXED: return t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY;
-    case K_DEC:
+    case PQ_SLOT_NULL: return true;
+    case PQ_SLOT_BOOL: return t == PQ_BOOLEAN;
+    case PQ_SLOT_INT:
+    case PQ_SLOT_UINT: return t == PQ_INT32 || t == PQ_INT64;
+    case PQ_SLOT_F32:
+    case PQ_SLOT_F64: return t == PQ_FLOAT || t == PQ_DOUBLE;
+    case PQ_SLOT_BIN32:
+    case PQ_SLOT_BIN64:
+    case PQ_SLOT_VIEW:
+    case PQ_SLOT_FIXED: return t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY;
+    case PQ_SLOT_DEC:
         return e->logical.kind == PQ_LOGICAL_DECIMAL &&
                (t == PQ_INT32 || t == PQ_INT64 || t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY);
     }
@@ -152,15 +145,15 @@ static pq_status view_column(eval_ctx *c, const pq_expr *e, col_view *v)
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
                             "predicate: column %.64s has %lld rows, %lld needed", e->column,
                             (long long)a->length, (long long)c->length);
-    if (v->kind == K_NULL || c->length == 0) return PQ_OK;
-    int64_t need = v->kind == K_BIN32 || v->kind == K_BIN64 ? 3 : v->kind == K_VIEW ? 3 : 2;
+    if (v->kind == PQ_SLOT_NULL || c->length == 0) return PQ_OK;
+    int64_t need = v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_BIN64 ? 3 : v->kind == PQ_SLOT_VIEW ? 3 : 2;
     if (a->n_buffers < need || !a->buffers || !a->buffers[1] || (need == 3 && !a->buffers[2]))
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: column %.64s lacks buffers",
                             e->column);
     v->off = a->offset;
     v->valid = a->null_count != 0 ? a->buffers[0] : NULL;
     v->data = a->buffers[1];
-    if (v->kind == K_VIEW) { /* validity, views, data buffers..., their sizes */
+    if (v->kind == PQ_SLOT_VIEW) { /* validity, views, data buffers..., their sizes */
         v->bufs = a->buffers;
         v->nbufs = a->n_buffers - 3;
         return PQ_OK;
@@ -229,42 +222,42 @@ static int row_cmp(const col_view *v, const pq_expr *e, int64_t i, const pq_valu
     int beyond = 0;
     int64_t j = v->off + i;
     switch (v->kind) {
-    case K_BOOL: rv.i = bit_get(v->data, j); break;
-    case K_INT:
-    case K_UINT: rv.i = load_le(v->data + j * v->width, v->width, v->kind == K_INT); break;
-    case K_F32: {
+    case PQ_SLOT_BOOL: rv.i = bit_get(v->data, j); break;
+    case PQ_SLOT_INT:
+    case PQ_SLOT_UINT: rv.i = load_le(v->data + j * v->width, v->width, v->kind == PQ_SLOT_INT); break;
+    case PQ_SLOT_F32: {
         float x;
         memcpy(&x, v->data + j * 4, 4);
         rv.d = x;
         break;
     }
-    case K_F64: memcpy(&rv.d, v->data + j * 8, 8); break;
-    case K_BIN32: {
+    case PQ_SLOT_F64: memcpy(&rv.d, v->data + j * 8, 8); break;
+    case PQ_SLOT_BIN32: {
         int32_t o[2];
         memcpy(o, v->data + j * 4, 8);
         rv.bytes = (uint8_t *)(v->bytes + o[0]);
         rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
         break;
     }
-    case K_BIN64: {
+    case PQ_SLOT_BIN64: {
         int64_t o[2];
         memcpy(o, v->data + j * 8, 16);
         rv.bytes = (uint8_t *)(v->bytes + o[0]);
         rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
         break;
     }
-    case K_VIEW: {
+    case PQ_SLOT_VIEW: {
         const uint8_t *p;
         view_at(v, j, &p, &rv.len);
         rv.bytes = (uint8_t *)p;
         break;
     }
-    case K_FIXED:
+    case PQ_SLOT_FIXED:
         rv.bytes = (uint8_t *)(v->data + j * v->width);
         rv.len = (size_t)v->width;
         break;
-    case K_DEC: decimal_value(e, v->data + j * v->width, v->width, &rv, be, &beyond); break;
-    case K_NULL: break;
+    case PQ_SLOT_DEC: decimal_value(e, v->data + j * v->width, v->width, &rv, be, &beyond); break;
+    case PQ_SLOT_NULL: break;
     }
     if (beyond) return beyond;
     if (e->order == PQ_ORDER_FLOAT && isnan(rv.d)) return 2;
@@ -338,7 +331,7 @@ static inline int cmp_f64(double x, double y)
  * own conversion wrote it), so it compares as an int64. */
 static inline bool int_decimal(const col_view *v, const pq_expr *e)
 {
-    return v->kind == K_DEC && (v->width == 16 || v->width == 8) && e->order == PQ_ORDER_SIGNED &&
+    return v->kind == PQ_SLOT_DEC && (v->width == 16 || v->width == 8) && e->order == PQ_ORDER_SIGNED &&
            (e->physical_type == PQ_INT32 || e->physical_type == PQ_INT64);
 }
 
@@ -359,7 +352,7 @@ static inline int32_t load_i32(const uint8_t *p)
 /* The bytes of row j of a string column (offsets or views). */
 static inline void str_at(const col_view *v, int64_t j, const uint8_t **p, size_t *len)
 {
-    if (v->kind == K_VIEW) {
+    if (v->kind == PQ_SLOT_VIEW) {
         view_at(v, j, p, len);
         return;
     }
@@ -410,19 +403,19 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, const 
 {
     const pq_value *lit = &e->values[0];
     pq_cmp_op op = e->op;
-    if (v->kind == K_INT && e->order == PQ_ORDER_SIGNED && v->width == 8) {
+    if (v->kind == PQ_SLOT_INT && e->order == PQ_ORDER_SIGNED && v->width == 8) {
         int64_t y = lit->i;
         CMP_BYTES(int64_t, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_i64(x, y)))
-    } else if (v->kind == K_INT && e->order == PQ_ORDER_SIGNED && v->width == 4) {
+    } else if (v->kind == PQ_SLOT_INT && e->order == PQ_ORDER_SIGNED && v->width == 4) {
         int64_t y = lit->i;
         CMP_BYTES(int32_t, memcpy(&x, v->data + j * 4, 4), op_holds(op, cmp_i64(x, y)))
-    } else if (v->kind == K_F64 && e->order == PQ_ORDER_FLOAT && !isnan(lit->d)) {
+    } else if (v->kind == PQ_SLOT_F64 && e->order == PQ_ORDER_FLOAT && !isnan(lit->d)) {
         double y = lit->d;
         CMP_BYTES(double, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_f64(x, y)))
     } else if (int_decimal(v, e)) {
         int64_t y = lit->i;
         CMP_BYTES(int64_t, memcpy(&x, v->data + j * v->width, 8), op_holds(op, cmp_i64(x, y)))
-    } else if ((v->kind == K_BIN32 || v->kind == K_VIEW) && e->order == PQ_ORDER_BYTES) {
+    } else if ((v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_VIEW) && e->order == PQ_ORDER_BYTES) {
         CMP_BYTES(int, x = bin32_cmp(v, j, lit), op_holds(op, x))
     } else {
         return false;
@@ -437,11 +430,11 @@ static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, const u
 {
     const pq_value *vals = e->values;
     size_t nv = e->nvalues;
-    if ((v->kind == K_INT && e->order == PQ_ORDER_SIGNED && (v->width == 4 || v->width == 8)) || int_decimal(v, e)) {
+    if ((v->kind == PQ_SLOT_INT && e->order == PQ_ORDER_SIGNED && (v->width == 4 || v->width == 8)) || int_decimal(v, e)) {
         int w = v->width;
         CMP_BYTES(int64_t, x = w == 4 ? (int64_t)load_i32(v->data + j * 4) : load_i64(v->data + j * w),
                   in_sorted_i64(vals, nv, x))
-    } else if ((v->kind == K_BIN32 || v->kind == K_VIEW) && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
+    } else if ((v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_VIEW) && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
         CMP_BYTES(bool, x = in_bin32(v, j, vals, nv), x)
     } else {
         return false;
@@ -546,7 +539,7 @@ static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
     if (e->kind == PQ_NODE_IN && eval_in_fast(&v, e, c->length, c->mask, t, f)) return PQ_OK;
     for (int64_t i = 0; i < c->length; i++) {
         if (c->mask && !bit_get(c->mask, i)) continue;
-        bool valid = v.kind != K_NULL && (!v.valid || bit_get(v.valid, v.off + i));
+        bool valid = v.kind != PQ_SLOT_NULL && (!v.valid || bit_get(v.valid, v.off + i));
         bool truth;
         if (e->kind == PQ_NODE_IS_NULL) truth = valid != e->is_null;
         else if (!valid) continue; /* unknown */

@@ -12,10 +12,31 @@
 #ifndef PQ_PREDICATE_PREDICATE_EVAL_H
 #define PQ_PREDICATE_PREDICATE_EVAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "predicate/predicate.h"
 #include "pq_arrow.h"
+
+/* How a flat Arrow array's slots are read (pq_arrow_slot_kind). */
+typedef enum pq_slot_kind {
+    PQ_SLOT_NULL,   /* n: every slot null */
+    PQ_SLOT_BOOL,
+    PQ_SLOT_INT,    /* signed, `width` bytes */
+    PQ_SLOT_UINT,
+    PQ_SLOT_F32,
+    PQ_SLOT_F64,
+    PQ_SLOT_BIN32,  /* int32 offsets + data */
+    PQ_SLOT_BIN64,  /* int64 offsets + data */
+    PQ_SLOT_VIEW,   /* 16-byte views into variadic data buffers (string_view, binary_view) */
+    PQ_SLOT_FIXED,  /* `width` bytes per slot */
+    PQ_SLOT_DEC     /* decimal64 / decimal128 / decimal256: `width` bytes LE two's complement */
+} pq_slot_kind;
+
+/* The slot kind and width of Arrow format `f`, for the formats listed
+ * below (the CPU evaluator and the predicate kernel's compiler read
+ * columns this way); false for any other format. */
+bool pq_arrow_slot_kind(const char *f, pq_slot_kind *kind, int *width);
 
 /* Evaluate `e` (bound) on `length` rows. columns[leaf] / schemas[leaf] are
  * the flat Arrow array and its schema for leaf `leaf` as pqstep exports
