@@ -137,16 +137,6 @@ static void usage(FILE *f)
           f);
 }
 
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v > max) return false;
-    *out = v;
-    return true;
-}
-
 /* Characters that need escaping in a JSON string are rare in paths; escape
  * quotes, backslashes and control bytes anyway. */
 static void json_string(const char *s)

@@ -678,16 +678,6 @@ static void usage(FILE *f)
           f);
 }
 
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v > max) return false;
-    *out = v;
-    return true;
-}
-
 static void parse_modes(const char *s, config *c)
 {
     memset(c->modes, 0, sizeof c->modes);
