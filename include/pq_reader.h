@@ -116,6 +116,12 @@ typedef struct pq_stage_stats {
     uint64_t device_chunks;     /* decode: chunks the device executor's kernels decoded */
     uint64_t cpu_chunks;        /* decode, with opts.device not CPU: chunks left to the CPU
                                  * executor (not covered by the kernels, or nested) */
+    uint64_t device_filtered_groups; /* decode, with a filter and the kernels in use (host kernels,
+                                      * or a usable CUDA device): selected row groups whose filter
+                                      * the predicate kernel evaluated (late materialization runs
+                                      * it in the page-header stage; counted here) */
+    uint64_t cpu_filtered_groups;    /* ... whose filter the kernel does not cover, evaluated by
+                                      * the CPU evaluator instead */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------
@@ -265,10 +271,10 @@ typedef struct pq_reader_options {
      * one whose key cannot be decoded fails the select stage with
      * PQ_ERR_CORRUPT_DATA, naming what is wrong. Off by default. */
     bool follow_arrow_schema;
-    /* Decode stage: where the column chunks are decoded (pq_device;
-     * default PQ_DEVICE_CPU). The footer, select and page-header stages
-     * always run on the host. An unknown value fails the select stage
-     * (PQ_ERR_INVALID_ARGUMENT). */
+    /* Decode stage: where the column chunks are decoded, and a filter's
+     * rows evaluated (pq_device; default PQ_DEVICE_CPU). The footer,
+     * select and page-header stages otherwise run on the host. An unknown
+     * value fails the select stage (PQ_ERR_INVALID_ARGUMENT). */
     uint32_t device;
 } pq_reader_options;
 
@@ -281,7 +287,14 @@ typedef struct pq_reader_options {
  * selection-vector decode of a filtered read, nested columns) are decoded
  * by the CPU executor, counted in the decode stage's stats
  * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
- * stage ran and why. The decoded arrays are in host memory either way (the
+ * stage ran and why. With a filter, the predicate kernel
+ * (predicate/device_filter.h) evaluates it on each selected row group's
+ * decoded filter columns (on the CUDA device, the columns copied there);
+ * a row group whose predicate or column types it does not cover is
+ * evaluated by the CPU evaluator, with the same result (the stats'
+ * device_filtered_groups, cpu_filtered_groups). The payload columns are
+ * then decoded for the matching rows alone (selection-vector decode, on
+ * the CPU executor). The decoded arrays are in host memory either way (the
  * CUDA executor copies its output back); pq_reader_next_device_batch()
  * hands batches out in CUDA memory after a CUDA decode. */
 typedef enum pq_device {
@@ -409,9 +422,11 @@ PQ_API pq_metadata *pq_reader_metadata(const pq_reader *r);
 PQ_API uint64_t pq_reader_file_size(const pq_reader *r);
 
 /* After the decode stage: where it ran and why, e.g. "cpu", "host
- * kernels: 15 chunks, 1 on the CPU (DELTA_BINARY_PACKED values (page 0)
- * are not covered)" or "cpu (auto: pqstep was built without CUDA ...)".
- * Borrowed; "" before the stage. */
+ * kernels: 15 chunks on the kernels, 1 on the CPU (first: ...
+ * DELTA_BINARY_PACKED values ... are not covered)", with a filter
+ * "...; filter: 3 row groups on the kernels, 0 on the CPU", or "cpu
+ * (auto: pqstep was built without CUDA ...)". Borrowed; "" before the
+ * stage. */
 PQ_API const char *pq_reader_device_note(const pq_reader *r);
 
 /* A reader over a URL: the object's version as the open found it (its ETag,

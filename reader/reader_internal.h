@@ -60,10 +60,29 @@ typedef enum filter_step {
     FILTER_EVALUATED  /* the filter's bits are made for every selected row group */
 } filter_step;
 
+/* Where pq_reader_filter_rows evaluates the filter (opts.device; chosen
+ * by pq_filter_choose_device before row groups run in parallel). */
+typedef enum filter_device {
+    FILTER_ON_CPU = 0,      /* the CPU evaluator (predicate_eval.h) */
+    FILTER_ON_HOST_KERNELS, /* the predicate kernel on the host launcher (device_filter.h) */
+    FILTER_ON_CUDA          /* the predicate kernel on the CUDA device, the columns copied there */
+} filter_device;
+
+/* Where one row group's filter was evaluated (pq_reader_filter_rows). */
+typedef struct pq_filter_outcome {
+    bool on_kernels;                /* the predicate kernel evaluated it */
+    bool fell_back;                 /* the kernel does not cover it: the CPU evaluator did (why) */
+    char why[PQ_ERROR_MESSAGE_SIZE];
+} pq_filter_outcome;
+
 /* Late materialization's state: made, written and freed by
  * stage_filter.c; read by the page-header and decode stages. */
 typedef struct pq_filter_state {
     filter_step step;
+    filter_device device;
+    char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first row group left to the CPU evaluator was */
+    uint64_t kernel_groups;         /* row groups the predicate kernel evaluated */
+    uint64_t cpu_groups;            /* ... left to the CPU evaluator (not covered) */
     uint8_t **keep;                 /* per selected row group: the filter's bits over its rows
                                      * (sel.rows), or NULL */
     size_t groups;
@@ -84,7 +103,7 @@ typedef struct pq_decoded {
     pq_row_set *rows;               /* per selected row group: the rows delivered (the select
                                      * stage's, or [0, matches) once filtered) */
     size_t groups;
-    char device_note[200];          /* where the stage ran and why (pq_reader_device_note) */
+    char device_note[400];          /* where the stage ran and why (pq_reader_device_note) */
     bool on_cuda;                   /* decoded by the CUDA executor: device batches go to CUDA */
 } pq_decoded;
 
@@ -222,14 +241,26 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
 /* The filter over selected row group g's rows (sel.rows[g]): its columns'
- * walked chunks decoded and evaluated (stage_filter.c). *keep (malloc'd, a
- * bit per row of sel.rows[g]) gets the matching rows, *kept their count.
- * cctx may be NULL. With hand_over, the decoded arrays of the filter's
- * projected columns go to r->filt.cols for the decode stage (entries of g
- * alone, so row groups run in parallel; only pq_filter_evaluate_group
- * hands over). */
+ * walked chunks decoded and evaluated (stage_filter.c), where
+ * r->filt.device says. *keep (malloc'd, a bit per row of sel.rows[g]) gets
+ * the matching rows, *kept their count, *outcome (when not NULL) where it
+ * was evaluated. cctx may be NULL. With hand_over, the decoded arrays of
+ * the filter's projected columns go to r->filt.cols for the decode stage
+ * (entries of g alone, so row groups run in parallel; only
+ * pq_filter_evaluate_group hands over). */
 pq_status pq_reader_filter_rows(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                uint8_t **keep, int64_t *kept, pq_error *err);
+                                uint8_t **keep, int64_t *kept, pq_filter_outcome *outcome, pq_error *err);
+
+/* r->filt.device from opts.device: the predicate kernel for host kernels,
+ * and for CUDA / auto when a CUDA device is usable. Call before evaluating
+ * row groups (after pq_filter_begin, which clears it). */
+void pq_filter_choose_device(pq_reader *r);
+
+/* Row groups' outcomes (n of them) counted in r->filt (kernel_groups,
+ * cpu_groups; the decode stage reports them as its stats'
+ * device_filtered_groups / cpu_filtered_groups), the first fallback's
+ * reason kept in r->filt.fallback. Call after the parallel run. */
+void pq_filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n);
 
 /* Late materialization (stage_filter.c): make the state for the
  * selection's row groups (the old one freed); evaluate the filter on
@@ -239,7 +270,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, struct pq_codec_ctx *cctx, size_t 
  * filter decoded it, or NULL (borrowed: take a reference to keep it). */
 pq_status pq_filter_begin(pq_reader *r, pq_error *err);
 pq_status pq_filter_evaluate_group(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, int64_t *kept,
-                                   pq_error *err);
+                                   pq_filter_outcome *outcome, pq_error *err);
 const uint8_t *pq_filter_keep(const pq_reader *r, size_t g);
 struct pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k);
 void pq_reader_free_filter(pq_reader *r);

@@ -558,6 +558,7 @@ typedef struct filter_job {
     pq_status *status;      /* per selected row group */
     pq_error *errors;
     uint64_t *removed;
+    pq_filter_outcome *outcomes; /* per selected row group: where its filter was evaluated */
     pq_codec_ctx *codecs;   /* per worker thread */
 } filter_job;
 
@@ -593,7 +594,8 @@ pq_status pq_reader_take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, c
  * from runs of pages is gathered; one that lines up with the rows is left
  * as it is (export slices it) unless the filter drops rows. The row
  * group's rows become [0, kept). */
-static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed, pq_error *err)
+static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed,
+                              pq_filter_outcome *outcome, pq_error *err)
 {
     size_t n = r->sel.columns_len;
     pq_row_set *rows = &r->out.rows[g];
@@ -604,7 +606,7 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
     if (keep) {
         kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
     } else {
-        st = pq_reader_filter_rows(r, cctx, g, false, &own, &kept, err);
+        st = pq_reader_filter_rows(r, cctx, g, false, &own, &kept, outcome, err);
         keep = own;
     }
     bool aligned = true;
@@ -648,7 +650,8 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
 static bool filter_unit(void *ctx, size_t g, unsigned worker)
 {
     filter_job *job = ctx;
-    job->status[g] = filter_group(job->r, &job->codecs[worker], g, &job->removed[g], &job->errors[g]);
+    job->status[g] = filter_group(job->r, &job->codecs[worker], g, &job->removed[g], &job->outcomes[g],
+                                  &job->errors[g]);
     return job->status[g] == PQ_OK;
 }
 
@@ -662,13 +665,16 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     job.status = calloc(groups, sizeof *job.status);
     job.errors = calloc(groups, sizeof *job.errors);
     job.removed = calloc(groups, sizeof *job.removed);
+    job.outcomes = calloc(groups, sizeof *job.outcomes);
     job.codecs = codecs_new();
     pq_status st = PQ_OK;
-    if (!job.status || !job.errors || !job.removed || !job.codecs) {
+    if (!job.status || !job.errors || !job.removed || !job.outcomes || !job.codecs) {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     } else {
         for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
+        pq_filter_choose_device(r); /* before the row groups run in parallel */
         pq_parallel_for(groups, threads_for(r), filter_unit, &job);
+        pq_filter_count(r, job.outcomes, groups);
         for (size_t g = 0; g < groups && st == PQ_OK; g++) {
             if (job.status[g] != PQ_OK) {
                 *err = job.errors[g];
@@ -680,6 +686,7 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     free(job.status);
     free(job.errors);
     free(job.removed);
+    free(job.outcomes);
     codecs_free(job.codecs);
     return st;
 }
@@ -791,6 +798,8 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     }
     pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
     ds->chunks = r->pages.chunks_len;
+    ds->device_filtered_groups = r->filt.kernel_groups; /* the filter's, wherever it ran */
+    ds->cpu_filtered_groups = r->filt.cpu_groups;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
     for (size_t g = 0; g < r->sel.row_groups_len; g++) ds->rows += r->out.rows[g].rows;
     if (job.kernels) {
@@ -802,6 +811,14 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         snprintf(r->out.device_note + at, sizeof r->out.device_note - at, ": %llu chunks on the kernels, %llu on "
                  "the CPU%s%.120s%s", (unsigned long long)ds->device_chunks, (unsigned long long)ds->cpu_chunks,
                  job.fallback[0] ? " (first: " : "", job.fallback, job.fallback[0] ? ")" : "");
+        if (ds->device_filtered_groups || ds->cpu_filtered_groups) { /* late materialization's filter too */
+            const char *why = r->filt.fallback;
+            at = strlen(r->out.device_note);
+            snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
+                     "; filter: %llu row groups on the kernels, %llu on the CPU%s%.120s%s",
+                     (unsigned long long)ds->device_filtered_groups, (unsigned long long)ds->cpu_filtered_groups,
+                     why[0] ? " (first: " : "", why, why[0] ? ")" : "");
+        }
     }
     return PQ_OK;
 }

@@ -9,14 +9,23 @@
  * group, and the filter's projected columns as decoded here, which the
  * decode stage may take instead of decoding them again) is made, written
  * and freed here alone; the other stages read it.
+ *
+ * Where opts.device puts the kernels (host kernels, or a usable CUDA
+ * device), the predicate kernel (predicate/device_filter.h) evaluates the
+ * filter; a row group it does not cover is evaluated by the CPU evaluator,
+ * which gives the same bits, and counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/device.h"
+#include "kernels/k_decode.h"
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
+#include "predicate/device_filter.h"
 #include "predicate/predicate_eval.h"
+#include "reader/device_export.h"
 #include "reader/output_type.h"
 #include "reader/reader_internal.h"
 
@@ -44,11 +53,12 @@ pq_status pq_filter_begin(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, int64_t *kept, pq_error *err)
+pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, int64_t *kept,
+                                   pq_filter_outcome *outcome, pq_error *err)
 {
     pq_filter_state *f = &r->filt;
     uint8_t *keep;
-    pq_status st = pq_reader_filter_rows(r, cctx, g, true, &keep, kept, err);
+    pq_status st = pq_reader_filter_rows(r, cctx, g, true, &keep, kept, outcome, err);
     if (st != PQ_OK) return st;
     f->keep[g] = keep;
     if (*kept == 0 && f->cols) /* no match: none of the row group's columns is delivered */
@@ -57,6 +67,30 @@ pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, i
             f->cols[g * r->sel.walk_columns_len + c] = NULL;
         }
     return PQ_OK;
+}
+
+void pq_filter_choose_device(pq_reader *r)
+{
+    const char *why = NULL;
+    switch (r->opts.device) {
+    case PQ_DEVICE_HOST_KERNELS: r->filt.device = FILTER_ON_HOST_KERNELS; break;
+    case PQ_DEVICE_CUDA:
+    case PQ_DEVICE_AUTO: /* without a device: CUDA's decode stage says why; auto decodes on the CPU */
+        r->filt.device = pq_cuda_device_count(&why) > 0 ? FILTER_ON_CUDA : FILTER_ON_CPU;
+        break;
+    default: r->filt.device = FILTER_ON_CPU; break;
+    }
+}
+
+void pq_filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n)
+{
+    pq_filter_state *f = &r->filt;
+    for (size_t g = 0; outcomes && g < n; g++) {
+        if (outcomes[g].on_kernels) f->kernel_groups++;
+        if (!outcomes[g].fell_back) continue;
+        f->cpu_groups++;
+        if (!r->filt.fallback[0]) snprintf(r->filt.fallback, sizeof r->filt.fallback, "%s", outcomes[g].why);
+    }
 }
 
 const uint8_t *pq_filter_keep(const pq_reader *r, size_t g)
@@ -134,16 +168,163 @@ static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const 
     return st;
 }
 
+/* ---------------------------------------------------------------------------
+ * Where the filter is evaluated
+ * ------------------------------------------------------------------------- */
+
+/* CUDA memory for pq_arrow_array_copy: each buffer copied on the stream
+ * in `user` (the upload waits for the copy). */
+static int cuda_copy_in(void *user, const void *host, size_t n, void **dev, const char **why)
+{
+    *dev = NULL;
+    if (pq_kcuda_alloc(dev, n, why) != 0) return -1;
+    if (pq_kcuda_upload(user, *dev, host, n, why) != 0) {
+        pq_kcuda_free(*dev);
+        *dev = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void cuda_release(void *user, void *dev)
+{
+    (void)user;
+    pq_kcuda_free(dev);
+}
+
+/* A zero-byte buffer gets no device copy (pq_arrow_array_copy leaves it
+ * NULL) where the kernel takes a present buffer to be non-NULL: point it
+ * at `stub`, which holds no byte the kernel reads. */
+static void stub_empty_buffers(struct ArrowArray *dev, const struct ArrowArray *src, const void *stub)
+{
+    for (int64_t i = 0; i < dev->n_buffers && i < src->n_buffers; i++)
+        if (src->buffers[i] && !dev->buffers[i]) dev->buffers[i] = stub;
+    if (dev->dictionary && src->dictionary) stub_empty_buffers(dev->dictionary, src->dictionary, stub);
+}
+
+/* Back to NULL before the copy releases its buffers (the stub is freed once). */
+static void unstub_buffers(struct ArrowArray *dev, const void *stub)
+{
+    for (int64_t i = 0; i < dev->n_buffers; i++)
+        if (dev->buffers[i] == stub) dev->buffers[i] = NULL;
+    if (dev->dictionary) unstub_buffers(dev->dictionary, stub);
+}
+
+/* The predicate kernel on the CUDA device: the filter's columns (leaves[0..nl),
+ * schema->leaves_len entries by leaf) and definition levels copied to device
+ * memory on a stream of this call's own (row groups run in parallel), the
+ * keep bits brought back. A failed CUDA call is PQ_ERR_UNSUPPORTED, naming
+ * it, so the caller evaluates on the CPU instead. */
+static pq_status eval_on_cuda(const pq_expr *filter, const struct ArrowArray *const *by_leaf,
+                              const struct ArrowSchema *const *types, const int16_t *const *defs_by_leaf,
+                              const uint32_t *leaves, size_t nl, size_t leaves_len, int64_t len, uint8_t *keep,
+                              pq_error *err)
+{
+    void *stream = NULL;
+    const char *why = NULL;
+    if (pq_kcuda_stream_create(&stream, &why) != 0)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: creating a CUDA stream failed: %s",
+                            why ? why : "?");
+    pq_device_memory mem = {cuda_copy_in, cuda_release, stream};
+    void *stub = NULL;
+    if (pq_kcuda_alloc(&stub, 8, &why) != 0) {
+        pq_kcuda_stream_destroy(stream);
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: cudaMalloc failed: %s", why ? why : "?");
+    }
+    const struct ArrowArray **dev_cols = calloc(leaves_len ? leaves_len : 1, sizeof *dev_cols);
+    const int16_t **dev_defs = calloc(leaves_len ? leaves_len : 1, sizeof *dev_defs);
+    struct ArrowArray *copies = calloc(nl ? nl : 1, sizeof *copies);
+    void **defs_mem = calloc(nl ? nl : 1, sizeof *defs_mem);
+    pq_status st = dev_cols && dev_defs && copies && defs_mem ? PQ_OK
+                                                               : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        uint32_t leaf = leaves[k];
+        if (leaf >= leaves_len) continue; /* pq_expr_columns gives bound leaves */
+        if (by_leaf[leaf] && !dev_cols[leaf]) {
+            st = pq_arrow_array_copy(by_leaf[leaf], types[leaf], &mem, &copies[k], err);
+            if (st != PQ_OK && st != PQ_ERR_NOMEM && st != PQ_ERR_UNSUPPORTED) { /* the CPU may still take it */
+                char what[PQ_ERROR_MESSAGE_SIZE];
+                snprintf(what, sizeof what, "%s", err ? err->message : "?");
+                st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: copying a column to the device: %.180s",
+                                  what);
+            }
+            if (st == PQ_OK) {
+                stub_empty_buffers(&copies[k], by_leaf[leaf], stub);
+                dev_cols[leaf] = &copies[k];
+            }
+        }
+        if (st == PQ_OK && defs_by_leaf[leaf] && !dev_defs[leaf] && len > 0) {
+            if (cuda_copy_in(stream, defs_by_leaf[leaf], (size_t)len * sizeof(int16_t), &defs_mem[k], &why) != 0)
+                st = pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                                  "device filter: copying definition levels to the device failed: %s",
+                                  why ? why : "?");
+            else
+                dev_defs[leaf] = defs_mem[k];
+        }
+    }
+    pq_dfilter_exec ex = {.where = PQ_DFILTER_CUDA, .stream = stream};
+    if (st == PQ_OK) st = pq_device_filter_eval(filter, dev_cols, types, dev_defs, len, &ex, keep, NULL, err);
+    for (size_t k = 0; copies && k < nl; k++)
+        if (copies[k].release) {
+            unstub_buffers(&copies[k], stub);
+            copies[k].release(&copies[k]);
+        }
+    pq_kcuda_free(stub);
+    for (size_t k = 0; defs_mem && k < nl; k++) pq_kcuda_free(defs_mem[k]);
+    free(copies);
+    free(defs_mem);
+    free(dev_cols);
+    free(dev_defs);
+    pq_kcuda_stream_destroy(stream);
+    return st;
+}
+
+/* The filter on a row group's `len` rows where r->filt.device says: the
+ * predicate kernel, or the CPU evaluator for what the kernel does not
+ * cover (PQ_ERR_UNSUPPORTED; *outcome says which ran). *kept: the rows
+ * selected, counted from the bits the stages go by. */
+static pq_status evaluate(const pq_reader *r, const struct ArrowArray *const *by_leaf,
+                          const struct ArrowSchema *const *types, const int16_t *const *defs_by_leaf,
+                          const uint32_t *leaves, size_t nl, int64_t len, uint8_t *keep, int64_t *kept,
+                          pq_filter_outcome *outcome, pq_error *err)
+{
+    *kept = 0;
+    if (r->filt.device != FILTER_ON_CPU) {
+        static const pq_dfilter_exec host = {.where = PQ_DFILTER_HOST};
+        pq_status st = r->filt.device == FILTER_ON_CUDA
+                           ? eval_on_cuda(r->sel.filter, by_leaf, types, defs_by_leaf, leaves, nl,
+                                          pq_metadata_schema(r->md)->leaves_len, len, keep, err)
+                           : pq_device_filter_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, &host, keep,
+                                                   NULL, err);
+        if (st != PQ_ERR_UNSUPPORTED) {
+            if (st == PQ_OK) *kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
+            if (outcome) outcome->on_kernels = st == PQ_OK;
+            return st;
+        }
+        if (outcome) {
+            outcome->fell_back = true;
+            snprintf(outcome->why, sizeof outcome->why, "%s", err ? err->message : "not covered");
+        }
+    }
+    pq_status st = pq_predicate_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, keep, err);
+    if (st == PQ_OK) *kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
+    return st;
+}
+
 /* Evaluate the filter on selected row group g's rows (sel.rows[g]). The
  * filter's columns are decoded here as flat columns of their own, and
  * lined up with those rows; a leaf that stands for a group's nullness
  * gives its definition levels per row instead (or as well). */
 pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                uint8_t **keep_out, int64_t *kept_out, pq_error *err)
+                                uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     *keep_out = NULL;
     *kept_out = 0;
+    if (outcome) {
+        outcome->on_kernels = outcome->fell_back = false;
+        outcome->why[0] = '\0';
+    }
     size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
     const pq_row_set *rows = &r->sel.rows[g];
     int64_t len = (int64_t)rows->rows;
@@ -276,8 +457,9 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         by_leaf[vleaves[k]] = &wraps[k];
         types[vleaves[k]] = &wrap_types[k];
     }
-    if (st == PQ_OK) st = pq_predicate_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, keep, err);
-    int64_t kept = st == PQ_OK ? (int64_t)pq_bits_count(keep, (uint64_t)len) : 0;
+    int64_t kept = 0;
+    if (st == PQ_OK)
+        st = evaluate(r, by_leaf, types, defs_by_leaf, leaves, nl, len, keep, &kept, outcome, err);
     if (batch.release) batch.release(&batch);
     if (bschema.release) bschema.release(&bschema);
     for (size_t k = 0; dicts && k < nv; k++) {

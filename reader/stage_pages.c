@@ -737,14 +737,15 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
  * rows, keep the bits for the decode stage, and plan its deferred chunks
  * for the pages that hold a matching row. Touches only g's entries, so row
  * groups run in parallel. */
-static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *skipped, pq_error *err)
+static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *skipped,
+                              pq_filter_outcome *outcome, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_row_group *rg = &fm->row_groups[r->sel.row_groups[g]];
     int64_t kept;
     /* The decode stage filters with the filter's bits (stage_filter.c)
      * instead of decoding its columns again. */
-    pq_status st = pq_filter_evaluate_group(r, cctx, g, &kept, err);
+    pq_status st = pq_filter_evaluate_group(r, cctx, g, &kept, outcome, err);
     if (st != PQ_OK) return st;
     for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
         pq_reader_chunk *ch = &r->pages.chunks[g * r->sel.walk_columns_len + c];
@@ -779,12 +780,14 @@ typedef struct narrow_job {
     pq_status *status;
     pq_error *errors;
     uint64_t *skipped;
+    pq_filter_outcome *outcomes; /* per row group: where its filter was evaluated */
 } narrow_job;
 
 static bool narrow_task(void *ctx, size_t g, unsigned worker)
 {
     narrow_job *job = ctx;
-    job->status[g] = narrow_group(job->r, &job->codecs[worker], g, &job->skipped[g], &job->errors[g]);
+    job->status[g] = narrow_group(job->r, &job->codecs[worker], g, &job->skipped[g], &job->outcomes[g],
+                                  &job->errors[g]);
     return job->status[g] == PQ_OK;
 }
 
@@ -802,11 +805,13 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
         job->status = calloc(n, sizeof *job->status);
         job->errors = calloc(n, sizeof *job->errors);
         job->skipped = calloc(n, sizeof *job->skipped);
+        job->outcomes = calloc(n, sizeof *job->outcomes);
     }
-    if (st == PQ_OK && (!job || !job->status || !job->errors || !job->skipped))
+    if (st == PQ_OK && (!job || !job->status || !job->errors || !job->skipped || !job->outcomes))
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) {
         job->r = r;
+        pq_filter_choose_device(r); /* before the row groups run in parallel */
         for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&job->codecs[t]);
         for (size_t g = 0; g < n; g++) job->status[g] = PQ_ERR_STAGE; /* not run */
         uint64_t walked = 0; /* the filter's chunks, decoded here */
@@ -815,6 +820,7 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
                 walked += r->pages.chunks[k].parts[p].length;
         unsigned threads = r->opts.threads ? r->opts.threads : (walked >= PQ_PARALLEL_MIN_BYTES ? 0 : 1);
         pq_parallel_for(n, threads, narrow_task, job);
+        pq_filter_count(r, job->outcomes, n);
         for (size_t g = 0; g < n; g++) {
             r->stats[PQ_STAGE_PAGE_HEADERS].chunks_skipped += job->skipped[g];
             if (st == PQ_OK && job->status[g] != PQ_OK) {
@@ -829,6 +835,7 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
         free(job->status);
         free(job->errors);
         free(job->skipped);
+        free(job->outcomes);
         free(job);
     }
     return st;

@@ -1363,7 +1363,10 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     usable, else the CPU) or "host-kernels" (the same kernels run on the
     host, as CI checks them); chunks the kernels do not cover are decoded
     on the CPU (Reader.stage_stats("decode"): device_chunks, cpu_chunks;
-    Reader.device_note says where and why)."""
+    Reader.device_note says where and why). With a filter, the predicate
+    kernel evaluates it there too, row group by row group, and the CPU
+    evaluator what the kernel does not cover (device_filtered_groups,
+    cpu_filtered_groups)."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         md = r.metadata

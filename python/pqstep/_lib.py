@@ -130,6 +130,8 @@ class pq_stage_stats(ctypes.Structure):
         ("retries", ctypes.c_uint64),
         ("device_chunks", ctypes.c_uint64),
         ("cpu_chunks", ctypes.c_uint64),
+        ("device_filtered_groups", ctypes.c_uint64),
+        ("cpu_filtered_groups", ctypes.c_uint64),
     ]
 
 

@@ -14,7 +14,17 @@ reader, against pyarrow and the CPU executor.
 - Reader.device_batches(): Arrow C device data interface arrays through
   the PyCapsule device protocol, imported by pyarrow, equal read_table;
 - device="cuda" without a device fails the decode stage with the reason;
-  "auto" falls back to the CPU and says why; an unknown device is refused.
+  "auto" falls back to the CPU and says why; an unknown device is refused;
+- filtered reads: the predicate kernel (predicate/device_filter.h) on the
+  host evaluates the filter row group by row group (the decode stage's
+  device_filtered_groups / cpu_filtered_groups say where): every predicate
+  of test_filter.py (comparisons, IN, IS NULL, AND / OR / NOT, strings,
+  dictionary-encoded and nested columns, decimals, dates, timestamps) on
+  its generated files, pruned and not, equals the CPU read and pyarrow's
+  filtered table; so do predicates on the flat columns of the corpus and
+  of the generated matrix (IS [NOT] NULL, comparisons and IN against a value
+  of the column, AND / OR / NOT), and the sample under each string and
+  decimal output type.
 Exit 0 pass, 1 fail, 77 without the corpus.
 """
 import glob
@@ -27,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from read_oracle import CORPUS, SKIP, SOURCE, pq, pqstep, same  # noqa: E402
 from test_matrix import compare  # noqa: E402
+from test_filter import CASES as FILTER_CASES, generate as generate_filter_files  # noqa: E402
 
 
 def equal(got, want, what):
@@ -92,14 +103,32 @@ def check_matrix():
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert gen.returncode == 0, gen.stdout.decode()[-2000:]
         totals = dict(files=0, files_on_kernels=0, kernels=0, cpu=0)
+        ftotals = new_totals()
+        nfiles = 0
         import pyarrow as pa
         for p in sorted(glob.glob(os.path.join(tmp, "**", "*.parquet"), recursive=True)):
             # The device executor takes flat selections: the file's flat columns.
             flat = [f.name for f in pq.read_schema(p) if not pa.types.is_nested(f.type)]
-            check_file(p, os.path.basename(p), totals, against_pyarrow=False, columns=flat)
+            if not check_file(p, os.path.basename(p), totals, against_pyarrow=False, columns=flat):
+                continue
+            # Filters on a few flat columns a file, rotating through them from
+            # file to file so every type is filtered on (the CPU read is the
+            # oracle): IS NULL, =, IN, and NOT / AND.
+            whole = pq.read_table(p, columns=flat)
+            for j in range(min(6, len(flat))):
+                col = flat[(6 * nfiles + j) % len(flat)]
+                cases = column_cases(whole, col)
+                for k in (0, 2, 6, 8):
+                    if k < len(cases):
+                        filtered(p, cases[k][0], ftotals, columns=[col, flat[0]] if col != flat[0] else [col])
+            nfiles += 1
         assert totals["files"] > 0 and totals["kernels"] > 0, totals
+        assert ftotals["reads"] > 100 and ftotals["kernels"] > ftotals["cpu"], ftotals
         print("matrix: %d files equal the CPU executor's read; %d chunks on the kernels, %d left to the CPU"
               % (totals["files"], totals["kernels"], totals["cpu"]))
+        print("matrix filters: %d filtered reads equal the CPU's; %d row groups on the kernel, %d on the CPU%s"
+              % (ftotals["reads"], ftotals["kernels"], ftotals["cpu"],
+                 " (%s)" % "; ".join(sorted(ftotals["why"])) if ftotals["why"] else ""))
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
@@ -121,6 +150,12 @@ def check_options():
     # The filter's columns are decoded by late materialization (on the CPU),
     # the others by the kernels (whole, then taken: these columns are optional).
     assert 0 < d["device_chunks"] < 976, d
+    # The filter is evaluated by the predicate kernel on every row group.
+    assert d["device_filtered_groups"] == 61 and d["cpu_filtered_groups"] == 0, d
+    with pqstep.Reader(sample) as r:
+        r.read(filter=flt)
+        d = r.stage_stats("decode")
+    assert d["device_filtered_groups"] == 0 and d["cpu_filtered_groups"] == 0, d
     with pqstep.Reader(sample, device="host-kernels") as r:
         same(r.read(), cpu, "sample")
         d = r.stage_stats("decode")
@@ -141,6 +176,162 @@ def check_options():
         assert "device must be one of" in str(e)
     print("options: string views, dictionary arrays, decimal64 and a filtered read equal the CPU's; "
           "cuda %s; auto says where it ran" % ("present" if cuda else "absent: a clear error"))
+
+
+def filtered(path, text, totals, prune=True, columns=None, **kw):
+    """The filtered read with the kernels on the host, checked against the
+    CPU's; the filter's row-group counters added to totals. Returns the
+    table, or None where the CPU read refuses the filter too."""
+    try:
+        cpu = pqstep.read_table(path, filter=text, prune=prune, columns=columns, **kw)
+    except pqstep.Error:
+        cpu = None
+    with pqstep.Reader(path, device="host-kernels", **kw) as r:
+        try:
+            got = r.read(filter=text, prune=prune, columns=columns)
+        except pqstep.Error as e:
+            assert cpu is None, "%s: %s: host kernels failed (%s) where the CPU read" % (path, text, e)
+            return None
+        d = r.stage_stats("decode")
+        sel = r.stage_stats("select")
+        note = r.device_note
+    assert cpu is not None, "%s: %s: host kernels read what the CPU refused" % (path, text)
+    equal(got, cpu, "%s: %s (host kernels vs CPU)" % (os.path.basename(path), text))
+    totals["reads"] += 1
+    totals["kernels"] += d["device_filtered_groups"]
+    totals["cpu"] += d["cpu_filtered_groups"]
+    if d["device_filtered_groups"] or d["cpu_filtered_groups"]:
+        assert "; filter: %d row groups on the kernels, %d on the CPU" % (
+            d["device_filtered_groups"], d["cpu_filtered_groups"]) in note, note
+    if d["cpu_filtered_groups"] and len(totals["why"]) < 5:
+        totals["why"].add(note.split("; filter: ", 1)[1])
+    totals["last"] = d
+    # Row groups the select stage kept (each pruning step counts those it
+    # dropped beyond the earlier ones).
+    totals["pruned"] = sum(sel[k] for k in ("pruned_statistics", "pruned_dictionary", "pruned_bloom_filter",
+                                            "pruned_page_index"))
+    return got
+
+
+def new_totals():
+    return dict(reads=0, kernels=0, cpu=0, why=set(), last=None, pruned=0)
+
+
+def group_cases():
+    """IS [NOT] NULL on the struct s itself (its first leaf's definition
+    levels per row), alone and with its leaves."""
+    import pyarrow.compute as pc
+    f = pc.field
+    return [("s is null", f("s").is_null(), None),
+            ("s is not null and s.x < 50", f("s").is_valid() & (f("s", "x") < 50), None),
+            ("not (s is null) or key < 10", ~f("s").is_null() | (f("key") < 10), None)]
+
+
+def check_filter_cases():
+    """test_filter.py's predicates on its files: equal to pyarrow's filtered
+    table and the CPU read, pruned and not; every row group the select
+    stage keeps (all 8 without pruning) is evaluated, each by the kernel."""
+    tmp = tempfile.mkdtemp(prefix="pqstep-device-filter-")
+    try:
+        files = generate_filter_files(tmp)
+        totals = new_totals()
+        for name, path in sorted(files.items()):
+            whole = pq.read_table(path)
+            for text, expr, _ in FILTER_CASES + group_cases():
+                if expr is None:
+                    continue
+                want = whole.filter(expr)
+                for prune in (True, False):
+                    got = filtered(path, text, totals, prune=prune)
+                    assert got is not None, "%s: %s refused" % (name, text)
+                    same(got, want, "%s: %s (host kernels vs pyarrow, prune=%s)" % (name, text, prune),
+                         float_bits=True)
+                    d = totals["last"]
+                    # Every row group the select stage kept is evaluated, by the kernel.
+                    kept = 8 - totals["pruned"]
+                    assert d["device_filtered_groups"] == kept and d["cpu_filtered_groups"] == 0, (
+                        name, text, prune, kept, d)
+            # The payload's output types with the filter on dictionary and string columns.
+            for kw in (dict(strings="string_view"), dict(strings="dictionary"), dict(strings="large_string"),
+                       dict(decimals="decimal64")):
+                for text in ("cat in ('AIR', 'SHIP') and amount >= 100", "name < 'customer#0000005' or opt is null",
+                             "not (cat = 'RAIL' or score > 0)"):
+                    got = filtered(path, text, totals, **kw)
+                    assert got is not None and totals["last"]["device_filtered_groups"] > 0, (name, text, kw)
+        assert totals["cpu"] == 0, totals
+        print("filter cases: %d filtered reads equal pyarrow's and the CPU's; %d row groups evaluated by the "
+              "kernel, %d by the CPU" % (totals["reads"], totals["kernels"], totals["cpu"]))
+    finally:
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def column_cases(table, path):
+    """Predicates on a flat column whose rows pyarrow computes: IS [NOT]
+    NULL, then for integers, floats and strings = < >= != and IN against
+    values of the column, and AND / OR / NOT of them."""
+    import math
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    f = pc.field
+    parts = path.split(".")
+    arr = table.column(parts[0])
+    for p in parts[1:]:
+        arr = pc.struct_field(arr, p)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    fld = f(*parts)
+    q = '"%s"' % path
+    cases = [(q + " is null", fld.is_null()), (q + " is not null", fld.is_valid())]
+    values = pc.drop_null(arr)
+    ty = values.type
+    if not len(values) or pa.types.is_dictionary(ty) or pa.types.is_float16(ty) or not (
+            pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty)):
+        return cases
+
+    def lit(v):
+        return "'" + v.replace("'", "''") + "'" if isinstance(v, str) else repr(v)
+
+    picks = [values[len(values) // 2].as_py(), values[0].as_py()]
+    if any(isinstance(v, float) and (math.isnan(v) or math.isinf(v)) for v in picks):
+        return cases
+    v, w = picks
+    sv, sw = (v, w) if isinstance(v, str) else (pa.scalar(v, ty), pa.scalar(w, ty))
+    cases += [("%s = %s" % (q, lit(v)), fld == sv), ("%s < %s" % (q, lit(v)), fld < sv),
+              ("%s >= %s" % (q, lit(v)), fld >= sv), ("%s != %s" % (q, lit(v)), fld != sv),
+              ("%s in (%s, %s)" % (q, lit(v), lit(w)), fld.isin(pa.array([v, w], ty))),
+              ("%s < %s or %s is null" % (q, lit(v), q), (fld < sv) | fld.is_null()),
+              ("not (%s = %s) and %s is not null" % (q, lit(w), q), ~(fld == sw) & fld.is_valid())]
+    return cases
+
+
+def check_filter_corpus():
+    """Predicates on the flat columns of the corpus files pyarrow reads (a
+    few columns a file): the host kernels' read equals the CPU's, and has
+    pyarrow's rows."""
+    totals = new_totals()
+    for path in sorted(glob.glob(os.path.join(CORPUS, "data", "*.parquet"))):
+        if os.path.getsize(path) > (1 << 20):
+            continue
+        try:
+            t = pq.read_table(path)
+            md = pq.ParquetFile(path).metadata
+        except Exception:  # noqa: BLE001 (pyarrow cannot read it: no oracle)
+            continue
+        flat = [md.schema.column(i).path for i in range(md.num_columns)
+                if md.schema.column(i).max_repetition_level == 0]
+        for col in flat[:3]:
+            for text, expr in column_cases(t, col):
+                got = filtered(path, text, totals)
+                if got is None:
+                    continue
+                want = t.filter(expr).num_rows
+                assert got.num_rows == want, "%s: %s: %d rows, pyarrow %d" % (
+                    os.path.basename(path), text, got.num_rows, want)
+    assert totals["reads"] > 200 and totals["kernels"] > totals["cpu"], totals
+    print("filter corpus: %d filtered reads equal the CPU's and pyarrow's row counts; %d row groups on the "
+          "kernel, %d on the CPU%s" % (totals["reads"], totals["kernels"], totals["cpu"],
+                                       " (%s)" % "; ".join(sorted(totals["why"])) if totals["why"] else ""))
 
 
 def check_device_batches():
@@ -176,6 +367,8 @@ def main():
         return SKIP
     check_corpus()
     check_options()
+    check_filter_cases()
+    check_filter_corpus()
     check_device_batches()
     check_matrix()
     print("1 passed, 0 failed")

@@ -1,0 +1,211 @@
+/*
+ * test_concurrency_device_filter.c — filtered reads with the predicate
+ * kernel on the host (opts.device PQ_DEVICE_HOST_KERNELS): the filter is
+ * evaluated by pq_device_filter_eval row group by row group, the row
+ * groups on 1 and 4 threads (late materialization runs them in parallel).
+ * Runs under TSan in scripts/test.
+ *
+ * Oracle: the same read on the CPU (opts.device PQ_DEVICE_CPU, the CPU
+ * evaluator): the same batches, value by value. The decode stage counts
+ * every selected row group as evaluated by the kernel
+ * (device_filtered_groups; none left to the CPU), and the device note says
+ * so; the CPU read counts none. A predicate the kernel does not cover
+ * falls back to the CPU evaluator, counted and explained.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pqstep.h"
+#include "test_util.h"
+
+static char *sample(void)
+{
+    size_t n = strlen(PQ_SOURCE_DIR) + 64;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
+    return p;
+}
+
+static pq_reader *open_filtered(const char *path, const char *text, uint32_t device, unsigned threads)
+{
+    pq_error err;
+    pq_expr *e = pq_expr_parse(text, &err);
+    ck_assert_msg(e, "%s: %s", text, err.message);
+    pq_reader_options o;
+    pq_reader_options_init(&o);
+    o.device = device;
+    o.threads = threads;
+    o.filter = e;
+    pq_reader *r = pq_reader_open_path(path, &o, &err);
+    pq_expr_free(e); /* the reader keeps its own copy */
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s (device %u): %s", text, device,
+                  err.message);
+    return r;
+}
+
+static bool is_valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    int64_t at = a->offset + i;
+    return !v || ((v[at >> 3] >> (at & 7)) & 1);
+}
+
+/* Flat column a (format f) equals b: nulls, and every valid value. */
+static void same_column(const struct ArrowArray *a, const struct ArrowArray *b, const char *f, const char *what)
+{
+    ck_assert_msg(a->length == b->length, "%s: %lld rows, CPU %lld", what, (long long)a->length,
+                  (long long)b->length);
+    size_t w = pq_test_arrow_fixed_width(f);
+    bool strings = strcmp(f, "u") == 0 || strcmp(f, "z") == 0;
+    ck_assert_msg(w || strings, "%s: format %s not compared", what, f);
+    /* Plain comparisons, ck_abort_msg on the first difference alone: each
+     * passing ck_assert is a write to Check's log, and these run per row. */
+    for (int64_t i = 0; i < a->length; i++) {
+        if (is_valid(a, i) != is_valid(b, i)) ck_abort_msg("%s row %lld: validity differs", what, (long long)i);
+        if (!is_valid(a, i)) continue;
+        if (w) {
+            const uint8_t *x = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * w;
+            const uint8_t *y = (const uint8_t *)b->buffers[1] + (size_t)(b->offset + i) * w;
+            if (memcmp(x, y, w) != 0) ck_abort_msg("%s row %lld differs", what, (long long)i);
+            continue;
+        }
+        const int32_t *oa = (const int32_t *)a->buffers[1] + a->offset, *ob = (const int32_t *)b->buffers[1] + b->offset;
+        int32_t la = oa[i + 1] - oa[i], lb = ob[i + 1] - ob[i];
+        if (la != lb || memcmp((const uint8_t *)a->buffers[2] + oa[i], (const uint8_t *)b->buffers[2] + ob[i],
+                               (size_t)la) != 0)
+            ck_abort_msg("%s row %lld: string differs", what, (long long)i);
+    }
+}
+
+/* The two readers' batches are the same, column by column; returns the rows. */
+static long same_batches(pq_reader *r, pq_reader *ref, const char *what)
+{
+    long rows = 0;
+    pq_error err;
+    for (;;) {
+        struct ArrowArray a, b;
+        struct ArrowSchema s;
+        ck_assert_int_eq(pq_reader_next_batch(r, 5000, &a, &s, &err), PQ_OK);
+        ck_assert_int_eq(pq_reader_next_batch(ref, 5000, &b, NULL, &err), PQ_OK);
+        ck_assert_msg((a.release == NULL) == (b.release == NULL), "%s: batch counts differ", what);
+        if (!a.release) break;
+        ck_assert_int_eq(a.n_children, b.n_children);
+        for (int64_t c = 0; c < a.n_children; c++) {
+            char col[160];
+            snprintf(col, sizeof col, "%s, column %s", what, s.children[c]->name);
+            same_column(a.children[c], b.children[c], s.children[c]->format, col);
+        }
+        rows += (long)a.length;
+        a.release(&a);
+        b.release(&b);
+        s.release(&s);
+    }
+    return rows;
+}
+
+START_TEST(filtered_reads_on_host_kernels)
+{
+    static const struct {
+        const char *text;
+        long rows_at_least; /* a sanity bound: the CPU read is the oracle */
+    } cases[] = {
+        {"l_shipmode in ('AIR', 'RAIL') and l_quantity < 10", 1},
+        {"l_returnflag = 'R' or not l_discount >= 0.05", 1},
+        {"l_comment is null or l_shipdate < '1993-01-01'", 1},
+        {"not (l_linestatus = 'F') and l_extendedprice > 1000.5", 1},
+        {"l_orderkey >= 0", 122000}, /* every row */
+        {"l_comment = 'no such comment'", 0},
+    };
+    unsigned threads[] = {1, 4};
+    char *path = sample();
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            pq_reader *r = open_filtered(path, cases[k].text, PQ_DEVICE_HOST_KERNELS, threads[t]);
+            pq_reader *ref = open_filtered(path, cases[k].text, PQ_DEVICE_CPU, threads[t]);
+            pq_stage_stats d, dref, sel;
+            pq_reader_stage_stats(r, PQ_STAGE_DECODE, &d);
+            pq_reader_stage_stats(ref, PQ_STAGE_DECODE, &dref);
+            pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
+            /* Every row group the select stage kept was evaluated, each by the kernel. */
+            uint64_t kept = 61 - sel.pruned_statistics - sel.pruned_dictionary - sel.pruned_bloom_filter -
+                            sel.pruned_page_index;
+            ck_assert_msg(d.device_filtered_groups == kept && d.cpu_filtered_groups == 0,
+                          "%s: %llu row groups on the kernel, %llu on the CPU, %llu kept", cases[k].text,
+                          (unsigned long long)d.device_filtered_groups, (unsigned long long)d.cpu_filtered_groups,
+                          (unsigned long long)kept);
+            ck_assert_msg(dref.device_filtered_groups == 0 && dref.cpu_filtered_groups == 0, "%s", cases[k].text);
+            const char *note = pq_reader_device_note(r);
+            char want[96];
+            snprintf(want, sizeof want, "; filter: %llu row groups on the kernels, 0 on the CPU",
+                     (unsigned long long)kept);
+            ck_assert_msg(kept == 0 || strstr(note, want), "%s: note '%s'", cases[k].text, note);
+            long rows = same_batches(r, ref, cases[k].text);
+            ck_assert_msg(rows >= cases[k].rows_at_least && (cases[k].rows_at_least || rows == 0), "%s: %ld rows",
+                          cases[k].text, rows);
+            pq_reader_close(r);
+            pq_reader_close(ref);
+        }
+    free(path);
+}
+END_TEST
+
+/* A predicate the kernel does not cover (more nodes than
+ * PQ_DFILTER_MAX_NODES) is evaluated by the CPU evaluator on every row
+ * group, counted as such, with the reason in the note; the rows are the
+ * CPU read's. */
+START_TEST(uncovered_filter_falls_back_to_cpu)
+{
+    size_t cap = 64 * 1024, at = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < 2100; i++) /* 2 nodes per comparison, 1 per OR: past 4,096 */
+        at += (size_t)snprintf(text + at, cap - at, "%sl_orderkey = %d", i ? " or " : "", i * 7);
+    char *path = sample();
+    unsigned threads[] = {1, 4};
+    for (size_t t = 0; t < 2; t++) {
+        pq_reader *r = open_filtered(path, text, PQ_DEVICE_HOST_KERNELS, threads[t]);
+        pq_reader *ref = open_filtered(path, text, PQ_DEVICE_CPU, threads[t]);
+        pq_stage_stats d, sel;
+        pq_reader_stage_stats(r, PQ_STAGE_DECODE, &d);
+        pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
+        uint64_t kept = 61 - sel.pruned_statistics - sel.pruned_dictionary - sel.pruned_bloom_filter -
+                        sel.pruned_page_index;
+        ck_assert_msg(kept > 0 && d.device_filtered_groups == 0 && d.cpu_filtered_groups == kept,
+                      "%llu row groups on the kernel, %llu on the CPU, %llu kept",
+                      (unsigned long long)d.device_filtered_groups, (unsigned long long)d.cpu_filtered_groups,
+                      (unsigned long long)kept);
+        const char *note = pq_reader_device_note(r);
+        ck_assert_msg(strstr(note, "on the CPU (first: device filter: a predicate of more than 4096 nodes)"),
+                      "note '%s'", note);
+        long rows = same_batches(r, ref, "2,100 comparisons");
+        ck_assert_msg(rows > 0, "%ld rows", rows);
+        pq_reader_close(r);
+        pq_reader_close(ref);
+    }
+    free(path);
+    free(text);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("device_filter_reader");
+    TCase *tc = tcase_create("device_filter_reader");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, filtered_reads_on_host_kernels);
+    tcase_add_test(tc, uncovered_filter_falls_back_to_cpu);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
