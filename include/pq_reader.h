@@ -276,6 +276,23 @@ typedef struct pq_reader_options {
      * select and page-header stages otherwise run on the host. An unknown
      * value fails the select stage (PQ_ERR_INVALID_ARGUMENT). */
     uint32_t device;
+    /* Decode stage, with the decode on a CUDA device (device CUDA, or AUTO
+     * finding one): keep the decoded columns in device memory, as a GPU
+     * consumer wants them. The chunks the kernels decode stay there and
+     * are built into their Arrow arrays there (pages/device_arrow.h:
+     * every fixed-width type and conversion, booleans, string / binary
+     * and their large forms); the rest (string views, dictionary arrays,
+     * nested fields, the rows of a filtered read, validate_utf8, and what
+     * the kernels do not cover) is built on the host and copied to the
+     * device once, at the end of the stage. pq_reader_next_device_batch()
+     * then hands out slices of those arrays without a copy, and
+     * pq_reader_next_batch() / pq_reader_export_*() copy each batch to
+     * host memory. With PQ_DEVICE_HOST_KERNELS the same path runs with host
+     * memory standing for the device (the Arrow kernels run on the host;
+     * device batches come as ARROW_DEVICE_CPU): that is how CI checks it.
+     * Ignored with PQ_DEVICE_CPU and where AUTO falls back to the CPU.
+     * Off by default: the decoded arrays come back to host memory. */
+    bool device_output;
 } pq_reader_options;
 
 /* Where the decode stage runs (pq_reader_options.device). The device
@@ -294,9 +311,10 @@ typedef struct pq_reader_options {
  * evaluated by the CPU evaluator, with the same result (the stats'
  * device_filtered_groups, cpu_filtered_groups). The payload columns are
  * then decoded for the matching rows alone (selection-vector decode, on
- * the CPU executor). The decoded arrays are in host memory either way (the
- * CUDA executor copies its output back); pq_reader_next_device_batch()
- * hands batches out in CUDA memory after a CUDA decode. */
+ * the CPU executor). The decoded arrays are in host memory (the CUDA
+ * executor copies its output back; pq_reader_next_device_batch() copies
+ * batches to the device) unless device_output asks for them to stay in
+ * device memory. */
 typedef enum pq_device {
     PQ_DEVICE_CPU = 0,          /* the CPU executor, on opts.threads threads */
     PQ_DEVICE_CUDA = 1,         /* the kernels on a CUDA device; without a usable one the
@@ -559,11 +577,15 @@ PQ_API pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct Ar
  * device (opts.device PQ_DEVICE_CUDA, or PQ_DEVICE_AUTO that found one),
  * every buffer of the batch is in that device's memory (device_type
  * ARROW_DEVICE_CUDA, device_id the current device; sync_event NULL: the
- * copies are complete on return) and out->array.release frees it;
- * otherwise the batch stays in host memory (ARROW_DEVICE_CPU, device_id
- * -1). End of data, errors and out_schema as for pq_reader_next_batch;
- * PQ_ERR_UNSUPPORTED when a copy to the device fails (naming why). A host
- * copy is pq_reader_next_batch's batch. */
+ * device's work on it is complete on return) and out->array.release frees
+ * it: with opts.device_output the batch is a slice of the arrays the
+ * stage left on the device (no copy; release drops the batch's hold on
+ * them), without it a copy of the host batch. Otherwise the batch stays in
+ * host memory (ARROW_DEVICE_CPU, device_id -1; with device_output on host
+ * kernels, the arrays the Arrow kernels built). End of data, errors and
+ * out_schema as for pq_reader_next_batch; PQ_ERR_UNSUPPORTED when a copy
+ * to the device fails (naming why). A host copy is pq_reader_next_batch's
+ * batch. */
 struct ArrowDeviceArray;
 PQ_API pq_status pq_reader_next_device_batch(pq_reader *r, uint64_t max_rows, struct ArrowDeviceArray *out,
                                              struct ArrowSchema *out_schema, pq_error *err);

@@ -18,6 +18,7 @@
 #include "kernels/k_decode.h"
 #include "metadata/error.h"
 #include "pages/buffer_pool.h"
+#include "pages/decode_plan.h"
 
 #define DEFAULT_THREADS 256u
 /* Slots (or level entries) a thread of a block: tile = threads * this. */
@@ -285,6 +286,17 @@ static bool plan_slots(const pq_leaf *leaf, const pq_column_values *v, slot_plan
     default:
         return false;
     }
+}
+
+bool pq_darrow_covers(const pq_leaf *leaf)
+{
+    pq_column_values v;
+    memset(&v, 0, sizeof v);
+    v.width = pq_plan_value_width(leaf);
+    int32_t any;
+    if (leaf->physical_type == PQ_BYTE_ARRAY) v.offsets = &any; /* present, never read */
+    slot_plan p;
+    return leaf->arrow.id == PQ_ARROW_NA || plan_slots(leaf, &v, &p);
 }
 
 static pq_status unsupported_type(const pq_leaf *leaf, pq_error *err)
@@ -653,4 +665,62 @@ done:
     nest_run_free(r);
     free(r);
     return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Export
+ * ------------------------------------------------------------------------- */
+
+/* An exported array's private data: its buffers and where they live. */
+typedef struct exported {
+    const void *buffers[3];
+    bool cuda;
+} exported;
+
+static void release_exported(struct ArrowArray *a)
+{
+    if (!a || !a->release) return;
+    exported *e = a->private_data;
+    for (int i = 0; i < 3; i++) {
+        void *p = (void *)e->buffers[i];
+        if (!p) continue;
+        if (e->cuda) pq_kcuda_free(p);
+        else pq_pool_give(p);
+    }
+    free(e);
+    a->private_data = NULL;
+    a->release = NULL;
+}
+
+pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct ArrowArray *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    exported *e = calloc(1, sizeof *e);
+    if (!e) {
+        pq_darrow_array_free(x, a);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    e->cuda = x->cuda;
+    int64_t nb = 0;
+    switch (a->layout) {
+    case PQ_DARROW_NULL: nb = 0; break;
+    case PQ_DARROW_BOOL:
+    case PQ_DARROW_FIXED: nb = 2; break;
+    default: nb = 3; break;
+    }
+    if (nb > 0) e->buffers[0] = a->validity;
+    if (nb > 1) e->buffers[1] = a->values;
+    if (nb > 2) e->buffers[2] = a->data;
+    /* A buffer the layout has no place for (none is made) is freed now. */
+    if (nb < 1) pq_darrow_free(x, a->validity);
+    if (nb < 2) pq_darrow_free(x, a->values);
+    if (nb < 3) pq_darrow_free(x, a->data);
+    out->length = a->length;
+    out->null_count = a->null_count;
+    out->n_buffers = nb;
+    out->buffers = nb ? e->buffers : NULL;
+    out->private_data = e;
+    out->release = release_exported;
+    memset(a, 0, sizeof *a);
+    return PQ_OK;
 }

@@ -40,6 +40,7 @@
 
 #include "kernels/assemble.h"
 #include "pages/column_decode.h"
+#include "pq_arrow.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
 
@@ -116,6 +117,11 @@ void pq_darrow_nested_free(pq_darrow_ctx *x, pq_darrow_nested *n);
 pq_status pq_darrow_build_flat(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v, pq_darrow_array *out,
                                pq_error *err);
 
+/* Whether pq_darrow_build_flat lays out leaf `leaf`'s type (decoded as
+ * values or byte arrays, not views or indices): false for what it would
+ * refuse as not supported. */
+bool pq_darrow_covers(const pq_leaf *leaf);
+
 /* The levels and array of leaf `leaf` of a nested field from its levels
  * `levels` (n_levels of them, the leaf's last, checked as pq_assemble
  * checks them) and `v`: num_rows records (pq_arrow_nested_build's for a
@@ -124,5 +130,12 @@ pq_status pq_darrow_build_flat(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_
  * than expected), and those of pq_darrow_build_flat. */
 pq_status pq_darrow_build_nested(pq_darrow_ctx *x, const pq_leaf *leaf, const pq_asm_level *levels, size_t n_levels,
                                  pq_column_values *v, int64_t num_rows, pq_darrow_nested *out, pq_error *err);
+
+/* Array *a moved into an Arrow C array (*out; a is zeroed): buffers as
+ * the layout says (validity, then values / bits / offsets, then data; none
+ * for the null type), offset 0, and a release that frees them as the
+ * context would (cudaFree on a device; on the host, pq_pool_give), which
+ * works after pq_darrow_close too. PQ_ERR_NOMEM (a is freed then). */
+pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct ArrowArray *out, pq_error *err);
 
 #endif /* PQ_PAGES_DEVICE_ARROW_H */

@@ -1440,6 +1440,22 @@ static pq_status finish(dx_chunk *c, pq_column_values *out)
             c->d_def = NULL;
         }
     }
+    if (c->x->o->outputs_on_device && c->x->o->outputs_on_device[c->k]) { /* handed over as they are */
+        const char *why = NULL;
+        if (c->x->cuda && pq_kcuda_stream_sync(c->x->stream, &why)) return cuda_failed(c, "cudaStreamSynchronize", why);
+        out->def_levels = c->d_def;
+        out->rep_levels = c->d_rep;
+        out->values = c->d_values;
+        out->offsets = c->d_offsets;
+        out->data = c->d_data;
+        c->d_def = NULL;
+        c->d_rep = NULL;
+        c->d_values = NULL;
+        c->d_offsets = NULL;
+        c->d_data = NULL;
+        if (pc->output == PQ_PLAN_BYTES) out->data_len = (size_t)pc->string_bytes;
+        return PQ_OK;
+    }
     if ((st = take(c, (void **)&c->d_def, c->def_bytes, (void **)&out->def_levels)) != PQ_OK ||
         (st = take(c, (void **)&c->d_rep, c->rep_bytes, (void **)&out->rep_levels)) != PQ_OK ||
         (st = take(c, (void **)&c->d_values, c->values_bytes, (void **)&out->values)) != PQ_OK ||
@@ -1712,7 +1728,7 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
         if (cst[cur] == PQ_OK) cst[cur] = end_chunk(c, &outs[k]);
         status[k] = cst[cur];
         if (status[k] != PQ_OK) {
-            pq_column_values_free(&outs[k]);
+            pq_column_values_free(&outs[k]); /* zeroed, or host buffers: finish failed before the hand-over */
             if (first == PQ_OK) first = status[k];
         }
         free_chunk(c);
@@ -1721,4 +1737,16 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
     free_run(&x);
     if (x.cctx == &x.own_cctx) pq_codec_ctx_free(&x.own_cctx);
     return first;
+}
+
+void pq_device_values_free(bool on_cuda, pq_column_values *v)
+{
+    if (!v) return;
+    if (!on_cuda) {
+        pq_column_values_free(v);
+        return;
+    }
+    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pq_kcuda_free(bufs[i]);
+    memset(v, 0, sizeof *v);
 }

@@ -155,6 +155,14 @@ typedef struct pq_device_exec_options {
      * with nvCOMP (or the batch of host launches): for pages nvCOMP should
      * not see (it checks hostile input less than the host codecs do). */
     bool host_decompress;
+    /* NULL, or per plan chunk: whether its output stays in device memory.
+     * outs[k]'s buffers are then the device's (cudaMalloc'd on a device, to
+     * be freed with pq_device_values_free; on the host plain malloc
+     * blocks, which pq_column_values_free frees as usual), its counts host
+     * values; the stream's work on them is complete on return. For a
+     * consumer that keeps building there (pages/device_arrow.h) instead of
+     * copying every buffer back. A failed chunk's outs[k] is zeroed. */
+    const bool *outputs_on_device;
     /* Codec context, reused across pages; NULL: one of the run's own. */
     pq_codec_ctx *cctx;
     /* Counters, or NULL. */
@@ -169,5 +177,10 @@ typedef struct pq_device_exec_options {
  * status (PQ_ERR_UNSUPPORTED included), or PQ_OK. */
 pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
                              pq_status *status, pq_error *errors);
+
+/* Frees the buffers of an output left in device memory
+ * (outputs_on_device) and zeroes it; on_cuda says whether the run was on a
+ * CUDA device. */
+void pq_device_values_free(bool on_cuda, pq_column_values *v);
 
 #endif

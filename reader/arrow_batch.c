@@ -53,6 +53,12 @@ struct pq_arrow_column {
     /* Nested arrays (struct, list, map): one reference to each child. */
     size_t n_children;
     pq_arrow_column **children;
+    /* An adopted array (pq_arrow_column_adopt), e.g. in device memory:
+     * the root holds it and releases it with its last reference; every
+     * node's buffers are its node's, the nodes below hold the root as
+     * `base`. Such a column is only exported, never read here. */
+    struct ArrowArray adopted;
+    bool foreign;
 };
 
 /* The Arrow layouts a column can have (for taking rows out of it). */
@@ -138,6 +144,7 @@ void pq_arrow_column_release(pq_arrow_column *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
     for (int i = 0; i < PQ_COLUMN_MAX_BUFFERS; i++) pq_pool_give(c->owned[i]);
+    if (c->adopted.release) c->adopted.release(&c->adopted);
     pq_arrow_column_release(c->base);
     pq_arrow_column_release(c->dictionary);
     for (size_t i = 0; i < c->n_children; i++) pq_arrow_column_release(c->children[i]);
@@ -149,6 +156,73 @@ pq_arrow_column *pq_arrow_column_retain(pq_arrow_column *c)
 {
     if (c) atomic_fetch_add(&c->refs, 1);
     return c;
+}
+
+/* A node over adopted array node `a` (depth levels below the root, whose
+ * reference it takes as `base`; NULL for the root itself). */
+static pq_arrow_column *adopt_node(const struct ArrowArray *a, pq_arrow_column *root, int depth, pq_error *err)
+{
+    if (depth > 64) {
+        pq_error_set(err, PQ_ERR_UNSUPPORTED, "an adopted array nested deeper than 64 levels");
+        return NULL;
+    }
+    if (a->n_buffers < 0 || a->n_buffers > PQ_COLUMN_MAX_BUFFERS || a->n_children < 0 || a->offset != 0 ||
+        (a->n_buffers && !a->buffers) || (a->n_children && !a->children)) {
+        pq_error_set(err, PQ_ERR_UNSUPPORTED, "an adopted array node with %lld buffers, %lld children, offset %lld",
+                     (long long)a->n_buffers, (long long)a->n_children, (long long)a->offset);
+        return NULL;
+    }
+    pq_arrow_column *c = column_new(a->length);
+    if (!c) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    c->foreign = true;
+    c->null_count = a->null_count;
+    c->n_buffers = a->n_buffers;
+    for (int64_t i = 0; i < a->n_buffers; i++) c->buffers[i] = a->buffers[i];
+    c->base = pq_arrow_column_retain(root);
+    if (!root) root = c;
+    if (a->n_children && !(c->children = calloc((size_t)a->n_children, sizeof *c->children))) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        pq_arrow_column_release(c);
+        return NULL;
+    }
+    for (int64_t i = 0; i < a->n_children; i++) {
+        if (!(c->children[i] = adopt_node(a->children[i], root, depth + 1, err))) {
+            pq_arrow_column_release(c);
+            return NULL;
+        }
+        c->n_children = (size_t)i + 1;
+    }
+    if (a->dictionary && !(c->dictionary = adopt_node(a->dictionary, root, depth + 1, err))) {
+        pq_arrow_column_release(c);
+        return NULL;
+    }
+    return c;
+}
+
+pq_status pq_arrow_column_adopt(struct ArrowArray *a, uint64_t nbytes, pq_arrow_column **out, pq_error *err)
+{
+    *out = NULL;
+    if (!a || !a->release) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no array to adopt");
+    pq_error local;
+    pq_error *e = err ? err : &local;
+    pq_arrow_column *c = adopt_node(a, NULL, 0, e);
+    if (!c) {
+        a->release(a);
+        return e->code;
+    }
+    c->adopted = *a; /* the children above point into it: they stay valid, it is moved, not copied */
+    memset(a, 0, sizeof *a);
+    c->nbytes = nbytes;
+    *out = c;
+    return PQ_OK;
+}
+
+bool pq_arrow_column_is_adopted(const pq_arrow_column *c)
+{
+    return c && c->foreign;
 }
 
 int64_t pq_arrow_column_length(const pq_arrow_column *c)
@@ -1428,6 +1502,8 @@ pq_status pq_arrow_column_take(const pq_arrow_column *c, int64_t offset, int64_t
                                pq_arrow_column **out, pq_error *err)
 {
     *out = NULL;
+    if (c && c->foreign) /* its buffers may be a device's */
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "filter: taking rows of an adopted (device) column");
     if (!c || offset < 0 || length < 0 || offset > c->length || length > c->length - offset)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "filter: rows [%lld, +%lld) out of the column",
                             (long long)offset, (long long)length);

@@ -10,6 +10,7 @@
 #ifndef PQ_READER_ARROW_BATCH_H
 #define PQ_READER_ARROW_BATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,19 @@ void pq_arrow_column_release(pq_arrow_column *c);
 
 /* Take one more reference; returns c. NULL is ignored. Thread-safe. */
 pq_arrow_column *pq_arrow_column_retain(pq_arrow_column *c);
+
+/* A column over array *a, which it takes (a->release is NULL after):
+ * exporting it hands out a's buffers as they are, wherever they are (a
+ * batch in device memory is adopted so); the last reference releases a.
+ * nbytes: what pq_arrow_column_bytes reports. Every node's offset must be
+ * 0, with at most PQ_COLUMN_MAX_BUFFERS buffers. Such a column is never
+ * read here: pq_arrow_column_take refuses it. Errors:
+ * PQ_ERR_UNSUPPORTED (a shape not taken), PQ_ERR_NOMEM; a is released on
+ * error too. */
+pq_status pq_arrow_column_adopt(struct ArrowArray *a, uint64_t nbytes, pq_arrow_column **out, pq_error *err);
+
+/* Whether c was made by pq_arrow_column_adopt. */
+bool pq_arrow_column_is_adopted(const pq_arrow_column *c);
 
 /* Rows in the column. */
 int64_t pq_arrow_column_length(const pq_arrow_column *c);

@@ -20,12 +20,21 @@ typedef struct pq_device_memory {
     int (*copy_in)(void *user, const void *host, size_t n, void **dev, const char **why);
     void (*release)(void *user, void *dev);
     void *user;
+    /* Where the source is not host memory (a copy from a device back to
+     * the host): reads n bytes of it at src into host, returning 0, so the
+     * offsets that size a string array's data can be read. NULL: the
+     * source is host memory, read directly. */
+    int (*peek)(void *user, void *host, const void *src, size_t n);
 } pq_device_memory;
 
 /* The bytes buffer `i` of `a` (typed by `s`) spans, as the format and the
  * array's offset and length say (an offsets buffer read for the data's
  * length: it must be host memory). -1 for a format this cannot size. */
 int64_t pq_arrow_buffer_size(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i);
+
+/* The same, reading the source's memory through mem->peek when set. */
+int64_t pq_arrow_buffer_size_in(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i,
+                                const pq_device_memory *mem);
 
 /* A copy of `src` (schema `s`) whose every buffer, children and dictionary
  * included, is copied through `mem`; dst->release frees them through it.

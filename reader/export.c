@@ -63,10 +63,9 @@ pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_ro
     return PQ_OK;
 }
 
-/* Export rows [first, first + count) of selected row group g. */
 /* The schema of every batch of the selection: flat selections one field
  * per selected leaf, in order; nested ones one per top-level field. */
-static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
+pq_status pq_reader_selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     bool flat = pq_reader_selection_is_flat(r, schema);
@@ -83,10 +82,13 @@ pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, p
     if (out) memset(out, 0, sizeof *out);
     if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
     if (!r->sel.outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
-    return selection_schema(r, out, err);
+    return pq_reader_selection_schema(r, out, err);
 }
 
-static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count,
+/* Rows [first, first + count) of selected row group g: slices of the
+ * decoded arrays, where they are with as_stored (a device batch), else in
+ * host memory (a copy when the arrays are on a CUDA device). */
+static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count, bool as_stored,
                               struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
 {
     size_t n = r->sel.columns_len;
@@ -100,7 +102,7 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
         while (ncols < n && cols[ncols]) ncols++;
     }
     if (out_schema) {
-        st = selection_schema(r, out_schema, err);
+        st = pq_reader_selection_schema(r, out_schema, err);
         if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
             st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
                               (long long)out_schema->n_children);
@@ -116,7 +118,15 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
     } else {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    if (st != PQ_OK && out_schema) out_schema->release(out_schema);
+    if (st == PQ_OK && !as_stored && r->out.memory == OUTPUT_ON_CUDA) { /* a host copy */
+        struct ArrowSchema own = {0};
+        const struct ArrowSchema *s = out_schema;
+        if (!s && (st = pq_reader_selection_schema(r, &own, err)) == PQ_OK) s = &own;
+        if (st == PQ_OK) st = pq_reader_batch_to_host(r, out_array, s, err);
+        if (own.release) own.release(&own);
+        if (st != PQ_OK && out_array->release) out_array->release(out_array);
+    }
+    if (st != PQ_OK && out_schema && out_schema->release) out_schema->release(out_schema);
     return st;
 }
 
@@ -148,7 +158,7 @@ pq_status pq_reader_export_rows(pq_reader *r, uint32_t row_group, uint64_t first
                             "rows [%llu, +%llu) of row group %u are outside its range [%llu, %llu)",
                             (unsigned long long)first_row, (unsigned long long)num_rows, row_group,
                             (unsigned long long)lo, (unsigned long long)hi);
-    return export_slice(r, g, first_row, num_rows, out_array, out_schema, err);
+    return export_slice(r, g, first_row, num_rows, false, out_array, out_schema, err);
 }
 
 pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct ArrowArray *out_array,
@@ -159,12 +169,12 @@ pq_status pq_reader_export_row_group(pq_reader *r, uint32_t row_group, struct Ar
     size_t g = selected_index(r, row_group);
     if (g == SIZE_MAX)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "row group %u was not selected", row_group);
-    return export_slice(r, g, pq_row_set_first(&r->out.rows[g]), r->out.rows[g].rows, out_array, out_schema,
+    return export_slice(r, g, pq_row_set_first(&r->out.rows[g]), r->out.rows[g].rows, false, out_array, out_schema,
                         err);
 }
 
-pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
-                               struct ArrowSchema *out_schema, pq_error *err)
+pq_status pq_reader_next_batch_as(pq_reader *r, uint64_t max_rows, bool as_stored, struct ArrowArray *out_array,
+                                  struct ArrowSchema *out_schema, pq_error *err)
 {
     pq_status st = export_check(r, out_array, out_schema, err);
     if (st != PQ_OK) return st;
@@ -182,7 +192,7 @@ pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArra
             if (hi == lo) { /* a row group with no rows still gives one (empty) batch */
                 r->cursor.group++;
                 r->cursor.step = CURSOR_GROUP_START;
-                return export_slice(r, g, lo, 0, out_array, out_schema, err);
+                return export_slice(r, g, lo, 0, as_stored, out_array, out_schema, err);
             }
         }
         if (r->cursor.row >= hi) {
@@ -192,9 +202,15 @@ pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArra
         }
         uint64_t count = hi - r->cursor.row;
         if (max_rows && count > max_rows) count = max_rows;
-        st = export_slice(r, g, r->cursor.row, count, out_array, out_schema, err);
+        st = export_slice(r, g, r->cursor.row, count, as_stored, out_array, out_schema, err);
         if (st == PQ_OK) r->cursor.row += count;
         return st;
     }
     return PQ_OK; /* end of data: both outputs released (zeroed) */
+}
+
+pq_status pq_reader_next_batch(pq_reader *r, uint64_t max_rows, struct ArrowArray *out_array,
+                               struct ArrowSchema *out_schema, pq_error *err)
+{
+    return pq_reader_next_batch_as(r, max_rows, false, out_array, out_schema, err);
 }

@@ -91,6 +91,14 @@ typedef struct pq_filter_state {
     size_t cols_len;
 } pq_filter_state;
 
+/* Where the decode stage's arrays are (opts.device_output). */
+typedef enum output_memory {
+    OUTPUT_ON_HOST = 0,     /* host memory (every read without device_output) */
+    OUTPUT_ON_HOST_DEVICE,  /* host kernels' stand-in for device memory: host memory, the
+                             * arrays adopted as a CUDA decode's are (device_export.c) */
+    OUTPUT_ON_CUDA          /* CUDA device memory: host batches are copies */
+} output_memory;
+
 /* The decode stage's output (stage_decode.c): an output slot per selected
  * row group x selected column, in that order. */
 typedef struct pq_decoded {
@@ -105,6 +113,9 @@ typedef struct pq_decoded {
     size_t groups;
     char device_note[400];          /* where the stage ran and why (pq_reader_device_note) */
     bool on_cuda;                   /* decoded by the CUDA executor: device batches go to CUDA */
+    output_memory memory;           /* where cols' arrays are */
+    uint64_t device_built;          /* device_output: chunks the Arrow kernels built in place */
+    uint64_t copied_to_device;      /* ... arrays built on the host, then copied to the device */
 } pq_decoded;
 
 /* Where pq_reader_next_batch is (export.c). */
@@ -239,6 +250,25 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 
 /* Ranges the page-header stage still needs (stage_pages.c). */
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
+
+/* The schema of every batch of the selection (export.c); the caller owns *out. */
+pq_status pq_reader_selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err);
+
+/* device_output (device_export.c, called by the decode stage at its end):
+ * every array of r->out.cols not yet in device memory (r->out.memory)
+ * copied there and adopted in its place, counted in copied_to_device. */
+pq_status pq_reader_output_to_device(pq_reader *r, pq_error *err);
+
+/* pq_reader_next_batch, with as_stored the arrays' slices where the decode
+ * stage left them (device memory with device_output) instead of a host copy. */
+pq_status pq_reader_next_batch_as(pq_reader *r, uint64_t max_rows, bool as_stored, struct ArrowArray *out_array,
+                                  struct ArrowSchema *out_schema, pq_error *err);
+
+/* A batch of adopted device arrays (r->out.memory OUTPUT_ON_CUDA) replaced
+ * by a host copy (*a released, then the copy in its place); other batches
+ * are left as they are. */
+pq_status pq_reader_batch_to_host(const pq_reader *r, struct ArrowArray *a, const struct ArrowSchema *s,
+                                  pq_error *err);
 
 /* The filter over selected row group g's rows (sel.rows[g]): its columns'
  * walked chunks decoded and evaluated (stage_filter.c), where

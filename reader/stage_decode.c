@@ -21,6 +21,7 @@
 #include "kernels/device.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
+#include "pages/device_arrow.h"
 #include "pages/device_exec.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
@@ -39,6 +40,8 @@ void pq_reader_free_decoded(pq_reader *r)
     r->out.chunk = NULL;
     r->out.filtered = NULL;
     r->out.len = 0;
+    r->out.memory = OUTPUT_ON_HOST;
+    r->out.device_built = r->out.copied_to_device = 0;
     r->cursor.group = 0;
     r->cursor.row = 0;
     for (size_t g = 0; r->out.rows && g < r->out.groups; g++) pq_row_set_free(&r->out.rows[g]);
@@ -218,6 +221,8 @@ typedef struct decode_job {
     pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
     bool kernels;           /* flat plans run by the device executor (opts.device) */
     bool cuda;              /* ... on the CUDA device */
+    bool build_on_device;   /* device_output: chunks the kernels decode are built there too */
+    pq_darrow_ctx dx;       /* ... by the Arrow kernels of this context */
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first chunk left to the CPU was */
 } decode_job;
 
@@ -301,6 +306,55 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     job->status[j] = st;
 }
 
+/* device_output: whether slot s's chunk (k) is built into its Arrow array
+ * where the device executor leaves its values (the Arrow kernels lay out
+ * its output type; a filter's take, string views and dictionary arrays
+ * are the host's). */
+static bool built_in_place(const pq_reader *r, const decode_job *djob, const group_job *job, size_t s, size_t k)
+{
+    uint32_t column = r->pages.chunks[k].info.column;
+    if (!djob->build_on_device || job->selected[s] || (r->sel.filter && !r->opts.prune_only) ||
+        pq_output_dictionary(r->sel.outputs, column) || uses_views(r, column))
+        return false;
+    pq_leaf lf = output_leaf(r, column, false);
+    return pq_darrow_covers(&lf);
+}
+
+/* chunk_built for a chunk whose values the device executor left in device
+ * memory: its count checked, its Arrow array built there and adopted as
+ * the slot's column. */
+static void built_on_device(group_job *job, decode_job *djob, size_t j)
+{
+    pq_reader *r = job->r;
+    size_t n = r->sel.columns_len, i = job->slot_of[j];
+    size_t k = pq_reader_chunk_at(r, i / n, i % n);
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    pq_column_values *v = &job->outs[j];
+    pq_error *err = &job->errors[j];
+    pq_status st = job->status[j];
+    if (st == PQ_OK && v->n_levels != ch->rows.rows) { /* the message check_decoded gives */
+        const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
+        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
+                          ch->info.row_group, leaf->path, v->n_levels, (unsigned long long)ch->rows.rows);
+    }
+    pq_darrow_array a;
+    if (st == PQ_OK) {
+        pq_leaf lf = output_leaf(r, ch->info.column, false);
+        st = pq_darrow_build_flat(&djob->dx, &lf, v, &a, err);
+        if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
+    }
+    pq_device_values_free(djob->cuda, v);
+    struct ArrowArray out;
+    uint64_t bytes = 0;
+    if (st == PQ_OK) {
+        bytes = (uint64_t)a.values_bytes + a.data_len + (a.validity ? ((uint64_t)a.length + 7) / 8 : 0);
+        st = pq_darrow_array_export(&djob->dx, &a, &out, err);
+    }
+    if (st == PQ_OK) st = pq_arrow_column_adopt(&out, bytes, &r->out.cols[i], err);
+    if (st == PQ_OK) r->out.device_built++;
+    job->status[j] = st;
+}
+
 /* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
  * selection-vector rows of the job. */
 static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, pq_decode_plan *plan,
@@ -323,17 +377,24 @@ static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t
  * as with the CPU executor alone. */
 static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, group_job *job, unsigned threads)
 {
-    pq_device_exec_options o = {.use_cuda = djob->cuda, .memory_limit = r->opts.memory_limit,
-                                .cctx = djob->codecs};
-    pq_device_exec_run(&o, plan, job->outs, job->status, job->errors);
     size_t n = plan->nchunks, left = 0;
+    bool *in_place = djob->build_on_device ? calloc(n ? n : 1, sizeof *in_place) : NULL;
+    for (size_t j = 0; in_place && j < n; j++) {
+        size_t slot = job->slot_of[j];
+        in_place[j] = built_in_place(r, djob, job, slot - job->first_slot,
+                                     pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len));
+    }
+    pq_device_exec_options o = {.use_cuda = djob->cuda, .memory_limit = r->opts.memory_limit,
+                                .cctx = djob->codecs, .outputs_on_device = in_place};
+    pq_device_exec_run(&o, plan, job->outs, job->status, job->errors);
     size_t *back = calloc(n ? n : 1, sizeof *back); /* CPU plan chunk -> device plan chunk */
     pq_decode_plan cpu = {0};
     pq_stage_stats *stats = &r->stats[PQ_STAGE_DECODE];
     for (size_t j = 0; j < n; j++) {
         if (job->status[j] != PQ_ERR_UNSUPPORTED) {
             stats->device_chunks++;
-            chunk_built(job, j, job->status[j], &job->outs[j], &job->errors[j]);
+            if (in_place && in_place[j]) built_on_device(job, djob, j);
+            else chunk_built(job, j, job->status[j], &job->outs[j], &job->errors[j]);
             continue;
         }
         stats->cpu_chunks++;
@@ -372,6 +433,7 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
     }
     pq_decode_plan_free(&cpu);
     free(back);
+    free(in_place);
 }
 
 /* Selected row groups [g0, g1) of a flat selection: one plan, one pass. */
@@ -755,6 +817,15 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
 
     decode_job job = {.r = r, .flat = pq_reader_selection_is_flat(r, schema)};
     pq_status st = choose_device(r, &job, err);
+    bool dx_open = false;
+    if (st == PQ_OK && r->opts.device_output && job.kernels) { /* the output stays on the device */
+        r->out.memory = job.cuda ? OUTPUT_ON_CUDA : OUTPUT_ON_HOST_DEVICE;
+        pq_darrow_options dopt = {.use_cuda = job.cuda};
+        pq_error derr;
+        /* validate_utf8 reads the values on the host: built there, then copied. */
+        if (job.flat && !r->opts.validate_utf8 && pq_darrow_open(&job.dx, &dopt, &derr) == PQ_OK)
+            dx_open = job.build_on_device = true;
+    }
     size_t units = n;
     if (!job.flat) {
         st = plan_fields(r, &job, err);
@@ -787,12 +858,18 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     free(job.status);
     free(job.errors);
     codecs_free(job.codecs);
+    if (dx_open) pq_darrow_close(&job.dx); /* the arrays it built free themselves */
     if (st != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
     /* Prune-only mode delivers whole row groups: nothing to filter. */
     if (r->sel.filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
+        pq_reader_free_decoded(r);
+        return st;
+    }
+    /* device_output: what was built on the host goes to the device once. */
+    if ((st = pq_reader_output_to_device(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
@@ -811,6 +888,12 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         snprintf(r->out.device_note + at, sizeof r->out.device_note - at, ": %llu chunks on the kernels, %llu on "
                  "the CPU%s%.120s%s", (unsigned long long)ds->device_chunks, (unsigned long long)ds->cpu_chunks,
                  job.fallback[0] ? " (first: " : "", job.fallback, job.fallback[0] ? ")" : "");
+        if (r->out.memory != OUTPUT_ON_HOST) {
+            at = strlen(r->out.device_note);
+            snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
+                     "; output on the device: %llu arrays built there, %llu copied there",
+                     (unsigned long long)r->out.device_built, (unsigned long long)r->out.copied_to_device);
+        }
         if (ds->device_filtered_groups || ds->cpu_filtered_groups) { /* late materialization's filter too */
             const char *why = r->filt.fallback;
             at = strlen(r->out.device_note);

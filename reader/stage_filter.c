@@ -225,7 +225,7 @@ static pq_status eval_on_cuda(const pq_expr *filter, const struct ArrowArray *co
     if (pq_kcuda_stream_create(&stream, &why) != 0)
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: creating a CUDA stream failed: %s",
                             why ? why : "?");
-    pq_device_memory mem = {cuda_copy_in, cuda_release, stream};
+    pq_device_memory mem = {cuda_copy_in, cuda_release, stream, NULL};
     void *stub = NULL;
     if (pq_kcuda_alloc(&stub, 8, &why) != 0) {
         pq_kcuda_stream_destroy(stream);

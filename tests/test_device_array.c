@@ -26,7 +26,17 @@
 typedef struct host_device {
     long live;   /* copies not yet released */
     long copies;
+    long peeks;  /* reads of the source through peek */
 } host_device;
+
+/* The way back from a device: the source read only through peek. */
+static int host_peek(void *user, void *host, const void *src, size_t n)
+{
+    host_device *d = user;
+    d->peeks++;
+    memcpy(host, src, n);
+    return 0;
+}
 
 static int host_copy_in(void *user, const void *host, size_t n, void **dev, const char **why)
 {
@@ -84,7 +94,8 @@ static long copy_file(const char *path, uint32_t strings, host_device *dev)
         pq_reader_close(r);
         return -1; /* files the reader refuses are other tests' business */
     }
-    pq_device_memory mem = {host_copy_in, host_release, dev};
+    pq_device_memory mem = {host_copy_in, host_release, dev, NULL};
+    pq_device_memory back = {host_copy_in, host_release, dev, host_peek};
     long batches = 0;
     for (;;) {
         struct ArrowArray a;
@@ -94,6 +105,11 @@ static long copy_file(const char *path, uint32_t strings, host_device *dev)
         struct ArrowArray c;
         ck_assert_msg(pq_arrow_array_copy(&a, &s, &mem, &c, &err) == PQ_OK, "%s: %s", path, err.message);
         same_tree(&a, &c, &s, path);
+        /* And back from the "device", sized through peek alone. */
+        struct ArrowArray h;
+        ck_assert_msg(pq_arrow_array_copy(&c, &s, &back, &h, &err) == PQ_OK, "%s: %s", path, err.message);
+        same_tree(&a, &h, &s, path);
+        h.release(&h);
         c.release(&c);
         ck_assert_ptr_null(c.release);
         a.release(&a);
@@ -132,7 +148,9 @@ START_TEST(copies_equal_the_batches)
     ck_assert_int_gt(read, 100);
     ck_assert_int_gt(batches, 300);
     ck_assert_int_eq(dev.live, 0);
-    printf("device copies: %ld reads, %ld batches, %ld buffers copied and freed\n", read, batches, dev.copies);
+    ck_assert_msg(dev.peeks > 0, "string arrays copied back without reading their offsets through peek");
+    printf("device copies: %ld reads, %ld batches, %ld buffers copied and freed, %ld offsets read through peek\n",
+           read, batches, dev.copies, dev.peeks);
 }
 END_TEST
 
@@ -187,7 +205,7 @@ START_TEST(cpu_device_batches)
             ck_assert_int_eq(da.device_id, -1);
             ck_assert_ptr_null(da.sync_event);
             host_device dev = {0};
-            pq_device_memory mem = {host_copy_in, host_release, &dev};
+            pq_device_memory mem = {host_copy_in, host_release, &dev, NULL};
             struct ArrowArray c; /* a.release's buffers vs da's: compare through a copy of a */
             ck_assert_int_eq(pq_arrow_array_copy(&a, &ds, &mem, &c, &err), PQ_OK);
             same_tree(&da.array, &c, &ds, "next_device_batch");

@@ -406,13 +406,16 @@ class Reader:
                  read_table)
     device       "cpu" (default), "cuda", "auto" or "host-kernels": where
                  the decode stage runs (see read_table)
+    device_output  keep the decoded arrays in device memory (see
+                 read_table): device_batches() then hands out slices of
+                 them without a copy
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-                 device="cpu"):
+                 device="cpu", device_output=False):
         if _is_url(path):
             remote = dict(getattr(path, "remote", None) or {}, **(remote or {}))
             if footer_read_size and "tail_bytes" not in remote:
@@ -436,7 +439,9 @@ class Reader:
         self._decimals = decimals
         self._follow = bool(follow_arrow_schema)
         opts.device = _device(device)
+        opts.device_output = bool(device_output)
         self._device = device
+        self._device_output = bool(device_output)
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -681,7 +686,7 @@ class Reader:
                                 threads=self._threads, validate_utf8=self._validate_utf8,
                                 memory_limit=self._memory_limit, filter=filter, strings=self._strings,
                                 decimals=self._decimals, follow_arrow_schema=self._follow, device=self._device,
-                                export=_device_batches)
+                                device_output=self._device_output, export=_device_batches)
 
     def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
              threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
@@ -816,7 +821,7 @@ class _Filter:
 
 def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=None, threads=None,
                  validate_utf8=False, memory_limit=None, filter=None, prune=True, strings="string",
-                 decimals="decimal128", follow_arrow_schema=False, device="cpu"):
+                 decimals="decimal128", follow_arrow_schema=False, device="cpu", device_output=False):
     """A C reader over `path` with the parsed `metadata` (no footer I/O) and
     this choice of `row_groups` (file indexes, None: all), `columns` (leaf
     indexes, None: all), rows [row_offset, row_offset + row_limit) and
@@ -853,6 +858,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
     opts.decimal_type = _decimal_type(decimals)
     opts.follow_arrow_schema = bool(follow_arrow_schema)
     opts.device = _device(device)
+    opts.device_output = bool(device_output)
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -871,7 +877,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
                      filter=None, prune=True, strings="string", decimals="decimal128",
-                     follow_arrow_schema=False, schema_out=None, device="cpu", export=None):
+                     follow_arrow_schema=False, schema_out=None, device="cpu", device_output=False, export=None):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -880,7 +886,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     h, keep = _open_reader(path, metadata, columns, row_groups, row_offset=row_offset, row_limit=row_limit,
                            threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit,
                            filter=filter, prune=prune, strings=strings, decimals=decimals,
-                           follow_arrow_schema=follow_arrow_schema, device=device)
+                           follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output)
     err = _c.pq_error()
     try:
         stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
@@ -1323,7 +1329,7 @@ def _export_batches(h, batch_size, path):
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-               device="cpu"):
+               device="cpu", device_output=False):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -1366,7 +1372,11 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     Reader.device_note says where and why). With a filter, the predicate
     kernel evaluates it there too, row group by row group, and the CPU
     evaluator what the kernel does not cover (device_filtered_groups,
-    cpu_filtered_groups)."""
+    cpu_filtered_groups). device_output: with the decode on a CUDA device
+    (or "host-kernels", standing in for one), the decoded arrays stay in
+    device memory, built there by the Arrow kernels where they cover the
+    type (Reader.device_batches() hands them out without a copy); the
+    table read_table returns is then a host copy."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         md = r.metadata
@@ -1377,7 +1387,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                                         validate_utf8=validate_utf8, memory_limit=memory_limit,
                                         filter=filter, prune=prune, strings=strings,
                                         decimals=decimals, follow_arrow_schema=follow_arrow_schema,
-                                        schema_out=schema, device=device))
+                                        schema_out=schema, device=device, device_output=device_output))
     if batches:
         return pa.Table.from_batches(batches)
     return schema[0].empty_table()

@@ -215,6 +215,7 @@ class pq_reader_options(ctypes.Structure):
         ("decimal_type", ctypes.c_uint32),
         ("follow_arrow_schema", ctypes.c_bool),
         ("device", ctypes.c_uint32),
+        ("device_output", ctypes.c_bool),
     ]
 
 

@@ -215,3 +215,154 @@ size_t pq_test_put_str(uint8_t *at, const char *s)
     memcpy(at + 4, s, n);
     return 4 + n;
 }
+
+/* ---------------------------------------------------------------------------
+ * Logical comparison of Arrow arrays
+ * ------------------------------------------------------------------------- */
+
+static int valid_at(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    int64_t at = a->offset + i;
+    return !v || ((v[at >> 3] >> (at & 7)) & 1);
+}
+
+/* Slot i's bytes of a string / binary array of format f. */
+static const uint8_t *bytes_at(const struct ArrowArray *a, const char *f, int64_t i, int64_t *len)
+{
+    int64_t at = a->offset + i;
+    if (f[0] == 'v') { /* views: 16 bytes, inline up to 12 */
+        const uint8_t *view = (const uint8_t *)a->buffers[1] + 16 * at;
+        int32_t n, buf, off;
+        memcpy(&n, view, 4);
+        *len = n;
+        if (n <= 12) return view + 4;
+        memcpy(&buf, view + 8, 4);
+        memcpy(&off, view + 12, 4);
+        return (const uint8_t *)a->buffers[2 + buf] + off;
+    }
+    if (f[0] == 'U' || f[0] == 'Z') {
+        const int64_t *o = a->buffers[1];
+        *len = o[at + 1] - o[at];
+        return (const uint8_t *)a->buffers[2] + o[at];
+    }
+    const int32_t *o = a->buffers[1];
+    *len = o[at + 1] - o[at];
+    return (const uint8_t *)a->buffers[2] + o[at];
+}
+
+/* Slot i's child range of a list or map array. */
+static void list_range(const struct ArrowArray *a, int wide, int64_t i, int64_t *lo, int64_t *hi)
+{
+    int64_t at = a->offset + i;
+    if (wide) {
+        const int64_t *o = a->buffers[1];
+        *lo = o[at];
+        *hi = o[at + 1];
+    } else {
+        const int32_t *o = a->buffers[1];
+        *lo = o[at];
+        *hi = o[at + 1];
+    }
+}
+
+/* Slot i of a against slot j of b: a message in why, or NULL. */
+static const char *slot_differs(const struct ArrowArray *a, int64_t i, const struct ArrowArray *b, int64_t j,
+                                const struct ArrowSchema *s, char *why, size_t cap, int depth);
+
+/* Slots [ia, ia + n) of a against [ib, ib + n) of b. */
+static const char *range_differs(const struct ArrowArray *a, int64_t ia, const struct ArrowArray *b, int64_t ib,
+                                 int64_t n, const struct ArrowSchema *s, char *why, size_t cap, int depth)
+{
+    for (int64_t k = 0; k < n; k++) {
+        const char *d = slot_differs(a, ia + k, b, ib + k, s, why, cap, depth);
+        if (d) return d;
+    }
+    return NULL;
+}
+
+static const char *slot_differs(const struct ArrowArray *a, int64_t i, const struct ArrowArray *b, int64_t j,
+                                const struct ArrowSchema *s, char *why, size_t cap, int depth)
+{
+    const char *f = s->format;
+    const char *name = s->name ? s->name : "?";
+    if (depth > 64) {
+        snprintf(why, cap, "%s: nested deeper than 64", name);
+        return why;
+    }
+    int va = strcmp(f, "n") == 0 ? 0 : valid_at(a, i), vb = strcmp(f, "n") == 0 ? 0 : valid_at(b, j);
+    if (va != vb) {
+        snprintf(why, cap, "%s row %lld: %s against %s", name, (long long)i, va ? "a value" : "null",
+                 vb ? "a value" : "null");
+        return why;
+    }
+    if (!va) return NULL;
+    if (s->dictionary) { /* the entries the indices name */
+        size_t w = pq_test_arrow_fixed_width(f);
+        int64_t xa = 0, xb = 0;
+        memcpy(&xa, (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * w, w);
+        memcpy(&xb, (const uint8_t *)b->buffers[1] + (size_t)(b->offset + j) * w, w);
+        return slot_differs(a->dictionary, xa, b->dictionary, xb, s->dictionary, why, cap, depth + 1);
+    }
+    size_t w = pq_test_arrow_fixed_width(f);
+    if (f[0] != '+' && w) {
+        const uint8_t *x = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * w;
+        const uint8_t *y = (const uint8_t *)b->buffers[1] + (size_t)(b->offset + j) * w;
+        if (memcmp(x, y, w) == 0) return NULL;
+        snprintf(why, cap, "%s row %lld: the %zu-byte values differ (format %s)", name, (long long)i, w, f);
+        return why;
+    }
+    if (strcmp(f, "b") == 0) {
+        const uint8_t *x = a->buffers[1], *y = b->buffers[1];
+        int64_t p = a->offset + i, q = b->offset + j;
+        if (((x[p >> 3] >> (p & 7)) & 1) == ((y[q >> 3] >> (q & 7)) & 1)) return NULL;
+        snprintf(why, cap, "%s row %lld: the booleans differ", name, (long long)i);
+        return why;
+    }
+    if (!f[1] || f[0] == 'v') {
+        if (strchr("uzUZ", f[0]) || (f[0] == 'v' && (f[1] == 'u' || f[1] == 'z'))) {
+            int64_t la, lb;
+            const uint8_t *x = bytes_at(a, f, i, &la), *y = bytes_at(b, f, j, &lb);
+            if (la == lb && (la == 0 || memcmp(x, y, (size_t)la) == 0)) return NULL;
+            snprintf(why, cap, "%s row %lld: strings of %lld and %lld bytes differ", name, (long long)i,
+                     (long long)la, (long long)lb);
+            return why;
+        }
+    }
+    if (strcmp(f, "+s") == 0) {
+        for (int64_t c = 0; c < s->n_children; c++) {
+            /* The struct's offset applies to its children. */
+            const char *d = slot_differs(a->children[c], a->offset + i, b->children[c], b->offset + j,
+                                         s->children[c], why, cap, depth + 1);
+            if (d) return d;
+        }
+        return NULL;
+    }
+    if (strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0 || strcmp(f, "+m") == 0) {
+        int wide = strcmp(f, "+L") == 0;
+        int64_t alo, ahi, blo, bhi;
+        list_range(a, wide, i, &alo, &ahi);
+        list_range(b, wide, j, &blo, &bhi);
+        if (ahi - alo != bhi - blo) {
+            snprintf(why, cap, "%s row %lld: lists of %lld and %lld entries", name, (long long)i,
+                     (long long)(ahi - alo), (long long)(bhi - blo));
+            return why;
+        }
+        /* List offsets count from the child's own offset, as slot indexes do here. */
+        return range_differs(a->children[0], alo, b->children[0], blo, ahi - alo, s->children[0], why, cap,
+                             depth + 1);
+    }
+    snprintf(why, cap, "%s: format '%s' not compared", name, f);
+    return why;
+}
+
+const char *pq_test_arrays_differ(const struct ArrowArray *a, const struct ArrowArray *b,
+                                  const struct ArrowSchema *s, char *why, size_t cap)
+{
+    if (a->length != b->length) {
+        snprintf(why, cap, "%s: %lld rows against %lld", s->name ? s->name : "?", (long long)a->length,
+                 (long long)b->length);
+        return why;
+    }
+    return range_differs(a, 0, b, 0, a->length, s, why, cap, 0);
+}

@@ -61,4 +61,17 @@ pq_page_info pq_test_page(uint64_t at, int32_t type, int32_t size, int32_t n, in
 size_t pq_test_put_str(uint8_t *at, const char *s);
 void pq_test_free_files(char **files, int n);
 
+/* Whether host arrays a and b (format from schema s, children and
+ * dictionary by its children and dictionary) hold the same logical
+ * values: lengths, nulls (validity bits within each array's offset and
+ * length, a missing bitmap meaning no null), and every valid slot's value:
+ * fixed-width bytes, booleans' bits, strings and binary of every layout
+ * (offsets of 32 or 64 bits, views), structs, lists, large lists and maps
+ * by their children's ranges, dictionary arrays by their indices' entries.
+ * NULL when equal, else a message (in why) naming the first difference by
+ * path and row. Bits past a length, a null slot's bytes and how buffers
+ * are laid out (a view's buffer, an offset base) may differ. */
+const char *pq_test_arrays_differ(const struct ArrowArray *a, const struct ArrowArray *b,
+                                  const struct ArrowSchema *s, char *why, size_t cap);
+
 #endif

@@ -11,8 +11,13 @@ reader, against pyarrow and the CPU executor.
   cover: DELTA_*, BYTE_STREAM_SPLIT, RLE booleans, nested columns);
 - output types and filters the kernels leave to the CPU (string views,
   dictionary arrays, selection-vector decode) still give the CPU's result;
+- device_output=True (the decoded arrays kept "on the device", host
+  memory standing for it with host kernels: built there by the Arrow
+  kernels, or copied there): every corpus file equals the CPU read, and
+  so does read_table's host copy;
 - Reader.device_batches(): Arrow C device data interface arrays through
-  the PyCapsule device protocol, imported by pyarrow, equal read_table;
+  the PyCapsule device protocol, imported by pyarrow, equal read_table,
+  with device_output too (slices of the kept arrays);
 - device="cuda" without a device fails the decode stage with the reason;
   "auto" falls back to the CPU and says why; an unknown device is refused;
 - filtered reads: the predicate kernel (predicate/device_filter.h) on the
@@ -53,7 +58,7 @@ def pyarrow_reads(path):
         return None
 
 
-def check_file(path, name, totals, against_pyarrow=True, columns=None):
+def check_file(path, name, totals, against_pyarrow=True, columns=None, device_output=False):
     """against_pyarrow False: the CPU read alone is the oracle (the matrix,
     whose pyarrow oracle test_matrix.py reads with the Parquet schema alone,
     holds the CPU read against it)."""
@@ -77,6 +82,13 @@ def check_file(path, name, totals, against_pyarrow=True, columns=None):
     if against_pyarrow:
         equal(got, want, name + " (host kernels vs pyarrow)")
     assert note.startswith("host kernels"), note
+    if device_output:  # the output kept "on the device" (host memory standing for it)
+        with pqstep.Reader(path, device="host-kernels", device_output=True) as r:
+            kept = r.read(columns=columns)
+            dnote = r.device_note
+        equal(kept, cpu, name + " (host kernels, device_output, vs CPU)")
+        built = int(dnote.split("output on the device: ")[1].split(" arrays built")[0])
+        totals["built"] = totals.get("built", 0) + built
     totals["kernels"] += d["device_chunks"]
     totals["cpu"] += d["cpu_chunks"]
     totals["files"] += 1
@@ -90,10 +102,12 @@ def check_corpus():
     for p in sorted(glob.glob(os.path.join(CORPUS, "data", "**", "*.parquet"), recursive=True)):
         if os.path.getsize(p) > (64 << 20):
             continue  # the 2 GiB-string file: decoded by the CPU tests
-        check_file(p, os.path.relpath(p, CORPUS), totals)
+        check_file(p, os.path.relpath(p, CORPUS), totals, device_output=True)
     assert totals["kernels"] > 0 and totals["files_on_kernels"] > totals["files"] // 2, totals
+    assert totals.get("built", 0) > 100, totals
     print("corpus: %d files equal pyarrow and the CPU executor with the kernels run on the host; %d chunks "
-          "on the kernels, %d left to the CPU" % (totals["files"], totals["kernels"], totals["cpu"]))
+          "on the kernels, %d left to the CPU; with device_output too (%d arrays built by the Arrow kernels)"
+          % (totals["files"], totals["kernels"], totals["cpu"], totals["built"]))
 
 
 def check_matrix():
@@ -337,10 +351,11 @@ def check_filter_corpus():
 def check_device_batches():
     import pyarrow as pa
     sample = os.path.join(SOURCE, "data", "sample", "lineitem_61rg.parquet")
-    for device in ("cpu", "host-kernels", "auto"):
+    for device, device_output in (("cpu", False), ("host-kernels", False), ("auto", False),
+                                  ("host-kernels", True), ("auto", True)):
         for strings in ("string", "string_view", "dictionary"):
             want = pqstep.read_table(sample, strings=strings)
-            with pqstep.Reader(sample, device=device, strings=strings) as r:
+            with pqstep.Reader(sample, device=device, strings=strings, device_output=device_output) as r:
                 batches = list(r.device_batches(batch_size=7000))
             kinds = {b.device_type for b in batches}
             if kinds != {"cpu"}:  # a CUDA device: its batches are for gpu-check to read
@@ -348,7 +363,7 @@ def check_device_batches():
                 continue
             assert all(b.num_rows <= 7000 for b in batches)
             got = pa.Table.from_batches([pa.record_batch(b) for b in batches])
-            same(got, want, "device batches (%s, %s)" % (device, strings))
+            same(got, want, "device batches (%s, %s, device_output=%s)" % (device, strings, device_output))
     with pqstep.Reader(sample) as r:
         b = next(r.device_batches())
     b.__arrow_c_device_array__()
@@ -357,8 +372,12 @@ def check_device_batches():
         raise AssertionError("a DeviceBatch was exported twice")
     except ValueError:
         pass
+    # read_table with device_output: the host copy equals the plain read.
+    for strings in ("string", "large_string", "string_view"):
+        got = pqstep.read_table(sample, strings=strings, device="host-kernels", device_output=True)
+        same(got, pqstep.read_table(sample, strings=strings), "read_table device_output (%s)" % strings)
     print("device batches: Arrow C device arrays (PyCapsule device protocol) equal read_table for cpu, "
-          "host-kernels and auto, strings, views and dictionaries")
+          "host-kernels and auto, with and without device_output, strings, views and dictionaries")
 
 
 def main():

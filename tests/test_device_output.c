@@ -1,0 +1,233 @@
+/*
+ * test_device_output.c — the decode stage's output kept on the device
+ * (opts.device_output), checked without a GPU: with PQ_DEVICE_HOST_KERNELS
+ * host memory stands for the device, so the whole path runs here: values
+ * left where the device executor decoded them (outputs_on_device), Arrow
+ * arrays built there by the Arrow kernels (pages/device_arrow.h) and
+ * adopted as the reader's columns, what the host built copied "to the
+ * device" at the end of the stage (string views, dictionaries, nested
+ * fields, a filter's rows), and device batches handed out as slices of
+ * those arrays.
+ *
+ * Oracle: the same read on the CPU executor (opts.device PQ_DEVICE_CPU,
+ * no device output), batch for batch, compared value by value
+ * (pq_test_arrays_differ: nulls, every valid value, at any depth). Every
+ * corpus file the CPU reads; the sample under every string type, decimal64
+ * and a filter; pq_reader_next_batch of such a reader too. The note's
+ * counts say arrays were built by the kernels (and copied); a comparison
+ * of two different batches must fail, so the comparator can.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pqstep.h"
+#include "test_util.h"
+
+typedef struct totals {
+    long files, batches, rows;
+    unsigned long long built, copied;
+} totals;
+
+static pq_reader *open_decoded(const char *path, uint32_t device, bool device_output, uint32_t strings,
+                               uint32_t decimals, const char *filter, pq_error *err)
+{
+    pq_reader_options o;
+    pq_reader_options_init(&o);
+    o.device = device;
+    o.device_output = device_output;
+    o.string_type = strings;
+    o.decimal_type = decimals;
+    pq_expr *e = NULL;
+    if (filter) {
+        e = pq_expr_parse(filter, err);
+        ck_assert_msg(e, "%s: %s", filter, err->message);
+        o.filter = e;
+    }
+    pq_reader *r = pq_reader_open_path(path, &o, err);
+    pq_expr_free(e); /* the reader keeps a copy */
+    if (!r) return NULL;
+    if (pq_reader_advance_to(r, PQ_STAGE_DECODE, err) != PQ_OK) {
+        pq_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* "... output on the device: N arrays built there, M copied there". */
+static void note_counts(const pq_reader *r, totals *t)
+{
+    const char *note = pq_reader_device_note(r);
+    const char *at = strstr(note, "output on the device: ");
+    ck_assert_msg(at, "note without the output: %s", note);
+    unsigned long long built = 0, copied = 0;
+    ck_assert_int_eq(sscanf(at, "output on the device: %llu arrays built there, %llu copied there", &built, &copied),
+                     2);
+    t->built += built;
+    t->copied += copied;
+}
+
+/* The device-output read of `path` equals the CPU read, batch for batch
+ * (device batches, or with host_batches pq_reader_next_batch's). Returns
+ * false when the CPU refuses the file. */
+static bool same_reads(const char *path, uint32_t strings, uint32_t decimals, const char *filter, bool host_batches,
+                       totals *t)
+{
+    pq_error err;
+    pq_reader *ref = open_decoded(path, PQ_DEVICE_CPU, false, strings, decimals, filter, &err);
+    if (!ref) return false;
+    pq_reader *r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, true, strings, decimals, filter, &err);
+    ck_assert_msg(r, "%s: the device-output read failed where the CPU read: %s", path, err.message);
+    note_counts(r, t);
+    for (;;) {
+        struct ArrowDeviceArray da;
+        struct ArrowArray a, b;
+        struct ArrowSchema s;
+        if (host_batches) {
+            ck_assert_int_eq(pq_reader_next_batch(r, 1000, &a, NULL, &err), PQ_OK);
+        } else {
+            ck_assert_msg(pq_reader_next_device_batch(r, 1000, &da, NULL, &err) == PQ_OK, "%s: %s", path,
+                          err.message);
+            a = da.array;
+            if (a.release) {
+                ck_assert_int_eq(da.device_type, ARROW_DEVICE_CPU); /* host memory stood for the device */
+                ck_assert_ptr_null(da.sync_event);
+            }
+        }
+        ck_assert_int_eq(pq_reader_next_batch(ref, 1000, &b, &s, &err), PQ_OK);
+        ck_assert_msg((a.release == NULL) == (b.release == NULL), "%s: the batch counts differ", path);
+        if (!b.release) break;
+        ck_assert_int_eq(a.n_children, b.n_children);
+        char why[256];
+        for (int64_t c = 0; c < b.n_children; c++) {
+            const char *d = pq_test_arrays_differ(a.children[c], b.children[c], s.children[c], why, sizeof why);
+            if (d) ck_abort_msg("%s (strings %u, filter %s): %s", path, strings, filter ? filter : "none", d);
+        }
+        t->batches++;
+        t->rows += (long)b.length;
+        a.release(&a);
+        b.release(&b);
+        s.release(&s);
+    }
+    pq_reader_close(r);
+    pq_reader_close(ref);
+    t->files++;
+    return true;
+}
+
+static char *sample(void)
+{
+    size_t n = strlen(PQ_SOURCE_DIR) + 64;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
+    return p;
+}
+
+START_TEST(corpus_equals_the_cpu_read)
+{
+    char **files;
+    int n = pq_test_corpus_files(&files);
+    if (n == 0) pq_test_skip("no corpus (PQSTEP_TEST_CORPUS)");
+    totals t = {0};
+    for (int i = 0; i < n; i++) {
+        if (strncmp(files[i], "data/", 5) != 0) continue;
+        char *p = pq_test_corpus_path(files[i]);
+        FILE *f = fopen(p, "rb");
+        long size = 0;
+        if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+        if (f) fclose(f);
+        if (size > 0 && size <= (16L << 20)) same_reads(p, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false, &t);
+        free(p);
+    }
+    pq_test_free_files(files, n);
+    ck_assert_msg(t.files > 40 && t.built > 100, "%ld files, %llu arrays built by the kernels", t.files, t.built);
+    printf("corpus: %ld files, %ld device batches (%ld rows) equal the CPU read; %llu arrays built by the Arrow "
+           "kernels, %llu copied\n",
+           t.files, t.batches, t.rows, t.built, t.copied);
+}
+END_TEST
+
+START_TEST(sample_under_every_output_type)
+{
+    static const struct {
+        uint32_t strings, decimals;
+        const char *filter;
+        bool host_batches;
+    } cases[] = {
+        {PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false},
+        {PQ_STRINGS_LARGE, PQ_DECIMALS_64, NULL, false},
+        {PQ_STRINGS_VIEW, PQ_DECIMALS_128, NULL, false},
+        {PQ_STRINGS_DICTIONARY, PQ_DECIMALS_128, NULL, false},
+        {PQ_STRINGS_STRING, PQ_DECIMALS_128, "l_shipmode in ('AIR', 'RAIL') and l_quantity < 10", false},
+        {PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, true},
+    };
+    char *path = sample();
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        totals t = {0};
+        ck_assert(same_reads(path, cases[k].strings, cases[k].decimals, cases[k].filter, cases[k].host_batches, &t));
+        if (cases[k].filter) {
+            /* A filter's rows are taken on the host: built there, then copied. */
+            ck_assert_msg(t.built == 0 && t.copied > 0, "filter: %llu built, %llu copied", t.built, t.copied);
+        } else if (cases[k].strings == PQ_STRINGS_VIEW || cases[k].strings == PQ_STRINGS_DICTIONARY) {
+            ck_assert_msg(t.built > 0 && t.copied > 0, "strings %u: %llu built, %llu copied", cases[k].strings,
+                          t.built, t.copied);
+        } else {
+            ck_assert_msg(t.built == 976 && t.copied == 0, "strings %u: %llu built, %llu copied", cases[k].strings,
+                          t.built, t.copied);
+            ck_assert_int_eq(t.rows, 122000);
+        }
+    }
+    free(path);
+}
+END_TEST
+
+/* The comparator finds a difference: batches 0 and 1 of the sample. */
+START_TEST(comparator_can_fail)
+{
+    char *path = sample();
+    pq_error err;
+    pq_reader *r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, true, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, &err);
+    ck_assert_msg(r, "%s", err.message);
+    struct ArrowDeviceArray x, y;
+    struct ArrowSchema s;
+    ck_assert_int_eq(pq_reader_next_device_batch(r, 1000, &x, &s, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_next_device_batch(r, 1000, &y, NULL, &err), PQ_OK);
+    char why[256];
+    int differ = 0;
+    for (int64_t c = 0; c < s.n_children; c++)
+        differ += pq_test_arrays_differ(x.array.children[c], y.array.children[c], s.children[c], why, sizeof why) !=
+                  NULL;
+    ck_assert_msg(differ >= s.n_children / 2, "only %d of %lld columns differ between two batches", differ,
+                  (long long)s.n_children);
+    ck_assert_ptr_null(pq_test_arrays_differ(x.array.children[0], x.array.children[0], s.children[0], why,
+                                             sizeof why));
+    x.array.release(&x.array);
+    y.array.release(&y.array);
+    s.release(&s);
+    pq_reader_close(r);
+    free(path);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("device_output");
+    TCase *tc = tcase_create("device_output");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, corpus_equals_the_cpu_read);
+    tcase_add_test(tc, sample_under_every_output_type);
+    tcase_add_test(tc, comparator_can_fail);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
