@@ -109,10 +109,31 @@ static inline bool row_wanted(const cd_ctx *c, uint64_t row)
  * at or past its count are 0. */
 static inline uint64_t keep_word(const pq_decode_rows *s, uint64_t base)
 {
+    if (base >= s->count) return 0;
     uint64_t word = 0, bytes = (s->count + 7) / 8;
-    for (uint64_t b = 0; b < 8 && base / 8 + b < bytes; b++) word |= (uint64_t)s->keep[base / 8 + b] << (8 * b);
+    if (base / 8 + 8 <= bytes) { /* the common case: one load */
+        for (int b = 0; b < 8; b++) word |= (uint64_t)s->keep[base / 8 + (uint64_t)b] << (8 * b);
+    } else {
+        for (uint64_t b = 0; b < 8 && base / 8 + b < bytes; b++) word |= (uint64_t)s->keep[base / 8 + b] << (8 * b);
+    }
     if (s->count - base < 64) word &= (1ull << (s->count - base)) - 1;
     return word;
+}
+
+/* Bits of chunk rows [row, row + 64) of the selection, bit j for row + j
+ * (0 for rows outside it), at any row: not only multiples of 64. */
+static inline uint64_t sel_bits(const pq_decode_rows *s, uint64_t row)
+{
+    uint64_t lo = s->first;
+    if (row < lo) {
+        if (lo - row >= 64) return 0;
+        return keep_word(s, 0) << (lo - row);
+    }
+    uint64_t i = row - lo, base = i & ~63ull, sh = i - base;
+    if (base >= s->count) return 0;
+    uint64_t w = keep_word(s, base) >> sh;
+    if (sh) w |= keep_word(s, base + 64) << (64 - sh);
+    return w;
 }
 
 /* The first row in [row, end) that is wanted (want) or not (!want), or end:
@@ -719,6 +740,34 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
     return PQ_OK;
 }
 
+/* Selection-vector decode of the page's values [pos, end) (of n): the
+ * unwanted runs skipped in the index stream, the wanted ones decoded and
+ * gathered at output slot at0 + *kept on. */
+static pq_status dict_runs(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t pos, size_t end, size_t n,
+                           size_t at0, size_t *kept)
+{
+    pq_error kerr;
+    pq_status st;
+    while (pos < end) {
+        size_t next = (size_t)(next_row(c, c->page_row + pos, c->page_row + end, true) - c->page_row);
+        if (next > pos) {
+            size_t skipped = 0;
+            if ((st = pq_rle_skip(d, next - pos, &skipped, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+            if (skipped < next - pos)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                            pos + skipped, n);
+            pos = next;
+            if (pos == end) break;
+        }
+        size_t stop = (size_t)(next_row(c, c->page_row + pos, c->page_row + end, false) - c->page_row);
+        size_t want = stop - pos < BATCH ? stop - pos : BATCH;
+        if ((st = dict_batch(c, d, idx, want, at0 + *kept, pos, n)) != PQ_OK) return st;
+        *kept += want;
+        pos += want;
+    }
+    return PQ_OK;
+}
+
 static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
 {
     pq_column_values *o = c->out;
@@ -748,26 +797,49 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
         o->n_values += n;
         return PQ_OK;
     }
-    /* Selection-vector decode: unwanted runs of rows are skipped in the
-     * index stream (a run or a bit-packed group costs nothing per value);
-     * wanted runs are decoded and gathered, BATCH at a time. */
+    /* Selection-vector decode, a window of BATCH rows at a time: a window
+     * without a selected row is skipped in the index stream (a run or a
+     * bit-packed group costs nothing per value); one with few selected rows
+     * skips to each run of them; any other is decoded whole and its
+     * selected indices picked by the selection's bits, so that a sparse
+     * selection (rows spread over every page) costs no search per row. */
     size_t pos = 0, kept = 0;
     while (pos < n) {
-        size_t next = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, true) - c->page_row);
-        if (next > pos) {
-            size_t skipped = 0;
-            if ((st = pq_rle_skip(&d, next - pos, &skipped, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-            if (skipped < next - pos)
-                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
-                            pos + skipped, n);
-            pos = next;
-            if (pos == n) break;
+        size_t w = n - pos < BATCH ? n - pos : BATCH, k = 0;
+        uint64_t row0 = c->page_row + pos;
+        for (size_t j = 0; j < w; j += 64) {
+            uint64_t b = sel_bits(c->rows, row0 + j);
+            if (w - j < 64) b &= (1ull << (w - j)) - 1;
+            k += (size_t)pq_popcount64(b);
         }
-        size_t stop = (size_t)(next_row(c, c->page_row + pos, c->page_row + n, false) - c->page_row);
-        size_t want = stop - pos < BATCH ? stop - pos : BATCH;
-        if ((st = dict_batch(c, &d, idx, want, o->n_values + kept, pos, n)) != PQ_OK) return st;
-        kept += want;
-        pos += want;
+        if (k <= 8) {
+            if ((st = dict_runs(c, &d, idx, pos, pos + w, n, o->n_values, &kept)) != PQ_OK) return st;
+        } else if (k == w) {
+            if ((st = dict_batch(c, &d, idx, w, o->n_values + kept, pos, n)) != PQ_OK) return st;
+            kept += w;
+        } else {
+            size_t got = 0;
+            if ((st = pq_rle_next(&d, idx, w, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+            if (got < w)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                            pos + got, n);
+            size_t m = 0; /* in place: m never passes j + t */
+            for (size_t j = 0; j < w; j += 64) {
+                uint64_t b = sel_bits(c->rows, row0 + j);
+                if (w - j < 64) b &= (1ull << (w - j)) - 1;
+                while (b) {
+                    idx[m++] = idx[j + (size_t)__builtin_ctzll(b)];
+                    b &= b - 1;
+                }
+            }
+            size_t bad = pq_dict_first_out_of_range(idx, m, c->ch->dict_n);
+            if (bad < m)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u of a selected row >= dictionary size %zu",
+                            idx[bad], c->ch->dict_n);
+            if ((st = dict_gather(c, idx, m, o->n_values + kept)) != PQ_OK) return st;
+            kept += m;
+        }
+        pos += w;
     }
     o->n_values += kept;
     return PQ_OK;
