@@ -54,9 +54,11 @@ struct pq_arrow_column {
     size_t n_children;
     pq_arrow_column **children;
     /* An adopted array (pq_arrow_column_adopt), e.g. in device memory:
-     * the root holds it and releases it with its last reference; every
-     * node's buffers are its node's, the nodes below hold the root as
-     * `base`. Such a column is only exported, never read here. */
+     * held by a node of its own (no buffers, no children) that releases it
+     * with its last reference; every node of the tree over it has its
+     * node's buffers and holds that holder as `base` (not the root: a
+     * child holding its parent would be a cycle). Such a column is only
+     * exported, never read here. */
     struct ArrowArray adopted;
     bool foreign;
 };
@@ -158,9 +160,9 @@ pq_arrow_column *pq_arrow_column_retain(pq_arrow_column *c)
     return c;
 }
 
-/* A node over adopted array node `a` (depth levels below the root, whose
- * reference it takes as `base`; NULL for the root itself). */
-static pq_arrow_column *adopt_node(const struct ArrowArray *a, pq_arrow_column *root, int depth, pq_error *err)
+/* A node over adopted array node `a` (depth levels below the root),
+ * holding `holder` (which keeps the array) as its base. */
+static pq_arrow_column *adopt_node(const struct ArrowArray *a, pq_arrow_column *holder, int depth, pq_error *err)
 {
     if (depth > 64) {
         pq_error_set(err, PQ_ERR_UNSUPPORTED, "an adopted array nested deeper than 64 levels");
@@ -181,21 +183,20 @@ static pq_arrow_column *adopt_node(const struct ArrowArray *a, pq_arrow_column *
     c->null_count = a->null_count;
     c->n_buffers = a->n_buffers;
     for (int64_t i = 0; i < a->n_buffers; i++) c->buffers[i] = a->buffers[i];
-    c->base = pq_arrow_column_retain(root);
-    if (!root) root = c;
+    c->base = pq_arrow_column_retain(holder);
     if (a->n_children && !(c->children = calloc((size_t)a->n_children, sizeof *c->children))) {
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         pq_arrow_column_release(c);
         return NULL;
     }
     for (int64_t i = 0; i < a->n_children; i++) {
-        if (!(c->children[i] = adopt_node(a->children[i], root, depth + 1, err))) {
+        if (!(c->children[i] = adopt_node(a->children[i], holder, depth + 1, err))) {
             pq_arrow_column_release(c);
             return NULL;
         }
         c->n_children = (size_t)i + 1;
     }
-    if (a->dictionary && !(c->dictionary = adopt_node(a->dictionary, root, depth + 1, err))) {
+    if (a->dictionary && !(c->dictionary = adopt_node(a->dictionary, holder, depth + 1, err))) {
         pq_arrow_column_release(c);
         return NULL;
     }
@@ -208,13 +209,21 @@ pq_status pq_arrow_column_adopt(struct ArrowArray *a, uint64_t nbytes, pq_arrow_
     if (!a || !a->release) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no array to adopt");
     pq_error local;
     pq_error *e = err ? err : &local;
-    pq_arrow_column *c = adopt_node(a, NULL, 0, e);
+    pq_arrow_column *holder = column_new(0);
+    if (!holder) {
+        a->release(a);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    holder->foreign = true;
+    pq_arrow_column *c = adopt_node(a, holder, 0, e);
     if (!c) {
+        pq_arrow_column_release(holder);
         a->release(a);
         return e->code;
     }
-    c->adopted = *a; /* the children above point into it: they stay valid, it is moved, not copied */
+    holder->adopted = *a; /* moved, not copied: the nodes' buffer pointers stay valid */
     memset(a, 0, sizeof *a);
+    pq_arrow_column_release(holder); /* the nodes hold it now */
     c->nbytes = nbytes;
     *out = c;
     return PQ_OK;
