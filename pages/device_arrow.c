@@ -77,11 +77,17 @@ pq_status pq_darrow_alloc(pq_darrow_ctx *x, size_t n, void **p, pq_error *err)
     return PQ_OK;
 }
 
-void pq_darrow_free(pq_darrow_ctx *x, void *p)
+/* A buffer freed as a context on a device (cuda) or on the host made it. */
+static void free_buffer(bool cuda, void *p)
 {
     if (!p) return;
-    if (x->cuda) pq_kcuda_free(p);
+    if (cuda) pq_kcuda_free(p);
     else pq_pool_give(p); /* host buffers may be the decoder's pool blocks */
+}
+
+void pq_darrow_free(pq_darrow_ctx *x, void *p)
+{
+    free_buffer(x->cuda, p);
 }
 
 pq_status pq_darrow_upload(pq_darrow_ctx *x, void *dev, const void *host, size_t n, pq_error *err)
@@ -681,12 +687,7 @@ static void release_exported(struct ArrowArray *a)
 {
     if (!a || !a->release) return;
     exported *e = a->private_data;
-    for (int i = 0; i < 3; i++) {
-        void *p = (void *)e->buffers[i];
-        if (!p) continue;
-        if (e->cuda) pq_kcuda_free(p);
-        else pq_pool_give(p);
-    }
+    for (int i = 0; i < 3; i++) free_buffer(e->cuda, (void *)e->buffers[i]);
     free(e);
     a->private_data = NULL;
     a->release = NULL;

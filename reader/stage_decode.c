@@ -108,6 +108,20 @@ static bool invalid_utf8(const pq_column_values *v, size_t *k, size_t *bad, size
     return false;
 }
 
+/* A flat column's value count (v, chunk i, wherever its buffers are)
+ * against the rows its pages hold; a selection (rows) is checked by the
+ * decoder. */
+static pq_status check_count(const pq_reader *r, size_t i, const pq_decode_rows *rows, const pq_column_values *v,
+                             pq_error *err)
+{
+    const pq_reader_chunk *ch = &r->pages.chunks[i];
+    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
+    if (leaf->max_rep == 0 && !rows && v->n_levels != ch->rows.rows)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
+                            ch->info.row_group, leaf->path, v->n_levels, (unsigned long long)ch->rows.rows);
+    return PQ_OK;
+}
+
 /* Chunk i's decode result checked as the stage needs it: an error named
  * with the chunk, UTF-8 when asked for, and a flat column's value count
  * against the rows its pages hold. `v` is freed on failure. */
@@ -143,12 +157,7 @@ static pq_status check_decoded(const pq_reader *r, size_t i, const pq_decode_row
                                 ch->info.row_group, leaf->path, k, bad, len);
         }
     }
-    if (leaf->max_rep == 0 && !rows && v->n_levels != ch->rows.rows) {
-        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
-                          ch->info.row_group, leaf->path, v->n_levels,
-                          (unsigned long long)ch->rows.rows);
-        pq_column_values_free(v);
-    }
+    if ((st = check_count(r, i, rows, v, err)) != PQ_OK) pq_column_values_free(v);
     return st;
 }
 
@@ -332,11 +341,7 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     pq_column_values *v = &job->outs[j];
     pq_error *err = &job->errors[j];
     pq_status st = job->status[j];
-    if (st == PQ_OK && v->n_levels != ch->rows.rows) { /* the message check_decoded gives */
-        const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
-                          ch->info.row_group, leaf->path, v->n_levels, (unsigned long long)ch->rows.rows);
-    }
+    if (st == PQ_OK) st = check_count(r, k, NULL, v, err); /* check_decoded's, without freeing v */
     pq_darrow_array a;
     if (st == PQ_OK) {
         pq_leaf lf = output_leaf(r, ch->info.column, false);

@@ -21,14 +21,6 @@
 #include "pqstep.h"
 #include "test_util.h"
 
-static char *sample(void)
-{
-    size_t n = strlen(PQ_SOURCE_DIR) + 64;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
-    return p;
-}
-
 static pq_reader *open_filtered(const char *path, const char *text, uint32_t device, unsigned threads)
 {
     pq_error err;
@@ -121,7 +113,7 @@ START_TEST(filtered_reads_on_host_kernels)
         {"l_comment = 'no such comment'", 0},
     };
     unsigned threads[] = {1, 4};
-    char *path = sample();
+    char *path = pq_test_sample_path();
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
         for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
             pq_reader *r = open_filtered(path, cases[k].text, PQ_DEVICE_HOST_KERNELS, threads[t]);
@@ -163,7 +155,7 @@ START_TEST(uncovered_filter_falls_back_to_cpu)
     char *text = malloc(cap);
     for (int i = 0; i < 2100; i++) /* 2 nodes per comparison, 1 per OR: past 4,096 */
         at += (size_t)snprintf(text + at, cap - at, "%sl_orderkey = %d", i ? " or " : "", i * 7);
-    char *path = sample();
+    char *path = pq_test_sample_path();
     unsigned threads[] = {1, 4};
     for (size_t t = 0; t < 2; t++) {
         pq_reader *r = open_filtered(path, text, PQ_DEVICE_HOST_KERNELS, threads[t]);

@@ -154,17 +154,9 @@ START_TEST(copies_equal_the_batches)
 }
 END_TEST
 
-static char *sample(void)
-{
-    size_t n = strlen(PQ_SOURCE_DIR) + 64;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
-    return p;
-}
-
 static pq_reader *decoded_sample(uint32_t device, pq_status want)
 {
-    char *path = sample();
+    char *path = pq_test_sample_path();
     pq_reader_options o;
     pq_reader_options_init(&o);
     o.device = device;
@@ -234,7 +226,7 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(pq_reader_next_device_batch(r, 0, NULL, NULL, &err), PQ_ERR_INVALID_ARGUMENT);
     pq_reader_close(r);
     /* A device value that is not a pq_device: the select stage refuses it. */
-    char *path = sample();
+    char *path = pq_test_sample_path();
     pq_reader_options o;
     pq_reader_options_init(&o);
     o.device = 9;

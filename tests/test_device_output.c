@@ -117,14 +117,6 @@ static bool same_reads(const char *path, uint32_t strings, uint32_t decimals, co
     return true;
 }
 
-static char *sample(void)
-{
-    size_t n = strlen(PQ_SOURCE_DIR) + 64;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
-    return p;
-}
-
 START_TEST(corpus_equals_the_cpu_read)
 {
     char **files;
@@ -163,7 +155,7 @@ START_TEST(sample_under_every_output_type)
         {PQ_STRINGS_STRING, PQ_DECIMALS_128, "l_shipmode in ('AIR', 'RAIL') and l_quantity < 10", false},
         {PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, true},
     };
-    char *path = sample();
+    char *path = pq_test_sample_path();
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         totals t = {0};
         ck_assert(same_reads(path, cases[k].strings, cases[k].decimals, cases[k].filter, cases[k].host_batches, &t));
@@ -186,7 +178,7 @@ END_TEST
 /* The comparator finds a difference: batches 0 and 1 of the sample. */
 START_TEST(comparator_can_fail)
 {
-    char *path = sample();
+    char *path = pq_test_sample_path();
     pq_error err;
     pq_reader *r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, true, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, &err);
     ck_assert_msg(r, "%s", err.message);

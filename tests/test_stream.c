@@ -18,17 +18,9 @@
 #include "pqstep.h"
 #include "test_util.h"
 
-static char *sample(void)
-{
-    size_t n = strlen(PQ_SOURCE_DIR) + 64;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
-    return p;
-}
-
 static pq_reader *open_sample(const char *filter, uint64_t row_offset, uint64_t row_limit)
 {
-    char *path = sample();
+    char *path = pq_test_sample_path();
     pq_reader_options o;
     pq_reader_options_init(&o);
     /* l_orderkey and l_quantity (the columns are the footer's projection
@@ -152,7 +144,7 @@ START_TEST(stream_errors)
     ck_assert_int_eq(pq_reader_export_stream(NULL, 0, &s, &err), PQ_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(s.release);
     /* Before the footer stage; and a sans-IO reader, which has no source. */
-    char *path = sample();
+    char *path = pq_test_sample_path();
     pq_reader *r = pq_reader_open_path(path, NULL, &err);
     ck_assert_int_eq(pq_reader_export_stream(r, 0, &s, &err), PQ_ERR_STAGE);
     pq_reader_close(r);

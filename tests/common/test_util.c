@@ -6,6 +6,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+char *pq_test_sample_path(void)
+{
+    size_t n = strlen(PQ_SOURCE_DIR) + 64;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/data/sample/lineitem_61rg.parquet", PQ_SOURCE_DIR);
+    return p;
+}
+
 const char *pq_test_corpus_dir(void)
 {
     static int warned;

@@ -38,6 +38,10 @@ pq_test_manifest_row *pq_test_manifest(size_t *n);
  * `file` and its length, or NULL when the tail is not a valid PAR1 footer. */
 const uint8_t *pq_test_footer_span(const uint8_t *file, size_t len, size_t *footer_len);
 
+/* The bundled sample, data/sample/lineitem_61rg.parquet under the source
+ * tree (61 row groups of 2,000 rows, 16 columns): malloc'd, free it. */
+char *pq_test_sample_path(void);
+
 /* Print "SKIP: <why>" and exit(77) (ctest's skip code). */
 void pq_test_skip(const char *why);
 
