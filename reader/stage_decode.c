@@ -822,14 +822,13 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
 
     decode_job job = {.r = r, .flat = pq_reader_selection_is_flat(r, schema)};
     pq_status st = choose_device(r, &job, err);
-    bool dx_open = false;
     if (st == PQ_OK && r->opts.device_output && job.kernels) { /* the output stays on the device */
         r->out.memory = job.cuda ? OUTPUT_ON_CUDA : OUTPUT_ON_HOST_DEVICE;
         pq_darrow_options dopt = {.use_cuda = job.cuda};
         pq_error derr;
         /* validate_utf8 reads the values on the host: built there, then copied. */
         if (job.flat && !r->opts.validate_utf8 && pq_darrow_open(&job.dx, &dopt, &derr) == PQ_OK)
-            dx_open = job.build_on_device = true;
+            job.build_on_device = true;
     }
     size_t units = n;
     if (!job.flat) {
@@ -863,7 +862,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     free(job.status);
     free(job.errors);
     codecs_free(job.codecs);
-    if (dx_open) pq_darrow_close(&job.dx); /* the arrays it built free themselves */
+    if (job.build_on_device) pq_darrow_close(&job.dx); /* the arrays it built free themselves */
     if (st != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
