@@ -6,7 +6,7 @@
  * Runs under TSan in scripts/test.
  *
  * Oracle: the same read on the CPU (opts.device PQ_DEVICE_CPU, the CPU
- * evaluator): the same batches, value by value. The decode stage counts
+ * evaluator): the same batches, value by value (pq_test_arrays_differ). The decode stage counts
  * every selected row group as evaluated by the kernel
  * (device_filtered_groups; none left to the CPU), and the device note says
  * so; the CPU read counts none. A predicate the kernel does not cover
@@ -39,40 +39,6 @@ static pq_reader *open_filtered(const char *path, const char *text, uint32_t dev
     return r;
 }
 
-static bool is_valid(const struct ArrowArray *a, int64_t i)
-{
-    const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
-    int64_t at = a->offset + i;
-    return !v || ((v[at >> 3] >> (at & 7)) & 1);
-}
-
-/* Flat column a (format f) equals b: nulls, and every valid value. */
-static void same_column(const struct ArrowArray *a, const struct ArrowArray *b, const char *f, const char *what)
-{
-    ck_assert_msg(a->length == b->length, "%s: %lld rows, CPU %lld", what, (long long)a->length,
-                  (long long)b->length);
-    size_t w = pq_test_arrow_fixed_width(f);
-    bool strings = strcmp(f, "u") == 0 || strcmp(f, "z") == 0;
-    ck_assert_msg(w || strings, "%s: format %s not compared", what, f);
-    /* Plain comparisons, ck_abort_msg on the first difference alone: each
-     * passing ck_assert is a write to Check's log, and these run per row. */
-    for (int64_t i = 0; i < a->length; i++) {
-        if (is_valid(a, i) != is_valid(b, i)) ck_abort_msg("%s row %lld: validity differs", what, (long long)i);
-        if (!is_valid(a, i)) continue;
-        if (w) {
-            const uint8_t *x = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * w;
-            const uint8_t *y = (const uint8_t *)b->buffers[1] + (size_t)(b->offset + i) * w;
-            if (memcmp(x, y, w) != 0) ck_abort_msg("%s row %lld differs", what, (long long)i);
-            continue;
-        }
-        const int32_t *oa = (const int32_t *)a->buffers[1] + a->offset, *ob = (const int32_t *)b->buffers[1] + b->offset;
-        int32_t la = oa[i + 1] - oa[i], lb = ob[i + 1] - ob[i];
-        if (la != lb || memcmp((const uint8_t *)a->buffers[2] + oa[i], (const uint8_t *)b->buffers[2] + ob[i],
-                               (size_t)la) != 0)
-            ck_abort_msg("%s row %lld: string differs", what, (long long)i);
-    }
-}
-
 /* The two readers' batches are the same, column by column; returns the rows. */
 static long same_batches(pq_reader *r, pq_reader *ref, const char *what)
 {
@@ -87,9 +53,9 @@ static long same_batches(pq_reader *r, pq_reader *ref, const char *what)
         if (!a.release) break;
         ck_assert_int_eq(a.n_children, b.n_children);
         for (int64_t c = 0; c < a.n_children; c++) {
-            char col[160];
-            snprintf(col, sizeof col, "%s, column %s", what, s.children[c]->name);
-            same_column(a.children[c], b.children[c], s.children[c]->format, col);
+            char why[256];
+            const char *d = pq_test_arrays_differ(a.children[c], b.children[c], s.children[c], why, sizeof why);
+            if (d) ck_abort_msg("%s: %s", what, d);
         }
         rows += (long)a.length;
         a.release(&a);
