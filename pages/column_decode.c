@@ -806,10 +806,11 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     size_t pos = 0, kept = 0;
     while (pos < n) {
         size_t w = n - pos < BATCH ? n - pos : BATCH, k = 0;
-        uint64_t row0 = c->page_row + pos;
+        uint64_t row0 = c->page_row + pos, bits[BATCH / 64]; /* the window's selection, read once */
         for (size_t j = 0; j < w; j += 64) {
             uint64_t b = sel_bits(c->rows, row0 + j);
             if (w - j < 64) b &= (1ull << (w - j)) - 1;
+            bits[j / 64] = b;
             k += (size_t)pq_popcount64(b);
         }
         if (k <= 8) {
@@ -825,8 +826,7 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
                             pos + got, n);
             size_t m = 0; /* in place: m never passes j + t */
             for (size_t j = 0; j < w; j += 64) {
-                uint64_t b = sel_bits(c->rows, row0 + j);
-                if (w - j < 64) b &= (1ull << (w - j)) - 1;
+                uint64_t b = bits[j / 64];
                 while (b) {
                     idx[m++] = idx[j + (size_t)__builtin_ctzll(b)];
                     b &= b - 1;
