@@ -192,6 +192,80 @@ pq_status pq_rle_skip(pq_rle_decoder *d, size_t n, size_t *skipped, pq_error *er
     return rle_read(d, NULL, n, skipped, err);
 }
 
+/* The value at index i of the current bit-packed run: one unaligned 8-byte
+ * load where the input has room for it (bit width <= 32 and a shift <= 7
+ * fit in 64 bits), bytewise at the input's end. */
+static inline uint32_t lit_value(const pq_rle_decoder *d, uint64_t i)
+{
+    uint64_t bit = i * (uint64_t)d->bit_width;
+    const uint8_t *p = d->lit + (bit >> 3);
+    if ((size_t)(d->src + d->len - p) < 8) return (uint32_t)pq_bits_at(d->lit, bit, d->bit_width);
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (uint32_t)((v >> (bit & 7)) & pq_mask64(d->bit_width));
+}
+
+/* Word w of the selection, masked to its bits in [a, b). */
+static inline uint64_t sel_word(const uint64_t *bits, size_t w, size_t a, size_t b)
+{
+    uint64_t m = bits[w];
+    size_t lo = w * 64;
+    if (lo < a) m &= ~0ull << (a - lo);
+    if (b - lo < 64) m &= (1ull << (b - lo)) - 1;
+    return m;
+}
+
+/* body runs once per set bit j of the selection in [a, b), in order. */
+#define FOR_SELECTED(bits, a, b, j, body)                                                                     \
+    for (size_t w_ = (a) / 64; w_ * 64 < (b); w_++)                                                           \
+        for (uint64_t m_ = sel_word(bits, w_, a, b); m_; m_ &= m_ - 1) {                                      \
+            size_t j = w_ * 64 + (size_t)__builtin_ctzll(m_);                                                 \
+            body;                                                                                             \
+        }
+
+pq_status pq_rle_pick(pq_rle_decoder *d, const uint64_t *bits, size_t n, uint32_t *out, size_t *consumed,
+                      size_t *picked, pq_error *err)
+{
+    size_t done = 0, m = 0;
+    *consumed = *picked = 0;
+    if (!bits || (!out && n)) return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "RLE: NULL selection or output");
+    if (d->bit_width == 0) { /* all zeros, no input needed */
+        FOR_SELECTED(bits, 0, n, j, (void)j; out[m++] = 0);
+        *consumed = n;
+        *picked = m;
+        return PQ_OK;
+    }
+    while (done < n) {
+        if (d->repeat_left) {
+            size_t k = n - done < d->repeat_left ? n - done : d->repeat_left;
+            uint32_t v = d->repeat_value;
+            FOR_SELECTED(bits, done, done + k, j, (void)j; out[m++] = v);
+            d->repeat_left -= (uint32_t)k;
+            done += k;
+            continue;
+        }
+        if (d->lit_index < d->lit_count) {
+            size_t k = d->lit_count - d->lit_index;
+            if (k > n - done) k = n - done;
+            uint64_t at = d->lit_index;
+            FOR_SELECTED(bits, done, done + k, j, out[m++] = lit_value(d, at + (j - done)));
+            d->lit_index += (uint32_t)k;
+            done += k;
+            continue;
+        }
+        int r = next_run(d, err);
+        if (r < 0) {
+            *consumed = done;
+            *picked = m;
+            return err ? err->code : PQ_ERR_CORRUPT_DATA;
+        }
+        if (r == 0) break;
+    }
+    *consumed = done;
+    *picked = m;
+    return PQ_OK;
+}
+
 pq_status pq_bit_packed_levels(const uint8_t *src, size_t len, int bit_width, size_t n, uint32_t *out,
                                size_t *consumed, pq_error *err)
 {

@@ -73,6 +73,16 @@ pq_status pq_rle_next(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *got, p
 /* Like pq_rle_next but discards the values (skipping rows). */
 pq_status pq_rle_skip(pq_rle_decoder *d, size_t n, size_t *skipped, pq_error *err);
 
+/* Reads the next n values (n <= 64 * the words of `bits`) and keeps only
+ * those whose bit is set in `bits` (bit j of word j / 64 for value j),
+ * packed in order into out (room for as many as bits has set). A selected
+ * value costs one extraction from its bit-packed run, an unselected one
+ * nothing: a sparse selection reads far less than pq_rle_next. *consumed
+ * counts the values read (< n only when the runs are used up), *picked those
+ * written. Errors as pq_rle_next. */
+pq_status pq_rle_pick(pq_rle_decoder *d, const uint64_t *bits, size_t n, uint32_t *out, size_t *consumed,
+                      size_t *picked, pq_error *err);
+
 /* Deprecated BIT_PACKED levels: n values of bit_width (0..32) bits packed MSB
  * first, no header, ceil(n * bit_width / 8) bytes, all of which must be
  * present. *consumed gets that byte count. */

@@ -396,6 +396,35 @@ START_TEST(rle_every_width)
                           out[i], expect[i]);
     }
 
+    /* pick: windows of 1, 64, 100 and 377 values (crossing runs), each
+     * with selections from none to all, give exactly the selected values */
+    static const size_t windows[4] = {1, 64, 100, 377};
+    for (int wi = 0; wi < 4; wi++)
+        for (unsigned density = 0; density <= 8; density++) {
+            pq_rle_decoder d;
+            ck_assert_int_eq(pq_rle_init(&d, e.buf, e.len, bw, NULL), PQ_OK);
+            uint64_t rng = 0x9E3779B97F4A7C15ull * (density + 1) + (uint64_t)wi;
+            for (size_t pos = 0; pos < n;) {
+                size_t w = n - pos < windows[wi] ? n - pos : windows[wi], want = 0, consumed = 0, picked = 0;
+                uint64_t bits[6] = {0};
+                uint32_t expected[384];
+                for (size_t j = 0; j < w; j++) {
+                    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                    if ((rng & 7) < density) { /* density 8: every value */
+                        bits[j / 64] |= 1ull << (j % 64);
+                        expected[want++] = bw == 0 ? 0 : expect[pos + j];
+                    }
+                }
+                memset(out, 0xCD, sizeof out);
+                ck_assert_int_eq(pq_rle_pick(&d, bits, w, out, &consumed, &picked, NULL), PQ_OK);
+                if (consumed != w || picked != want || memcmp(out, expected, want * sizeof *out) != 0)
+                    ck_abort_msg("width %d window %zu density %u at %zu: consumed %zu picked %zu of %zu, or a value "
+                                 "differs",
+                                 bw, w, density, pos, consumed, picked, want);
+                pos += w;
+            }
+        }
+
     /* skip then read gives the tail */
     if (bw > 0) {
         pq_rle_decoder d;
