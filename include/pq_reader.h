@@ -293,6 +293,26 @@ typedef struct pq_reader_options {
      * Ignored with PQ_DEVICE_CPU and where AUTO falls back to the CPU.
      * Off by default: the decoded arrays come back to host memory. */
     bool device_output;
+    /* Decode stage, with the device executor in use (device CUDA, AUTO
+     * finding a device, or HOST_KERNELS): a copy of the whole file already
+     * in the device's memory (host memory with HOST_KERNELS), of
+     * device_file_size bytes, equal to the source's bytes: read there by
+     * GPUDirect Storage, say, or kept from an earlier upload. The kernels
+     * then decompress and decode each column chunk from that copy instead
+     * of staging its page bytes from host memory (only pages decompressed
+     * on the host, for codecs nvCOMP lacks, are still uploaded; a chunk the
+     * page index cut into several ranges is staged as usual). The footer
+     * and the page headers are still read from the source. The memory
+     * stays the caller's: allocated and unchanged until the decode stage
+     * ends (a copy that differs decodes to what it holds, or fails as
+     * corrupt data: the kernels check every bound; a page nvCOMP cannot
+     * decompress is decompressed again on the host from the source's
+     * bytes, as without a copy). A device_file_size
+     * other than the file's size fails the select stage
+     * (PQ_ERR_INVALID_ARGUMENT). NULL (the default): pages are staged from
+     * host memory. The CPU executor ignores it. */
+    const void *device_file;
+    uint64_t device_file_size;
 } pq_reader_options;
 
 /* Where the decode stage runs (pq_reader_options.device). The device

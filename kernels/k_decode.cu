@@ -113,6 +113,12 @@ extern "C" int pq_kcuda_download_async(void *stream, void *dst, const void *src,
     return cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, (cudaStream_t)stream), why);
 }
 
+extern "C" int pq_kcuda_copy_async(void *stream, void *dst, const void *src, size_t n, const char **why)
+{
+    if (n == 0) return 0;
+    return cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, (cudaStream_t)stream), why);
+}
+
 extern "C" int pq_kcuda_stream_sync(void *stream, const char **why)
 {
     return cuda_check(cudaStreamSynchronize((cudaStream_t)stream), why);

@@ -83,6 +83,8 @@ int pq_kcuda_host_alloc(void **p, size_t n, const char **why);
 void pq_kcuda_host_free(void *p);
 int pq_kcuda_upload_async(void *stream, void *dst, const void *src, size_t n, const char **why);
 int pq_kcuda_download_async(void *stream, void *dst, const void *src, size_t n, const char **why);
+/* Device memory to device memory, enqueued on the stream. */
+int pq_kcuda_copy_async(void *stream, void *dst, const void *src, size_t n, const char **why);
 int pq_kcuda_stream_sync(void *stream, const char **why);
 int pq_kcuda_event_create(void **event, const char **why);
 void pq_kcuda_event_destroy(void *event);

@@ -80,6 +80,12 @@ int pq_kcuda_download_async(void *stream, void *dst, const void *src, size_t n, 
     return no_cuda(why);
 }
 
+int pq_kcuda_copy_async(void *stream, void *dst, const void *src, size_t n, const char **why)
+{
+    (void)stream, (void)dst, (void)src, (void)n;
+    return no_cuda(why);
+}
+
 int pq_kcuda_stream_sync(void *stream, const char **why)
 {
     (void)stream;

@@ -129,6 +129,7 @@ typedef struct dx_chunk {
     uint8_t *h_batch;       /* the batch arrays (host) */
     bool batch_pending;     /* nvCOMP enqueued, not waited for */
     void *ev_up;            /* staging done (the run's) */
+    const uint8_t *d_src;   /* the chunk's stored bytes in device memory (options.resident), or NULL */
     size_t nruns, nidx, nminis;
     uint32_t dict_n;
     /* Device memory (the host arrays above themselves for host launches). */
@@ -695,6 +696,25 @@ static pq_status stage_put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t
     return PQ_OK;
 }
 
+/* n bytes at src to device buffer `base` at offset off: from the chunk's
+ * resident copy, device to device on the copy stream, when src lies in the
+ * chunk's stored bytes and the chunk has one; else staged from the host. */
+static pq_status put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src, size_t n)
+{
+    const uint8_t *b = c->pc->bytes;
+    if (!c->d_src || !n || src < b || (uint64_t)(src - b) > c->pc->len || n > c->pc->len - (uint64_t)(src - b))
+        return stage_put(c, base, off, src, n);
+    const uint8_t *from = c->d_src + (src - b);
+    if (c->x->stats) c->x->stats->resident_bytes += n;
+    if (!c->x->cuda) {
+        memcpy(base + off, from, n);
+        return PQ_OK;
+    }
+    const char *why = NULL;
+    if (pq_kcuda_copy_async(c->x->copy_stream, base + off, from, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
+    return PQ_OK;
+}
+
 /* The chunk's staging done: its last half sent and, on a device, an event
  * after its copies for the decompression to wait on. */
 static pq_status stage_end(dx_chunk *c)
@@ -860,12 +880,12 @@ static pq_status stage_chunk(dx_chunk *c)
         if ((i == c->ndata && c->pc->dictionary < 0) || c->pg[i].rank == RANK_PAGE) continue;
         const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
         if (s->v2 && s->rl + s->dl &&
-            (st = stage_put(c, c->d_bytes, s->at, c->pc->bytes + pi->data_offset, s->rl + s->dl)) != PQ_OK)
+            (st = put(c, c->d_bytes, s->at, c->pc->bytes + pi->data_offset, s->rl + s->dl)) != PQ_OK)
             return st;
         if (!s->values_ok) continue;
         switch (s->route) {
         case ROUTE_COPY:
-            st = stage_put(c, c->d_bytes, s->out_at, s->src, s->vals);
+            st = put(c, c->d_bytes, s->out_at, s->src, s->vals);
             break;
         case ROUTE_HOST: {
             pq_error e;
@@ -881,7 +901,7 @@ static pq_status stage_chunk(dx_chunk *c)
             break;
         }
         case ROUTE_BATCH:
-            st = stage_put(c, c->d_raw, s->raw_at, s->src, s->src_len);
+            st = put(c, c->d_raw, s->raw_at, s->src, s->src_len);
             break;
         default:
             break;
@@ -1572,6 +1592,8 @@ static pq_status open_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_error 
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: no CUDA device: %s", x->no_device);
     }
     if (x->stats) x->stats->chunks++;
+    c->d_src = x->o->resident ? x->o->resident[k] : NULL;
+    if (c->d_src && x->stats) x->stats->resident_chunks++;
     for (size_t i = c->pc->first_page; i < c->pc->first_page + c->pc->npages; i++)
         c->ndata += plan->pages[i].kind == PQ_PLAN_PAGE_DATA;
     if (c->ndata > UINT32_MAX - 1) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: too many pages");

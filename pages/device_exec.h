@@ -120,6 +120,8 @@ typedef struct pq_device_exec_stats {
     uint64_t staging_copies;              /* copies from it (a half each) */
     uint64_t prefetched_chunks;           /* staged while the chunk before ran */
     uint64_t passes;                      /* runs of chunks without a wait for staging room */
+    uint64_t resident_chunks;             /* chunks decoded from resident bytes (options.resident) */
+    uint64_t resident_bytes;              /* bytes copied from them, device to device */
 } pq_device_exec_stats;
 
 /* The default staging size: 64 MiB. */
@@ -163,6 +165,20 @@ typedef struct pq_device_exec_options {
      * consumer that keeps building there (pages/device_arrow.h) instead of
      * copying every buffer back. A failed chunk's outs[k] is zeroed. */
     const bool *outputs_on_device;
+    /* NULL, or per plan chunk: the address, in device memory (host memory
+     * for host launches), of a copy of the chunk's stored bytes (the same
+     * pc->len bytes as pc->bytes), or NULL. A resident chunk's pages are
+     * not staged from the host: its compressed pages, uncompressed pages and
+     * DATA_PAGE_V2 levels are copied device to device into their aligned
+     * places (nvCOMP needs aligned inputs), and only pages decompressed on
+     * the host (codecs nvCOMP lacks, host_decompress, host launches' host
+     * codec pages) are uploaded. The page headers still come from
+     * pc->bytes. The copy must stay allocated, unchanged and equal to
+     * pc->bytes for the run (pages that differ decode to what the copy
+     * holds, or fail as corrupt: every kernel checks its bounds; a page
+     * nvCOMP cannot decompress is decompressed again on the host, from
+     * pc->bytes, as without a copy). */
+    const uint8_t *const *resident;
     /* Codec context, reused across pages; NULL: one of the run's own. */
     pq_codec_ctx *cctx;
     /* Counters, or NULL. */

@@ -116,6 +116,7 @@ typedef struct pq_decoded {
     output_memory memory;           /* where cols' arrays are */
     uint64_t device_built;          /* device_output: chunks the Arrow kernels built in place */
     uint64_t copied_to_device;      /* ... arrays built on the host, then copied to the device */
+    uint64_t resident_chunks;       /* opts.device_file: chunks decoded from the device copy */
 } pq_decoded;
 
 /* Where pq_reader_next_batch is (export.c). */

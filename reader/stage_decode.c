@@ -41,7 +41,7 @@ void pq_reader_free_decoded(pq_reader *r)
     r->out.filtered = NULL;
     r->out.len = 0;
     r->out.memory = OUTPUT_ON_HOST;
-    r->out.device_built = r->out.copied_to_device = 0;
+    r->out.device_built = r->out.copied_to_device = r->out.resident_chunks = 0;
     r->cursor.group = 0;
     r->cursor.row = 0;
     for (size_t g = 0; r->out.rows && g < r->out.groups; g++) pq_row_set_free(&r->out.rows[g]);
@@ -377,6 +377,17 @@ static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t
                                     job->selected[s] ? &job->rows[s] : NULL, err);
 }
 
+/* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk kept as
+ * one range of the file has them there as one piece. */
+static const uint8_t *resident_bytes(const pq_reader *r, size_t k)
+{
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    if (ch->nparts != 1 || ch->parts[0].offset > r->opts.device_file_size ||
+        ch->parts[0].length > r->opts.device_file_size - ch->parts[0].offset)
+        return NULL;
+    return (const uint8_t *)r->opts.device_file + ch->parts[0].offset;
+}
+
 /* Run `plan` with the device executor; the chunks it does not cover go to
  * the CPU executor in a plan of their own. Every chunk ends in chunk_built,
  * as with the CPU executor alone. */
@@ -389,9 +400,18 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
         in_place[j] = built_in_place(r, djob, job, slot - job->first_slot,
                                      pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len));
     }
+    const uint8_t **resident = r->opts.device_file ? calloc(n ? n : 1, sizeof *resident) : NULL;
+    for (size_t j = 0; resident && j < n; j++) {
+        size_t slot = job->slot_of[j];
+        resident[j] = resident_bytes(r, pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len));
+    }
+    pq_device_exec_stats dxs = {0};
     pq_device_exec_options o = {.use_cuda = djob->cuda, .memory_limit = r->opts.memory_limit,
-                                .cctx = djob->codecs, .outputs_on_device = in_place};
+                                .cctx = djob->codecs, .outputs_on_device = in_place,
+                                .resident = resident, .stats = &dxs};
     pq_device_exec_run(&o, plan, job->outs, job->status, job->errors);
+    r->out.resident_chunks += dxs.resident_chunks;
+    free(resident);
     size_t *back = calloc(n ? n : 1, sizeof *back); /* CPU plan chunk -> device plan chunk */
     pq_decode_plan cpu = {0};
     pq_stage_stats *stats = &r->stats[PQ_STAGE_DECODE];
@@ -897,6 +917,11 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
             snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
                      "; output on the device: %llu arrays built there, %llu copied there",
                      (unsigned long long)r->out.device_built, (unsigned long long)r->out.copied_to_device);
+        }
+        if (r->opts.device_file) {
+            at = strlen(r->out.device_note);
+            snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
+                     "; %llu chunks decoded from device_file", (unsigned long long)r->out.resident_chunks);
         }
         if (ds->device_filtered_groups || ds->cpu_filtered_groups) { /* late materialization's filter too */
             const char *why = r->filt.fallback;

@@ -289,6 +289,10 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
                   &r->sel.columns, &r->sel.columns_len, err);
     if (st == PQ_OK && r->opts.device > PQ_DEVICE_HOST_KERNELS)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "device %u is not a pq_device", r->opts.device);
+    if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->file_size)
+        st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                          "device_file_size %llu is not the file's size %llu: the device copy must be the whole file",
+                          (unsigned long long)r->opts.device_file_size, (unsigned long long)r->file_size);
     if (st == PQ_OK) st = pq_output_types_make(&r->opts, r->md, &r->sel.outputs, err);
     /* Metadata parsed with another projection may lack a selected chunk. */
     for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {

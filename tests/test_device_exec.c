@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "kernels/device.h"
+#include "kernels/k_decode.h"
 #include "kernels/k_launch.h"
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
@@ -93,6 +94,7 @@ typedef struct tally {
     } reasons[MAX_REASONS];
     int nreasons;
     pq_device_exec_stats stats;
+    pq_device_exec_stats resident; /* the resident way's */
 } tally;
 
 /* Counts an unsupported chunk by what its message names (up to the page). */
@@ -118,12 +120,38 @@ static void count_reason(tally *t, const char *message)
     }
 }
 
-/* The ways each chunk runs on the host: threads a block, launch flags, and
- * device memory apart from the host's (the CUDA path's data movement). */
+/* The ways each chunk runs on the host: threads a block, launch flags,
+ * device memory apart from the host's (the CUDA path's data movement), and
+ * the chunk's bytes resident in that memory (options.resident: a copy of
+ * them, read instead of staging). */
 static const struct {
     unsigned threads, flags;
-    bool apart;
-} host_ways[] = {{256, 0, false}, {7, PQ_KLAUNCH_REVERSE, false}, {1, 0, false}, {32, 0, true}};
+    bool apart, resident;
+} host_ways[] = {{256, 0, false, false}, {7, PQ_KLAUNCH_REVERSE, false, false}, {1, 0, false, false},
+                 {32, 0, true, false}, {64, 0, true, true}};
+
+/* A copy of the chunk's bytes where the device executor's memory is: host
+ * memory for host launches, device memory on CUDA. NULL on failure. */
+static uint8_t *resident_copy(const uint8_t *bytes, size_t len, bool cuda)
+{
+    void *p = NULL;
+    if (cuda) {
+        if (pq_kcuda_alloc(&p, len, NULL)) return NULL;
+        if (pq_kcuda_upload(NULL, p, bytes, len, NULL)) {
+            pq_kcuda_free(p);
+            return NULL;
+        }
+        return p;
+    }
+    if ((p = malloc(len ? len : 1)) && len) memcpy(p, bytes, len);
+    return p;
+}
+
+static void resident_free(uint8_t *p, bool cuda)
+{
+    if (cuda) pq_kcuda_free(p);
+    else free(p);
+}
 
 /* Runs one chunk the CPU way and the device way(s), and compares. */
 static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, const pq_leaf *leaf, int32_t codec,
@@ -149,13 +177,21 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
     for (size_t i = 0; i < npages; i++)
         if (pages[i].uncompressed_size > 0) unpacked += (uint64_t)pages[i].uncompressed_size;
     size_t nhost = unpacked > ((uint64_t)64 << 20) ? 1 : sizeof host_ways / sizeof host_ways[0];
-    size_t nways = nhost + (cuda ? 1 : 0);
+    size_t nways = nhost + (cuda ? 2 : 0);
     for (size_t w = 0; w < nways; w++) {
-        bool on_cuda = w == nhost;
+        bool on_cuda = w >= nhost, resident = on_cuda ? w == nhost + 1 : host_ways[w].resident;
         pq_decode_plan dplan = {0};
         ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, codec, bytes, len, pages, npages, 0, NULL, &err),
                          PQ_OK);
         pq_device_exec_options o = {.use_cuda = on_cuda, .stats = w == 0 ? &t->stats : NULL};
+        uint8_t *copy = NULL;
+        const uint8_t *res[1] = {NULL};
+        if (resident) {
+            ck_assert_msg((copy = resident_copy(bytes, len, on_cuda)) != NULL, "cannot copy %zu bytes", len);
+            res[0] = copy;
+            o.resident = res;
+            o.stats = &t->resident;
+        }
         if (!on_cuda) {
             o.threads = host_ways[w].threads;
             o.host_flags = host_ways[w].flags;
@@ -203,6 +239,7 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
         }
         pq_column_values_free(&dout);
         pq_decode_plan_free(&dplan);
+        if (copy) resident_free(copy, on_cuda);
     }
     pq_column_values_free(&cout);
     pq_decode_plan_free(&cplan);
@@ -280,6 +317,11 @@ START_TEST(corpus_equals_the_cpu_executor)
      * left to the CPU executor (the corpus asks for no views, indices or
      * row selections). */
     ck_assert_int_eq(t.unsupported, 0);
+    /* The resident way read its copies: every chunk it ran, and bytes. */
+    printf("resident way: %llu chunks, %llu bytes copied from the resident copies\n",
+           (unsigned long long)t.resident.resident_chunks, (unsigned long long)t.resident.resident_bytes);
+    ck_assert_uint_eq(t.resident.resident_chunks, t.resident.chunks);
+    ck_assert_uint_gt(t.resident.resident_bytes, 0);
 }
 END_TEST
 
@@ -1310,6 +1352,60 @@ END_TEST
  * (encodings not valid for the type, string views, dictionary indices
  * out), each counted by its reason; asking for CUDA without a device does
  * too. */
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A resident chunk is decoded from its copy, not from the host bytes: a
+ * copy that differs (a dictionary entry changed, an index out of range)
+ * gives the copy's values, and its corruption fails as the copy's would,
+ * while its pages' headers still come from the host bytes. */
+START_TEST(resident_bytes_are_what_is_decoded)
+{
+    uint8_t chunk[32], copy[32];
+    put32(chunk, 10), put32(chunk + 4, 20); /* dictionary: 10, 20 */
+    const uint8_t idx[] = {0x01, 0x03, 0x0A}; /* width 1, one group: 0 1 0 1 0 0 0 0 */
+    memcpy(chunk + 8, idx, sizeof idx);
+    size_t n = 8 + sizeof idx;
+    pq_page_info pages[2] = {pq_test_page(0, PQ_PAGE_DICTIONARY, 8, 2, PQ_ENC_PLAIN),
+                             pq_test_page(8, PQ_PAGE_DATA, (int32_t)sizeof idx, 4, PQ_ENC_RLE_DICTIONARY)};
+    pq_leaf leaf = leaf_of(PQ_INT32, 0, 0);
+    for (int apart = 0; apart < 2; apart++) {
+        memcpy(copy, chunk, n);
+        put32(copy + 4, 77); /* entry 1 is 77 in the copy */
+        const uint8_t *res[1] = {copy};
+        pq_device_exec_stats stats = {0};
+        pq_device_exec_options o = {.host_apart = apart, .resident = res, .stats = &stats};
+        pq_decode_plan plan = {0};
+        pq_error err = {0};
+        pq_column_values out;
+        pq_status st;
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2, 0, NULL,
+                                                  &err),
+                         PQ_OK);
+        ck_assert_msg(pq_device_exec_run(&o, &plan, &out, &st, &err) == PQ_OK, "%s", err.message);
+        int32_t v[4];
+        ck_assert_uint_eq(out.n_values, 4);
+        memcpy(v, out.values, sizeof v);
+        ck_assert_msg(v[0] == 10 && v[1] == 77 && v[2] == 10 && v[3] == 77, "%d %d %d %d", v[0], v[1], v[2], v[3]);
+        ck_assert_uint_eq(stats.resident_chunks, 1);
+        ck_assert_uint_eq(stats.resident_bytes, n);
+        pq_column_values_free(&out);
+        pq_decode_plan_free(&plan);
+        /* an index out of range in the copy alone */
+        copy[8] = 0x02; /* width 2: the one byte 0x0A is now 2, 2, 0, 0: index 2 */
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2, 0, NULL,
+                                                  &err),
+                         PQ_OK);
+        ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_CORRUPT_DATA);
+        ck_assert_msg(strstr(err.message, "page 1 (DATA_PAGE, RLE_DICTIONARY): dictionary index"), "%s", err.message);
+        ck_assert(zeroed(&out));
+        pq_decode_plan_free(&plan);
+    }
+}
+END_TEST
+
 START_TEST(uncovered_chunks_are_unsupported)
 {
     uint8_t chunk[16] = {0};
@@ -1412,6 +1508,7 @@ int main(void)
     tcase_add_test(tc, delta_length_byte_array_pages);
     tcase_add_test(tc, delta_byte_array_pages);
     tcase_add_test(tc, uncovered_chunks_are_unsupported);
+    tcase_add_test(tc, resident_bytes_are_what_is_decoded);
     tcase_add_test(tc, corpus_equals_the_cpu_executor);
     tcase_add_test(tc, matrix_equals_the_cpu_executor);
     suite_add_tcase(s, tc);

@@ -16,6 +16,13 @@
  * and a filter; pq_reader_next_batch of such a reader too. The note's
  * counts say arrays were built by the kernels (and copied); a comparison
  * of two different batches must fail, so the comparator can.
+ *
+ * opts.device_file (the file already in device memory; host memory here)
+ * is checked the same way: the corpus and the sample read from a copy of
+ * the file, with and without device_output, equal the CPU read and say in
+ * the note how many chunks came from the copy; a copy with bytes changed
+ * reads differently (so the copy is what is decoded), and a wrong size
+ * fails the select stage.
  */
 #include <check.h>
 #include <stdbool.h>
@@ -28,8 +35,12 @@
 
 typedef struct totals {
     long files, batches, rows;
-    unsigned long long built, copied;
+    unsigned long long built, copied, resident;
 } totals;
+
+/* opts.device_file for the device reads of open_decoded (NULL: none). */
+static const void *g_device_file;
+static uint64_t g_device_file_size;
 
 static pq_reader *open_decoded(const char *path, uint32_t device, bool device_output, uint32_t strings,
                                uint32_t decimals, const char *filter, pq_error *err)
@@ -37,6 +48,10 @@ static pq_reader *open_decoded(const char *path, uint32_t device, bool device_ou
     pq_reader_options o;
     pq_reader_options_init(&o);
     o.device = device;
+    if (device != PQ_DEVICE_CPU) {
+        o.device_file = g_device_file;
+        o.device_file_size = g_device_file_size;
+    }
     o.device_output = device_output;
     o.string_type = strings;
     o.decimal_type = decimals;
@@ -56,10 +71,19 @@ static pq_reader *open_decoded(const char *path, uint32_t device, bool device_ou
     return r;
 }
 
-/* "... output on the device: N arrays built there, M copied there". */
+/* "... output on the device: N arrays built there, M copied there";
+ * "N chunks decoded from device_file" with a device file. */
 static void note_counts(const pq_reader *r, totals *t)
 {
     const char *note = pq_reader_device_note(r);
+    if (g_device_file) {
+        const char *rc = strstr(note, "; ");
+        unsigned long long n = 0;
+        for (; rc && sscanf(rc, "; %llu chunks decoded from device_file", &n) != 1; rc = strstr(rc + 2, "; ")) {}
+        ck_assert_msg(rc, "note without the device_file count: %s", note);
+        t->resident += n;
+    }
+    if (!strstr(note, "output on the device: ")) return; /* device_output off */
     const char *at = strstr(note, "output on the device: ");
     ck_assert_msg(at, "note without the output: %s", note);
     unsigned long long built = 0, copied = 0;
@@ -72,20 +96,20 @@ static void note_counts(const pq_reader *r, totals *t)
 /* The device-output read of `path` equals the CPU read, batch for batch
  * (device batches, or with host_batches pq_reader_next_batch's). Returns
  * false when the CPU refuses the file. */
-static bool same_reads(const char *path, uint32_t strings, uint32_t decimals, const char *filter, bool host_batches,
-                       totals *t)
+static bool same_reads_as(const char *path, bool device_output, uint32_t strings, uint32_t decimals,
+                          const char *filter, bool host_batches, totals *t)
 {
     pq_error err;
     pq_reader *ref = open_decoded(path, PQ_DEVICE_CPU, false, strings, decimals, filter, &err);
     if (!ref) return false;
-    pq_reader *r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, true, strings, decimals, filter, &err);
+    pq_reader *r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, device_output, strings, decimals, filter, &err);
     ck_assert_msg(r, "%s: the device-output read failed where the CPU read: %s", path, err.message);
     note_counts(r, t);
     for (;;) {
         struct ArrowDeviceArray da;
         struct ArrowArray a, b;
         struct ArrowSchema s;
-        if (host_batches) {
+        if (host_batches || !device_output) {
             ck_assert_int_eq(pq_reader_next_batch(r, 1000, &a, NULL, &err), PQ_OK);
         } else {
             ck_assert_msg(pq_reader_next_device_batch(r, 1000, &da, NULL, &err) == PQ_OK, "%s: %s", path,
@@ -115,6 +139,12 @@ static bool same_reads(const char *path, uint32_t strings, uint32_t decimals, co
     pq_reader_close(ref);
     t->files++;
     return true;
+}
+
+static bool same_reads(const char *path, uint32_t strings, uint32_t decimals, const char *filter, bool host_batches,
+                       totals *t)
+{
+    return same_reads_as(path, true, strings, decimals, filter, host_batches, t);
 }
 
 START_TEST(corpus_equals_the_cpu_read)
@@ -203,6 +233,92 @@ START_TEST(comparator_can_fail)
 }
 END_TEST
 
+/* Every corpus file (up to 16 MiB) and the sample read from a copy of the
+ * file standing for device memory, with device_output off and on. */
+START_TEST(device_file_reads_equal_the_cpu_read)
+{
+    char **files;
+    int n = pq_test_corpus_files(&files);
+    if (n == 0) pq_test_skip("no corpus (PQSTEP_TEST_CORPUS)");
+    totals t = {0};
+    char *sample = pq_test_sample_path();
+    for (int i = -1; i < n; i++) {
+        if (i >= 0 && strncmp(files[i], "data/", 5) != 0) continue;
+        char *p = i < 0 ? strdup(sample) : pq_test_corpus_path(files[i]);
+        size_t len = 0;
+        uint8_t *copy = pq_test_read_file(p, &len);
+        if (copy && len <= ((size_t)16 << 20)) {
+            g_device_file = copy;
+            g_device_file_size = len;
+            same_reads_as(p, i % 2 == 0, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false, &t);
+            g_device_file = NULL;
+        }
+        free(copy);
+        free(p);
+    }
+    pq_test_free_files(files, n);
+    free(sample);
+    printf("device_file: %ld files, %ld batches (%ld rows) equal the CPU read; %llu chunks decoded from the copy\n",
+           t.files, t.batches, t.rows, t.resident);
+    ck_assert_msg(t.files > 40 && t.resident > 100, "%ld files, %llu chunks from the copy", t.files, t.resident);
+}
+END_TEST
+
+/* A copy that differs is what is decoded; a wrong size is refused. The
+ * file is uncompressed (so the changed pages are not first refused by a
+ * codec, whose retry on the host reads the source's bytes). */
+START_TEST(device_file_is_what_is_decoded)
+{
+    char *path = pq_test_corpus_path("data/datapage_v1-uncompressed-checksum.parquet");
+    size_t len = 0;
+    uint8_t *copy = path ? pq_test_read_file(path, &len) : NULL;
+    if (!copy) {
+        free(path);
+        pq_test_skip("no corpus file data/datapage_v1-uncompressed-checksum.parquet (PQSTEP_TEST_CORPUS)");
+    }
+    pq_error err;
+    pq_reader *ref = open_decoded(path, PQ_DEVICE_CPU, false, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, &err);
+    ck_assert_msg(ref, "%s", err.message);
+    /* a byte in every 64 of the first half changed: pages of the first
+     * chunk (their headers come from the file, not the copy) */
+    for (size_t i = 4; i < len / 2; i += 64) copy[i] ^= 0x5A;
+    g_device_file = copy;
+    g_device_file_size = len;
+    pq_reader *r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, false, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, &err);
+    bool differs = r == NULL; /* failed as corrupt, or read other values */
+    while (r && !differs) {
+        struct ArrowArray a, b;
+        struct ArrowSchema s;
+        pq_status sa = pq_reader_next_batch(r, 1000, &a, NULL, &err);
+        ck_assert_int_eq(pq_reader_next_batch(ref, 1000, &b, &s, &err), PQ_OK);
+        if (sa != PQ_OK) {
+            differs = true;
+            if (b.release) b.release(&b), s.release(&s);
+            break;
+        }
+        if (!b.release) break;
+        char why[256];
+        for (int64_t c = 0; c < b.n_children && !differs; c++)
+            differs = pq_test_arrays_differ(a.children[c], b.children[c], s.children[c], why, sizeof why) != NULL;
+        a.release(&a);
+        b.release(&b);
+        s.release(&s);
+    }
+    if (r) pq_reader_close(r);
+    ck_assert_msg(differs, "a changed device_file read as the file");
+    /* the size must be the file's */
+    g_device_file_size = len - 1;
+    r = open_decoded(path, PQ_DEVICE_HOST_KERNELS, false, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, &err);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(err.code, PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "device_file_size"), "%s", err.message);
+    g_device_file = NULL;
+    pq_reader_close(ref);
+    free(copy);
+    free(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("device_output");
@@ -211,6 +327,8 @@ static Suite *suite(void)
     tcase_add_test(tc, corpus_equals_the_cpu_read);
     tcase_add_test(tc, sample_under_every_output_type);
     tcase_add_test(tc, comparator_can_fail);
+    tcase_add_test(tc, device_file_reads_equal_the_cpu_read);
+    tcase_add_test(tc, device_file_is_what_is_decoded);
     suite_add_tcase(s, tc);
     return s;
 }

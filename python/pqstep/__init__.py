@@ -409,13 +409,15 @@ class Reader:
     device_output  keep the decoded arrays in device memory (see
                  read_table): device_batches() then hands out slices of
                  them without a copy
+    device_file  the whole file already in device memory, decoded from
+                 there (see read_table); kept alive by the reader
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-                 device="cpu", device_output=False):
+                 device="cpu", device_output=False, device_file=None):
         if _is_url(path):
             remote = dict(getattr(path, "remote", None) or {}, **(remote or {}))
             if footer_read_size and "tail_bytes" not in remote:
@@ -442,6 +444,9 @@ class Reader:
         opts.device_output = bool(device_output)
         self._device = device
         self._device_output = bool(device_output)
+        self._device_file = _device_file(device_file)
+        if self._device_file is not None:
+            opts.device_file, opts.device_file_size = self._device_file[0], self._device_file[1]
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
         self._threads = threads
@@ -575,7 +580,7 @@ class Reader:
                                      validate_utf8=self._validate_utf8,
                                      memory_limit=self._memory_limit, strings=self._strings,
                                      decimals=self._decimals, follow_arrow_schema=self._follow,
-                                     device=self._device))[0]
+                                     device=self._device, device_file=self._device_file))[0]
 
     def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
         """Back to the select stage with a new choice (pq_reader_reselect)."""
@@ -671,7 +676,7 @@ class Reader:
                                       validate_utf8=self._validate_utf8,
                                       memory_limit=self._memory_limit, strings=self._strings,
                                       decimals=self._decimals, follow_arrow_schema=self._follow,
-                                      device=self._device):
+                                      device=self._device, device_file=self._device_file):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -686,7 +691,8 @@ class Reader:
                                 threads=self._threads, validate_utf8=self._validate_utf8,
                                 memory_limit=self._memory_limit, filter=filter, strings=self._strings,
                                 decimals=self._decimals, follow_arrow_schema=self._follow, device=self._device,
-                                device_output=self._device_output, export=_device_batches)
+                                device_output=self._device_output, export=_device_batches,
+                                device_file=self._device_file)
 
     def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
              threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
@@ -819,9 +825,42 @@ class _Filter:
         self._finalizer = weakref.finalize(self, _c.pq_expr_free, self.handle)
 
 
+def _device_file(obj):
+    """device_file= as (address, size, owner), or None: an object with
+    __cuda_array_interface__ (contiguous), an (address, size) tuple, or a
+    buffer (host memory)."""
+    if obj is None:
+        return None
+    if isinstance(obj, tuple) and len(obj) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                          for v in obj):
+        addr, size = obj
+        if addr <= 0 or size < 0:
+            raise ValueError("device_file (address, size): address must be positive and size non-negative")
+        return (addr, size, None)
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        n, item = 1, int(cai["typestr"][2:])
+        want, step = [], item
+        for d in reversed(cai["shape"]):
+            want.insert(0, step)
+            step *= d
+            n *= d
+        if cai.get("strides") is not None and tuple(cai["strides"]) != tuple(want):
+            raise ValueError("device_file: a __cuda_array_interface__ object must be C-contiguous")
+        return (cai["data"][0], n * item, obj)
+    import pyarrow as pa
+    try:
+        buf = pa.py_buffer(obj)
+    except TypeError:
+        raise TypeError("device_file must be an object with __cuda_array_interface__, a buffer, or an "
+                        "(address, size) tuple, not %s" % type(obj).__name__) from None
+    return (buf.address, buf.size, (buf, obj))
+
+
 def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=None, threads=None,
                  validate_utf8=False, memory_limit=None, filter=None, prune=True, strings="string",
-                 decimals="decimal128", follow_arrow_schema=False, device="cpu", device_output=False):
+                 decimals="decimal128", follow_arrow_schema=False, device="cpu", device_output=False,
+                 device_file=None):
     """A C reader over `path` with the parsed `metadata` (no footer I/O) and
     this choice of `row_groups` (file indexes, None: all), `columns` (leaf
     indexes, None: all), rows [row_offset, row_offset + row_limit) and
@@ -859,6 +898,9 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
     opts.follow_arrow_schema = bool(follow_arrow_schema)
     opts.device = _device(device)
     opts.device_output = bool(device_output)
+    if device_file is not None:  # (address, size, owner): the owner stays alive with the reader
+        opts.device_file, opts.device_file_size = device_file[0], device_file[1]
+        keep.append(device_file)
     if filter is not None:
         flt = _Filter(filter, path)
         keep.append(flt)
@@ -877,7 +919,8 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
 def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offset=0,
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
                      filter=None, prune=True, strings="string", decimals="decimal128",
-                     follow_arrow_schema=False, schema_out=None, device="cpu", device_output=False, export=None):
+                     follow_arrow_schema=False, schema_out=None, device="cpu", device_output=False, export=None,
+                     device_file=None):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -886,7 +929,8 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
     h, keep = _open_reader(path, metadata, columns, row_groups, row_offset=row_offset, row_limit=row_limit,
                            threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit,
                            filter=filter, prune=prune, strings=strings, decimals=decimals,
-                           follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output)
+                           follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
+                           device_file=device_file)
     err = _c.pq_error()
     try:
         stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
@@ -1329,7 +1373,7 @@ def _export_batches(h, batch_size, path):
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-               device="cpu", device_output=False):
+               device="cpu", device_output=False, device_file=None):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -1376,7 +1420,15 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     (or "host-kernels", standing in for one), the decoded arrays stay in
     device memory, built there by the Arrow kernels where they cover the
     type (Reader.device_batches() hands them out without a copy); the
-    table read_table returns is then a host copy."""
+    table read_table returns is then a host copy. device_file: the whole
+    file already in the device's memory (host memory with "host-kernels"),
+    so that the kernels decompress and decode its pages from there instead
+    of copying them from host memory: an object with
+    __cuda_array_interface__ (a CuPy array, say), any buffer (bytes, a
+    numpy array: host memory, for "host-kernels"), or an (address, size)
+    tuple; its bytes must be the file's (a size that is not the file's is a
+    pqstep.Error) and must not change during the read. The footer and page
+    headers are still read from `path`; the CPU executor ignores it."""
     import pyarrow as pa
     with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         md = r.metadata
@@ -1387,7 +1439,8 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                                         validate_utf8=validate_utf8, memory_limit=memory_limit,
                                         filter=filter, prune=prune, strings=strings,
                                         decimals=decimals, follow_arrow_schema=follow_arrow_schema,
-                                        schema_out=schema, device=device, device_output=device_output))
+                                        schema_out=schema, device=device, device_output=device_output,
+                                        device_file=_device_file(device_file)))
     if batches:
         return pa.Table.from_batches(batches)
     return schema[0].empty_table()

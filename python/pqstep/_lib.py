@@ -216,6 +216,8 @@ class pq_reader_options(ctypes.Structure):
         ("follow_arrow_schema", ctypes.c_bool),
         ("device", ctypes.c_uint32),
         ("device_output", ctypes.c_bool),
+        ("device_file", ctypes.c_void_p),
+        ("device_file_size", ctypes.c_uint64),
     ]
 
 

@@ -18,6 +18,12 @@ reader, against pyarrow and the CPU executor.
 - Reader.device_batches(): Arrow C device data interface arrays through
   the PyCapsule device protocol, imported by pyarrow, equal read_table,
   with device_output too (slices of the kept arrays);
+- device_file= (the file already in device memory; host memory with host
+  kernels): the sample and the flat corpus files read from a copy of the
+  file (bytes, a numpy array, an (address, size) tuple; Reader, read_table,
+  device_batches) equal the CPU read, the note counts the chunks decoded
+  from the copy, a copy with changed bytes reads differently, and a wrong
+  size or type is refused;
 - device="cuda" without a device fails the decode stage with the reason;
   "auto" falls back to the CPU and says why; an unknown device is refused;
 - filtered reads: the predicate kernel (predicate/device_filter.h) on the
@@ -380,6 +386,60 @@ def check_device_batches():
           "host-kernels and auto, with and without device_output, strings, views and dictionaries")
 
 
+def check_device_file():
+    import numpy as np
+    import pyarrow as pa
+    sample = os.path.join(SOURCE, "data", "sample", "lineitem_61rg.parquet")
+    data = open(sample, "rb").read()
+    want = pqstep.read_table(sample)
+    arr = np.frombuffer(data, dtype=np.uint8).copy()
+    for form in (data, arr, (arr.ctypes.data, arr.size)):
+        for device_output in (False, True):
+            with pqstep.Reader(sample, device="host-kernels", device_output=device_output, device_file=form) as r:
+                got = r.read()
+                note = r.device_note
+            same(got, want, "device_file %s, device_output=%s" % (type(form).__name__, device_output))
+            n = int(note.split(" chunks decoded from device_file")[0].rsplit("; ", 1)[1])
+            assert n == 976, note
+    got = pqstep.read_table(sample, device="host-kernels", device_file=arr)
+    same(got, want, "read_table device_file")
+    with pqstep.Reader(sample, device="host-kernels", device_output=True, device_file=arr) as r:
+        batches = list(r.device_batches(batch_size=5000))
+    same(pa.Table.from_batches([pa.record_batch(b) for b in batches]), want, "device_batches device_file")
+    # every flat corpus file pyarrow reads, from a copy
+    files = 0
+    for path in sorted(glob.glob(os.path.join(CORPUS, "data", "*.parquet"))):
+        if os.path.getsize(path) > (16 << 20) or pyarrow_reads(path) is None:
+            continue
+        try:
+            cpu = pqstep.read_table(path)
+        except pqstep.Error:
+            continue
+        got = pqstep.read_table(path, device="host-kernels", device_file=open(path, "rb").read())
+        equal(got, cpu, os.path.basename(path) + " (device_file)")
+        files += 1
+    assert files > 40, files
+    # a copy whose pages differ reads differently (an uncompressed file)
+    plain = os.path.join(CORPUS, "data", "datapage_v1-uncompressed-checksum.parquet")
+    if os.path.exists(plain):
+        changed = bytearray(open(plain, "rb").read())
+        for i in range(4, len(changed) // 2, 64):
+            changed[i] ^= 0x5A
+        try:
+            got = pqstep.read_table(plain, device="host-kernels", device_file=bytes(changed))
+            assert not got.equals(pqstep.read_table(plain)), "a changed device_file read as the file"
+        except pqstep.Error:
+            pass  # refused as corrupt: also read from the copy
+    for bad, kind in ((data[:-1], pqstep.Error), (object(), TypeError), ((0, 10), ValueError)):
+        try:
+            pqstep.read_table(sample, device="host-kernels", device_file=bad)
+            raise AssertionError("device_file %r was accepted" % (type(bad).__name__,))
+        except kind as e:
+            assert kind is not pqstep.Error or "device_file_size" in str(e), e
+    print("device_file: the sample (bytes, numpy, address and size; Reader, read_table, device batches) and %d "
+          "corpus files read from a copy equal the CPU read; a changed copy differs; bad ones refused" % files)
+
+
 def main():
     if not CORPUS or not os.path.isdir(os.path.join(CORPUS, "data")):
         print("SKIP: no corpus (PQSTEP_TEST_CORPUS)")
@@ -389,6 +449,7 @@ def main():
     check_filter_cases()
     check_filter_corpus()
     check_device_batches()
+    check_device_file()
     check_matrix()
     print("1 passed, 0 failed")
     return 0
