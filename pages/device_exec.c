@@ -944,6 +944,11 @@ static pq_status batch_start(dx_chunk *c)
 {
     dx_run *x = c->x;
     size_t n = c->nbatch;
+    const char *why = NULL;
+    /* Everything after this on the compute stream (the batch, the splits'
+     * level peeks, the kernels) waits for the chunk's staging copies, batch
+     * or not: uncompressed pages and v2 levels come by the copy stream too. */
+    if (x->cuda && pq_kcuda_stream_wait(x->stream, c->ev_up, &why)) return cuda_failed(c, "cudaStreamWaitEvent", why);
     if (n == 0) return PQ_OK;
     pq_status st;
     c->h_batch = calloc(1, BATCH_BYTES(n));
@@ -974,7 +979,6 @@ static pq_status batch_start(dx_chunk *c)
         if (x->stats) x->stats->batch_decompressed_pages += n;
         return PQ_OK;
     }
-    const char *why = NULL;
     size_t temp = 0;
     if (pq_nvcomp_temp_size(c->pc->codec, n, c->batch_max, total, &temp, &why))
         return cuda_failed(c, "nvCOMP temp size", why);
@@ -982,7 +986,6 @@ static pq_status batch_start(dx_chunk *c)
         (temp && (st = dev_alloc(c, &c->d_temp, temp, "nvCOMP scratch")) != PQ_OK))
         return st;
     batch_view d = batch_at(c->d_batch, n);
-    if (pq_kcuda_stream_wait(x->stream, c->ev_up, &why)) return cuda_failed(c, "cudaStreamWaitEvent", why);
     if ((st = upload(c, c->d_batch, c->h_batch, BATCH_ARGS(n))) != PQ_OK) return st;
     if (pq_nvcomp_decompress_async(c->pc->codec, d.in, d.in_bytes, d.out_cap, d.actual, n, c->d_temp, temp,
                                    d.out, d.status, x->stream, &why))
