@@ -424,29 +424,80 @@ static size_t coalesced_parts(const pq_reader *r, pq_range **out, size_t **joine
     return out_n;
 }
 
+/* One prefetch read of a parallel prefetch. */
+typedef struct fetch_job {
+    pq_reader *r;
+    const pq_range *ranges;
+    uint8_t **bufs;
+    pq_status *status;
+    pq_error *errors;
+} fetch_job;
+
+static bool fetch_task(void *ctx, size_t i, unsigned worker)
+{
+    (void)worker;
+    fetch_job *job = ctx;
+    if (!job->bufs[i]) return true;
+    const pq_range *g = &job->ranges[i];
+    job->status[i] = job->r->src.read_at(job->r->src.user, g->offset, (size_t)g->length, job->bufs[i],
+                                         &job->errors[i]);
+    return job->status[i] == PQ_OK;
+}
+
 /* Read the joined ranges that span more than one part through the source,
  * keeping them for the walk (supplied store): many small chunks cost one
- * read instead of one each. */
+ * read instead of one each. A file read with more than one thread reads
+ * them on the decode threads (its reads are thread-safe), so that the copy
+ * out of the page cache is not one thread's alone. */
 static pq_status prefetch(pq_reader *r, pq_error *err)
 {
     if (r->opts.no_coalescing || (r->kind != SOURCE_FILE && r->kind != SOURCE_CALLER)) return PQ_OK;
     pq_range *ranges;
     size_t *joined;
     size_t n = coalesced_parts(r, &ranges, &joined);
-    pq_status st = PQ_OK;
+    uint8_t **bufs = n ? calloc(n, sizeof *bufs) : NULL;
+    pq_status *status = n ? calloc(n, sizeof *status) : NULL;
+    pq_error *errors = n ? calloc(n, sizeof *errors) : NULL;
+    pq_status st = n && (!bufs || !status || !errors) ? pq_error_set(err, PQ_ERR_NOMEM, "out of memory") : PQ_OK;
+    size_t reads = 0;
+    uint64_t bytes = 0;
     for (size_t i = 0; st == PQ_OK && i < n; i++) {
         if (joined[i] < 2) continue; /* one part: the walk reads it itself */
         if (r->opts.memory_limit && ranges[i].length > r->opts.memory_limit) continue; /* read part by part */
-        uint8_t *buf = pq_pool_alloc((size_t)ranges[i].length);
-        if (!buf) {
+        if (!(bufs[i] = pq_pool_alloc((size_t)ranges[i].length)))
             st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %llu-byte read",
                               (unsigned long long)ranges[i].length);
-            break;
-        }
-        st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ranges[i].offset, (size_t)ranges[i].length, buf, err);
-        if (st == PQ_OK) st = pq_supplied_adopt(&r->supplied, ranges[i].offset, buf, (size_t)ranges[i].length, err);
-        else pq_pool_give(buf);
+        reads++;
+        bytes += ranges[i].length;
     }
+    if (st == PQ_OK && r->kind == SOURCE_FILE && r->opts.threads != 1 && reads > 1 &&
+        (r->opts.threads > 1 || bytes >= PQ_PARALLEL_MIN_BYTES)) {
+        fetch_job job = {.r = r, .ranges = ranges, .bufs = bufs, .status = status, .errors = errors};
+        pq_parallel_for(n, r->opts.threads, fetch_task, &job);
+        for (size_t i = 0; st == PQ_OK && i < n; i++) {
+            if (!bufs[i]) continue;
+            if (status[i] != PQ_OK) {
+                *err = errors[i];
+                st = status[i];
+                break;
+            }
+            r->stats[PQ_STAGE_PAGE_HEADERS].bytes_read += ranges[i].length;
+            r->stats[PQ_STAGE_PAGE_HEADERS].reads++;
+        }
+    } else {
+        for (size_t i = 0; st == PQ_OK && i < n; i++)
+            if (bufs[i])
+                st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ranges[i].offset, (size_t)ranges[i].length,
+                                          bufs[i], err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!bufs || !bufs[i]) continue;
+        if (st == PQ_OK) st = pq_supplied_adopt(&r->supplied, ranges[i].offset, bufs[i], (size_t)ranges[i].length, err);
+        else pq_pool_give(bufs[i]); /* adopt takes the buffer, failing or not */
+    }
+    free(bufs);
+    free(status);
+    free(errors);
     free(ranges);
     free(joined);
     return st;
