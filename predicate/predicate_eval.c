@@ -485,22 +485,42 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
         const uint8_t *valid = a->null_count != 0 && a->n_buffers > 0 ? a->buffers[0] : NULL;
         const int32_t *idx = (const int32_t *)a->buffers[1] + a->offset;
         int64_t i = 0;
-        if (!valid) { /* no null rows: eight rows a byte, no branch on the entries' results */
+        /* No null rows: eight rows a byte, no branch on the entries'
+         * results, each entry's result a byte (one load a row). When every
+         * entry is decided (true or false: no null or unknown entry), a
+         * row's false is the complement of its true. */
+        uint8_t *t8 = !valid ? malloc((size_t)(dn ? dn : 1) * 2) : NULL, *f8 = t8 ? t8 + (dn ? dn : 1) : NULL;
+        if (t8) {
+            bool decided = true;
+            for (int64_t j = 0; j < dn; j++) {
+                t8[j] = (uint8_t)bit_get(td, j);
+                f8[j] = (uint8_t)bit_get(fd, j);
+                decided &= (t8[j] | f8[j]) != 0;
+            }
+            if (dn == 0) t8[0] = f8[0] = 0; /* every index is bad then: found below */
             uint32_t bad = 0;
             for (; i + 8 <= c->length; i += 8) {
                 if (c->mask && !c->mask[i >> 3]) continue;
                 uint8_t tb = 0, fb = 0;
+                const int32_t *q = idx + i;
                 for (int k = 0; k < 8; k++) {
-                    uint32_t j = (uint32_t)idx[i + k];
+                    uint32_t j = (uint32_t)q[k];
                     bad |= j >= (uint64_t)dn;
-                    j = j < (uint64_t)dn ? j : 0;
-                    tb |= (uint8_t)(((td[j >> 3] >> (j & 7)) & 1) << k);
-                    fb |= (uint8_t)(((fd[j >> 3] >> (j & 7)) & 1) << k);
+                    tb |= (uint8_t)(t8[j < (uint64_t)dn ? j : 0] << k);
+                }
+                if (decided) {
+                    fb = (uint8_t)~tb;
+                } else {
+                    for (int k = 0; k < 8; k++) {
+                        uint32_t j = (uint32_t)q[k];
+                        fb |= (uint8_t)(f8[j < (uint64_t)dn ? j : 0] << k);
+                    }
                 }
                 t[i >> 3] = tb;
                 f[i >> 3] = fb;
             }
             if (bad) i = 0; /* find the bad index below, for the message */
+            free(t8);
         }
         for (; i < c->length; i++) {
             if (valid && !bit_get(valid, a->offset + i)) {
