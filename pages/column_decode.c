@@ -360,7 +360,8 @@ static pq_status check_string_room(cd_ctx *c, uint64_t more)
 static const uint8_t empty_page[1];
 
 /* The decompressed bytes of [src, src + src_len), dst_len of them: the
- * chunk's own bytes when the codec is UNCOMPRESSED, else the page buffer. */
+ * chunk's own bytes when the codec is UNCOMPRESSED (or the page a snappy
+ * literal), else the page buffer. */
 static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size_t src_len, size_t dst_len,
                             const uint8_t **bytes)
 {
@@ -376,6 +377,12 @@ static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size
     }
     if (dst_len == 0 && src_len == 0) {
         *bytes = empty_page;
+        return PQ_OK;
+    }
+    /* A snappy page stored as one literal is its own output: no copy. */
+    const uint8_t *stored = c->codec == PQ_CODEC_SNAPPY ? pq_snappy_stored_literal(src, src_len, dst_len) : NULL;
+    if (stored) {
+        *bytes = stored;
         return PQ_OK;
     }
     pq_status st = grow(c, (void **)&c->buf, &c->buf_cap, dst_len ? dst_len : 1, "page buffer");

@@ -292,6 +292,52 @@ static void round_trips(int32_t codec, compress_fn fn, bool checksummed)
  * Round trips through the libraries' own compressors
  * ------------------------------------------------------------------------- */
 
+/* A snappy stream that is one literal is found in place: hand-built
+ * streams (short and long length forms), libsnappy's output for random
+ * bytes up to one 64 KiB block, and NULL for everything else: compressible
+ * data, two blocks, a wrong preamble, a trailing or a missing byte. */
+START_TEST(snappy_stored_literal)
+{
+    static const uint8_t hello[] = {0x05, 0x10, 'h', 'e', 'l', 'l', 'o'};
+    ck_assert_ptr_eq(pq_snappy_stored_literal(hello, sizeof hello, 5), hello + 2);
+    ck_assert_ptr_null(pq_snappy_stored_literal(hello, sizeof hello, 4));
+    ck_assert_ptr_null(pq_snappy_stored_literal(hello, sizeof hello - 1, 5));
+    uint8_t longer[3 + 100];
+    longer[0] = 100, longer[1] = 60 << 2, longer[2] = 99; /* length - 1 in one extra byte */
+    for (int i = 0; i < 100; i++) longer[3 + i] = (uint8_t)(i * 7);
+    ck_assert_ptr_eq(pq_snappy_stored_literal(longer, sizeof longer, 100), longer + 3);
+    uint8_t copy[] = {0x08, 0x0c, 'a', 'b', 'c', 'd', 0x01 | (0 << 2), 0x04}; /* literal abcd, then a copy */
+    ck_assert_ptr_null(pq_snappy_stored_literal(copy, sizeof copy, 8));
+    ck_assert_ptr_null(pq_snappy_stored_literal(NULL, 0, 0));
+
+    static const size_t sizes[] = {1, 59, 60, 61, 255, 256, 4097, 37721, 65536};
+    uint8_t *d = malloc(70000);
+    ck_assert_ptr_nonnull(d);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < 70000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        d[i] = (uint8_t)(x >> 24);
+    }
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        blob b = c_snappy(d, sizes[k]);
+        const uint8_t *lit = pq_snappy_stored_literal(b.p, b.n, sizes[k]);
+        ck_assert_msg(lit != NULL, "%zu random bytes: no stored literal", sizes[k]);
+        ck_assert_mem_eq(lit, d, sizes[k]);
+        ck_assert_ptr_null(pq_snappy_stored_literal(b.p, b.n, sizes[k] + 1));
+        ck_assert_ptr_null(pq_snappy_stored_literal(b.p, b.n - 1, sizes[k]));
+        free(b.p);
+    }
+    blob two = c_snappy(d, 70000); /* two blocks: two literals */
+    ck_assert_ptr_null(pq_snappy_stored_literal(two.p, two.n, 70000));
+    free(two.p);
+    memset(d, 'x', 1000);
+    blob same = c_snappy(d, 1000);
+    ck_assert_ptr_null(pq_snappy_stored_literal(same.p, same.n, 1000));
+    free(same.p);
+    free(d);
+}
+END_TEST
+
 START_TEST(uncompressed_round_trip) { round_trips(PQ_CODEC_UNCOMPRESSED, c_copy, false); }
 END_TEST
 
@@ -736,6 +782,7 @@ static Suite *codecs_suite(void)
     tcase_set_timeout(tc, 0);
     tcase_add_test(tc, uncompressed_round_trip);
     tcase_add_test(tc, snappy_round_trip);
+    tcase_add_test(tc, snappy_stored_literal);
     tcase_add_test(tc, gzip_round_trip);
     tcase_add_test(tc, gzip_zlib_fallback);
     tcase_add_test(tc, zstd_round_trip);
