@@ -14,6 +14,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pq_metadata.h"
 
@@ -257,16 +258,11 @@ static pq_status dec_zstd(ZSTD_DCtx *d, const uint8_t *src, size_t src_len, uint
 const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size_t dst_len)
 {
     if (!src || dst_len == 0) return NULL;
-    /* The preamble: the uncompressed length, a little-endian base-128 varint of at most 5 bytes. */
+    /* The preamble: the uncompressed length, a varint of at most 5 bytes
+     * (as libsnappy reads it). */
     uint64_t n = 0;
-    size_t at = 0;
-    for (int shift = 0;; shift += 7) {
-        if (at >= src_len || shift > 28) return NULL;
-        uint8_t b = src[at++];
-        n |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-    }
-    if (n != dst_len || at >= src_len) return NULL;
+    size_t at = pq_uleb128(src, src_len, &n);
+    if (at == 0 || at > 5 || n != dst_len || at >= src_len) return NULL;
     /* One literal: tag bits 00; length - 1 in the upper six bits, or, for
      * 60..63, in the next 1..4 bytes. */
     uint8_t tag = src[at++];
@@ -275,8 +271,7 @@ const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size
     if (len >= 60) {
         size_t k = (size_t)len - 59;
         if (k > src_len - at) return NULL;
-        len = 0;
-        for (size_t i = 0; i < k; i++) len |= (uint64_t)src[at + i] << (8 * i);
+        len = pq_load_le_n(src + at, (int)k);
         at += k;
     }
     len += 1;
