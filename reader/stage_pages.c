@@ -424,6 +424,14 @@ static size_t coalesced_parts(const pq_reader *r, pq_range **out, size_t **joine
     return out_n;
 }
 
+/* Whether `tasks` reads or walks of a source the reader owns go to the
+ * decode threads: more than one of them, and threads set above 1, or left
+ * to the library (0) with at least PQ_PARALLEL_MIN_BYTES to read. */
+static bool on_threads(const pq_reader *r, size_t tasks, uint64_t bytes)
+{
+    return r->opts.threads != 1 && tasks > 1 && (r->opts.threads > 1 || bytes >= PQ_PARALLEL_MIN_BYTES);
+}
+
 /* One prefetch read of a parallel prefetch. */
 typedef struct fetch_job {
     pq_reader *r;
@@ -470,8 +478,7 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
         reads++;
         bytes += ranges[i].length;
     }
-    if (st == PQ_OK && r->kind == SOURCE_FILE && r->opts.threads != 1 && reads > 1 &&
-        (r->opts.threads > 1 || bytes >= PQ_PARALLEL_MIN_BYTES)) {
+    if (st == PQ_OK && r->kind == SOURCE_FILE && on_threads(r, reads, bytes)) {
         fetch_job job = {.r = r, .ranges = ranges, .bufs = bufs, .status = status, .errors = errors};
         pq_parallel_for(n, r->opts.threads, fetch_task, &job);
         for (size_t i = 0; st == PQ_OK && i < n; i++) {
@@ -767,8 +774,7 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
     if (pst != PQ_OK) return pst;
     /* Sources the reader owns (a file, memory) are read and walked on the
      * decode threads; a caller's source only from this thread. */
-    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && r->opts.threads != 1 && r->pages.chunks_len > 1 &&
-        (r->opts.threads > 1 || pending_bytes(r) >= PQ_PARALLEL_MIN_BYTES))
+    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && on_threads(r, r->pages.chunks_len, pending_bytes(r)))
         return walk_parallel(r, err);
     /* A sans-IO reader may stop at a chunk it lacks and resume later. */
     for (size_t k = 0; k < r->pages.chunks_len; k++) {
