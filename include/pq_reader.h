@@ -281,10 +281,11 @@ typedef struct pq_reader_options {
      * consumer wants them. The chunks the kernels decode stay there and
      * are built into their Arrow arrays there (pages/device_arrow.h:
      * every fixed-width type and conversion, booleans, string / binary
-     * and their large forms); the rest (string views, dictionary arrays,
-     * nested fields, the rows of a filtered read, validate_utf8, and what
-     * the kernels do not cover) is built on the host and copied to the
-     * device once, at the end of the stage. pq_reader_next_device_batch()
+     * and their large forms, string views, and dictionary arrays of
+     * chunks dictionary-encoded throughout); the rest (dictionary arrays
+     * of other chunks, nested fields, the rows of a filtered read,
+     * validate_utf8, and what the kernels do not cover) is built on the
+     * host and copied to the device once, at the end of the stage. pq_reader_next_device_batch()
      * then hands out slices of those arrays without a copy, and
      * pq_reader_next_batch() / pq_reader_export_*() copy each batch to
      * host memory. With PQ_DEVICE_HOST_KERNELS the same path runs with host
@@ -319,10 +320,10 @@ typedef struct pq_reader_options {
  * executor (pages/device_exec.h) runs the decode plan with the kernels of
  * kernels/k_decode.h, one block per page: on a CUDA device, or on the host
  * (the same kernel code, phase by phase). It covers every value encoding
- * of every physical type with RLE / BIT_PACKED levels in flat selections;
- * the chunks it does not cover (string views, dictionary arrays out,
- * selection-vector decode of a filtered read, nested columns) are decoded
- * by the CPU executor, counted in the decode stage's stats
+ * of every physical type with RLE / BIT_PACKED levels in flat selections,
+ * into every output type (string views and dictionary indices included);
+ * the chunks it does not cover (selection-vector decode of a filtered
+ * read, nested columns) are decoded by the CPU executor, counted in the decode stage's stats
  * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
  * stage ran and why. With a filter, the predicate kernel
  * (predicate/device_filter.h) evaluates it on each selected row group's

@@ -14,7 +14,11 @@
  *              are copied by thread 0 alone, value after value, as each
  *              value starts with a prefix of the one before (k_delta.h);
  *   2. rebase: every thread adds the page's string offset to the ends of
- *              its values (after phase 1, which reads them as they were).
+ *              its values (after phase 1, which reads them as they were);
+ *   3. views:  with string views out (pq_kargs.views), every thread makes
+ *              the views of its values from their ends, into the chunk's
+ *              data (variadic buffer 0) where phase 1 put them; pages of
+ *              dictionary indices made theirs in the values kernel.
  *
  * Nothing here is checked again: the lengths were checked against the page
  * by the values kernel and the indices against the dictionary, and the
@@ -70,6 +74,21 @@ PQ_HD static inline void pq_k_bytes_rebase(const void *args, pq_kthread t)
     int32_t *ends = a->offsets + pg->value_offset;
     int32_t base = (int32_t)pg->string_offset; /* the host checked the chunk's total fits int32 */
     for (uint32_t i = t.thread; i < pg->n_values; i += t.nthreads) ends[i + 1] += base;
+}
+
+/* Phase 3 (every thread): string views out: its values' views. */
+PQ_HD static inline void pq_k_bytes_views(const void *args, pq_kthread t)
+{
+    const pq_kargs *a = (const pq_kargs *)args;
+    const pq_kpage *pg = &a->pages[t.block];
+    if (!a->views || !pq_k_bytes_op(pg->op)) return;
+    const int32_t *ends = a->offsets + pg->value_offset; /* rebased: where each value ends in the data */
+    uint8_t *out = a->views + (size_t)pg->value_offset * 16;
+    for (uint32_t i = t.thread; i < pg->n_values; i += t.nthreads) {
+        /* ends[0] is the page before's, which may have made views instead */
+        int32_t start = i ? ends[i] : (int32_t)pg->string_offset, len = ends[i + 1] - start;
+        pq_view_make(out + (size_t)i * 16, a->data + start, (size_t)len, 0, (uint32_t)start);
+    }
 }
 
 #endif /* PQ_KERNELS_K_BYTES_H */

@@ -39,7 +39,7 @@ extern "C" {
 #define PQ_K_VALUES_PHASES(X)                                                                      \
     X(pq_k_values_scan) X(pq_k_values_expand) X(pq_k_values_partial) X(pq_k_values_prefix) X(pq_k_values_ends) \
     X(pq_k_values_lpartial) X(pq_k_values_lprefix) X(pq_k_values_lends) X(pq_k_values_finish)
-#define PQ_K_BYTES_PHASES(X) X(pq_k_bytes_copy) X(pq_k_bytes_rebase)
+#define PQ_K_BYTES_PHASES(X) X(pq_k_bytes_copy) X(pq_k_bytes_rebase) X(pq_k_bytes_views)
 
 typedef enum pq_kernel {
     PQ_K_LEVELS,

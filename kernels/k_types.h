@@ -51,7 +51,10 @@ enum {
     PQ_KOP_DELTA = 8,       /* DELTA_BINARY_PACKED INT32 / INT64 (width 4 / 8) */
     PQ_KOP_DELTA_LENGTH = 9, /* DELTA_LENGTH_BYTE_ARRAY: lengths (k_delta.h), offsets; bytes copied */
     PQ_KOP_DELTA_BYTES = 10, /* DELTA_BYTE_ARRAY into BYTE_ARRAY offsets and data */
-    PQ_KOP_DELTA_FLBA = 11   /* DELTA_BYTE_ARRAY into FIXED_LEN_BYTE_ARRAY values (every value `width` bytes) */
+    PQ_KOP_DELTA_FLBA = 11,  /* DELTA_BYTE_ARRAY into FIXED_LEN_BYTE_ARRAY values (every value `width` bytes) */
+    PQ_KOP_DICT_INDEX = 12,  /* dictionary indices, checked, as the values (uint32: dictionary arrays out) */
+    PQ_KOP_DICT_VIEWS = 13   /* dictionary indices, checked, each value its entry's string view (views
+                              * into the dictionary's bytes, variadic buffer 1) */
 };
 
 /* What failed (pq_kerror.fail). at is a byte offset in the section,
@@ -195,6 +198,7 @@ typedef struct pq_kargs {
     uint8_t *values;             /* fixed width: width bytes a value */
     int32_t *offsets;            /* byte arrays: n_values + 1 entries */
     uint8_t *data;
+    uint8_t *views;              /* string views out: 16 bytes a value (NULL: offsets and data out) */
     const uint8_t *dict_values;  /* the dictionary, decoded: fixed-width entries */
     const int32_t *dict_offsets; /* or offsets (dict_n + 1) and data */
     const uint8_t *dict_data;

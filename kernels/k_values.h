@@ -16,7 +16,9 @@
  *                table (k_delta.h);
  *   2. expand:   every thread decodes values i = thread, thread + nthreads, ...:
  *                PLAIN copies, booleans unpacked, dictionary indices decoded,
- *                checked and gathered (fixed width) or kept (byte arrays),
+ *                checked and gathered (fixed width), kept (byte arrays),
+ *                written as the values (indices out) or turned into their
+ *                entries' string views (views out),
  *                RLE booleans decoded and checked, BYTE_STREAM_SPLIT values
  *                gathered from their streams, delta streams unpacked (as
  *                deltas);
@@ -52,6 +54,12 @@
 PQ_HD static inline pq_krun *pq_k_val_runs(const pq_kargs *a, const pq_kpage *pg)
 {
     return a->runs + pg->runs_at + pg->rep_cap + pg->def_cap;
+}
+
+/* Whether a page's op reads dictionary indices. */
+PQ_HD static inline int pq_k_dict_op(uint8_t op)
+{
+    return op == PQ_KOP_DICT_FIXED || op == PQ_KOP_DICT_BYTES || op == PQ_KOP_DICT_INDEX || op == PQ_KOP_DICT_VIEWS;
 }
 
 /* Dictionary index i of a page whose index runs were scanned. */
@@ -126,6 +134,8 @@ PQ_HD static inline void pq_k_values_scan(const void *args, pq_kthread t)
         break;
     case PQ_KOP_DICT_FIXED:
     case PQ_KOP_DICT_BYTES:
+    case PQ_KOP_DICT_INDEX:
+    case PQ_KOP_DICT_VIEWS:
         if (len < 1) {
             pq_k_fail(&r->val, PQ_KF_EMPTY, 0, 0, 0);
         } else if (sec[0] > 32) {
@@ -204,6 +214,28 @@ PQ_HD static inline void pq_k_values_expand(const void *args, pq_kthread t)
         }
         break;
     }
+    case PQ_KOP_DICT_INDEX: {
+        uint8_t *out = a->values + (size_t)pg->value_offset * 4;
+        for (uint32_t i = t.thread; i < pg->n_values; i += t.nthreads) {
+            uint32_t idx = pq_k_index_at(a, pg, r, i, &hint);
+            if (idx >= a->dict_n) pq_katomic_min_u64(&r->val.bad_index, i);
+            memcpy(out + (size_t)i * 4, &idx, 4);
+        }
+        break;
+    }
+    case PQ_KOP_DICT_VIEWS: { /* the entry's view, as the CPU executor makes it once per entry */
+        uint8_t *out = a->views + (size_t)pg->value_offset * 16;
+        for (uint32_t i = t.thread; i < pg->n_values; i += t.nthreads) {
+            uint32_t idx = pq_k_index_at(a, pg, r, i, &hint);
+            if (idx >= a->dict_n) {
+                pq_katomic_min_u64(&r->val.bad_index, i);
+                continue;
+            }
+            int32_t s = a->dict_offsets[idx], e = a->dict_offsets[idx + 1];
+            pq_view_make(out + (size_t)i * 16, a->dict_data + s, (size_t)(e - s), 1, (uint32_t)s);
+        }
+        break;
+    }
     case PQ_KOP_RLE_BOOL: {
         uint8_t *out = a->values + pg->value_offset;
         for (uint32_t i = t.thread; i < r->val_covered; i += t.nthreads) {
@@ -240,7 +272,7 @@ PQ_HD static inline void pq_k_values_partial(const void *args, pq_kthread t)
     pq_kresult *r = &a->results[t.block];
     *pq_k_slot(t, t.thread, 0) = 0;
     *pq_k_slot(t, t.thread, 1) = 0;
-    bool dict = pg->op == PQ_KOP_DICT_FIXED || pg->op == PQ_KOP_DICT_BYTES;
+    bool dict = pq_k_dict_op(pg->op);
     if (r->val.bad_index != PQ_KNONE && r->val.bad_index % t.nthreads == t.thread) { /* the thread that decoded it */
         uint32_t hint = 0;
         if (dict) r->val.bad_value = pq_k_index_at(a, pg, r, (uint32_t)r->val.bad_index, &hint);

@@ -3,7 +3,7 @@
  * (the .c files of kernels/) and, later, CUDA kernels.
  *
  * Everything here is a small `PQ_HD static inline` function with no libc
- * call except memcpy, so a __global__ kernel can call it as is. None of them
+ * call except memcpy and memset, so a __global__ kernel can call it as is. None of them
  * checks bounds: each states how many input bytes it reads, and the caller
  * (rle.c, delta.c, ...) checks those against the buffer first.
  *
@@ -266,6 +266,26 @@ PQ_HD static inline int pq_dict_get_fixed(const uint8_t *dict, uint32_t dict_n, 
     if (idx >= dict_n) return 0;
     memcpy(out, dict + (size_t)idx * width, width);
     return 1;
+}
+
+/* ---- Arrow string views ------------------------------------------------ */
+
+/* The 16-byte Arrow view (string_view / binary_view) of the len bytes at
+ * p, which lie at `offset` in variadic buffer `buf`: the length, then the
+ * bytes inline (zero-padded) up to 12 of them, else their first 4 bytes,
+ * the buffer and the offset. Reads min(len, 12) bytes of p (4 when longer). */
+PQ_HD static inline void pq_view_make(uint8_t *w, const uint8_t *p, size_t len, uint32_t buf, uint32_t offset)
+{
+    uint32_t l = (uint32_t)len;
+    memcpy(w, &l, 4);
+    if (len <= 12) {
+        memset(w + 4, 0, 12);
+        if (len) memcpy(w + 4, p, len);
+        return;
+    }
+    memcpy(w + 4, p, 4);
+    memcpy(w + 8, &buf, 4);
+    memcpy(w + 12, &offset, 4);
 }
 
 #endif /* PQ_KERNELS_PRIMITIVES_H */

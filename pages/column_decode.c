@@ -303,22 +303,6 @@ static pq_status reserve_views(cd_ctx *c, size_t n)
     return grow(c, (void **)&c->out->views, &c->views_cap, bytes, "string views");
 }
 
-/* The Arrow view of the `len` bytes at `p`, which lie at `offset` in view
- * buffer `buf`: inline up to 12 bytes, else a 4-byte prefix and where. */
-static inline void make_view(uint8_t *w, const uint8_t *p, size_t len, uint32_t buf, uint32_t offset)
-{
-    uint32_t l = (uint32_t)len;
-    memcpy(w, &l, 4);
-    if (len <= 12) {
-        memset(w + 4, 0, 12);
-        if (len) memcpy(w + 4, p, len);
-        return;
-    }
-    memcpy(w + 4, p, 4);
-    memcpy(w + 8, &buf, 4);
-    memcpy(w + 12, &offset, 4);
-}
-
 /* Room for `n` more byte-array offsets. */
 static pq_status reserve_offsets(cd_ctx *c, size_t n)
 {
@@ -540,7 +524,7 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
                 PQ_OK)
                 return st;
             for (size_t i = 0; i < n; i++)
-                make_view(c->ch->dict_views + 16 * i, c->ch->dict_data + c->ch->dict_offsets[i],
+                pq_view_make(c->ch->dict_views + 16 * i, c->ch->dict_data + c->ch->dict_offsets[i],
                           (size_t)(c->ch->dict_offsets[i + 1] - c->ch->dict_offsets[i]), VIEW_BUF_DICT,
                           (uint32_t)c->ch->dict_offsets[i]);
         }
@@ -990,7 +974,7 @@ static pq_status views_from_offsets(cd_ctx *c, size_t n0, size_t n1)
     if (st != PQ_OK) return st;
     for (size_t k = n0; k < n1; k++) {
         int32_t s = o->offsets[k], e = o->offsets[k + 1];
-        make_view(o->views + 16 * k, o->data + s, (size_t)(e - s), VIEW_BUF_DATA, (uint32_t)s);
+        pq_view_make(o->views + 16 * k, o->data + s, (size_t)(e - s), VIEW_BUF_DATA, (uint32_t)s);
     }
     return PQ_OK;
 }

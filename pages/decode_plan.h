@@ -84,8 +84,9 @@ typedef struct pq_plan_chunk {
     uint64_t n_levels;          /* level slots: the data pages' num_values (selected rows
                                  * alone under a row selection) */
     uint64_t n_values;          /* values out */
-    uint64_t string_bytes;      /* PQ_PLAN_BYTES: data bytes; PQ_PLAN_VIEWS: bytes of values
-                                 * over 12 bytes that are not dictionary entries */
+    uint64_t string_bytes;      /* PQ_PLAN_BYTES: data bytes; PQ_PLAN_VIEWS: bytes of the values
+                                 * of pages not dictionary-encoded (views of the
+                                 * others point into the dictionary) */
 } pq_plan_chunk;
 
 typedef struct pq_plan_page {

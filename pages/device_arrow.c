@@ -150,7 +150,20 @@ void pq_darrow_array_free(pq_darrow_ctx *x, pq_darrow_array *a)
     pq_darrow_free(x, a->validity);
     pq_darrow_free(x, a->values);
     pq_darrow_free(x, a->data);
+    for (size_t i = 0; i < a->n_view_bufs && i < 2; i++) pq_darrow_free(x, a->view_bufs[i]);
+    pq_darrow_free(x, a->view_sizes);
+    if (a->dictionary) {
+        pq_darrow_array_free(x, a->dictionary);
+        free(a->dictionary);
+    }
     memset(a, 0, sizeof *a);
+}
+
+uint64_t pq_darrow_array_bytes(const pq_darrow_array *a)
+{
+    uint64_t n = (uint64_t)a->values_bytes + a->data_len + (a->validity ? ((uint64_t)a->length + 7) / 8 : 0);
+    for (size_t i = 0; i < a->n_view_bufs && i < 2; i++) n += a->view_buf_lens[i];
+    return n + (a->dictionary ? pq_darrow_array_bytes(a->dictionary) : 0);
 }
 
 void pq_darrow_nested_free(pq_darrow_ctx *x, pq_darrow_nested *n)
@@ -244,6 +257,11 @@ static bool plan_slots(const pq_leaf *leaf, const pq_column_values *v, slot_plan
     bool is_signed;
     uint32_t iw = int_width(id, &is_signed);
     *p = (slot_plan){.layout = PQ_DARROW_FIXED, .conv = PQ_KCONV_COPY, .is_signed = 1, .out_width = (uint32_t)w};
+    if (v->views) { /* the 16-byte views are the slots of strings and binary, as in the host build */
+        p->layout = PQ_DARROW_VIEW;
+        p->out_width = 16;
+        return pt == PQ_BYTE_ARRAY && (id == PQ_ARROW_STRING || id == PQ_ARROW_BINARY);
+    }
     if (iw) { /* integers: the same bits when the width is the same */
         p->out_width = iw;
         p->is_signed = is_signed;
@@ -294,13 +312,16 @@ static bool plan_slots(const pq_leaf *leaf, const pq_column_values *v, slot_plan
     }
 }
 
-bool pq_darrow_covers(const pq_leaf *leaf)
+bool pq_darrow_covers(const pq_leaf *leaf, unsigned flags)
 {
     pq_column_values v;
     memset(&v, 0, sizeof v);
     v.width = pq_plan_value_width(leaf);
     int32_t any;
     if (leaf->physical_type == PQ_BYTE_ARRAY) v.offsets = &any; /* present, never read */
+    if (flags & PQ_DECODE_INDICES) /* int32 indices over the entries, which are built as values */
+        return leaf->max_rep == 0 && pq_darrow_covers(leaf, 0);
+    if ((flags & PQ_DECODE_STRING_VIEWS) && leaf->physical_type == PQ_BYTE_ARRAY) v.views = (uint8_t *)&any;
     slot_plan p;
     return leaf->arrow.id == PQ_ARROW_NA || plan_slots(leaf, &v, &p);
 }
@@ -388,28 +409,42 @@ static pq_status build_slots(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_va
     a.validity = validity;
     a.conv = p.conv;
     a.is_signed = p.is_signed;
-    a.width = (uint32_t)v->width;
+    bool views = p.layout == PQ_DARROW_VIEW;
+    a.width = views ? 16 : (uint32_t)v->width;
     a.out_width = p.out_width;
-    a.values = v->values;
+    a.values = views ? v->views : v->values;
     a.offsets = v->offsets;
     a.data = v->data;
     a.data_len = v->data_len;
 
     bool binary = p.layout == PQ_DARROW_BINARY || p.layout == PQ_DARROW_LARGE_BINARY;
-    bool take_values = !validity && ((p.conv == PQ_KCONV_COPY && v->values && v->width == p.out_width) ||
+    bool take_values = !validity && ((p.conv == PQ_KCONV_COPY && a.values && a.width == p.out_width) ||
                                      (p.conv == PQ_KCONV_OFFSETS32 && v->offsets));
     if (binary) out->values_bytes = (n + 1) * (p.layout == PQ_DARROW_LARGE_BINARY ? 8 : 4);
     else if (p.layout == PQ_DARROW_BOOL) out->values_bytes = (n + 7) / 8;
     else out->values_bytes = n * p.out_width;
     if (p.layout == PQ_DARROW_FIXED) out->width = p.out_width;
     if (take_values) { /* already laid out: take it */
-        out->values = binary ? (void *)v->offsets : (void *)v->values;
+        out->values = binary ? (void *)v->offsets : views ? (void *)v->views : (void *)v->values;
         if (binary) v->offsets = NULL;
+        else if (views) v->views = NULL;
         else v->values = NULL;
     } else if ((st = pq_darrow_alloc(x, out->values_bytes, &out->values, err)) == PQ_OK) {
         a.out = out->values;
         if (n == 0) st = dev_zero(x, out->values, out->values_bytes, err); /* offsets[0] = 0 */
         else st = launch(x, PQ_KA_SPREAD, &a, nblocks, err);
+    }
+    if (st == PQ_OK && views) { /* the data buffers as they are, and their sizes */
+        int64_t sizes[2] = {0, 0};
+        out->n_view_bufs = v->n_view_bufs < 2 ? v->n_view_bufs : 2;
+        for (size_t i = 0; i < out->n_view_bufs; i++) {
+            out->view_bufs[i] = v->view_bufs[i];
+            out->view_buf_lens[i] = v->view_buf_lens[i];
+            sizes[i] = (int64_t)v->view_buf_lens[i];
+            v->view_bufs[i] = NULL;
+        }
+        v->n_view_bufs = 0;
+        st = dev_copy(x, sizes, out->n_view_bufs ? out->n_view_bufs * 8 : 8, (void **)&out->view_sizes, err);
     }
     if (st == PQ_OK && binary) { /* the data as it is: nulls are empty */
         out->data_len = v->data_len;
@@ -425,17 +460,45 @@ static pq_status build_slots(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_va
     return st;
 }
 
-/* What the host build refuses to lay out, or asks for elsewhere. */
+/* What the host build refuses to lay out. */
 static pq_status check_flat_input(const pq_leaf *leaf, const pq_column_values *v, pq_error *err)
 {
     if (v->n_levels > INT64_MAX / 2)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': too many values", leaf->path);
-    if (v->views)
-        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device arrow: column '%s': string views are not covered",
-                            leaf->path);
-    if (v->dictionary)
-        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device arrow: column '%s': dictionary indices are not covered",
-                            leaf->path);
+    return PQ_OK;
+}
+
+/* Dictionary indices out (v->dictionary): the int32 indices with the
+ * leaf's validity, the entries as a leaf without levels of their own
+ * (pq_arrow_column_build_dictionary's steps). */
+static pq_status build_dictionary(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v, pq_darrow_array *out,
+                                  pq_error *err)
+{
+    pq_column_values *d = v->dictionary;
+    if (d->n_values > INT32_MAX)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': %zu dictionary entries exceed int32 indices",
+                            leaf->path, d->n_values);
+    pq_leaf dl = *leaf; /* the entries */
+    dl.max_def = dl.max_rep = 0;
+    pq_darrow_array *entries = calloc(1, sizeof *entries);
+    if (!entries) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", leaf->path);
+    pq_status st = build_slots(x, &dl, d, d->n_levels, NULL, NULL, entries, err);
+    if (st != PQ_OK) {
+        free(entries);
+        return st;
+    }
+    pq_leaf il = *leaf; /* the indices: below dictionary size, so int32 as they are */
+    il.physical_type = PQ_INT32;
+    il.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
+    v->physical_type = PQ_INT32;
+    v->width = 4;
+    st = build_slots(x, &il, v, v->n_levels, leaf->max_def > 0 ? v->def_levels : NULL, NULL, out, err);
+    if (st != PQ_OK) {
+        pq_darrow_array_free(x, entries);
+        free(entries);
+        return st;
+    }
+    out->dictionary = entries;
     return PQ_OK;
 }
 
@@ -445,6 +508,7 @@ pq_status pq_darrow_build_flat(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_
     memset(out, 0, sizeof *out);
     pq_status st = check_flat_input(leaf, v, err);
     if (st != PQ_OK) return st;
+    if (v->dictionary) return build_dictionary(x, leaf, v, out, err);
     return build_slots(x, leaf, v, v->n_levels, leaf->max_def > 0 ? v->def_levels : NULL, NULL, out, err);
 }
 
@@ -623,6 +687,9 @@ pq_status pq_darrow_build_nested(pq_darrow_ctx *x, const pq_leaf *leaf, const pq
     memset(out, 0, sizeof *out);
     pq_status st = check_flat_input(leaf, v, err);
     if (st != PQ_OK) return st;
+    if (v->dictionary || v->views)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device arrow: column '%s': %s of a nested leaf are not covered",
+                            leaf->path, v->views ? "string views" : "dictionary indices");
     nest_run *r = calloc(1, sizeof *r);
     if (!r) return pq_error_set(err, PQ_ERR_NOMEM, "device arrow: out of memory assembling '%s'", leaf->path);
     r->x = x;
@@ -677,9 +744,11 @@ done:
  * Export
  * ------------------------------------------------------------------------- */
 
-/* An exported array's private data: its buffers and where they live. */
+/* An exported array's private data: its buffers, its dictionary's array
+ * and where they live. */
 typedef struct exported {
-    const void *buffers[3];
+    const void *buffers[5];
+    struct ArrowArray *dictionary;
     bool cuda;
 } exported;
 
@@ -687,7 +756,11 @@ static void release_exported(struct ArrowArray *a)
 {
     if (!a || !a->release) return;
     exported *e = a->private_data;
-    for (int i = 0; i < 3; i++) free_buffer(e->cuda, (void *)e->buffers[i]);
+    for (int i = 0; i < 5; i++) free_buffer(e->cuda, (void *)e->buffers[i]);
+    if (e->dictionary) {
+        if (e->dictionary->release) e->dictionary->release(e->dictionary);
+        free(e->dictionary);
+    }
     free(e);
     a->private_data = NULL;
     a->release = NULL;
@@ -697,29 +770,53 @@ pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct Ar
 {
     memset(out, 0, sizeof *out);
     exported *e = calloc(1, sizeof *e);
-    if (!e) {
+    struct ArrowArray *dict = a->dictionary ? calloc(1, sizeof *dict) : NULL;
+    if (!e || (a->dictionary && !dict)) {
+        free(e);
+        free(dict);
         pq_darrow_array_free(x, a);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
+    if (dict) {
+        pq_darrow_array *entries = a->dictionary;
+        a->dictionary = NULL;
+        pq_status st = pq_darrow_array_export(x, entries, dict, err);
+        free(entries);
+        if (st != PQ_OK) {
+            free(e);
+            free(dict);
+            pq_darrow_array_free(x, a);
+            return st;
+        }
+    }
     e->cuda = x->cuda;
+    e->dictionary = dict;
     int64_t nb = 0;
     switch (a->layout) {
     case PQ_DARROW_NULL: nb = 0; break;
     case PQ_DARROW_BOOL:
     case PQ_DARROW_FIXED: nb = 2; break;
+    case PQ_DARROW_VIEW: nb = 3 + (int64_t)a->n_view_bufs; break;
     default: nb = 3; break;
     }
     if (nb > 0) e->buffers[0] = a->validity;
     if (nb > 1) e->buffers[1] = a->values;
-    if (nb > 2) e->buffers[2] = a->data;
-    /* A buffer the layout has no place for (none is made) is freed now. */
-    if (nb < 1) pq_darrow_free(x, a->validity);
-    if (nb < 2) pq_darrow_free(x, a->values);
-    if (nb < 3) pq_darrow_free(x, a->data);
+    if (a->layout == PQ_DARROW_VIEW) {
+        for (size_t i = 0; i < a->n_view_bufs; i++) e->buffers[2 + i] = a->view_bufs[i];
+        e->buffers[2 + a->n_view_bufs] = a->view_sizes;
+        pq_darrow_free(x, a->data);
+    } else {
+        if (nb > 2) e->buffers[2] = a->data;
+        /* A buffer the layout has no place for (none is made) is freed now. */
+        if (nb < 1) pq_darrow_free(x, a->validity);
+        if (nb < 2) pq_darrow_free(x, a->values);
+        if (nb < 3) pq_darrow_free(x, a->data);
+    }
     out->length = a->length;
     out->null_count = a->null_count;
     out->n_buffers = nb;
     out->buffers = nb ? e->buffers : NULL;
+    out->dictionary = dict;
     out->private_data = e;
     out->release = release_exported;
     memset(a, 0, sizeof *a);

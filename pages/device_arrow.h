@@ -13,14 +13,22 @@
  *              BYTE_ARRAY, float16, dates, times, timestamps, durations,
  *              fixed-size binary), the bits of booleans, or the int32 /
  *              int64 offsets and the data of strings and binary; nulls
- *              zeroed, empty strings;
+ *              zeroed, empty strings; decoded as string views
+ *              (PQ_DECODE_STRING_VIEWS), the views spread over the slots
+ *              (a null an empty inline view), the decoder's one or two
+ *              data buffers and their int64 sizes (that buffer in device
+ *              memory too); decoded as dictionary indices
+ *              (PQ_DECODE_INDICES), a dictionary array: int32 indices with
+ *              the leaf's validity and the chunk's dictionary as an array
+ *              of its own without nulls (pq_arrow_column_build_dictionary's);
  *   nested     for one leaf, each Arrow level on its path (pq_asm_level,
  *              as assemble.h describes, outermost first): the slots, the
  *              validity (NULL when none is null) and, for a list, the
  *              offsets; the last level is the leaf's array as above.
  * Not covered, PQ_ERR_UNSUPPORTED with the reason (the caller builds those
- * on the host): string views, dictionary indices, a type with no layout
- * here (the host build refuses those too, with its own message).
+ * on the host): a type with no layout here (the host build refuses those
+ * too, with its own message), string views of JSON, string views and
+ * dictionary indices of a nested leaf.
  *
  * Memory. Every buffer in and out is this context's device memory: cudaMalloc'd
  * with use_cuda, else malloc'd (a pool block may be given too, pages/buffer_pool.h).
@@ -65,7 +73,8 @@ typedef enum pq_darrow_layout {
     PQ_DARROW_BOOL,         /* validity, bits */
     PQ_DARROW_FIXED,        /* validity, width bytes a slot */
     PQ_DARROW_BINARY,       /* validity, int32 offsets, data */
-    PQ_DARROW_LARGE_BINARY  /* validity, int64 offsets, data */
+    PQ_DARROW_LARGE_BINARY, /* validity, int64 offsets, data */
+    PQ_DARROW_VIEW          /* validity, 16-byte views, 1 or 2 data buffers, their int64 sizes */
 } pq_darrow_layout;
 
 /* A flat array's buffers, device memory owned by the array. */
@@ -78,6 +87,11 @@ typedef struct pq_darrow_array {
     size_t values_bytes;
     void *data;               /* BINARY layouts */
     size_t data_len;
+    void *view_bufs[2];       /* VIEW: the data buffers the views point into */
+    size_t view_buf_lens[2];
+    size_t n_view_bufs;
+    int64_t *view_sizes;      /* VIEW: their sizes, n_view_bufs int64s (device memory) */
+    struct pq_darrow_array *dictionary; /* a dictionary array's entries (malloc'd), or NULL */
 } pq_darrow_array;
 
 /* One Arrow level of a nested leaf (not the leaf's own). */
@@ -117,10 +131,14 @@ void pq_darrow_nested_free(pq_darrow_ctx *x, pq_darrow_nested *n);
 pq_status pq_darrow_build_flat(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v, pq_darrow_array *out,
                                pq_error *err);
 
-/* Whether pq_darrow_build_flat lays out leaf `leaf`'s type (decoded as
- * values or byte arrays, not views or indices): false for what it would
+/* Whether pq_darrow_build_flat lays out leaf `leaf`'s type decoded with
+ * column_decode.h's `flags` (0: values or byte arrays;
+ * PQ_DECODE_STRING_VIEWS; PQ_DECODE_INDICES): false for what it would
  * refuse as not supported. */
-bool pq_darrow_covers(const pq_leaf *leaf);
+bool pq_darrow_covers(const pq_leaf *leaf, unsigned flags);
+
+/* Device bytes array a holds (its dictionary's included). */
+uint64_t pq_darrow_array_bytes(const pq_darrow_array *a);
 
 /* The levels and array of leaf `leaf` of a nested field from its levels
  * `levels` (n_levels of them, the leaf's last, checked as pq_assemble
@@ -132,10 +150,12 @@ pq_status pq_darrow_build_nested(pq_darrow_ctx *x, const pq_leaf *leaf, const pq
                                  pq_column_values *v, int64_t num_rows, pq_darrow_nested *out, pq_error *err);
 
 /* Array *a moved into an Arrow C array (*out; a is zeroed): buffers as
- * the layout says (validity, then values / bits / offsets, then data; none
- * for the null type), offset 0, and a release that frees them as the
- * context would (cudaFree on a device; on the host, pq_pool_give), which
- * works after pq_darrow_close too. PQ_ERR_NOMEM (a is freed then). */
+ * the layout says (validity, then values / bits / offsets / views, then
+ * data, or the view buffers and their sizes; none for the null type), a
+ * dictionary array's entries as out->dictionary, offset 0, and a release
+ * that frees them as the context would (cudaFree on a device; on the
+ * host, pq_pool_give), which works after pq_darrow_close too. PQ_ERR_NOMEM
+ * (a is freed then). */
 pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct ArrowArray *out, pq_error *err);
 
 #endif /* PQ_PAGES_DEVICE_ARROW_H */

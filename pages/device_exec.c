@@ -146,10 +146,12 @@ typedef struct dx_chunk {
     uint8_t *d_values;
     int32_t *d_offsets;
     uint8_t *d_data;
+    uint8_t *d_views;
     uint8_t *d_dvalues;
     int32_t *d_doffsets;
     uint8_t *d_ddata;
-    size_t def_bytes, rep_bytes, values_bytes, offsets_bytes, data_bytes;
+    size_t def_bytes, rep_bytes, values_bytes, offsets_bytes, data_bytes, views_bytes;
+    size_t dict_bytes;      /* the dictionary's data (byte arrays) */
 } dx_chunk;
 
 static bool is_dict_encoding(int32_t enc)
@@ -164,14 +166,17 @@ static bool is_dict_encoding(int32_t enc)
 static uint8_t encoding_op(const pq_plan_chunk *pc, int32_t enc)
 {
     int32_t type = pc->physical_type;
-    bool bytes = pc->output == PQ_PLAN_BYTES;
+    /* String views decode a page not dictionary-encoded as offsets and
+     * data first, as the CPU executor does, then view them (k_bytes.h). */
+    bool views = pc->output == PQ_PLAN_VIEWS, bytes = pc->output == PQ_PLAN_BYTES || views;
+    if (pc->flags & PQ_PLAN_CHUNK_INDICES) return is_dict_encoding(enc) ? PQ_KOP_DICT_INDEX : PQ_KOP_NONE;
     switch (enc) {
     case PQ_ENC_PLAIN:
         if (bytes) return PQ_KOP_PLAIN_BYTES;
         return type == PQ_BOOLEAN ? PQ_KOP_PLAIN_BOOL : PQ_KOP_PLAIN_FIXED;
     case PQ_ENC_PLAIN_DICTIONARY:
     case PQ_ENC_RLE_DICTIONARY:
-        return bytes ? PQ_KOP_DICT_BYTES : PQ_KOP_DICT_FIXED;
+        return views ? PQ_KOP_DICT_VIEWS : bytes ? PQ_KOP_DICT_BYTES : PQ_KOP_DICT_FIXED;
     case PQ_ENC_RLE:
         return type == PQ_BOOLEAN ? PQ_KOP_RLE_BOOL : PQ_KOP_NONE;
     case PQ_ENC_DELTA_BINARY_PACKED:
@@ -273,7 +278,7 @@ static void kernel_failure(dx_chunk *c, size_t i, int sec, int rank, const pq_ke
 {
     const pq_kpage *kp = &c->kp[i];
     const pq_kresult *kr = &c->kr[i];
-    bool dict = kp->op == PQ_KOP_DICT_FIXED || kp->op == PQ_KOP_DICT_BYTES;
+    bool dict = pq_k_dict_op(kp->op);
     bool rle_bool = sec == SEC_VAL && kp->op == PQ_KOP_RLE_BOOL;
     const char *levels = sec == SEC_REP ? "repetition" : "definition";
     int16_t max = sec == SEC_REP ? c->pc->max_rep : c->pc->max_def;
@@ -558,6 +563,7 @@ static pq_kargs data_args(const dx_chunk *c)
     a.values = c->d_values;
     a.offsets = c->d_offsets;
     a.data = c->d_data;
+    a.views = c->d_views;
     a.dict_values = c->d_dvalues;
     a.dict_offsets = c->d_doffsets;
     a.dict_data = c->d_ddata;
@@ -1298,6 +1304,7 @@ static pq_status stage_dictionary(dx_chunk *c)
     a.width = width;
     a.values = c->d_dvalues;
     a.offsets = c->d_doffsets;
+    a.views = NULL; /* the entries as offsets and data; data pages view them */
     if ((st = launch(c, PQ_K_VALUES, &a)) != PQ_OK || (st = download_results(c)) != PQ_OK) return st;
     kernel_failure(c, d, SEC_VAL, RANK_VALUES, &c->kr[d].val);
     if (dp->rank != RANK_NONE) {
@@ -1306,6 +1313,7 @@ static pq_status stage_dictionary(dx_chunk *c)
     }
     if (type == PQ_BYTE_ARRAY) {
         size_t bytes = (size_t)c->kr[d].string_bytes;
+        c->dict_bytes = bytes;
         if ((st = dev_alloc(c, (void **)&c->d_ddata, bytes ? bytes : 1, "dictionary")) != PQ_OK) return st;
         a.data = c->d_ddata;
         if ((st = launch(c, PQ_K_BYTES, &a)) != PQ_OK) return st;
@@ -1371,10 +1379,16 @@ static pq_status run_values(dx_chunk *c)
     return PQ_OK;
 }
 
-/* The fixed-width values array, at its exact size (none for no value). */
+/* The fixed-width values array, at its exact size (none for no value), or
+ * for string views out the views (at least one, as the CPU executor's). */
 static pq_status alloc_values(dx_chunk *c)
 {
     size_t n = (size_t)c->pc->n_values;
+    if (c->pc->output == PQ_PLAN_VIEWS) {
+        if (!mul_ok(n ? n : 1, 16, &c->views_bytes))
+            return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
+        return dev_alloc(c, (void **)&c->d_views, c->views_bytes, "string views");
+    }
     if (n == 0) return PQ_OK;
     if (!mul_ok(n, c->pc->width, &c->values_bytes))
         return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
@@ -1386,7 +1400,8 @@ static pq_status run_stages(dx_chunk *c)
 {
     pq_plan_chunk *pc = c->pc;
     pq_status st;
-    bool sized = (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) != 0, bytes = pc->output == PQ_PLAN_BYTES;
+    bool sized = (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) != 0, views = pc->output == PQ_PLAN_VIEWS;
+    bool bytes = pc->output == PQ_PLAN_BYTES || views; /* views see offsets and data the bytes kernel makes */
     if ((st = stage_dictionary(c)) != PQ_OK) return st;
     if ((st = stage_levels(c)) != PQ_OK) return st;
 
@@ -1411,7 +1426,8 @@ static pq_status run_stages(dx_chunk *c)
     } else if (bytes) {
         c->offsets_bytes = ((size_t)pc->n_values + 1) * sizeof(int32_t);
         if ((st = dev_alloc(c, (void **)&c->d_offsets, c->offsets_bytes, "offsets")) != PQ_OK ||
-            (st = dev_zero(c, c->d_offsets, sizeof(int32_t))) != PQ_OK || (st = run_values(c)) != PQ_OK)
+            (st = dev_zero(c, c->d_offsets, sizeof(int32_t))) != PQ_OK ||
+            (views && (st = alloc_values(c)) != PQ_OK) || (st = run_values(c)) != PQ_OK)
             return st;
     }
     if ((st = first_page_failure(c)) != PQ_OK) return st;
@@ -1420,6 +1436,10 @@ static pq_status run_stages(dx_chunk *c)
     if (bytes) {
         for (size_t i = 0; i < c->ndata; i++) c->plan->pages[c->pg[i].plan].string_bytes = c->kr[i].string_bytes;
         if ((st = pq_decode_plan_place(c->plan, c->k, c->err)) != PQ_OK) return st;
+        if (views && pc->string_bytes > (uint64_t)INT32_MAX) /* the kernels' offsets are int32 */
+            return pq_error_set(c->err, PQ_ERR_UNSUPPORTED,
+                                "device executor: string views into %llu bytes of page values, past int32 offsets",
+                                (unsigned long long)pc->string_bytes);
         if (pc->string_bytes > (uint64_t)INT32_MAX)
             return pq_error_set(c->err, PQ_ERR_UNSUPPORTED,
                                 "the chunk's values take at least %llu bytes, more than the 2147483647 that Arrow "
@@ -1443,6 +1463,36 @@ static pq_status run_stages(dx_chunk *c)
     return PQ_OK;
 }
 
+/* Device buffer *dev (n bytes) into the output: as it is when the output
+ * stays in device memory, else as take() hands it over. */
+static pq_status hand_over(dx_chunk *c, bool keep, void **dev, size_t n, void **out)
+{
+    if (!keep) return take(c, dev, n, out);
+    *out = *dev;
+    *dev = NULL;
+    return PQ_OK;
+}
+
+/* Indices out: the chunk's dictionary, as the CPU executor hands it over. */
+static pq_status finish_dictionary(dx_chunk *c, bool keep, pq_column_values *out)
+{
+    const pq_plan_chunk *pc = c->pc;
+    pq_column_values *d = out->dictionary = calloc(1, sizeof *out->dictionary);
+    if (!d) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
+    d->physical_type = pc->physical_type;
+    d->width = pq_plan_value_width(pc->leaf);
+    d->n_levels = d->n_values = c->dict_n;
+    pq_status st;
+    if (pc->physical_type == PQ_BYTE_ARRAY) {
+        d->data_len = c->dict_bytes;
+        if ((st = hand_over(c, keep, (void **)&c->d_doffsets, ((size_t)c->dict_n + 1) * sizeof(int32_t),
+                            (void **)&d->offsets)) != PQ_OK)
+            return st;
+        return hand_over(c, keep, (void **)&c->d_ddata, c->dict_bytes ? c->dict_bytes : 1, (void **)&d->data);
+    }
+    return hand_over(c, keep, (void **)&c->d_dvalues, (size_t)c->dict_n * d->width, (void **)&d->values);
+}
+
 /* The chunk's output, as the CPU executor's finish_chunk leaves it. */
 static pq_status finish(dx_chunk *c, pq_column_values *out)
 {
@@ -1463,29 +1513,37 @@ static pq_status finish(dx_chunk *c, pq_column_values *out)
             c->d_def = NULL;
         }
     }
-    if (c->x->o->outputs_on_device && c->x->o->outputs_on_device[c->k]) { /* handed over as they are */
+    /* Kept on the device: handed over as they are, once the stream is done. */
+    bool keep = c->x->o->outputs_on_device && c->x->o->outputs_on_device[c->k];
+    if (keep && c->x->cuda) {
         const char *why = NULL;
-        if (c->x->cuda && pq_kcuda_stream_sync(c->x->stream, &why)) return cuda_failed(c, "cudaStreamSynchronize", why);
-        out->def_levels = c->d_def;
-        out->rep_levels = c->d_rep;
-        out->values = c->d_values;
-        out->offsets = c->d_offsets;
-        out->data = c->d_data;
-        c->d_def = NULL;
-        c->d_rep = NULL;
-        c->d_values = NULL;
-        c->d_offsets = NULL;
-        c->d_data = NULL;
-        if (pc->output == PQ_PLAN_BYTES) out->data_len = (size_t)pc->string_bytes;
+        if (pq_kcuda_stream_sync(c->x->stream, &why)) return cuda_failed(c, "cudaStreamSynchronize", why);
+    }
+    if ((st = hand_over(c, keep, (void **)&c->d_def, c->def_bytes, (void **)&out->def_levels)) != PQ_OK ||
+        (st = hand_over(c, keep, (void **)&c->d_rep, c->rep_bytes, (void **)&out->rep_levels)) != PQ_OK)
+        return st;
+    if (pc->output == PQ_PLAN_VIEWS) {
+        /* The views; the page values' bytes (buffer 0) and the dictionary's (1). */
+        if ((st = hand_over(c, keep, (void **)&c->d_views, c->views_bytes, (void **)&out->views)) != PQ_OK ||
+            (st = hand_over(c, keep, (void **)&c->d_data, c->data_bytes, (void **)&out->view_bufs[0])) != PQ_OK)
+            return st;
+        out->view_buf_lens[0] = (size_t)pc->string_bytes;
+        out->n_view_bufs = 1;
+        if (pc->dictionary >= 0) {
+            if ((st = hand_over(c, keep, (void **)&c->d_ddata, c->dict_bytes ? c->dict_bytes : 1,
+                                (void **)&out->view_bufs[1])) != PQ_OK)
+                return st;
+            out->view_buf_lens[1] = c->dict_bytes;
+            out->n_view_bufs = 2;
+        }
         return PQ_OK;
     }
-    if ((st = take(c, (void **)&c->d_def, c->def_bytes, (void **)&out->def_levels)) != PQ_OK ||
-        (st = take(c, (void **)&c->d_rep, c->rep_bytes, (void **)&out->rep_levels)) != PQ_OK ||
-        (st = take(c, (void **)&c->d_values, c->values_bytes, (void **)&out->values)) != PQ_OK ||
-        (st = take(c, (void **)&c->d_offsets, c->offsets_bytes, (void **)&out->offsets)) != PQ_OK ||
-        (st = take(c, (void **)&c->d_data, c->data_bytes, (void **)&out->data)) != PQ_OK)
+    if ((st = hand_over(c, keep, (void **)&c->d_values, c->values_bytes, (void **)&out->values)) != PQ_OK ||
+        (st = hand_over(c, keep, (void **)&c->d_offsets, c->offsets_bytes, (void **)&out->offsets)) != PQ_OK ||
+        (st = hand_over(c, keep, (void **)&c->d_data, c->data_bytes, (void **)&out->data)) != PQ_OK)
         return st;
     if (pc->output == PQ_PLAN_BYTES) out->data_len = (size_t)pc->string_bytes;
+    if (pc->flags & PQ_PLAN_CHUNK_INDICES) return finish_dictionary(c, keep, out);
     return PQ_OK;
 }
 
@@ -1493,9 +1551,9 @@ static void free_chunk(dx_chunk *c)
 {
     dx_run *x = c->x;
     if (c->batch_pending) (void)pq_kcuda_stream_sync(x->stream, NULL); /* nvCOMP still writes */
-    void *dev[] = {c->d_runs,    c->d_idx,      c->d_minis, c->d_def,   c->d_rep, c->d_values, c->d_offsets,
-                   c->d_data,    c->d_dvalues,  c->d_doffsets, c->d_ddata, c->d_bytes, c->d_raw, c->d_batch,
-                   c->d_temp};
+    void *dev[] = {c->d_runs,    c->d_idx,     c->d_minis,    c->d_def,   c->d_rep,   c->d_values,
+                   c->d_offsets, c->d_data,    c->d_views,    c->d_dvalues, c->d_doffsets, c->d_ddata,
+                   c->d_bytes,   c->d_raw,     c->d_batch,    c->d_temp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) dev_free(x, dev[i]);
     if (x->apart) { /* device copies of the host tables */
         dev_free(x, c->d_kp);
@@ -1516,8 +1574,6 @@ static void free_chunk(dx_chunk *c)
 
 static const char *const reason_names[PQ_DX_REASONS] = {
     [PQ_DX_ROWS] = "row selection",
-    [PQ_DX_VIEWS] = "string views",
-    [PQ_DX_INDICES] = "dictionary indices out",
     [PQ_DX_VALUE_ENCODING] = "value encoding",
     [PQ_DX_LEVEL_ENCODING] = "level encoding",
     [PQ_DX_DEVICE] = "no usable CUDA device",
@@ -1536,14 +1592,6 @@ static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t 
     if (pc->rows) {
         snprintf(what, cap, "row selections");
         return PQ_DX_ROWS;
-    }
-    if (pc->output == PQ_PLAN_VIEWS) {
-        snprintf(what, cap, "string views");
-        return PQ_DX_VIEWS;
-    }
-    if (pc->flags & PQ_PLAN_CHUNK_INDICES) {
-        snprintf(what, cap, "dictionary indices out");
-        return PQ_DX_INDICES;
     }
     for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
         const pq_plan_page *pp = &plan->pages[i];
@@ -1771,7 +1819,12 @@ void pq_device_values_free(bool on_cuda, pq_column_values *v)
         pq_column_values_free(v);
         return;
     }
-    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data};
+    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data, v->views};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pq_kcuda_free(bufs[i]);
+    for (size_t i = 0; i < v->n_view_bufs && i < 2; i++) pq_kcuda_free(v->view_bufs[i]);
+    if (v->dictionary) {
+        pq_device_values_free(true, v->dictionary);
+        free(v->dictionary); /* the struct itself is host memory */
+    }
     memset(v, 0, sizeof *v);
 }

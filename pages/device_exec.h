@@ -71,12 +71,19 @@
  * executor's checks and messages (kernels/k_delta.h: DELTA_BINARY_PACKED in
  * parallel per miniblock and a block scan; DELTA_BYTE_ARRAY's bytes by one
  * thread a page, as each value starts with a prefix of the one before).
+ * Every output of the plan: values, byte arrays as offsets and data, string
+ * views (PQ_PLAN_VIEWS: a dictionary-encoded value is its entry's view, made
+ * by the values kernel from the dictionary's offsets; a page not
+ * dictionary-encoded is decoded as offsets and data first and viewed by the
+ * bytes kernel, the same views and buffers as the CPU executor's), and
+ * dictionary indices out (PQ_PLAN_CHUNK_INDICES: the checked indices as
+ * uint32 values, the dictionary handed over with them).
  * Anything else makes the chunk PQ_ERR_UNSUPPORTED with a message naming it
  * ("device executor: DELTA_BINARY_PACKED values of FLOAT (page 2) are not
  * covered"), and the caller decodes it with the CPU executor: an encoding
  * not valid for the type (which the CPU executor refuses too, or skips on
- * an all-null page), string views (PQ_PLAN_VIEWS), dictionary indices out
- * (PQ_PLAN_CHUNK_INDICES), row selections (rows != NULL).
+ * an all-null page), row selections (rows != NULL), string views of a
+ * chunk whose values take more than int32 offsets reach.
  */
 #ifndef PQ_PAGES_DEVICE_EXEC_H
 #define PQ_PAGES_DEVICE_EXEC_H
@@ -93,8 +100,6 @@
 /* Why a chunk was not run (pq_device_exec_stats.unsupported). */
 typedef enum pq_dx_reason {
     PQ_DX_ROWS,           /* a row selection */
-    PQ_DX_VIEWS,          /* string views out */
-    PQ_DX_INDICES,        /* dictionary indices out */
     PQ_DX_VALUE_ENCODING, /* a data page's value encoding not valid for the type (or unknown) */
     PQ_DX_LEVEL_ENCODING, /* a level encoding other than RLE and BIT_PACKED */
     PQ_DX_DEVICE,         /* use_cuda without a usable CUDA device, or a CUDA call failed */
@@ -161,7 +166,8 @@ typedef struct pq_device_exec_options {
      * outs[k]'s buffers are then the device's (cudaMalloc'd on a device, to
      * be freed with pq_device_values_free; on the host plain malloc
      * blocks, which pq_column_values_free frees as usual), its counts host
-     * values; the stream's work on them is complete on return. For a
+     * values (with indices out, the dictionary's struct is host memory and
+     * its buffers the device's); the stream's work on them is complete on return. For a
      * consumer that keeps building there (pages/device_arrow.h) instead of
      * copying every buffer back. A failed chunk's outs[k] is zeroed. */
     const bool *outputs_on_device;

@@ -317,16 +317,21 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
 
 /* device_output: whether slot s's chunk (k) is built into its Arrow array
  * where the device executor leaves its values (the Arrow kernels lay out
- * its output type; a filter's take, string views and dictionary arrays
- * are the host's). */
+ * its output type, string views and dictionary arrays of indices
+ * included; a filter's take, and a dictionary array of a chunk not
+ * dictionary-encoded throughout, are the host's). */
 static bool built_in_place(const pq_reader *r, const decode_job *djob, const group_job *job, size_t s, size_t k)
 {
-    uint32_t column = r->pages.chunks[k].info.column;
-    if (!djob->build_on_device || job->selected[s] || (r->sel.filter && !r->opts.prune_only) ||
-        pq_output_dictionary(r->sel.outputs, column) || uses_views(r, column))
-        return false;
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    uint32_t column = ch->info.column;
+    if (!djob->build_on_device || job->selected[s] || (r->sel.filter && !r->opts.prune_only)) return false;
+    unsigned flags = uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
+    if (pq_output_dictionary(r->sel.outputs, column)) {
+        if (!pq_pages_all_dictionary(ch->pages, ch->info.npages)) return false; /* an entry a slot: the host's */
+        flags = PQ_DECODE_INDICES;
+    }
     pq_leaf lf = output_leaf(r, column, false);
-    return pq_darrow_covers(&lf);
+    return pq_darrow_covers(&lf, flags);
 }
 
 /* chunk_built for a chunk whose values the device executor left in device
@@ -352,7 +357,7 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     struct ArrowArray out;
     uint64_t bytes = 0;
     if (st == PQ_OK) {
-        bytes = (uint64_t)a.values_bytes + a.data_len + (a.validity ? ((uint64_t)a.length + 7) / 8 : 0);
+        bytes = pq_darrow_array_bytes(&a);
         st = pq_darrow_array_export(&djob->dx, &a, &out, err);
     }
     if (st == PQ_OK) st = pq_arrow_column_adopt(&out, bytes, &r->out.cols[i], err);

@@ -60,15 +60,35 @@ static size_t offsets_bytes(const pq_column_values *v)
     return v->offsets ? (v->n_values + 1) * sizeof(int32_t) : 0;
 }
 
-static pq_column_values host_clone(const pq_column_values *v)
+/* Every buffer of v (views, their data and a dictionary's included)
+ * through copy(ctx, p, n). */
+static pq_column_values clone_with(void *(*copy)(void *, const void *, size_t), void *ctx, const pq_column_values *v)
 {
     pq_column_values c = *v;
-    c.def_levels = dup_bytes(v->def_levels, v->n_levels * 2);
-    c.rep_levels = dup_bytes(v->rep_levels, v->n_levels * 2);
-    c.values = dup_bytes(v->values, v->n_values * v->width);
-    c.offsets = dup_bytes(v->offsets, offsets_bytes(v));
-    c.data = dup_bytes(v->data, v->data_len);
+    c.def_levels = copy(ctx, v->def_levels, v->n_levels * 2);
+    c.rep_levels = copy(ctx, v->rep_levels, v->n_levels * 2);
+    c.values = copy(ctx, v->values, v->n_values * v->width);
+    c.offsets = copy(ctx, v->offsets, offsets_bytes(v));
+    c.data = copy(ctx, v->data, v->data_len);
+    c.views = copy(ctx, v->views, v->n_values * 16);
+    for (size_t i = 0; i < v->n_view_bufs; i++) c.view_bufs[i] = copy(ctx, v->view_bufs[i], v->view_buf_lens[i]);
+    if (v->dictionary) {
+        c.dictionary = malloc(sizeof *c.dictionary);
+        ck_assert_ptr_nonnull(c.dictionary);
+        *c.dictionary = clone_with(copy, ctx, v->dictionary);
+    }
     return c;
+}
+
+static void *host_copy(void *ctx, const void *p, size_t n)
+{
+    (void)ctx;
+    return dup_bytes(p, n);
+}
+
+static pq_column_values host_clone(const pq_column_values *v)
+{
+    return clone_with(host_copy, NULL, v);
 }
 
 /* One buffer into the context's device memory (NULL stays NULL). */
@@ -82,23 +102,27 @@ static void *to_device(pq_darrow_ctx *x, const void *p, size_t n)
     return d;
 }
 
+static void *device_copy(void *ctx, const void *p, size_t n)
+{
+    return to_device(ctx, p, n);
+}
+
 /* The values as the kernels see them on this context. */
 static pq_column_values device_clone(pq_darrow_ctx *x, const pq_column_values *v)
 {
     if (!x->apart) return host_clone(v);
-    pq_column_values c = *v;
-    c.def_levels = to_device(x, v->def_levels, v->n_levels * 2);
-    c.rep_levels = to_device(x, v->rep_levels, v->n_levels * 2);
-    c.values = to_device(x, v->values, v->n_values * v->width);
-    c.offsets = to_device(x, v->offsets, offsets_bytes(v));
-    c.data = to_device(x, v->data, v->data_len);
-    return c;
+    return clone_with(device_copy, x, v);
 }
 
 static void device_values_free(pq_darrow_ctx *x, pq_column_values *v)
 {
-    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data};
-    for (size_t i = 0; i < 5; i++) pq_darrow_free(x, bufs[i]);
+    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data, v->views};
+    for (size_t i = 0; i < 6; i++) pq_darrow_free(x, bufs[i]);
+    for (size_t i = 0; i < v->n_view_bufs; i++) pq_darrow_free(x, v->view_bufs[i]);
+    if (v->dictionary) {
+        device_values_free(x, v->dictionary);
+        free(v->dictionary);
+    }
     memset(v, 0, sizeof *v);
 }
 
@@ -183,10 +207,28 @@ static const char *diff_array(pq_darrow_ctx *x, const struct ArrowArray *o, cons
         else if (!same_bytes(o->buffers[2], data, a->data_len)) bad = "data";
         break;
     }
+    case PQ_DARROW_VIEW: {
+        /* validity, views, the data buffers, their sizes (host) */
+        int64_t nvar = o->n_buffers - 3;
+        const int64_t *sizes = nvar >= 0 ? o->buffers[o->n_buffers - 1] : NULL;
+        int64_t *dsizes = (int64_t *)fetch(x, a->view_sizes, a->n_view_bufs * 8);
+        if (f[0] != 'v' || nvar != (int64_t)a->n_view_bufs) bad = "layout (views)";
+        else if (a->values_bytes != (size_t)n * 16 || !same_bytes(o->buffers[1], values, a->values_bytes))
+            bad = "views";
+        for (int64_t i = 0; !bad && i < nvar; i++) {
+            uint8_t *buf = fetch(x, a->view_bufs[i], a->view_buf_lens[i]);
+            if (sizes[i] != (int64_t)a->view_buf_lens[i] || dsizes[i] != sizes[i]) bad = "view buffer sizes";
+            else if (!same_bytes(o->buffers[2 + i], buf, a->view_buf_lens[i])) bad = "view buffer";
+            free(buf);
+        }
+        free(dsizes);
+        break;
+    }
     default: bad = "layout";
     }
     free(values);
     free(data);
+    if (!bad && (a->dictionary != NULL) != (o->dictionary != NULL)) bad = "dictionary present";
     return bad;
 }
 
@@ -227,6 +269,7 @@ typedef struct tally {
     long unsupported;           /* left to the host build */
     long mismatches;
     long not_decoded;           /* the CPU decoder refused the chunk: nothing to build */
+    long views, indices;        /* of the chunks: decoded as string views, as dictionary indices */
     struct {
         char what[96];
         long n;
@@ -265,6 +308,7 @@ typedef struct shape {
     pq_asm_level levels[PQ_ASM_MAX_LEVELS];
     size_t n_levels;
     int64_t num_rows;
+    unsigned flags;         /* how the chunk was decoded (PQ_DECODE_*) */
 } shape;
 
 /* The host build of v: status, message, and on success the exported array
@@ -346,8 +390,10 @@ static void oracle_build(const shape *sh, const pq_leaf *leaf, const pq_column_v
     }
     pq_column_values c = host_clone(v);
     pq_arrow_column *col = NULL;
-    o->st = sh->nested ? pq_arrow_nested_build(sh->schema, sh->field, &leaf, &c, 1, sh->num_rows, &col, &o->err)
-                       : pq_arrow_column_build(leaf, &c, &col, &o->err);
+    o->st = sh->nested                         ? pq_arrow_nested_build(sh->schema, sh->field, &leaf, &c, 1, sh->num_rows,
+                                                                     &col, &o->err)
+            : (sh->flags & PQ_DECODE_INDICES) ? pq_arrow_column_build_dictionary(leaf, &c, &col, &o->err)
+                                               : pq_arrow_column_build(leaf, &c, &col, &o->err);
     pq_column_values_free(&c);
     if (o->st != PQ_OK) return;
     pq_error err = {0};
@@ -389,7 +435,12 @@ static const char *device_way(pq_darrow_ctx *x, const shape *sh, const pq_leaf *
         const struct ArrowArray *oa = o->batch.children[0];
         if (sh->nested && !sh->md) bad = diff_assembled(x, sh, o, nest);
         else if (sh->nested) bad = diff_nested(x, oa, sh->format, nest);
-        else bad = diff_array(x, oa, sh->format, &flat);
+        else if (flat.dictionary) { /* the int32 indices, then the entries */
+            bad = diff_array(x, oa, "i", &flat);
+            if (!bad) bad = diff_array(x, oa->dictionary, sh->format, flat.dictionary);
+        } else {
+            bad = diff_array(x, oa, sh->format, &flat);
+        }
     }
     if (bad)
         fprintf(stderr, "  host build %s \"%s\"; device %s \"%s\"\n", pq_status_name(o->st), o->err.message,
@@ -407,8 +458,12 @@ static const char *device_way(pq_darrow_ctx *x, const shape *sh, const pq_leaf *
 static void check_values(tally *t, const char *what, shape *sh, const pq_leaf *leaf, const pq_column_values *v,
                          bool big, bool cuda)
 {
-    /* The leaf's Arrow format, for its layout and width. */
+    /* The leaf's Arrow format, for its layout and width ("vu" / "vz" for views). */
     if (pq_arrow_format(&leaf->arrow, sh->format, sizeof sh->format) != PQ_OK) snprintf(sh->format, 8, "?");
+    if (v->views && strlen(sh->format) == 1 && strchr("uz", sh->format[0]))
+        snprintf(sh->format, sizeof sh->format, "v%c", leaf->arrow.id == PQ_ARROW_BINARY ? 'z' : 'u');
+    if (v->views) t->views++;
+    if (v->dictionary) t->indices++;
     oracle o;
     oracle_build(sh, leaf, v, &o);
     t->chunks++;
@@ -482,10 +537,8 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
             pq_page_info *pages = NULL;
             size_t n = 0;
             pq_error e = {0};
-            pq_column_values v = {0};
             if (pq_chunk_byte_range_for_writer(cc, fm->created_by, len, &off, &clen, &e) != PQ_OK ||
-                pq_page_walk(file + off, clen, cc->meta_data.num_values, 0, &pages, &n, NULL, &e) != PQ_OK ||
-                pq_column_decode(leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n, 0, &v, &e) != PQ_OK) {
+                pq_page_walk(file + off, clen, cc->meta_data.num_values, 0, &pages, &n, NULL, &e) != PQ_OK) {
                 t->not_decoded++;
                 free(pages);
                 continue;
@@ -493,23 +546,43 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
             uint64_t unpacked = 0;
             for (size_t i = 0; i < n; i++)
                 if (pages[i].uncompressed_size > 0) unpacked += (uint64_t)pages[i].uncompressed_size;
-            free(pages);
-            memset(sh, 0, sizeof *sh);
-            sh->schema = schema;
-            sh->md = md;
-            sh->column = col;
-            sh->num_rows = g->num_rows;
-            sh->field = top_field(schema, leaf->node);
-            sh->nested = leaf->max_rep > 0 || sh->field != leaf->node;
-            if (sh->nested && pq_arrow_leaf_levels(schema, sh->field, leaf, sh->levels, &sh->n_levels, &e) != PQ_OK) {
-                t->not_decoded++;
+            bool big = unpacked > ((uint64_t)64 << 20);
+            /* As values; then as string views and as dictionary indices
+             * where the chunk can be (not the big ones: the decode's time). */
+            unsigned ways[3] = {0, PQ_DECODE_STRING_VIEWS, PQ_DECODE_INDICES};
+            for (int k = 0; k < 3; k++) {
+                if (k > 0 && big) break;
+                bool flat = leaf->max_rep == 0 && top_field(schema, leaf->node) == leaf->node;
+                if (k > 0 && !flat) break; /* views and indices of flat leaves (nested: the host's) */
+                if (k == 1 && leaf->physical_type != PQ_BYTE_ARRAY) continue;
+                if (k == 2 && !pq_pages_all_dictionary(pages, n)) continue;
+                pq_column_values v = {0};
+                if (pq_column_decode_flags(NULL, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n, 0,
+                                           ways[k], NULL, &v, &e) != PQ_OK) {
+                    if (k == 0) t->not_decoded++;
+                    continue;
+                }
+                memset(sh, 0, sizeof *sh);
+                sh->schema = schema;
+                sh->md = md;
+                sh->column = col;
+                sh->num_rows = g->num_rows;
+                sh->flags = ways[k];
+                sh->field = top_field(schema, leaf->node);
+                sh->nested = leaf->max_rep > 0 || sh->field != leaf->node;
+                if (sh->nested &&
+                    pq_arrow_leaf_levels(schema, sh->field, leaf, sh->levels, &sh->n_levels, &e) != PQ_OK) {
+                    t->not_decoded++;
+                    pq_column_values_free(&v);
+                    break;
+                }
+                char what[512];
+                snprintf(what, sizeof what, "%s rg %u col %u%s", name, rg, col,
+                         k == 1 ? " (views)" : k == 2 ? " (indices)" : "");
+                check_values(t, what, sh, leaf, &v, big, cuda);
                 pq_column_values_free(&v);
-                continue;
             }
-            char what[512];
-            snprintf(what, sizeof what, "%s rg %u col %u", name, rg, col);
-            check_values(t, what, sh, leaf, &v, unpacked > ((uint64_t)64 << 20), cuda);
-            pq_column_values_free(&v);
+            free(pages);
         }
     }
     free(sh);
@@ -519,10 +592,10 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
 
 static void print_tally(const char *what, const tally *t)
 {
-    printf("%s: %ld chunks (%ld flat, %ld nested): %ld equal every way, %ld failed the same way, %ld unsupported, "
-           "%ld mismatches (%ld not decoded); %llu kernel launches\n",
-           what, t->chunks, t->flat, t->nested, t->equal, t->both_failed, t->unsupported, t->mismatches,
-           t->not_decoded, (unsigned long long)t->launches);
+    printf("%s: %ld chunks (%ld flat, %ld nested; %ld as string views, %ld as dictionary indices): %ld equal every "
+           "way, %ld failed the same way, %ld unsupported, %ld mismatches (%ld not decoded); %llu kernel launches\n",
+           what, t->chunks, t->flat, t->nested, t->views, t->indices, t->equal, t->both_failed, t->unsupported,
+           t->mismatches, t->not_decoded, (unsigned long long)t->launches);
     for (int i = 0; i < t->nreasons; i++) printf("  unsupported: %ld x %s\n", t->reasons[i].n, t->reasons[i].what);
 }
 
@@ -544,8 +617,14 @@ static void check_set(const char *what, const char *dir, char **names, int n, bo
     snprintf(title, sizeof title, "%s (host launches%s)", what, cuda ? " and CUDA" : "; no CUDA device");
     print_tally(title, &t);
     ck_assert_int_eq(t.mismatches, 0);
-    ck_assert_int_eq(t.unsupported, 0); /* plain values out: every type and nesting is covered */
+    /* Every type, nesting and output (values, string views, dictionary
+     * indices of flat leaves) is covered. */
+    ck_assert_int_eq(t.unsupported, 0);
     ck_assert_int_gt(t.equal, 0);
+    if (need_nested) { /* the corpus has strings and dictionaries of every kind */
+        ck_assert_int_gt(t.views, 0);
+        ck_assert_int_gt(t.indices, 0);
+    }
     if (need_nested) ck_assert_int_gt(t.nested, 0);
 }
 

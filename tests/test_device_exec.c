@@ -51,7 +51,8 @@ static bool same_buf(const void *a, const void *b, size_t n)
     return n == 0 || memcmp(a, b, n) == 0;
 }
 
-/* NULL when a and b are equal, else what differs. */
+/* NULL when a and b are equal, else what differs (the dictionary of
+ * indices out and the buffers of string views included). */
 static const char *diff_values(const pq_column_values *a, const pq_column_values *b)
 {
     if (a->physical_type != b->physical_type) return "physical_type";
@@ -64,7 +65,14 @@ static const char *diff_values(const pq_column_values *a, const pq_column_values
     if (!same_buf(a->values, b->values, a->n_values * a->width)) return "values";
     if (!same_buf(a->offsets, b->offsets, a->offsets ? (a->n_values + 1) * sizeof(int32_t) : 0)) return "offsets";
     if (!same_buf(a->data, b->data, a->data_len)) return "data";
-    if (a->views || b->views || a->dictionary || b->dictionary) return "views or dictionary";
+    if (!same_buf(a->views, b->views, a->n_values * 16)) return "views";
+    if (a->n_view_bufs != b->n_view_bufs) return "n_view_bufs";
+    for (size_t i = 0; i < a->n_view_bufs; i++)
+        if (a->view_buf_lens[i] != b->view_buf_lens[i] ||
+            !same_buf(a->view_bufs[i], b->view_bufs[i], a->view_buf_lens[i]))
+            return i ? "view buffer 1" : "view buffer 0";
+    if (!a->dictionary != !b->dictionary) return "dictionary";
+    if (a->dictionary && diff_values(a->dictionary, b->dictionary)) return "dictionary entries";
     return NULL;
 }
 
@@ -85,6 +93,8 @@ typedef struct tally {
     long chunks;       /* chunks planned and run both ways */
     long skipped;      /* no plan: the walk or the plan refused the chunk */
     long equal;        /* decoded, equal */
+    long equal_views;  /* of which string views out (PQ_PLAN_STRING_VIEWS) */
+    long equal_indices; /* of which dictionary indices out (PQ_PLAN_INDICES) */
     long both_failed;  /* the same error status both ways */
     long unsupported;  /* left to the CPU executor */
     long mismatches;
@@ -153,13 +163,15 @@ static void resident_free(uint8_t *p, bool cuda)
     else free(p);
 }
 
-/* Runs one chunk the CPU way and the device way(s), and compares. */
+/* Runs one chunk the CPU way and the device way(s), and compares; flags
+ * are the plan's output flags (string views, dictionary indices). */
 static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, const pq_leaf *leaf, int32_t codec,
-                        const uint8_t *bytes, size_t len, const pq_page_info *pages, size_t npages, bool cuda)
+                        const uint8_t *bytes, size_t len, const pq_page_info *pages, size_t npages, bool cuda,
+                        unsigned flags)
 {
     pq_decode_plan cplan = {0};
     pq_error err = {0};
-    if (pq_decode_plan_add_chunk(&cplan, leaf, codec, bytes, len, pages, npages, 0, NULL, &err) != PQ_OK) {
+    if (pq_decode_plan_add_chunk(&cplan, leaf, codec, bytes, len, pages, npages, flags, NULL, &err) != PQ_OK) {
         t->skipped++;
         return;
     }
@@ -179,9 +191,12 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
     size_t nhost = unpacked > ((uint64_t)64 << 20) ? 1 : sizeof host_ways / sizeof host_ways[0];
     size_t nways = nhost + (cuda ? 2 : 0);
     for (size_t w = 0; w < nways; w++) {
+        /* Other outputs than the default: the first way and device memory
+         * apart (the kernels are the same; their data movement differs). */
+        if (flags && w > 0 && w < nhost && !host_ways[w].apart) continue;
         bool on_cuda = w >= nhost, resident = on_cuda ? w == nhost + 1 : host_ways[w].resident;
         pq_decode_plan dplan = {0};
-        ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, codec, bytes, len, pages, npages, 0, NULL, &err),
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, codec, bytes, len, pages, npages, flags, NULL, &err),
                          PQ_OK);
         pq_device_exec_options o = {.use_cuda = on_cuda, .stats = w == 0 ? &t->stats : NULL};
         uint8_t *copy = NULL;
@@ -229,7 +244,11 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
                     p->string_offset != q->string_offset || p->string_bytes != q->string_bytes)
                     bad = "plan page offsets";
             }
-            if (w == 0 && !bad) t->equal++;
+            if (w == 0 && !bad) {
+                t->equal++;
+                if (flags & PQ_PLAN_STRING_VIEWS) t->equal_views++;
+                if (flags & PQ_PLAN_INDICES) t->equal_indices++;
+            }
         }
         if (bad) {
             t->mismatches++;
@@ -274,8 +293,22 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
                 free(pages);
                 continue;
             }
-            check_chunk(t, name, rg, col, &schema->leaves[col], cc->meta_data.codec, file + off, (size_t)clen,
-                        pages, n, cuda);
+            const pq_leaf *leaf = &schema->leaves[col];
+            check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n, cuda, 0);
+            /* String views and dictionary indices out, where the chunk
+             * can have them (not the chunks of over 64 MiB decompressed:
+             * the codec's time, not the kernels'). */
+            uint64_t unpacked = 0;
+            for (size_t i = 0; i < n; i++)
+                if (pages[i].uncompressed_size > 0) unpacked += (uint64_t)pages[i].uncompressed_size;
+            if (unpacked <= ((uint64_t)64 << 20)) {
+                if (leaf->physical_type == PQ_BYTE_ARRAY)
+                    check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
+                                cuda, PQ_PLAN_STRING_VIEWS);
+                if (pq_pages_all_dictionary(pages, n))
+                    check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
+                                cuda, PQ_PLAN_INDICES);
+            }
             free(pages);
         }
     }
@@ -285,10 +318,10 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
 
 static void print_tally(const char *what, const tally *t)
 {
-    printf("%s: %ld chunks: %ld decoded equal, %ld failed the same way, %ld unsupported, %ld mismatched "
-           "(%ld not planned); %llu kernel launches\n",
-           what, t->chunks, t->equal, t->both_failed, t->unsupported, t->mismatches, t->skipped,
-           (unsigned long long)t->stats.launches);
+    printf("%s: %ld chunk runs: %ld decoded equal (%ld as string views, %ld as dictionary indices), %ld failed "
+           "the same way, %ld unsupported, %ld mismatched (%ld not planned); %llu kernel launches\n",
+           what, t->chunks, t->equal, t->equal_views, t->equal_indices, t->both_failed, t->unsupported,
+           t->mismatches, t->skipped, (unsigned long long)t->stats.launches);
     for (int i = 0; i < t->nreasons; i++) printf("  unsupported: %ld x %s\n", t->reasons[i].n, t->reasons[i].what);
     for (int r = 0; r < PQ_DX_REASONS; r++)
         if (t->stats.unsupported[r])
@@ -313,9 +346,11 @@ START_TEST(corpus_equals_the_cpu_executor)
     print_tally(cuda ? "corpus (host launches and CUDA)" : "corpus (host launches)", &t);
     ck_assert_int_eq(t.mismatches, 0);
     ck_assert_int_gt(t.equal, 0);
-    /* Every value and level encoding of the corpus is covered: nothing is
-     * left to the CPU executor (the corpus asks for no views, indices or
-     * row selections). */
+    ck_assert_int_gt(t.equal_views, 0);
+    ck_assert_int_gt(t.equal_indices, 0);
+    /* Every value and level encoding of the corpus is covered, for every
+     * output: nothing is left to the CPU executor (no row selection is
+     * asked for here). */
     ck_assert_int_eq(t.unsupported, 0);
     /* The resident way read its copies: every chunk it ran, and bytes. */
     printf("resident way: %llu chunks, %llu bytes copied from the resident copies\n",
@@ -387,11 +422,11 @@ static const struct {
  * its message in *derr and, on success, its output (equal to the CPU's) in
  * *out. */
 static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
-                             size_t npages, pq_error *derr, pq_column_values *out, bool strict)
+                             size_t npages, pq_error *derr, pq_column_values *out, bool strict, unsigned flags)
 {
     pq_decode_plan cplan = {0}, dplan = {0};
     pq_error err = {0};
-    ck_assert_msg(pq_decode_plan_add_chunk(&cplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages, 0, NULL,
+    ck_assert_msg(pq_decode_plan_add_chunk(&cplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages, flags, NULL,
                                            &err) == PQ_OK,
                   "%s", err.message);
     pq_cpu_executor ex = {0};
@@ -401,8 +436,8 @@ static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t l
     pq_decode_plan_execute(&ex, &cplan, &cout, &cst, &cerr);
     pq_status result = PQ_OK;
     for (size_t w = 0; w < NHAND; w++) {
-        ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages, 0,
-                                                  NULL, &err),
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages,
+                                                  flags, NULL, &err),
                          PQ_OK);
         pq_device_exec_options o = {.threads = hand_ways[w].threads, .host_flags = hand_ways[w].flags,
                                     .host_apart = hand_ways[w].apart};
@@ -431,7 +466,7 @@ static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t l
 static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
                           size_t npages, pq_error *derr, pq_column_values *out)
 {
-    return run_both_ex(leaf, chunk, len, pages, npages, derr, out, false);
+    return run_both_ex(leaf, chunk, len, pages, npages, derr, out, false, 0);
 }
 
 /* A dictionary of two INT32s and a page of 4 indices 0, 1, 3, 1 (bit width
@@ -805,7 +840,7 @@ static uint64_t rnd(void)
 /* Runs a chunk with strict messages; on success returns its output. */
 static pq_status run_hand(const pq_leaf *leaf, const hand_chunk *c, pq_error *err, pq_column_values *out)
 {
-    return run_both_ex(leaf, c->buf, c->n, c->pages, c->np, err, out, true);
+    return run_both_ex(leaf, c->buf, c->n, c->pages, c->np, err, out, true, 0);
 }
 
 static pq_leaf flba_leaf(int32_t width, int16_t max_def)
@@ -1349,13 +1384,92 @@ START_TEST(corrupt_byte_stream_split_pages)
 END_TEST
 
 /* Pages the kernels do not cover leave the chunk to the CPU executor
- * (encodings not valid for the type, string views, dictionary indices
- * out), each counted by its reason; asking for CUDA without a device does
- * too. */
+ * (encodings not valid for the type), each counted by its reason; asking
+ * for CUDA without a device does too. */
 static void put32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
+
+/* String views and dictionary indices out, from a hand-built chunk of
+ * nullable strings: a dictionary of a short and a long entry, a page of
+ * indices and a PLAIN page of a short and a long value, with nulls. Views
+ * of the dictionary page point into the dictionary (buffer 1), those of
+ * the PLAIN page into the chunk's data (buffer 0), as the CPU executor's;
+ * indices out keep the dictionary. A bad index fails either way with the
+ * page named. */
+START_TEST(views_and_indices_out)
+{
+    static const char *dict[] = {"ab", "a string of 23 bytes..."};
+    uint8_t chunk[256];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) n += pq_test_put_str(chunk + n, dict[i]);
+    size_t d0 = n;
+    /* page 1: 5 slots, def 1 0 1 1 1 (RLE levels, bit width 1), indices 1 0 1 1 */
+    const uint8_t p1[] = {0x02, 0x00, 0x00, 0x00, 0x03, 0x1d, /* levels: 4-byte length, one group 0b11101 */
+                          0x01, 0x03, 0x0d};                   /* indices: width 1, one group 1 0 1 1 */
+    memcpy(chunk + n, p1, sizeof p1);
+    n += sizeof p1;
+    size_t d1 = n;
+    /* page 2: PLAIN, 3 slots, def 1 1 0: "xyz", "thirteen bytes" */
+    const uint8_t lv2[] = {0x02, 0x00, 0x00, 0x00, 0x03, 0x03};
+    memcpy(chunk + n, lv2, sizeof lv2);
+    n += sizeof lv2;
+    n += pq_test_put_str(chunk + n, "xyz");
+    n += pq_test_put_str(chunk + n, "thirteen byte");
+    pq_page_info pages[3] = {pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)d0, 2, PQ_ENC_PLAIN),
+                             pq_test_page(d0, PQ_PAGE_DATA, (int32_t)(d1 - d0), 5, PQ_ENC_RLE_DICTIONARY),
+                             pq_test_page(d1, PQ_PAGE_DATA, (int32_t)(n - d1), 3, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 1, 0);
+    pq_error err = {0};
+    pq_column_values out;
+    ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 3, &err, &out, true, PQ_PLAN_STRING_VIEWS) == PQ_OK, "%s",
+                  err.message);
+    static const char *want[] = {"a string of 23 bytes...", "ab", "a string of 23 bytes...",
+                                 "a string of 23 bytes...", "xyz", "thirteen byte"};
+    static const uint32_t bufs[] = {1, 0, 1, 1, 0, 0}; /* buffer of a long value (0 inline) */
+    ck_assert_uint_eq(out.n_values, 6);
+    ck_assert_uint_eq(out.n_view_bufs, 2);
+    for (size_t i = 0; i < 6; i++) {
+        const uint8_t *w = out.views + 16 * i;
+        uint32_t len, buf, off;
+        memcpy(&len, w, 4);
+        memcpy(&buf, w + 8, 4);
+        memcpy(&off, w + 12, 4);
+        ck_assert_uint_eq(len, strlen(want[i]));
+        const uint8_t *p = len <= 12 ? w + 4 : out.view_bufs[buf] + off;
+        if (len > 12) ck_assert_uint_eq(buf, bufs[i]);
+        ck_assert_msg(memcmp(p, want[i], len) == 0, "value %zu", i);
+    }
+    pq_column_values_free(&out);
+
+    /* indices out: only the dictionary page's chunk (every data page dictionary-encoded) */
+    ck_assert_msg(run_both_ex(&leaf, chunk, d1, pages, 2, &err, &out, true, PQ_PLAN_INDICES) == PQ_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(out.n_values, 4);
+    ck_assert_uint_eq(out.width, 4);
+    uint32_t idx[4];
+    memcpy(idx, out.values, sizeof idx);
+    ck_assert_msg(idx[0] == 1 && idx[1] == 0 && idx[2] == 1 && idx[3] == 1, "%u %u %u %u", idx[0], idx[1], idx[2],
+                  idx[3]);
+    ck_assert_ptr_nonnull(out.dictionary);
+    ck_assert_uint_eq(out.dictionary->n_values, 2);
+    ck_assert_uint_eq(out.dictionary->data_len, 2 + 23);
+    ck_assert_mem_eq(out.dictionary->data, "aba string", 10);
+    pq_column_values_free(&out);
+
+    /* an index past the dictionary: the dictionary page declares one entry */
+    pages[0].num_values = 1;
+    for (int k = 0; k < 2; k++) {
+        unsigned flags = k ? PQ_PLAN_INDICES : PQ_PLAN_STRING_VIEWS;
+        ck_assert_int_eq(run_both_ex(&leaf, chunk, d1, pages, 2, &err, &out, true, flags), PQ_ERR_CORRUPT_DATA);
+        ck_assert_msg(strstr(err.message, "page 1 (DATA_PAGE, RLE_DICTIONARY): dictionary index 1 at value 0 >= "
+                                          "dictionary size 1"),
+                      "%s", err.message);
+        ck_assert(zeroed(&out));
+    }
+}
+END_TEST
 
 /* A resident chunk is decoded from its copy, not from the host bytes: a
  * copy that differs (a dictionary entry changed, an index out of range)
@@ -1440,38 +1554,6 @@ START_TEST(uncovered_chunks_are_unsupported)
     ck_assert_uint_eq(stats.unsupported[PQ_DX_VALUE_ENCODING], sizeof uncovered / sizeof uncovered[0]);
     ck_assert_uint_eq(stats.chunks, 0);
 
-    /* string views; dictionary indices out */
-    uint8_t str[32];
-    size_t n = pq_test_put_str(str, "ab");
-    size_t data = n;
-    const uint8_t idx[] = {0x01, 0x03, 0x00}; /* width 1; one group of zeros */
-    memcpy(str + n, idx, sizeof idx);
-    n += sizeof idx;
-    pages[0] = pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)data, 1, PQ_ENC_PLAIN);
-    pages[1] = pq_test_page(data, PQ_PAGE_DATA, (int32_t)sizeof idx, 3, PQ_ENC_RLE_DICTIONARY);
-    pq_leaf sleaf = leaf_of(PQ_BYTE_ARRAY, 0, 0);
-    static const struct {
-        unsigned flags;
-        pq_dx_reason reason;
-    } outs[] = {{PQ_PLAN_STRING_VIEWS, PQ_DX_VIEWS}, {PQ_PLAN_INDICES, PQ_DX_INDICES}};
-    for (size_t k = 0; k < 2; k++) {
-        ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &sleaf, PQ_CODEC_UNCOMPRESSED, str, n, pages, 2,
-                                                  outs[k].flags, NULL, &err),
-                         PQ_OK);
-        ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
-        ck_assert_uint_eq(stats.unsupported[outs[k].reason], 1);
-        ck_assert(zeroed(&out));
-        pq_decode_plan_free(&plan);
-    }
-    /* ... and as bytes it decodes */
-    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &sleaf, PQ_CODEC_UNCOMPRESSED, str, n, pages, 2, 0, NULL, &err),
-                     PQ_OK);
-    ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_OK);
-    ck_assert_uint_eq(out.n_values, 3);
-    ck_assert_mem_eq(out.data, "ababab", 6);
-    pq_column_values_free(&out);
-    pq_decode_plan_free(&plan);
-
     /* CUDA asked for */
     pq_leaf leaf = leaf_of(PQ_INT32, 0, 0);
     pages[0] = pq_test_page(0, PQ_PAGE_DATA, 8, 2, PQ_ENC_PLAIN);
@@ -1508,6 +1590,7 @@ int main(void)
     tcase_add_test(tc, delta_length_byte_array_pages);
     tcase_add_test(tc, delta_byte_array_pages);
     tcase_add_test(tc, uncovered_chunks_are_unsupported);
+    tcase_add_test(tc, views_and_indices_out);
     tcase_add_test(tc, resident_bytes_are_what_is_decoded);
     tcase_add_test(tc, corpus_equals_the_cpu_executor);
     tcase_add_test(tc, matrix_equals_the_cpu_executor);

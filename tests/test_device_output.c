@@ -160,7 +160,14 @@ START_TEST(corpus_equals_the_cpu_read)
         long size = 0;
         if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
         if (f) fclose(f);
-        if (size > 0 && size <= (16L << 20)) same_reads(p, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false, &t);
+        /* Strings as strings; every fourth file also as views and as dictionary arrays. */
+        if (size > 0 && size <= (16L << 20)) {
+            same_reads(p, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false, &t);
+            if (i % 4 == 0) {
+                same_reads(p, PQ_STRINGS_VIEW, PQ_DECIMALS_128, NULL, false, &t);
+                same_reads(p, PQ_STRINGS_DICTIONARY, PQ_DECIMALS_128, NULL, false, &t);
+            }
+        }
         free(p);
     }
     pq_test_free_files(files, n);
@@ -192,9 +199,13 @@ START_TEST(sample_under_every_output_type)
         if (cases[k].filter) {
             /* A filter's rows are taken on the host: built there, then copied. */
             ck_assert_msg(t.built == 0 && t.copied > 0, "filter: %llu built, %llu copied", t.built, t.copied);
-        } else if (cases[k].strings == PQ_STRINGS_VIEW || cases[k].strings == PQ_STRINGS_DICTIONARY) {
-            ck_assert_msg(t.built > 0 && t.copied > 0, "strings %u: %llu built, %llu copied", cases[k].strings,
-                          t.built, t.copied);
+        } else if (cases[k].strings == PQ_STRINGS_DICTIONARY) {
+            /* Dictionary arrays of chunks dictionary-encoded throughout are
+             * built by the kernels; the sample's other string chunks (a
+             * dictionary array with an entry a slot) by the host. */
+            ck_assert_msg(t.built > 0 && t.built + t.copied == 976, "strings %u: %llu built, %llu copied",
+                          cases[k].strings, t.built, t.copied);
+            printf("sample, dictionary arrays: %llu built by the kernels, %llu copied\n", t.built, t.copied);
         } else {
             ck_assert_msg(t.built == 976 && t.copied == 0, "strings %u: %llu built, %llu copied", cases[k].strings,
                           t.built, t.copied);
