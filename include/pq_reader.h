@@ -321,9 +321,12 @@ typedef struct pq_reader_options {
  * kernels/k_decode.h, one block per page: on a CUDA device, or on the host
  * (the same kernel code, phase by phase). It covers every value encoding
  * of every physical type with RLE / BIT_PACKED levels in flat selections,
- * into every output type (string views and dictionary indices included);
- * the chunks it does not cover (selection-vector decode of a filtered
- * read, nested columns) are decoded by the CPU executor, counted in the decode stage's stats
+ * into every output type (string views and dictionary indices included),
+ * and the selection-vector decode of a filtered read's payload columns
+ * (each selected page decoded whole, then the matching rows compacted by
+ * the kernels, pages/device_rows.h); the chunks it does not cover (nested
+ * columns, string views of a selection, a selection of a chunk that fails
+ * decoded whole) are decoded by the CPU executor, counted in the decode stage's stats
  * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
  * stage ran and why. With a filter, the predicate kernel
  * (predicate/device_filter.h) evaluates it on each selected row group's
@@ -331,8 +334,8 @@ typedef struct pq_reader_options {
  * a row group whose predicate or column types it does not cover is
  * evaluated by the CPU evaluator, with the same result (the stats'
  * device_filtered_groups, cpu_filtered_groups). The payload columns are
- * then decoded for the matching rows alone (selection-vector decode, on
- * the CPU executor). The decoded arrays are in host memory (the CUDA
+ * then decoded for the matching rows alone (selection-vector decode, as
+ * above). The decoded arrays are in host memory (the CUDA
  * executor copies its output back; pq_reader_next_device_batch() copies
  * batches to the device) unless device_output asks for them to stay in
  * device memory. */

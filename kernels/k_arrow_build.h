@@ -1,7 +1,8 @@
 /*
  * k_arrow_build.h — the Arrow-building kernels (k_arrow.h: a flat
  * column's validity and slots; k_nest.h: a nested leaf's levels into
- * validity and list offsets) and the two ways to launch them, as
+ * validity and list offsets; k_compact.h: a whole decode's selected rows
+ * kept, for selection-vector decode) and the two ways to launch them, as
  * k_decode.h does for the decode kernels: pq_kbuild_host runs the phases
  * on the host (k_arrow_build_host.c, through pq_klaunch_host_ex),
  * pq_kbuild_cuda on the GPU (k_arrow_build.cu, __global__ wrappers made
@@ -10,8 +11,9 @@
  *
  * Every kernel is launched over `nblocks` blocks of `nthreads` threads
  * with PQ_KSHARED_BYTES(nthreads) of shared scratch; `args` points at a
- * pq_karrow_args (PQ_KA_*) or a pq_knest_args (PQ_KN_*), whose pointers
- * are device memory for a CUDA launch.
+ * pq_karrow_args (PQ_KA_*), a pq_knest_args (PQ_KN_*) or a
+ * pq_kcompact_args (PQ_KC_*, one block a page), whose pointers are device
+ * memory for a CUDA launch.
  */
 #ifndef PQ_KERNELS_K_ARROW_BUILD_H
 #define PQ_KERNELS_K_ARROW_BUILD_H
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "kernels/k_arrow.h"
+#include "kernels/k_compact.h"
 #include "kernels/k_launch.h"
 #include "kernels/k_nest.h"
 
@@ -31,12 +34,16 @@ extern "C" {
 #define PQ_KA_SPREAD_PHASES(X) X(pq_ka_spread_count) X(pq_ka_spread_scan) X(pq_ka_spread_write)
 #define PQ_KN_COUNT_PHASES(X) X(pq_kn_count_piece) X(pq_kn_count_sum)
 #define PQ_KN_FILL_PHASES(X) X(pq_kn_fill_count) X(pq_kn_fill_scan) X(pq_kn_fill_write)
+#define PQ_KC_COUNT_PHASES(X) X(pq_kc_piece_count) X(pq_kc_count_sum)
+#define PQ_KC_WRITE_PHASES(X) X(pq_kc_piece_count) X(pq_kc_write_scan) X(pq_kc_write)
 
 typedef enum pq_kbuild_kernel {
     PQ_KA_VALIDITY, /* pq_karrow_args */
     PQ_KA_SPREAD,   /* pq_karrow_args */
     PQ_KN_COUNT,    /* pq_knest_args */
     PQ_KN_FILL,     /* pq_knest_args */
+    PQ_KC_COUNT,    /* pq_kcompact_args */
+    PQ_KC_WRITE,    /* pq_kcompact_args */
     PQ_KBUILD_KERNELS
 } pq_kbuild_kernel;
 

@@ -30,6 +30,7 @@
 #include "metadata/error.h"
 #include "pages/codec.h"
 #include "pages/column_decode.h"
+#include "pages/device_rows.h"
 
 #define DEFAULT_THREADS 256u
 
@@ -1589,8 +1590,8 @@ const char *pq_dx_reason_name(pq_dx_reason r)
 static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t cap)
 {
     const pq_plan_chunk *pc = &plan->chunks[k];
-    if (pc->rows) {
-        snprintf(what, cap, "row selections");
+    if (pc->rows) { /* what pq_device_exec_run does not compact (device_rows.h) */
+        snprintf(what, cap, "row selections of string views");
         return PQ_DX_ROWS;
     }
     for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
@@ -1729,14 +1730,11 @@ static size_t staging_half(const pq_decode_plan *plan, uint64_t staging)
     return half ? (size_t)half : 1;
 }
 
-pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
-                             pq_status *status, pq_error *errors)
+/* The chunks of `plan` as they are (pq_device_exec_run without row
+ * selections to compact). */
+static pq_status run_plan(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
+                          pq_status *status, pq_error *errors, void **stream_out)
 {
-    pq_device_exec_options defaults;
-    if (!o) {
-        memset(&defaults, 0, sizeof defaults);
-        o = &defaults;
-    }
     size_t nc = plan ? plan->nchunks : 0;
     for (size_t k = 0; k < nc; k++) {
         memset(&outs[k], 0, sizeof outs[k]);
@@ -1807,8 +1805,95 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
         free_chunk(c);
         cur = nxt;
     }
+    if (stream_out && x.stream) { /* kept for the caller's compaction */
+        *stream_out = x.stream;
+        x.stream = NULL;
+    }
     free_run(&x);
     if (x.cctx == &x.own_cctx) pq_codec_ctx_free(&x.own_cctx);
+    return first;
+}
+
+/* Chunk k of the whole plan's run, whose row selection was lifted, made
+ * the selected rows of plan chunk k (device_rows.h); one whose whole decode
+ * failed is left to the CPU executor. */
+static pq_status compact_chunk(const pq_device_exec_options *o, const pq_dx_rows_ctx *rx, const pq_decode_plan *whole,
+                               pq_decode_plan *plan, size_t k, pq_column_values *wout, pq_status st,
+                               pq_column_values *out, pq_error *err)
+{
+    if (st == PQ_OK) {
+        bool keep = o->outputs_on_device && o->outputs_on_device[k];
+        st = pq_dx_rows_compact(rx, whole, plan, k, wout, keep, out, err);
+        if (st == PQ_OK || (st == PQ_ERR_UNSUPPORTED && strstr(err->message, "device executor:"))) return st;
+    } else {
+        pq_device_values_free(rx->cuda, wout); /* zeroed already: failed chunks hand nothing over */
+        if (st == PQ_ERR_UNSUPPORTED) return st; /* not covered, or no device: said and counted */
+    }
+    if (o->stats) o->stats->unsupported[PQ_DX_ROWS]++;
+    char why[PQ_ERROR_MESSAGE_SIZE];
+    snprintf(why, sizeof why, "%s", err->message);
+    return pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                        "device executor: a row selection of a chunk that fails decoded whole (%s) is left to the "
+                        "CPU executor, which decodes the selected rows alone",
+                        why);
+}
+
+pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
+                             pq_status *status, pq_error *errors)
+{
+    pq_device_exec_options defaults;
+    if (!o) {
+        memset(&defaults, 0, sizeof defaults);
+        o = &defaults;
+    }
+    size_t nc = plan ? plan->nchunks : 0, nrows = 0;
+    for (size_t k = 0; k < nc; k++) nrows += pq_dx_rows_compacted(&plan->chunks[k]);
+    if (nrows == 0) return run_plan(o, plan, outs, status, errors, NULL);
+
+    /* Row selections: their chunks decoded whole, kept on the device for the
+     * compaction, then compacted; the other chunks run as they are. */
+    pq_decode_plan whole;
+    bool *on_device = calloc(nc, sizeof *on_device);
+    pq_column_values *wouts = calloc(nc, sizeof *wouts);
+    pq_error e0 = {0};
+    pq_status st = on_device && wouts ? pq_dx_rows_whole_plan(plan, &whole, &e0)
+                                      : pq_error_set(&e0, PQ_ERR_NOMEM, "out of memory");
+    if (st != PQ_OK) {
+        for (size_t k = 0; k < nc; k++) {
+            memset(&outs[k], 0, sizeof outs[k]);
+            status[k] = st;
+            errors[k] = e0;
+        }
+        free(on_device);
+        free(wouts);
+        return st;
+    }
+    for (size_t k = 0; k < nc; k++)
+        on_device[k] = pq_dx_rows_compacted(&plan->chunks[k]) || (o->outputs_on_device && o->outputs_on_device[k]);
+    pq_device_exec_options wo = *o;
+    wo.outputs_on_device = on_device;
+    void *stream = NULL;
+    run_plan(&wo, &whole, wouts, status, errors, &stream);
+    unsigned threads = o->threads ? o->threads : DEFAULT_THREADS;
+    bool cuda = o->use_cuda && stream != NULL;
+    pq_dx_rows_ctx rx = {.cuda = cuda, .apart = cuda || o->host_apart, .stream = stream, .threads = threads,
+                         .host_flags = o->host_flags};
+    pq_status first = PQ_OK;
+    for (size_t k = 0; k < nc; k++) {
+        if (pq_dx_rows_compacted(&plan->chunks[k])) {
+            status[k] = compact_chunk(o, &rx, &whole, plan, k, &wouts[k], status[k], &outs[k], &errors[k]);
+        } else { /* as the whole plan ran it: its output and the plan's counts */
+            outs[k] = wouts[k];
+            plan->chunks[k] = whole.chunks[k];
+            for (size_t i = whole.chunks[k].first_page; i < whole.chunks[k].first_page + whole.chunks[k].npages; i++)
+                plan->pages[i] = whole.pages[i];
+        }
+        if (status[k] != PQ_OK && first == PQ_OK) first = status[k];
+    }
+    if (stream) pq_kcuda_stream_destroy(stream);
+    pq_decode_plan_free(&whole);
+    free(on_device);
+    free(wouts);
     return first;
 }
 

@@ -20,7 +20,8 @@
  *      DELTA_BYTE_ARRAY: their length streams decoded and checked); the
  *      host sums the pages' bytes into string offsets
  *      (pq_decode_plan_place) and allocates the data;
- *   4. PQ_K_BYTES for byte arrays: the bytes into place.
+ *   4. PQ_K_BYTES for byte arrays: the bytes into place (and with string
+ *      views out, the views of pages not dictionary-encoded).
  *
  * The result is pq_decode_plan_execute's, buffer for buffer: the same
  * pq_column_values (levels, values, offsets, data, counts, and the same
@@ -82,8 +83,15 @@
  * ("device executor: DELTA_BINARY_PACKED values of FLOAT (page 2) are not
  * covered"), and the caller decodes it with the CPU executor: an encoding
  * not valid for the type (which the CPU executor refuses too, or skips on
- * an all-null page), row selections (rows != NULL), string views of a
- * chunk whose values take more than int32 offsets reach.
+ * an all-null page), string views of a chunk whose values take more than
+ * int32 offsets reach, and of row selections.
+ *
+ * Row selections (rows != NULL: required flat columns) are decoded whole
+ * and compacted (pages/device_rows.h): every data page with a selected row
+ * in full, then the selected rows kept by the compaction kernels, equal to
+ * the CPU executor's selection-vector decode; a chunk that fails decoded
+ * whole is left to the CPU executor (PQ_ERR_UNSUPPORTED, PQ_DX_ROWS),
+ * which reads the selected rows alone.
  */
 #ifndef PQ_PAGES_DEVICE_EXEC_H
 #define PQ_PAGES_DEVICE_EXEC_H
@@ -99,7 +107,7 @@
 
 /* Why a chunk was not run (pq_device_exec_stats.unsupported). */
 typedef enum pq_dx_reason {
-    PQ_DX_ROWS,           /* a row selection */
+    PQ_DX_ROWS,           /* a row selection not compacted: of string views, or failing decoded whole */
     PQ_DX_VALUE_ENCODING, /* a data page's value encoding not valid for the type (or unknown) */
     PQ_DX_LEVEL_ENCODING, /* a level encoding other than RLE and BIT_PACKED */
     PQ_DX_DEVICE,         /* use_cuda without a usable CUDA device, or a CUDA call failed */

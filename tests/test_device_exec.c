@@ -95,6 +95,8 @@ typedef struct tally {
     long equal;        /* decoded, equal */
     long equal_views;  /* of which string views out (PQ_PLAN_STRING_VIEWS) */
     long equal_indices; /* of which dictionary indices out (PQ_PLAN_INDICES) */
+    long equal_rows;   /* of which row selections (selection-vector decode) */
+    long rows_left;    /* unsupported: row selections of chunks that fail decoded whole (by design) */
     long both_failed;  /* the same error status both ways */
     long unsupported;  /* left to the CPU executor */
     long mismatches;
@@ -167,11 +169,11 @@ static void resident_free(uint8_t *p, bool cuda)
  * are the plan's output flags (string views, dictionary indices). */
 static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, const pq_leaf *leaf, int32_t codec,
                         const uint8_t *bytes, size_t len, const pq_page_info *pages, size_t npages, bool cuda,
-                        unsigned flags)
+                        unsigned flags, const pq_decode_rows *rows)
 {
     pq_decode_plan cplan = {0};
     pq_error err = {0};
-    if (pq_decode_plan_add_chunk(&cplan, leaf, codec, bytes, len, pages, npages, flags, NULL, &err) != PQ_OK) {
+    if (pq_decode_plan_add_chunk(&cplan, leaf, codec, bytes, len, pages, npages, flags, rows, &err) != PQ_OK) {
         t->skipped++;
         return;
     }
@@ -193,10 +195,10 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
     for (size_t w = 0; w < nways; w++) {
         /* Other outputs than the default: the first way and device memory
          * apart (the kernels are the same; their data movement differs). */
-        if (flags && w > 0 && w < nhost && !host_ways[w].apart) continue;
+        if ((flags || rows) && w > 0 && w < nhost && !host_ways[w].apart) continue;
         bool on_cuda = w >= nhost, resident = on_cuda ? w == nhost + 1 : host_ways[w].resident;
         pq_decode_plan dplan = {0};
-        ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, codec, bytes, len, pages, npages, flags, NULL, &err),
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, codec, bytes, len, pages, npages, flags, rows, &err),
                          PQ_OK);
         pq_device_exec_options o = {.use_cuda = on_cuda, .stats = w == 0 ? &t->stats : NULL};
         uint8_t *copy = NULL;
@@ -221,7 +223,10 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
             if (!zeroed(&dout)) bad = "an unsupported chunk has output";
             if (w == 0 && !bad) {
                 t->unsupported++;
+                if (rows && strstr(derr.message, "fails decoded whole")) t->rows_left++;
                 count_reason(t, derr.message);
+                printf("  left to the CPU executor: %s rg %u col %u (cpu %s): %s\n", file, rg, col,
+                       pq_status_name(cst), derr.message);
             }
         } else if (dst != cst) {
             bad = "status";
@@ -248,6 +253,7 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
                 t->equal++;
                 if (flags & PQ_PLAN_STRING_VIEWS) t->equal_views++;
                 if (flags & PQ_PLAN_INDICES) t->equal_indices++;
+                if (rows) t->equal_rows++;
             }
         }
         if (bad) {
@@ -262,6 +268,20 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
     }
     pq_column_values_free(&cout);
     pq_decode_plan_free(&cplan);
+}
+
+/* Bits over n rows: none in every third band of 700 rows, else about one
+ * row in five, and every row of the last band. */
+static uint8_t *select_rows(uint64_t n)
+{
+    uint8_t *bits = calloc((size_t)(n + 7) / 8 + 1, 1);
+    ck_assert_ptr_nonnull(bits);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t band = i / 700, h = (i * 0x9e3779b97f4a7c15ull) >> 59;
+        bool kept = band % 3 == 1 ? false : band == (n - 1) / 700 ? true : h < 7;
+        if (kept) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+    return bits;
 }
 
 /* Every column chunk of one file. */
@@ -294,7 +314,7 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
                 continue;
             }
             const pq_leaf *leaf = &schema->leaves[col];
-            check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n, cuda, 0);
+            check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n, cuda, 0, NULL);
             /* String views and dictionary indices out, where the chunk
              * can have them (not the chunks of over 64 MiB decompressed:
              * the codec's time, not the kernels'). */
@@ -304,10 +324,27 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
             if (unpacked <= ((uint64_t)64 << 20)) {
                 if (leaf->physical_type == PQ_BYTE_ARRAY)
                     check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
-                                cuda, PQ_PLAN_STRING_VIEWS);
+                                cuda, PQ_PLAN_STRING_VIEWS, NULL);
                 if (pq_pages_all_dictionary(pages, n))
                     check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
-                                cuda, PQ_PLAN_INDICES);
+                                cuda, PQ_PLAN_INDICES, NULL);
+                /* Selection-vector decode of required flat columns: a
+                 * selection from row 1 on, in bands, so that some pages
+                 * have no selected row and others a few. */
+                uint64_t nrows = 0;
+                for (size_t i = 0; i < n; i++)
+                    if ((pages[i].type == PQ_PAGE_DATA || pages[i].type == PQ_PAGE_DATA_V2) && pages[i].num_values > 0)
+                        nrows += (uint64_t)pages[i].num_values;
+                if (pq_decode_rows_supported(leaf) && nrows > 1) {
+                    uint8_t *keep = select_rows(nrows - 1);
+                    pq_decode_rows rows = {keep, 1, nrows - 1};
+                    check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
+                                cuda, 0, &rows);
+                    if (pq_pages_all_dictionary(pages, n))
+                        check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
+                                    cuda, PQ_PLAN_INDICES, &rows);
+                    free(keep);
+                }
             }
             free(pages);
         }
@@ -318,9 +355,10 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
 
 static void print_tally(const char *what, const tally *t)
 {
-    printf("%s: %ld chunk runs: %ld decoded equal (%ld as string views, %ld as dictionary indices), %ld failed "
-           "the same way, %ld unsupported, %ld mismatched (%ld not planned); %llu kernel launches\n",
-           what, t->chunks, t->equal, t->equal_views, t->equal_indices, t->both_failed, t->unsupported,
+    printf("%s: %ld chunk runs: %ld decoded equal (%ld as string views, %ld as dictionary indices, %ld of row "
+           "selections), %ld failed the same way, %ld unsupported, %ld mismatched (%ld not planned); %llu kernel "
+           "launches\n",
+           what, t->chunks, t->equal, t->equal_views, t->equal_indices, t->equal_rows, t->both_failed, t->unsupported,
            t->mismatches, t->skipped, (unsigned long long)t->stats.launches);
     for (int i = 0; i < t->nreasons; i++) printf("  unsupported: %ld x %s\n", t->reasons[i].n, t->reasons[i].what);
     for (int r = 0; r < PQ_DX_REASONS; r++)
@@ -348,10 +386,12 @@ START_TEST(corpus_equals_the_cpu_executor)
     ck_assert_int_gt(t.equal, 0);
     ck_assert_int_gt(t.equal_views, 0);
     ck_assert_int_gt(t.equal_indices, 0);
+    ck_assert_int_gt(t.equal_rows, 0);
     /* Every value and level encoding of the corpus is covered, for every
-     * output: nothing is left to the CPU executor (no row selection is
-     * asked for here). */
-    ck_assert_int_eq(t.unsupported, 0);
+     * output and for row selections: nothing is left to the CPU executor
+     * but the row selections of chunks that fail decoded whole (corrupt
+     * files: the CPU executor decodes the selected rows alone). */
+    ck_assert_int_eq(t.unsupported, t.rows_left);
     /* The resident way read its copies: every chunk it ran, and bytes. */
     printf("resident way: %llu chunks, %llu bytes copied from the resident copies\n",
            (unsigned long long)t.resident.resident_chunks, (unsigned long long)t.resident.resident_bytes);
@@ -422,11 +462,12 @@ static const struct {
  * its message in *derr and, on success, its output (equal to the CPU's) in
  * *out. */
 static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
-                             size_t npages, pq_error *derr, pq_column_values *out, bool strict, unsigned flags)
+                             size_t npages, pq_error *derr, pq_column_values *out, bool strict, unsigned flags,
+                             const pq_decode_rows *rows)
 {
     pq_decode_plan cplan = {0}, dplan = {0};
     pq_error err = {0};
-    ck_assert_msg(pq_decode_plan_add_chunk(&cplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages, flags, NULL,
+    ck_assert_msg(pq_decode_plan_add_chunk(&cplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages, flags, rows,
                                            &err) == PQ_OK,
                   "%s", err.message);
     pq_cpu_executor ex = {0};
@@ -437,7 +478,7 @@ static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t l
     pq_status result = PQ_OK;
     for (size_t w = 0; w < NHAND; w++) {
         ck_assert_int_eq(pq_decode_plan_add_chunk(&dplan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, len, pages, npages,
-                                                  flags, NULL, &err),
+                                                  flags, rows, &err),
                          PQ_OK);
         pq_device_exec_options o = {.threads = hand_ways[w].threads, .host_flags = hand_ways[w].flags,
                                     .host_apart = hand_ways[w].apart};
@@ -449,6 +490,12 @@ static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t l
         if (dst == PQ_OK) {
             const char *bad = diff_values(&cout, &dout);
             ck_assert_msg(bad == NULL, "%s differs (%zu threads)", bad, (size_t)hand_ways[w].threads);
+            for (size_t i = 0; i < cplan.npages; i++) {
+                const pq_plan_page *p = &cplan.pages[i], *q = &dplan.pages[i];
+                ck_assert_msg(p->n_values == q->n_values && p->value_offset == q->value_offset &&
+                                  p->string_bytes == q->string_bytes && p->string_offset == q->string_offset,
+                              "plan page %zu differs", i);
+            }
         } else {
             ck_assert_msg(!strict || strcmp(derr->message, cerr.message) == 0, "device \"%s\", cpu \"%s\"",
                           derr->message, cerr.message);
@@ -466,7 +513,7 @@ static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t l
 static pq_status run_both(const pq_leaf *leaf, const uint8_t *chunk, size_t len, const pq_page_info *pages,
                           size_t npages, pq_error *derr, pq_column_values *out)
 {
-    return run_both_ex(leaf, chunk, len, pages, npages, derr, out, false, 0);
+    return run_both_ex(leaf, chunk, len, pages, npages, derr, out, false, 0, NULL);
 }
 
 /* A dictionary of two INT32s and a page of 4 indices 0, 1, 3, 1 (bit width
@@ -840,7 +887,7 @@ static uint64_t rnd(void)
 /* Runs a chunk with strict messages; on success returns its output. */
 static pq_status run_hand(const pq_leaf *leaf, const hand_chunk *c, pq_error *err, pq_column_values *out)
 {
-    return run_both_ex(leaf, c->buf, c->n, c->pages, c->np, err, out, true, 0);
+    return run_both_ex(leaf, c->buf, c->n, c->pages, c->np, err, out, true, 0, NULL);
 }
 
 static pq_leaf flba_leaf(int32_t width, int16_t max_def)
@@ -1423,7 +1470,7 @@ START_TEST(views_and_indices_out)
     pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 1, 0);
     pq_error err = {0};
     pq_column_values out;
-    ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 3, &err, &out, true, PQ_PLAN_STRING_VIEWS) == PQ_OK, "%s",
+    ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 3, &err, &out, true, PQ_PLAN_STRING_VIEWS, NULL) == PQ_OK, "%s",
                   err.message);
     static const char *want[] = {"a string of 23 bytes...", "ab", "a string of 23 bytes...",
                                  "a string of 23 bytes...", "xyz", "thirteen byte"};
@@ -1444,7 +1491,7 @@ START_TEST(views_and_indices_out)
     pq_column_values_free(&out);
 
     /* indices out: only the dictionary page's chunk (every data page dictionary-encoded) */
-    ck_assert_msg(run_both_ex(&leaf, chunk, d1, pages, 2, &err, &out, true, PQ_PLAN_INDICES) == PQ_OK, "%s",
+    ck_assert_msg(run_both_ex(&leaf, chunk, d1, pages, 2, &err, &out, true, PQ_PLAN_INDICES, NULL) == PQ_OK, "%s",
                   err.message);
     ck_assert_uint_eq(out.n_values, 4);
     ck_assert_uint_eq(out.width, 4);
@@ -1462,12 +1509,87 @@ START_TEST(views_and_indices_out)
     pages[0].num_values = 1;
     for (int k = 0; k < 2; k++) {
         unsigned flags = k ? PQ_PLAN_INDICES : PQ_PLAN_STRING_VIEWS;
-        ck_assert_int_eq(run_both_ex(&leaf, chunk, d1, pages, 2, &err, &out, true, flags), PQ_ERR_CORRUPT_DATA);
+        ck_assert_int_eq(run_both_ex(&leaf, chunk, d1, pages, 2, &err, &out, true, flags, NULL), PQ_ERR_CORRUPT_DATA);
         ck_assert_msg(strstr(err.message, "page 1 (DATA_PAGE, RLE_DICTIONARY): dictionary index 1 at value 0 >= "
                                           "dictionary size 1"),
                       "%s", err.message);
         ck_assert(zeroed(&out));
     }
+}
+END_TEST
+
+/* Selection-vector decode: a required string column of a dictionary page,
+ * a page of 4 indices (1 0 1 1) and two PLAIN pages of 2 values each; rows
+ * 1, 3 and 4 selected, so the last page has none and is not decoded. The
+ * device decodes the pages whole and compacts; values, offsets and the
+ * plan's page counts are the CPU executor's. String views of a selection
+ * are left to the CPU executor. */
+START_TEST(row_selections_are_compacted)
+{
+    static const char *dict[] = {"ab", "a string of 23 bytes..."};
+    uint8_t chunk[256];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) n += pq_test_put_str(chunk + n, dict[i]);
+    size_t d0 = n;
+    const uint8_t idx[] = {0x01, 0x03, 0x0d}; /* width 1, one group: 1 0 1 1 */
+    memcpy(chunk + n, idx, sizeof idx);
+    n += sizeof idx;
+    size_t d1 = n;
+    n += pq_test_put_str(chunk + n, "xyz");
+    n += pq_test_put_str(chunk + n, "thirteen byte");
+    size_t d2 = n;
+    n += pq_test_put_str(chunk + n, "p");
+    n += pq_test_put_str(chunk + n, "q");
+    pq_page_info pages[4] = {pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)d0, 2, PQ_ENC_PLAIN),
+                             pq_test_page(d0, PQ_PAGE_DATA, (int32_t)(d1 - d0), 4, PQ_ENC_RLE_DICTIONARY),
+                             pq_test_page(d1, PQ_PAGE_DATA, (int32_t)(d2 - d1), 2, PQ_ENC_PLAIN),
+                             pq_test_page(d2, PQ_PAGE_DATA, (int32_t)(n - d2), 2, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0, 0);
+    const uint8_t keep[] = {0x1a}; /* rows 1, 3, 4 of 8 */
+    pq_decode_rows rows = {keep, 0, 8};
+    pq_error err = {0};
+    pq_column_values out;
+    pq_device_exec_stats stats = {0};
+    ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 4, &err, &out, true, 0, &rows) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(out.n_values, 3);
+    ck_assert_uint_eq(out.data_len, 2 + 23 + 3);
+    ck_assert_mem_eq(out.data, "aba string of 23 bytes...xyz", 28);
+    ck_assert_int_eq(out.offsets[1], 2);
+    ck_assert_int_eq(out.offsets[2], 25);
+    ck_assert_int_eq(out.offsets[3], 28);
+    pq_column_values_free(&out);
+
+    /* the same rows with the selection starting at row 2: rows 3 and 4 (bits 1, 2) */
+    const uint8_t keep2[] = {0x06};
+    pq_decode_rows rows2 = {keep2, 2, 6};
+    ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 4, &err, &out, true, 0, &rows2) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(out.n_values, 2);
+    ck_assert_mem_eq(out.data, "a string of 23 bytes...xyz", 26);
+    pq_column_values_free(&out);
+
+    /* string views of a selection: the CPU executor's */
+    pq_decode_plan plan = {0};
+    pq_status st;
+    pq_device_exec_options o = {.stats = &stats};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 4,
+                                              PQ_PLAN_STRING_VIEWS, &rows, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "row selections of string views"), "%s", err.message);
+    ck_assert_uint_eq(stats.unsupported[PQ_DX_ROWS], 1);
+    ck_assert(zeroed(&out));
+    pq_decode_plan_free(&plan);
+
+    /* a corrupt page under the selection: left to the CPU executor, which fails it */
+    pages[2].compressed_size = pages[2].uncompressed_size = 5; /* "xyz" cut short */
+    memset(&stats, 0, sizeof stats);
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 4, 0, &rows, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "fails decoded whole (page 2"), "%s", err.message);
+    ck_assert_uint_eq(stats.unsupported[PQ_DX_ROWS], 1);
+    ck_assert(zeroed(&out));
+    pq_decode_plan_free(&plan);
 }
 END_TEST
 
@@ -1591,6 +1713,7 @@ int main(void)
     tcase_add_test(tc, delta_byte_array_pages);
     tcase_add_test(tc, uncovered_chunks_are_unsupported);
     tcase_add_test(tc, views_and_indices_out);
+    tcase_add_test(tc, row_selections_are_compacted);
     tcase_add_test(tc, resident_bytes_are_what_is_decoded);
     tcase_add_test(tc, corpus_equals_the_cpu_executor);
     tcase_add_test(tc, matrix_equals_the_cpu_executor);
