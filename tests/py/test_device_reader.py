@@ -9,8 +9,10 @@ reader, against pyarrow and the CPU executor.
   it equals the CPU read's (which test_matrix.py holds against pyarrow); and the decode stage's counters say how many chunks the kernels
   decoded and how many were left to the CPU (chunks the kernels do not
   cover: DELTA_*, BYTE_STREAM_SPLIT, RLE booleans, nested columns);
-- output types and filters the kernels leave to the CPU (string views,
-  dictionary arrays, selection-vector decode) still give the CPU's result;
+- output types (string views, dictionary arrays, decimal64) give the CPU's
+  result; a filtered read of required columns decodes every payload chunk's
+  matching rows on the kernels (selection-vector decode: whole pages, then
+  compacted) and equals pyarrow's filtered table;
 - device_output=True (the decoded arrays kept "on the device", host
   memory standing for it with host kernels: built there by the Arrow
   kernels, or copied there): every corpus file equals the CPU read, and
@@ -196,6 +198,45 @@ def check_options():
         assert "device must be one of" in str(e)
     print("options: string views, dictionary arrays, decimal64 and a filtered read equal the CPU's; "
           "cuda %s; auto says where it ran" % ("present" if cuda else "absent: a clear error"))
+
+
+def check_required_filter():
+    """Selection-vector decode on the kernels: a file of required columns
+    (pyarrow, nullable=False: strings dictionary-encoded and PLAIN, int64,
+    doubles, booleans) read with a filter that keeps scattered rows. Every
+    payload chunk is decoded for the matching rows by the device executor
+    (whole pages, then compacted): no chunk is left to the CPU, and the
+    table equals the CPU read's and pyarrow's filtered table."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    rng = np.random.default_rng(7)
+    n = 60000
+    fields = [pa.field("k", pa.int64(), nullable=False), pa.field("s", pa.string(), nullable=False),
+              pa.field("p", pa.string(), nullable=False), pa.field("d", pa.float64(), nullable=False),
+              pa.field("b", pa.bool_(), nullable=False)]
+    t = pa.table([pa.array(np.arange(n, dtype=np.int64)),
+                  pa.array(["v%d" % (i % 13) for i in range(n)]),
+                  pa.array(["a longer plain value %d" % i for i in rng.integers(0, 1 << 30, n)]),
+                  pa.array(rng.random(n)), pa.array(rng.random(n) < 0.5)], schema=pa.schema(fields))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "required.parquet")
+        pq.write_table(t, path, row_group_size=20000, data_page_size=8192,
+                       use_dictionary=["s"], compression="snappy")
+        for text, keep in (("s = 'v3'", lambda: pc.equal(t["s"], "v3")),
+                           ("d < 0.05 and b = true", lambda: pc.and_(pc.less(t["d"], 0.05), t["b"])),
+                           ("k >= 19990 and k < 20010", lambda: pc.and_(pc.greater_equal(t["k"], 19990),
+                                                                     pc.less(t["k"], 20010)))):
+            want = t.filter(keep())
+            cpu = pqstep.read_table(path, filter=text)
+            with pqstep.Reader(path, device="host-kernels") as r:
+                got = r.read(filter=text)
+                dec = r.stage_stats("decode")
+            same(cpu, want, "required, CPU, %s" % text)
+            same(got, want, "required, host kernels, %s" % text)
+            assert got.num_rows > 0 and dec["cpu_chunks"] == 0 and dec["device_chunks"] > 0, (text, dec)
+    print("required columns: 3 filtered reads equal pyarrow's with every payload chunk's matching rows decoded "
+          "and compacted by the kernels")
 
 
 def filtered(path, text, totals, prune=True, columns=None, **kw):
@@ -446,6 +487,7 @@ def main():
         return SKIP
     check_corpus()
     check_options()
+    check_required_filter()
     check_filter_cases()
     check_filter_corpus()
     check_device_batches()
