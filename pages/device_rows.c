@@ -284,7 +284,7 @@ static pq_status output_to_host(const pq_dx_rows_ctx *x, const pq_column_values 
     pq_status st;
     if ((st = host_copy(x, v->values, v->n_values * v->width, (void **)&h->values, err)) == PQ_OK &&
         (st = host_copy(x, v->offsets, (v->n_values + 1) * sizeof(int32_t), (void **)&h->offsets, err)) == PQ_OK &&
-        (st = host_copy(x, v->data, v->data_len + 1, (void **)&h->data, err)) == PQ_OK && v->dictionary) {
+        (st = host_copy(x, v->data, v->data_len ? v->data_len : 1, (void **)&h->data, err)) == PQ_OK && v->dictionary) {
         if (!(h->dictionary = calloc(1, sizeof *h->dictionary))) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         else st = output_to_host(x, v->dictionary, h->dictionary, err);
     }
