@@ -1730,10 +1730,47 @@ static size_t staging_half(const pq_decode_plan *plan, uint64_t staging)
     return half ? (size_t)half : 1;
 }
 
-/* The chunks of `plan` as they are (pq_device_exec_run without row
- * selections to compact). */
+/* A run of a plan whose row selections were lifted (device_rows.h): the
+ * caller's plan, outputs and outputs_on_device. */
+typedef struct rows_pass {
+    pq_decode_plan *plan;
+    pq_column_values *outs;
+    const bool *on_device;
+} rows_pass;
+
+/* Chunk k of the whole plan's run, whose row selection was lifted, made
+ * the selected rows of the caller's chunk k (device_rows.h), on the run's
+ * stream as soon as it is decoded, so that its whole decode is freed before
+ * the next chunk's; one whose whole decode failed is left to the CPU
+ * executor. */
+static pq_status compact_chunk(const dx_run *x, const rows_pass *rp, const pq_decode_plan *whole, size_t k,
+                               pq_column_values *wout, pq_status st, pq_error *err)
+{
+    const pq_device_exec_options *o = x->o;
+    if (st == PQ_OK) {
+        pq_dx_rows_ctx rx = {.cuda = x->cuda, .apart = x->apart, .stream = x->stream, .threads = x->threads,
+                             .host_flags = x->host_flags};
+        bool keep = rp->on_device && rp->on_device[k];
+        st = pq_dx_rows_compact(&rx, whole, rp->plan, k, wout, keep, &rp->outs[k], err);
+        if (st == PQ_OK || (st == PQ_ERR_UNSUPPORTED && strstr(err->message, "device executor:"))) return st;
+    } else {
+        pq_device_values_free(x->cuda, wout); /* zeroed already: failed chunks hand nothing over */
+        if (st == PQ_ERR_UNSUPPORTED) return st; /* not covered, or no device: said and counted */
+    }
+    if (o->stats) o->stats->unsupported[PQ_DX_ROWS]++;
+    char why[PQ_ERROR_MESSAGE_SIZE];
+    snprintf(why, sizeof why, "%s", err->message);
+    return pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                        "device executor: a row selection of a chunk that fails decoded whole (%s) is left to the "
+                        "CPU executor, which decodes the selected rows alone",
+                        why);
+}
+
+/* The chunks of `plan` as they are; with rp, the chunks whose row
+ * selection was lifted are compacted into rp->outs (their status the
+ * compaction's). */
 static pq_status run_plan(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
-                          pq_status *status, pq_error *errors, void **stream_out)
+                          pq_status *status, pq_error *errors, const rows_pass *rp)
 {
     size_t nc = plan ? plan->nchunks : 0;
     for (size_t k = 0; k < nc; k++) {
@@ -1798,6 +1835,8 @@ static pq_status run_plan(const pq_device_exec_options *o, pq_decode_plan *plan,
         }
         if (cst[cur] == PQ_OK) cst[cur] = end_chunk(c, &outs[k]);
         status[k] = cst[cur];
+        if (rp && pq_dx_rows_compacted(&rp->plan->chunks[k]))
+            status[k] = compact_chunk(&x, rp, plan, k, &outs[k], status[k], &errors[k]);
         if (status[k] != PQ_OK) {
             pq_column_values_free(&outs[k]); /* zeroed, or host buffers: finish failed before the hand-over */
             if (first == PQ_OK) first = status[k];
@@ -1805,37 +1844,9 @@ static pq_status run_plan(const pq_device_exec_options *o, pq_decode_plan *plan,
         free_chunk(c);
         cur = nxt;
     }
-    if (stream_out && x.stream) { /* kept for the caller's compaction */
-        *stream_out = x.stream;
-        x.stream = NULL;
-    }
     free_run(&x);
     if (x.cctx == &x.own_cctx) pq_codec_ctx_free(&x.own_cctx);
     return first;
-}
-
-/* Chunk k of the whole plan's run, whose row selection was lifted, made
- * the selected rows of plan chunk k (device_rows.h); one whose whole decode
- * failed is left to the CPU executor. */
-static pq_status compact_chunk(const pq_device_exec_options *o, const pq_dx_rows_ctx *rx, const pq_decode_plan *whole,
-                               pq_decode_plan *plan, size_t k, pq_column_values *wout, pq_status st,
-                               pq_column_values *out, pq_error *err)
-{
-    if (st == PQ_OK) {
-        bool keep = o->outputs_on_device && o->outputs_on_device[k];
-        st = pq_dx_rows_compact(rx, whole, plan, k, wout, keep, out, err);
-        if (st == PQ_OK || (st == PQ_ERR_UNSUPPORTED && strstr(err->message, "device executor:"))) return st;
-    } else {
-        pq_device_values_free(rx->cuda, wout); /* zeroed already: failed chunks hand nothing over */
-        if (st == PQ_ERR_UNSUPPORTED) return st; /* not covered, or no device: said and counted */
-    }
-    if (o->stats) o->stats->unsupported[PQ_DX_ROWS]++;
-    char why[PQ_ERROR_MESSAGE_SIZE];
-    snprintf(why, sizeof why, "%s", err->message);
-    return pq_error_set(err, PQ_ERR_UNSUPPORTED,
-                        "device executor: a row selection of a chunk that fails decoded whole (%s) is left to the "
-                        "CPU executor, which decodes the selected rows alone",
-                        why);
 }
 
 pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
@@ -1872,17 +1883,12 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
         on_device[k] = pq_dx_rows_compacted(&plan->chunks[k]) || (o->outputs_on_device && o->outputs_on_device[k]);
     pq_device_exec_options wo = *o;
     wo.outputs_on_device = on_device;
-    void *stream = NULL;
-    run_plan(&wo, &whole, wouts, status, errors, &stream);
-    unsigned threads = o->threads ? o->threads : DEFAULT_THREADS;
-    bool cuda = o->use_cuda && stream != NULL;
-    pq_dx_rows_ctx rx = {.cuda = cuda, .apart = cuda || o->host_apart, .stream = stream, .threads = threads,
-                         .host_flags = o->host_flags};
+    for (size_t k = 0; k < nc; k++) memset(&outs[k], 0, sizeof outs[k]);
+    rows_pass rp = {plan, outs, o->outputs_on_device};
+    run_plan(&wo, &whole, wouts, status, errors, &rp);
     pq_status first = PQ_OK;
     for (size_t k = 0; k < nc; k++) {
-        if (pq_dx_rows_compacted(&plan->chunks[k])) {
-            status[k] = compact_chunk(o, &rx, &whole, plan, k, &wouts[k], status[k], &outs[k], &errors[k]);
-        } else { /* as the whole plan ran it: its output and the plan's counts */
+        if (!pq_dx_rows_compacted(&plan->chunks[k])) { /* as the whole plan ran it: its output and the plan's counts */
             outs[k] = wouts[k];
             plan->chunks[k] = whole.chunks[k];
             for (size_t i = whole.chunks[k].first_page; i < whole.chunks[k].first_page + whole.chunks[k].npages; i++)
@@ -1890,7 +1896,6 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
         }
         if (status[k] != PQ_OK && first == PQ_OK) first = status[k];
     }
-    if (stream) pq_kcuda_stream_destroy(stream);
     pq_decode_plan_free(&whole);
     free(on_device);
     free(wouts);

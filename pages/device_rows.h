@@ -12,6 +12,11 @@
  * (n_values, value_offset, string_bytes, string_offset) filled in the same
  * way.
  *
+ * The device executor compacts each such chunk on its stream as soon as the
+ * chunk's whole decode ends, so the whole decode's buffers are freed before
+ * the next chunk's (device memory holds one chunk's whole decode at a time,
+ * besides the outputs).
+ *
  * A chunk whose whole decode fails is left to the CPU executor (which
  * decodes the selected rows alone, and may not read the part that failed):
  * the device executor reports it PQ_ERR_UNSUPPORTED then. String views of
