@@ -285,8 +285,8 @@ typedef struct pq_reader_options {
      * chunks dictionary-encoded throughout); the rest (dictionary arrays
      * of other chunks, nested fields, the rows of a filtered read,
      * validate_utf8, and what the kernels do not cover) is built on the
-     * host and copied to the device once, at the end of the stage. pq_reader_next_device_batch()
-     * then hands out slices of those arrays without a copy, and
+     * host and copied to the device once, at the end of the stage.
+     * pq_reader_next_device_batch() then hands out slices of those arrays without a copy, and
      * pq_reader_next_batch() / pq_reader_export_*() copy each batch to
      * host memory. With PQ_DEVICE_HOST_KERNELS the same path runs with host
      * memory standing for the device (the Arrow kernels run on the host;
@@ -324,9 +324,10 @@ typedef struct pq_reader_options {
  * into every output type (string views and dictionary indices included),
  * and the selection-vector decode of a filtered read's payload columns
  * (each selected page decoded whole, then the matching rows compacted by
- * the kernels, pages/device_rows.h); the chunks it does not cover (nested
- * columns, string views of a selection, a selection of a chunk that fails
- * decoded whole) are decoded by the CPU executor, counted in the decode stage's stats
+ * the kernels, pages/device_rows.h). A nested column's chunks are decoded
+ * there too, a plan each, and their fields assembled on the host. The
+ * chunks it does not cover (string views of a selection, a selection of a
+ * chunk that fails decoded whole) are decoded by the CPU executor, counted in the decode stage's stats
  * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
  * stage ran and why. With a filter, the predicate kernel
  * (predicate/device_filter.h) evaluates it on each selected row group's

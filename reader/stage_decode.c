@@ -14,6 +14,7 @@
  * stage reports the error of the first failing unit in order, so the
  * result does not depend on the thread count.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,11 +229,15 @@ typedef struct decode_job {
     pq_status *status;      /* nested: per unit */
     pq_error *errors;       /* nested: per unit */
     pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
-    bool kernels;           /* flat plans run by the device executor (opts.device) */
+    bool kernels;           /* chunks decoded by the device executor (opts.device) */
     bool cuda;              /* ... on the CUDA device */
     bool build_on_device;   /* device_output: chunks the kernels decode are built there too */
     pq_darrow_ctx dx;       /* ... by the Arrow kernels of this context */
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first chunk left to the CPU was */
+    /* Nested selections, whose units run in parallel: where their chunks
+     * were decoded, and whether `fallback` is taken. */
+    atomic_ullong nested_device, nested_cpu, nested_resident;
+    atomic_int fallback_taken;
 } decode_job;
 
 /* ---------------------------------------------------------------------------
@@ -560,11 +565,48 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
     return PQ_OK;
 }
 
+/* A nested unit's chunk k: decoded by the device executor when the decode
+ * runs there (a plan of its own; the levels and values come back to host
+ * memory, where the fields are assembled), by the CPU where the kernels do
+ * not cover it, as decode_chunk decodes it. */
+static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *cctx, size_t k, pq_column_values *v,
+                                   pq_error *err)
+{
+    if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
+    int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
+    unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
+    if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
+        flags = PQ_PLAN_INDICES;
+    pq_decode_plan plan = {0};
+    pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
+                                            flags, NULL, err);
+    bool planned = st == PQ_OK;
+    if (planned) {
+        const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, k) : NULL};
+        pq_device_exec_stats dxs = {0};
+        pq_device_exec_options o = {.use_cuda = job->cuda, .memory_limit = r->opts.memory_limit, .cctx = cctx,
+                                    .resident = res[0] ? res : NULL, .stats = &dxs};
+        pq_device_exec_run(&o, &plan, v, &st, err);
+        atomic_fetch_add(&job->nested_resident, dxs.resident_chunks);
+    }
+    pq_decode_plan_free(&plan);
+    if (st == PQ_ERR_UNSUPPORTED || !planned) { /* not covered (or not planned): the CPU's, errors too */
+        if (st == PQ_ERR_UNSUPPORTED && atomic_exchange(&job->fallback_taken, 1) == 0)
+            snprintf(job->fallback, sizeof job->fallback, "%s", err->message);
+        atomic_fetch_add(&job->nested_cpu, 1);
+        return decode_chunk(r, cctx, k, v, err);
+    }
+    atomic_fetch_add(&job->nested_device, 1);
+    return check_decoded(r, k, NULL, st, v, err);
+}
+
 /* A nested unit (a selection with a nested column): field j of selected
  * row group g, packed into slot g * n + j, as pq_metadata_arrow_schema
  * exports the selection. */
-static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *job, size_t g, size_t j,
-                            pq_error *err)
+static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, size_t g, size_t j, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     size_t n = r->sel.columns_len;
@@ -575,7 +617,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, const decode_job *
     size_t done = 0;
     for (; st == PQ_OK && done < m; done++) {
         leaves[done] = &schema->leaves[r->sel.columns[job->order[a + done]]];
-        st = decode_chunk(r, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], err);
+        st = decode_unit_chunk(r, job, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
@@ -909,9 +951,10 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
     for (size_t g = 0; g < r->sel.row_groups_len; g++) ds->rows += r->out.rows[g].rows;
     if (job.kernels) {
-        if (!job.flat) { /* the device executor takes flat plans only */
-            ds->cpu_chunks += r->pages.chunks_len;
-            snprintf(job.fallback, sizeof job.fallback, "nested columns are decoded on the CPU");
+        if (!job.flat) { /* the units' chunks, one plan each */
+            ds->device_chunks += atomic_load(&job.nested_device);
+            ds->cpu_chunks += atomic_load(&job.nested_cpu);
+            r->out.resident_chunks += atomic_load(&job.nested_resident);
         }
         size_t at = strlen(r->out.device_note);
         snprintf(r->out.device_note + at, sizeof r->out.device_note - at, ": %llu chunks on the kernels, %llu on "
