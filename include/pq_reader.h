@@ -281,11 +281,13 @@ typedef struct pq_reader_options {
      * consumer wants them. The chunks the kernels decode stay there and
      * are built into their Arrow arrays there (pages/device_arrow.h:
      * every fixed-width type and conversion, booleans, string / binary
-     * and their large forms, string views, and dictionary arrays of
-     * chunks dictionary-encoded throughout); the rest (dictionary arrays
-     * of other chunks, nested fields, the rows of a filtered read,
-     * validate_utf8, and what the kernels do not cover) is built on the
-     * host and copied to the device once, at the end of the stage.
+     * and their large forms, string views, dictionary arrays of chunks
+     * dictionary-encoded throughout, and nested fields of one leaf: their
+     * struct and list levels' validity and offsets); the rest (dictionary
+     * arrays of other chunks, nested fields of several leaves, the rows of
+     * a filtered read, validate_utf8, and what the kernels do not cover) is
+     * built on the host and copied to the device once, at the end of the
+     * stage.
      * pq_reader_next_device_batch() then hands out slices of those arrays without a copy, and
      * pq_reader_next_batch() / pq_reader_export_*() copy each batch to
      * host memory. With PQ_DEVICE_HOST_KERNELS the same path runs with host

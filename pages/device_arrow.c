@@ -749,6 +749,8 @@ done:
 typedef struct exported {
     const void *buffers[5];
     struct ArrowArray *dictionary;
+    struct ArrowArray *child;     /* a nested level's one child (malloc'd), or NULL */
+    struct ArrowArray *children[1];
     bool cuda;
 } exported;
 
@@ -760,6 +762,10 @@ static void release_exported(struct ArrowArray *a)
     if (e->dictionary) {
         if (e->dictionary->release) e->dictionary->release(e->dictionary);
         free(e->dictionary);
+    }
+    if (e->child) {
+        if (e->child->release) e->child->release(e->child);
+        free(e->child);
     }
     free(e);
     a->private_data = NULL;
@@ -820,5 +826,61 @@ pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct Ar
     out->private_data = e;
     out->release = release_exported;
     memset(a, 0, sizeof *a);
+    return PQ_OK;
+}
+
+pq_status pq_darrow_nested_export(pq_darrow_ctx *x, pq_darrow_nested *n, struct ArrowArray *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t nl = n->n_levels;
+    struct ArrowArray *child = malloc(sizeof *child);
+    pq_status st = child ? pq_darrow_array_export(x, &n->leaf, child, err)
+                         : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st != PQ_OK) {
+        free(child);
+        pq_darrow_nested_free(x, n);
+        return st;
+    }
+    /* From the leaf's parent up: each level a node over the one below. */
+    for (size_t i = nl >= 2 ? nl - 1 : 0; i-- > 0;) {
+        pq_darrow_level *l = &n->levels[i];
+        bool list = l->kind == PQ_ASM_LIST;
+        exported *e = calloc(1, sizeof *e);
+        struct ArrowArray *node = i ? malloc(sizeof *node) : out;
+        if (!e || !node) {
+            free(e);
+            if (i) free(node);
+            child->release(child);
+            free(child);
+            for (size_t k = 0; k <= i; k++) { /* the levels not exported yet */
+                pq_darrow_free(x, n->levels[k].validity);
+                pq_darrow_free(x, n->levels[k].offsets);
+            }
+            memset(n, 0, sizeof *n);
+            return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        }
+        memset(node, 0, sizeof *node);
+        e->cuda = x->cuda;
+        e->buffers[0] = l->validity;
+        if (list) e->buffers[1] = l->offsets;
+        e->child = child;
+        e->children[0] = child;
+        node->length = l->length;
+        node->null_count = l->null_count;
+        node->n_buffers = list ? 2 : 1;
+        node->buffers = e->buffers;
+        node->n_children = 1;
+        node->children = e->children;
+        node->private_data = e;
+        node->release = release_exported;
+        l->validity = NULL;
+        l->offsets = NULL;
+        child = node;
+    }
+    if (nl < 2) { /* the leaf alone */
+        *out = *child;
+        free(child);
+    }
+    memset(n, 0, sizeof *n);
     return PQ_OK;
 }

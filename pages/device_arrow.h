@@ -158,4 +158,11 @@ pq_status pq_darrow_build_nested(pq_darrow_ctx *x, const pq_leaf *leaf, const pq
  * (a is freed then). */
 pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct ArrowArray *out, pq_error *err);
 
+/* Nested leaf *n moved into an Arrow C array (*out; n is zeroed): a node
+ * per level, outermost first, each with one child (a struct its validity,
+ * a list its validity and int32 offsets), the leaf's array last
+ * (pq_darrow_array_export's), released as one tree. PQ_ERR_NOMEM (n is
+ * freed then). */
+pq_status pq_darrow_nested_export(pq_darrow_ctx *x, pq_darrow_nested *n, struct ArrowArray *out, pq_error *err);
+
 #endif /* PQ_PAGES_DEVICE_ARROW_H */

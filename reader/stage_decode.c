@@ -236,7 +236,7 @@ typedef struct decode_job {
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first chunk left to the CPU was */
     /* Nested selections, whose units run in parallel: where their chunks
      * were decoded, and whether `fallback` is taken. */
-    atomic_ullong nested_device, nested_cpu, nested_resident;
+    atomic_ullong nested_device, nested_cpu, nested_resident, nested_built;
     atomic_int fallback_taken;
 } decode_job;
 
@@ -570,8 +570,9 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
  * memory, where the fields are assembled), by the CPU where the kernels do
  * not cover it, as decode_chunk decodes it. */
 static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *cctx, size_t k, pq_column_values *v,
-                                   pq_error *err)
+                                   bool keep, bool *kept, pq_error *err)
 {
+    *kept = false;
     if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_reader_chunk *ch = &r->pages.chunks[k];
@@ -588,7 +589,7 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
         const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, k) : NULL};
         pq_device_exec_stats dxs = {0};
         pq_device_exec_options o = {.use_cuda = job->cuda, .memory_limit = r->opts.memory_limit, .cctx = cctx,
-                                    .resident = res[0] ? res : NULL, .stats = &dxs};
+                                    .outputs_on_device = &keep, .resident = res[0] ? res : NULL, .stats = &dxs};
         pq_device_exec_run(&o, &plan, v, &st, err);
         atomic_fetch_add(&job->nested_resident, dxs.resident_chunks);
     }
@@ -600,7 +601,58 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
         return decode_chunk(r, cctx, k, v, err);
     }
     atomic_fetch_add(&job->nested_device, 1);
-    return check_decoded(r, k, NULL, st, v, err);
+    if (!keep || st != PQ_OK) return check_decoded(r, k, NULL, st, v, err); /* a failed v is zeroed */
+    *kept = true; /* in device memory: counted, not read (no validate_utf8 here) */
+    if ((st = check_count(r, k, NULL, v, err)) != PQ_OK) {
+        pq_device_values_free(job->cuda, v);
+        *kept = false;
+    }
+    return st;
+}
+
+/* device_output: whether field j of a nested selection is built where the
+ * kernels leave its values: a field of one leaf whose values the Arrow
+ * kernels lay out (no string views or dictionary arrays; a filter's rows
+ * are the host's). */
+static bool nested_built_in_place(const pq_reader *r, const decode_job *job, const pq_leaf *leaf, size_t m)
+{
+    uint32_t column = (uint32_t)(leaf - pq_metadata_schema(r->md)->leaves);
+    return job->build_on_device && m == 1 && !(r->sel.filter && !r->opts.prune_only) && !uses_views(r, column) &&
+           !pq_output_dictionary(r->sel.outputs, column) && pq_darrow_covers(leaf, 0);
+}
+
+/* Field `field` of one leaf from its values in device memory (v, freed
+ * here), num_rows records, built there by the Arrow kernels and adopted
+ * as *out. */
+static pq_status build_nested_on_device(decode_job *job, const pq_schema *schema, int32_t field, const pq_leaf *leaf,
+                                        pq_column_values *v, int64_t num_rows, pq_arrow_column **out,
+                                        pq_error *err)
+{
+    pq_darrow_ctx dx; /* one a unit: units run in parallel */
+    pq_darrow_options dopt = {.use_cuda = job->cuda};
+    pq_asm_level levels[PQ_ASM_MAX_LEVELS];
+    size_t nl = 0;
+    pq_darrow_nested *nest = calloc(1, sizeof *nest);
+    pq_status st = nest ? pq_darrow_open(&dx, &dopt, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    bool open = st == PQ_OK;
+    if (st == PQ_OK) st = pq_arrow_leaf_levels(schema, field, leaf, levels, &nl, err);
+    if (st == PQ_OK) st = pq_darrow_build_nested(&dx, leaf, levels, nl, v, num_rows, nest, err);
+    pq_device_values_free(job->cuda, v);
+    struct ArrowArray a;
+    uint64_t bytes = 0;
+    if (st == PQ_OK) {
+        bytes = pq_darrow_array_bytes(&nest->leaf);
+        for (size_t i = 0; i + 1 < nest->n_levels; i++) {
+            const pq_darrow_level *l = &nest->levels[i];
+            bytes += (l->validity ? ((uint64_t)l->length + 7) / 8 : 0) + (l->offsets ? ((uint64_t)l->length + 1) * 4 : 0);
+        }
+        st = pq_darrow_nested_export(&dx, nest, &a, err);
+    }
+    if (st == PQ_OK) st = pq_arrow_column_adopt(&a, bytes, out, err);
+    if (st == PQ_OK) atomic_fetch_add(&job->nested_built, 1);
+    free(nest);
+    if (open) pq_darrow_close(&dx); /* the arrays it built free themselves */
+    return st;
 }
 
 /* A nested unit (a selection with a nested column): field j of selected
@@ -615,9 +667,12 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     const pq_leaf **leaves = calloc(m, sizeof *leaves);
     pq_status st = vals && leaves ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t done = 0;
+    bool keep = false, kept = false; /* device_output: a field built where its values are */
     for (; st == PQ_OK && done < m; done++) {
         leaves[done] = &schema->leaves[r->sel.columns[job->order[a + done]]];
-        st = decode_unit_chunk(r, job, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], err);
+        keep = done == 0 && !pq_reader_leaf_is_flat(schema, leaves[0]) && nested_built_in_place(r, job, leaves[0], m);
+        st = decode_unit_chunk(r, job, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], keep,
+                               &kept, err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
     }
     /* All leaves of a field keep the same rows: whole chunks, or the pages
@@ -628,6 +683,9 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     if (st == PQ_OK) {
         if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
             st = build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
+        } else if (kept) {
+            st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves[0], &vals[0],
+                                        (int64_t)first->rows.rows, &r->out.cols[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
             st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
@@ -636,7 +694,10 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     }
     r->out.first_row[slot] = pq_row_set_first(&first->rows);
     r->out.chunk[slot] = first_k;
-    for (size_t k = 0; vals && k < m; k++) pq_column_values_free(&vals[k]);
+    for (size_t k = 0; vals && k < m; k++) {
+        if (kept && k == 0) pq_device_values_free(job->cuda, &vals[0]); /* zeroed when built */
+        else pq_column_values_free(&vals[k]);
+    }
     free(vals);
     free(leaves);
     return st;
@@ -893,8 +954,9 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         r->out.memory = job.cuda ? OUTPUT_ON_CUDA : OUTPUT_ON_HOST_DEVICE;
         pq_darrow_options dopt = {.use_cuda = job.cuda};
         pq_error derr;
-        /* validate_utf8 reads the values on the host: built there, then copied. */
-        if (job.flat && !r->opts.validate_utf8 && pq_darrow_open(&job.dx, &dopt, &derr) == PQ_OK)
+        /* validate_utf8 reads the values on the host: built there, then
+         * copied. Nested units open a context each (they run in parallel). */
+        if (!r->opts.validate_utf8 && (!job.flat || pq_darrow_open(&job.dx, &dopt, &derr) == PQ_OK))
             job.build_on_device = true;
     }
     size_t units = n;
@@ -929,7 +991,8 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     free(job.status);
     free(job.errors);
     codecs_free(job.codecs);
-    if (job.build_on_device) pq_darrow_close(&job.dx); /* the arrays it built free themselves */
+    if (job.build_on_device && job.flat) pq_darrow_close(&job.dx); /* the arrays it built free themselves */
+    r->out.device_built += atomic_load(&job.nested_built);
     if (st != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;

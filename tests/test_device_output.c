@@ -216,6 +216,26 @@ START_TEST(sample_under_every_output_type)
 }
 END_TEST
 
+/* Nested fields of one leaf are built where the kernels decoded them
+ * (levels into validity and list offsets, k_nest.h): both list columns of
+ * data/list_columns.parquet, nothing copied, equal to the CPU read. */
+START_TEST(nested_fields_built_on_the_device)
+{
+    char *p = pq_test_corpus_path("data/list_columns.parquet");
+    FILE *f = fopen(p, "rb");
+    if (!f) {
+        free(p);
+        pq_test_skip("no corpus (data/list_columns.parquet)");
+    }
+    fclose(f);
+    totals t = {0};
+    ck_assert(same_reads(p, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false, &t));
+    ck_assert_msg(t.built == 2 && t.copied == 0, "%llu built, %llu copied", t.built, t.copied);
+    ck_assert_int_gt(t.rows, 0);
+    free(p);
+}
+END_TEST
+
 /* The comparator finds a difference: batches 0 and 1 of the sample. */
 START_TEST(comparator_can_fail)
 {
@@ -337,6 +357,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 0);
     tcase_add_test(tc, corpus_equals_the_cpu_read);
     tcase_add_test(tc, sample_under_every_output_type);
+    tcase_add_test(tc, nested_fields_built_on_the_device);
     tcase_add_test(tc, comparator_can_fail);
     tcase_add_test(tc, device_file_reads_equal_the_cpu_read);
     tcase_add_test(tc, device_file_is_what_is_decoded);
