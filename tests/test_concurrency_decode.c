@@ -8,6 +8,7 @@
  * order), however the threads interleave.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,12 +75,16 @@ static uint64_t hash_array(const struct ArrowSchema *s, const struct ArrowArray 
 }
 
 /* Hash of every row group of `path` decoded on `threads` threads, through
- * `filter` when not NULL (predicate text). */
-static uint64_t decode_hash_filtered(const char *path, uint32_t threads, const char *filter)
+ * `filter` when not NULL (predicate text), on `device` (device_output:
+ * the arrays kept "on the device", host memory with host kernels). */
+static uint64_t decode_hash_on(const char *path, uint32_t threads, const char *filter, uint32_t device,
+                               bool device_output)
 {
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.threads = threads;
+    opts.device = device;
+    opts.device_output = device_output;
     pq_expr *e = NULL;
     if (filter) {
         pq_error perr;
@@ -104,6 +109,11 @@ static uint64_t decode_hash_filtered(const char *path, uint32_t threads, const c
     }
     pq_reader_close(r);
     return h;
+}
+
+static uint64_t decode_hash_filtered(const char *path, uint32_t threads, const char *filter)
+{
+    return decode_hash_on(path, threads, filter, PQ_DEVICE_CPU, false);
 }
 
 static uint64_t decode_hash(const char *path, uint32_t threads)
@@ -137,6 +147,26 @@ START_TEST(any_thread_count_gives_the_same_arrays)
             ck_assert_msg(decode_hash(path, t) == one, "%s: threads=%u differs from 1", FILES[f], t);
         free(path);
     }
+}
+END_TEST
+
+/* The device executor on host kernels: flat plans, and nested units in
+ * parallel (a plan and, with device_output, an Arrow build context each),
+ * give the CPU read's arrays on any thread count. */
+START_TEST(host_kernels_give_the_same_arrays)
+{
+    for (size_t f = 0; f < NFILES; f++) {
+        char *path = pq_test_corpus_path(FILES[f]);
+        uint64_t one = decode_hash(path, 1);
+        for (uint32_t t = 1; t <= 4; t *= 4)
+            for (int out = 0; out < 2; out++)
+                ck_assert_msg(decode_hash_on(path, t, NULL, PQ_DEVICE_HOST_KERNELS, out) == one,
+                              "%s: host kernels, threads=%u, device_output %d differ from the CPU", FILES[f], t, out);
+        free(path);
+    }
+    char *path = pq_test_corpus_path("data/list_columns.parquet");
+    ck_assert(decode_hash_on(path, 4, NULL, PQ_DEVICE_HOST_KERNELS, true) == decode_hash(path, 1));
+    free(path);
 }
 END_TEST
 
@@ -200,6 +230,7 @@ int main(void)
     TCase *tc = tcase_create("thread pool");
     tcase_set_timeout(tc, 0);
     tcase_add_test(tc, any_thread_count_gives_the_same_arrays);
+    tcase_add_test(tc, host_kernels_give_the_same_arrays);
     tcase_add_test(tc, filtered_reads_are_the_same_on_any_thread_count);
     tcase_add_test(tc, the_first_broken_chunk_is_reported_whatever_the_threads);
     suite_add_tcase(s, tc);
