@@ -567,8 +567,9 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
 
 /* A nested unit's chunk k: decoded by the device executor when the decode
  * runs there (a plan of its own; the levels and values come back to host
- * memory, where the fields are assembled), by the CPU where the kernels do
- * not cover it, as decode_chunk decodes it. */
+ * memory, where the fields are assembled, or with `keep` stay in device
+ * memory for build_nested_on_device: *kept says they did), by the CPU
+ * where the kernels do not cover it, as decode_chunk decodes it. */
 static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *cctx, size_t k, pq_column_values *v,
                                    bool keep, bool *kept, pq_error *err)
 {
