@@ -328,8 +328,9 @@ typedef struct pq_reader_options {
  * (each selected page decoded whole, then the matching rows compacted by
  * the kernels, pages/device_rows.h). A nested column's chunks are decoded
  * there too, a plan each, and their fields assembled on the host. The
- * chunks it does not cover (string views of a selection, a selection of a
- * chunk that fails decoded whole) are decoded by the CPU executor, counted in the decode stage's stats
+ * chunks it does not cover (a selection of a chunk that fails decoded
+ * whole, an encoding not valid for its type) are decoded by the CPU
+ * executor, counted in the decode stage's stats
  * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
  * stage ran and why. With a filter, the predicate kernel
  * (predicate/device_filter.h) evaluates it on each selected row group's

@@ -1591,7 +1591,7 @@ static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t 
 {
     const pq_plan_chunk *pc = &plan->chunks[k];
     if (pc->rows) { /* what pq_device_exec_run does not compact (device_rows.h) */
-        snprintf(what, cap, "row selections of string views");
+        snprintf(what, cap, "row selections of columns with levels");
         return PQ_DX_ROWS;
     }
     for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {

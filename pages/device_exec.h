@@ -83,8 +83,8 @@
  * ("device executor: DELTA_BINARY_PACKED values of FLOAT (page 2) are not
  * covered"), and the caller decodes it with the CPU executor: an encoding
  * not valid for the type (which the CPU executor refuses too, or skips on
- * an all-null page), string views of a chunk whose values take more than
- * int32 offsets reach, and of row selections.
+ * an all-null page), and string views of a chunk whose values take more
+ * than int32 offsets reach.
  *
  * Row selections (rows != NULL: required flat columns) are decoded whole
  * and compacted (pages/device_rows.h): every data page with a selected row
@@ -107,7 +107,7 @@
 
 /* Why a chunk was not run (pq_device_exec_stats.unsupported). */
 typedef enum pq_dx_reason {
-    PQ_DX_ROWS,           /* a row selection not compacted: of string views, or failing decoded whole */
+    PQ_DX_ROWS,           /* a row selection failing decoded whole (left to the CPU's selected rows) */
     PQ_DX_VALUE_ENCODING, /* a data page's value encoding not valid for the type (or unknown) */
     PQ_DX_LEVEL_ENCODING, /* a level encoding other than RLE and BIT_PACKED */
     PQ_DX_DEVICE,         /* use_cuda without a usable CUDA device, or a CUDA call failed */

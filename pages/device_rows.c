@@ -20,7 +20,7 @@
 
 bool pq_dx_rows_compacted(const pq_plan_chunk *pc)
 {
-    return pc->rows && pc->output != PQ_PLAN_VIEWS && pc->max_def == 0 && pc->max_rep == 0;
+    return pc->rows && pc->max_def == 0 && pc->max_rep == 0;
 }
 
 pq_status pq_dx_rows_whole_plan(const pq_decode_plan *plan, pq_decode_plan *whole, pq_error *err)
@@ -214,28 +214,32 @@ static pq_status compaction_init(compaction *m, const pq_decode_plan *whole, con
         (st = mirror(m->x, rows->keep, (size_t)((rows->count + 7) / 8), &m->d_keep, err)) != PQ_OK)
         return st;
     m->a = (pq_kcompact_args){.pages = m->d_cp, .results = m->d_cr, .npages = (uint32_t)m->nd,
-                              .width = pc->output == PQ_PLAN_BYTES ? 0 : pc->width, .keep = m->d_keep,
-                              .first = rows->first, .count = rows->count, .in_values = wo->values,
+                              .width = pc->output == PQ_PLAN_BYTES ? 0 : pc->output == PQ_PLAN_VIEWS ? 16 : pc->width,
+                              .keep = m->d_keep, .first = rows->first, .count = rows->count,
+                              .in_values = pc->output == PQ_PLAN_VIEWS ? wo->views : wo->values,
                               .in_offsets = wo->offsets, .in_data = wo->data};
     return PQ_OK;
 }
 
 /* Each page's selected values counted: the plan's counts checked, its
  * string bytes and offsets placed. */
-static pq_status count_pages(compaction *m, pq_decode_plan *plan, size_t k, pq_error *err)
+static pq_status count_pages(compaction *m, const pq_decode_plan *whole, pq_decode_plan *plan, size_t k,
+                             pq_error *err)
 {
     pq_status st;
     if ((st = launch(m->x, PQ_KC_COUNT, &m->a, err)) != PQ_OK ||
         (st = mem_download(m->x, m->cr, m->d_cr, m->nd * sizeof *m->cr, err)) != PQ_OK)
         return st;
-    bool bytes = plan->chunks[k].output == PQ_PLAN_BYTES;
+    bool bytes = plan->chunks[k].output == PQ_PLAN_BYTES, views = plan->chunks[k].output == PQ_PLAN_VIEWS;
     for (size_t d = 0; d < m->nd; d++) {
         pq_plan_page *pp = &plan->pages[m->plan_page[d]];
         if (m->cr[d].selected != pp->n_levels)
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "device executor: page %zu has %llu selected rows, not %llu",
                                 pp->index, m->cr[d].selected, (unsigned long long)pp->n_levels);
         pp->n_values = m->cr[d].selected;
-        pp->string_bytes = bytes ? m->cr[d].bytes : 0;
+        /* Views keep pointing into the pages' whole bytes (buffer 0), as the
+         * CPU executor's selected views do: the page's bytes stay its own. */
+        pp->string_bytes = bytes ? m->cr[d].bytes : views ? whole->pages[m->plan_page[d]].string_bytes : 0;
     }
     if ((st = pq_decode_plan_place(plan, k, err)) != PQ_OK) return st;
     if (bytes && plan->chunks[k].string_bytes > (uint64_t)INT32_MAX)
@@ -256,7 +260,9 @@ static pq_status write_pages(compaction *m, const pq_plan_chunk *pc, pq_column_v
     const pq_dx_rows_ctx *x = m->x;
     size_t n = (size_t)pc->n_values;
     pq_status st;
-    if (pc->output == PQ_PLAN_BYTES) {
+    if (pc->output == PQ_PLAN_VIEWS) { /* at least one, as the CPU executor's */
+        if ((st = mem_alloc(x, (n ? n : 1) * 16, (void **)&out->views, err)) != PQ_OK) return st;
+    } else if (pc->output == PQ_PLAN_BYTES) {
         int32_t zero = 0;
         if ((st = mem_alloc(x, (n + 1) * sizeof(int32_t), (void **)&out->offsets, err)) != PQ_OK ||
             (st = mem_upload(x, out->offsets, &zero, sizeof zero, err)) != PQ_OK ||
@@ -268,7 +274,7 @@ static pq_status write_pages(compaction *m, const pq_plan_chunk *pc, pq_column_v
             return pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
         if ((st = mem_alloc(x, n * pc->width, (void **)&out->values, err)) != PQ_OK) return st;
     }
-    m->a.out_values = out->values;
+    m->a.out_values = pc->output == PQ_PLAN_VIEWS ? out->views : out->values;
     m->a.out_offsets = out->offsets;
     m->a.out_data = out->data;
     return launch(x, PQ_KC_WRITE, &m->a, err);
@@ -280,9 +286,15 @@ static pq_status output_to_host(const pq_dx_rows_ctx *x, const pq_column_values 
                                 pq_error *err)
 {
     *h = *v;
-    h->values = NULL, h->offsets = NULL, h->data = NULL, h->dictionary = NULL;
-    pq_status st;
-    if ((st = host_copy(x, v->values, v->n_values * v->width, (void **)&h->values, err)) == PQ_OK &&
+    h->values = NULL, h->offsets = NULL, h->data = NULL, h->dictionary = NULL, h->views = NULL;
+    h->view_bufs[0] = h->view_bufs[1] = NULL;
+    pq_status st = PQ_OK;
+    for (size_t i = 0; i < v->n_view_bufs && i < 2 && st == PQ_OK; i++)
+        st = host_copy(x, v->view_bufs[i], v->view_buf_lens[i] ? v->view_buf_lens[i] : 1, (void **)&h->view_bufs[i],
+                       err);
+    if (st == PQ_OK && (st = host_copy(x, v->views, (v->n_values ? v->n_values : 1) * 16, (void **)&h->views, err)) ==
+                           PQ_OK &&
+        (st = host_copy(x, v->values, v->n_values * v->width, (void **)&h->values, err)) == PQ_OK &&
         (st = host_copy(x, v->offsets, (v->n_values + 1) * sizeof(int32_t), (void **)&h->offsets, err)) == PQ_OK &&
         (st = host_copy(x, v->data, v->data_len ? v->data_len : 1, (void **)&h->data, err)) == PQ_OK && v->dictionary) {
         if (!(h->dictionary = calloc(1, sizeof *h->dictionary))) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
@@ -301,11 +313,13 @@ pq_status pq_dx_rows_compact(const pq_dx_rows_ctx *x, const pq_decode_plan *whol
     memset(&m, 0, sizeof m);
     m.x = x;
     pq_status st = PQ_OK;
-    if (pc->output == PQ_PLAN_BYTES ? !whole_out->offsets && whole_out->n_values
-                                    : !whole_out->values && whole_out->n_values)
+    const void *in = pc->output == PQ_PLAN_BYTES ? (const void *)whole_out->offsets
+                     : pc->output == PQ_PLAN_VIEWS ? (const void *)whole_out->views
+                                                   : (const void *)whole_out->values;
+    if (!in && whole_out->n_values)
         st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "device executor: the whole decode has no values");
     if (st == PQ_OK) st = compaction_init(&m, whole, plan, k, whole_out, err);
-    if (st == PQ_OK) st = count_pages(&m, plan, k, err);
+    if (st == PQ_OK) st = count_pages(&m, whole, plan, k, err);
     if (st == PQ_OK) st = write_pages(&m, pc, out, err);
     compaction_free(&m);
     if (st == PQ_OK) {
@@ -314,6 +328,13 @@ pq_status pq_dx_rows_compact(const pq_dx_rows_ctx *x, const pq_decode_plan *whol
         out->n_levels = out->n_values = (size_t)pc->n_values;
         out->dictionary = whole_out->dictionary; /* indices out: the dictionary goes with them */
         whole_out->dictionary = NULL;
+        out->n_view_bufs = whole_out->n_view_bufs; /* views: their buffers as they are */
+        for (size_t i = 0; i < whole_out->n_view_bufs && i < 2; i++) {
+            out->view_bufs[i] = whole_out->view_bufs[i];
+            out->view_buf_lens[i] = whole_out->view_buf_lens[i];
+            whole_out->view_bufs[i] = NULL;
+        }
+        whole_out->n_view_bufs = 0;
         if (!on_device && x->apart) { /* the caller wants host buffers */
             pq_column_values h;
             st = output_to_host(x, out, &h, err);

@@ -8,7 +8,9 @@
  * of their exact size. The result is the CPU executor's for the same plan
  * chunk, buffer for buffer: n_levels = n_values = the selected rows, the
  * values (fixed width, booleans, dictionary indices with their dictionary)
- * or int32 offsets and data, and the plan's page counts and offsets
+ * or int32 offsets and data, or string views (the selected views, still
+ * pointing into their pages' whole bytes and the dictionary's, as the CPU
+ * executor keeps them), and the plan's page counts and offsets
  * (n_values, value_offset, string_bytes, string_offset) filled in the same
  * way.
  *
@@ -19,9 +21,7 @@
  *
  * A chunk whose whole decode fails is left to the CPU executor (which
  * decodes the selected rows alone, and may not read the part that failed):
- * the device executor reports it PQ_ERR_UNSUPPORTED then. String views of
- * a row selection are not covered (the CPU executor keeps whole pages'
- * bytes behind the selected views).
+ * the device executor reports it PQ_ERR_UNSUPPORTED then.
  */
 #ifndef PQ_PAGES_DEVICE_ROWS_H
 #define PQ_PAGES_DEVICE_ROWS_H
@@ -43,7 +43,7 @@ typedef struct pq_dx_rows_ctx {
 } pq_dx_rows_ctx;
 
 /* Whether plan chunk pc is decoded whole, then compacted: a row selection
- * of values or byte arrays (not string views). */
+ * (of a required flat column, the only ones selections are made of). */
 bool pq_dx_rows_compacted(const pq_plan_chunk *pc);
 
 /* *whole (zeroed first, freed with pq_decode_plan_free) gets plan's chunks

@@ -343,6 +343,9 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
                     if (pq_pages_all_dictionary(pages, n))
                         check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
                                     cuda, PQ_PLAN_INDICES, &rows);
+                    if (leaf->physical_type == PQ_BYTE_ARRAY)
+                        check_chunk(t, name, rg, col, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
+                                    cuda, PQ_PLAN_STRING_VIEWS, &rows);
                     free(keep);
                 }
             }
@@ -1521,9 +1524,8 @@ END_TEST
 /* Selection-vector decode: a required string column of a dictionary page,
  * a page of 4 indices (1 0 1 1) and two PLAIN pages of 2 values each; rows
  * 1, 3 and 4 selected, so the last page has none and is not decoded. The
- * device decodes the pages whole and compacts; values, offsets and the
- * plan's page counts are the CPU executor's. String views of a selection
- * are left to the CPU executor. */
+ * device decodes the pages whole and compacts; values, offsets (or string
+ * views) and the plan's page counts are the CPU executor's. */
 START_TEST(row_selections_are_compacted)
 {
     static const char *dict[] = {"ab", "a string of 23 bytes..."};
@@ -1567,18 +1569,20 @@ START_TEST(row_selections_are_compacted)
     ck_assert_mem_eq(out.data, "a string of 23 bytes...xyz", 26);
     pq_column_values_free(&out);
 
-    /* string views of a selection: the CPU executor's */
+    /* string views of a selection: the selected views, into the pages' whole bytes and the dictionary */
+    ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 4, &err, &out, true, PQ_PLAN_STRING_VIEWS, &rows) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(out.n_values, 3);
+    ck_assert_uint_eq(out.n_view_bufs, 2);
+    ck_assert_uint_eq(out.view_buf_lens[0], 3 + 13); /* page 2's bytes, both values */
+    uint32_t len0;
+    memcpy(&len0, out.views + 32, 4);
+    ck_assert_uint_eq(len0, 3);
+    ck_assert_mem_eq(out.views + 36, "xyz", 3);
+    pq_column_values_free(&out);
     pq_decode_plan plan = {0};
     pq_status st;
     pq_device_exec_options o = {.stats = &stats};
-    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 4,
-                                              PQ_PLAN_STRING_VIEWS, &rows, &err),
-                     PQ_OK);
-    ck_assert_int_eq(pq_device_exec_run(&o, &plan, &out, &st, &err), PQ_ERR_UNSUPPORTED);
-    ck_assert_msg(strstr(err.message, "row selections of string views"), "%s", err.message);
-    ck_assert_uint_eq(stats.unsupported[PQ_DX_ROWS], 1);
-    ck_assert(zeroed(&out));
-    pq_decode_plan_free(&plan);
 
     /* a corrupt page under the selection: left to the CPU executor, which fails it */
     pages[2].compressed_size = pages[2].uncompressed_size = 5; /* "xyz" cut short */
