@@ -1748,11 +1748,12 @@ static pq_status compact_chunk(const dx_run *x, const rows_pass *rp, const pq_de
 {
     const pq_device_exec_options *o = x->o;
     if (st == PQ_OK) {
-        pq_dx_rows_ctx rx = {.cuda = x->cuda, .apart = x->apart, .stream = x->stream, .threads = x->threads,
-                             .host_flags = x->host_flags};
+        /* The run's memory and stream, lent: not opened or closed as a context. */
+        pq_darrow_ctx rx = {.cuda = x->cuda, .apart = x->apart, .stream = x->stream, .threads = x->threads,
+                            .host_flags = x->host_flags};
         bool keep = rp->on_device && rp->on_device[k];
         st = pq_dx_rows_compact(&rx, whole, rp->plan, k, wout, keep, &rp->outs[k], err);
-        if (st == PQ_OK || (st == PQ_ERR_UNSUPPORTED && strstr(err->message, "device executor:"))) return st;
+        if (st == PQ_OK || st == PQ_ERR_UNSUPPORTED) return st; /* a device's reason: said */
     } else {
         pq_device_values_free(x->cuda, wout); /* zeroed already: failed chunks hand nothing over */
         if (st == PQ_ERR_UNSUPPORTED) return st; /* not covered, or no device: said and counted */

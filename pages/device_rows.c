@@ -64,98 +64,56 @@ pq_status pq_dx_rows_whole_plan(const pq_decode_plan *plan, pq_decode_plan *whol
 }
 
 /* ---------------------------------------------------------------------------
- * Memory: the device executor's (cudaMalloc'd on a device; malloc'd on the
- * host, garbage-filled when apart)
+ * Memory: the device executor's, through the Arrow kernels' context
+ * (pages/device_arrow.h: cudaMalloc'd on a device; malloc'd on the host,
+ * garbage-filled when apart)
  * ------------------------------------------------------------------------- */
 
-static pq_status cuda_failed(pq_error *err, const char *call, const char *why)
-{
-    return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: CUDA %s failed: %s", call, why ? why : "?");
-}
-
-static pq_status mem_alloc(const pq_dx_rows_ctx *x, size_t n, void **p, pq_error *err)
-{
-    *p = NULL;
-    if (x->cuda) {
-        const char *why = NULL;
-        return pq_kcuda_alloc(p, n, &why) ? cuda_failed(err, "cudaMalloc", why) : PQ_OK;
-    }
-    if (!(*p = malloc(n ? n : 1)))
-        return pq_error_set(err, PQ_ERR_NOMEM, "device executor: cannot allocate %zu bytes", n);
-    if (x->apart) memset(*p, 0xA5, n ? n : 1);
-    return PQ_OK;
-}
-
-static void mem_free(const pq_dx_rows_ctx *x, void *p)
-{
-    if (x->cuda) pq_kcuda_free(p);
-    else free(p);
-}
-
-static pq_status mem_upload(const pq_dx_rows_ctx *x, void *dev, const void *host, size_t n, pq_error *err)
-{
-    if (n == 0 || dev == host) return PQ_OK;
-    if (!x->cuda) {
-        memcpy(dev, host, n);
-        return PQ_OK;
-    }
-    const char *why = NULL;
-    return pq_kcuda_upload(x->stream, dev, host, n, &why) ? cuda_failed(err, "cudaMemcpy", why) : PQ_OK;
-}
-
-static pq_status mem_download(const pq_dx_rows_ctx *x, void *host, const void *dev, size_t n, pq_error *err)
-{
-    if (n == 0 || dev == host) return PQ_OK;
-    if (!x->cuda) {
-        memcpy(host, dev, n);
-        return PQ_OK;
-    }
-    const char *why = NULL;
-    return pq_kcuda_download(x->stream, host, dev, n, &why) ? cuda_failed(err, "cudaMemcpy", why) : PQ_OK;
-}
-
 /* A host table the kernels read: itself, or a device copy when apart. */
-static pq_status mirror(const pq_dx_rows_ctx *x, const void *host, size_t n, void **dev, pq_error *err)
+static pq_status mirror(pq_darrow_ctx *x, const void *host, size_t n, void **dev, pq_error *err)
 {
     if (!x->apart) {
         *dev = (void *)host;
         return PQ_OK;
     }
-    pq_status st = mem_alloc(x, n, dev, err);
-    if (st == PQ_OK && (st = mem_upload(x, *dev, host, n, err)) != PQ_OK) {
-        mem_free(x, *dev);
+    pq_status st = pq_darrow_alloc(x, n, dev, err);
+    if (st == PQ_OK && (st = pq_darrow_upload(x, *dev, host, n, err)) != PQ_OK) {
+        pq_darrow_free(x, *dev);
         *dev = NULL;
     }
     return st;
 }
 
-static void unmirror(const pq_dx_rows_ctx *x, void *dev)
+static void unmirror(pq_darrow_ctx *x, void *dev)
 {
-    if (x->apart) mem_free(x, dev);
+    if (x->apart) pq_darrow_free(x, dev);
 }
 
 /* A host copy of device buffer dev (n bytes) into *h (NULL for NULL). */
-static pq_status host_copy(const pq_dx_rows_ctx *x, const void *dev, size_t n, void **h, pq_error *err)
+static pq_status host_copy(pq_darrow_ctx *x, const void *dev, size_t n, void **h, pq_error *err)
 {
     *h = NULL;
     if (!dev) return PQ_OK;
     if (!(*h = malloc(n ? n : 1))) return pq_error_set(err, PQ_ERR_NOMEM, "device executor: cannot allocate %zu bytes", n);
-    return mem_download(x, *h, dev, n, err);
+    return pq_darrow_download(x, *h, dev, n, err);
 }
 
 /* Values in the device memory of x freed (host memory on host launches). */
-static void device_free(const pq_dx_rows_ctx *x, pq_column_values *v)
+static void device_free(pq_darrow_ctx *x, pq_column_values *v)
 {
     pq_device_values_free(x->cuda, v);
 }
 
-static pq_status launch(const pq_dx_rows_ctx *x, pq_kbuild_kernel k, const pq_kcompact_args *a, pq_error *err)
+static pq_status launch(pq_darrow_ctx *x, pq_kbuild_kernel k, const pq_kcompact_args *a, pq_error *err)
 {
     if (a->npages == 0) return PQ_OK;
+    x->launches++;
     if (x->cuda) {
         const char *why = NULL;
-        return pq_kbuild_cuda(x->stream, k, a, a->npages, x->threads, &why) ? cuda_failed(err, "kernel launch", why)
-                                                                             : PQ_OK;
+        if (pq_kbuild_cuda(x->stream, k, a, a->npages, x->threads, &why))
+            return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: CUDA kernel launch failed: %s",
+                                why ? why : "?");
+        return PQ_OK;
     }
     if (pq_kbuild_host(k, a, a->npages, x->threads, x->host_flags))
         return pq_error_set(err, PQ_ERR_NOMEM, "device executor: cannot start a host launch");
@@ -167,7 +125,7 @@ static pq_status launch(const pq_dx_rows_ctx *x, pq_kbuild_kernel k, const pq_kc
  * ------------------------------------------------------------------------- */
 
 typedef struct compaction {
-    const pq_dx_rows_ctx *x;
+    pq_darrow_ctx *x;
     pq_kcpage *cp;          /* the data pages (host) */
     pq_kcresult *cr;
     size_t *plan_page;      /* each one's plan page */
@@ -228,7 +186,7 @@ static pq_status count_pages(compaction *m, const pq_decode_plan *whole, pq_deco
 {
     pq_status st;
     if ((st = launch(m->x, PQ_KC_COUNT, &m->a, err)) != PQ_OK ||
-        (st = mem_download(m->x, m->cr, m->d_cr, m->nd * sizeof *m->cr, err)) != PQ_OK)
+        (st = pq_darrow_download(m->x, m->cr, m->d_cr, m->nd * sizeof *m->cr, err)) != PQ_OK)
         return st;
     bool bytes = plan->chunks[k].output == PQ_PLAN_BYTES, views = plan->chunks[k].output == PQ_PLAN_VIEWS;
     for (size_t d = 0; d < m->nd; d++) {
@@ -251,28 +209,28 @@ static pq_status count_pages(compaction *m, const pq_decode_plan *whole, pq_deco
         m->cp[d].out_at = pp->value_offset;
         m->cp[d].string_at = pp->string_offset;
     }
-    return mem_upload(m->x, m->d_cp, m->cp, m->nd * sizeof *m->cp, err);
+    return pq_darrow_upload(m->x, m->d_cp, m->cp, m->nd * sizeof *m->cp, err);
 }
 
 /* The outputs at their size, and the selected values written into them. */
 static pq_status write_pages(compaction *m, const pq_plan_chunk *pc, pq_column_values *out, pq_error *err)
 {
-    const pq_dx_rows_ctx *x = m->x;
+    pq_darrow_ctx *x = m->x;
     size_t n = (size_t)pc->n_values;
     pq_status st;
     if (pc->output == PQ_PLAN_VIEWS) { /* at least one, as the CPU executor's */
-        if ((st = mem_alloc(x, (n ? n : 1) * 16, (void **)&out->views, err)) != PQ_OK) return st;
+        if ((st = pq_darrow_alloc(x, (n ? n : 1) * 16, (void **)&out->views, err)) != PQ_OK) return st;
     } else if (pc->output == PQ_PLAN_BYTES) {
         int32_t zero = 0;
-        if ((st = mem_alloc(x, (n + 1) * sizeof(int32_t), (void **)&out->offsets, err)) != PQ_OK ||
-            (st = mem_upload(x, out->offsets, &zero, sizeof zero, err)) != PQ_OK ||
-            (st = mem_alloc(x, (size_t)pc->string_bytes + 1, (void **)&out->data, err)) != PQ_OK)
+        if ((st = pq_darrow_alloc(x, (n + 1) * sizeof(int32_t), (void **)&out->offsets, err)) != PQ_OK ||
+            (st = pq_darrow_upload(x, out->offsets, &zero, sizeof zero, err)) != PQ_OK ||
+            (st = pq_darrow_alloc(x, (size_t)pc->string_bytes + 1, (void **)&out->data, err)) != PQ_OK)
             return st;
         out->data_len = (size_t)pc->string_bytes;
     } else if (n) { /* no values: NULL, as the CPU executor leaves an empty chunk */
         if (n > SIZE_MAX / pc->width)
             return pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "%zu values overflow the address space", n);
-        if ((st = mem_alloc(x, n * pc->width, (void **)&out->values, err)) != PQ_OK) return st;
+        if ((st = pq_darrow_alloc(x, n * pc->width, (void **)&out->values, err)) != PQ_OK) return st;
     }
     m->a.out_values = pc->output == PQ_PLAN_VIEWS ? out->views : out->values;
     m->a.out_offsets = out->offsets;
@@ -282,7 +240,7 @@ static pq_status write_pages(compaction *m, const pq_plan_chunk *pc, pq_column_v
 
 /* *h (zeroed first) gets host copies of v's buffers and its dictionary's;
  * on failure what it got is freed. */
-static pq_status output_to_host(const pq_dx_rows_ctx *x, const pq_column_values *v, pq_column_values *h,
+static pq_status output_to_host(pq_darrow_ctx *x, const pq_column_values *v, pq_column_values *h,
                                 pq_error *err)
 {
     *h = *v;
@@ -304,7 +262,7 @@ static pq_status output_to_host(const pq_dx_rows_ctx *x, const pq_column_values 
     return st;
 }
 
-pq_status pq_dx_rows_compact(const pq_dx_rows_ctx *x, const pq_decode_plan *whole, pq_decode_plan *plan, size_t k,
+pq_status pq_dx_rows_compact(pq_darrow_ctx *x, const pq_decode_plan *whole, pq_decode_plan *plan, size_t k,
                              pq_column_values *whole_out, bool on_device, pq_column_values *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);

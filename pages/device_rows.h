@@ -31,16 +31,8 @@
 
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
+#include "pages/device_arrow.h"
 #include "pq_error.h"
-
-/* Where the compaction runs and its memory is (the device executor's). */
-typedef struct pq_dx_rows_ctx {
-    bool cuda;           /* on the CUDA device, in `stream` */
-    bool apart;          /* device memory apart from the host's (cuda, or host_apart) */
-    void *stream;        /* a cudaStream_t, or NULL */
-    unsigned threads;    /* threads a block */
-    unsigned host_flags; /* host launches: PQ_KLAUNCH_* */
-} pq_dx_rows_ctx;
 
 /* Whether plan chunk pc is decoded whole, then compacted: a row selection
  * (of a required flat column, the only ones selections are made of). */
@@ -54,14 +46,17 @@ bool pq_dx_rows_compacted(const pq_plan_chunk *pc);
 pq_status pq_dx_rows_whole_plan(const pq_decode_plan *plan, pq_decode_plan *whole, pq_error *err);
 
 /* Chunk k of `plan` (one pq_dx_rows_compacted covers) from *whole_out,
+ * on x (the device executor's memory and stream, lent as an Arrow kernels'
+ * context: not opened or closed here),
  * the decode of chunk k of `whole` (buffers in x's device memory, freed
  * here: *whole_out is zeroed): its selected rows into *out (zeroed first;
  * device memory of x, or host memory when !on_device and the memory is
  * apart), and plan's page counts and offsets filled in. Errors:
  * PQ_ERR_UNSUPPORTED ("device executor: ...": more bytes than int32
  * offsets, left to the CPU executor), PQ_ERR_CORRUPT_DATA (counts that
- * do not add up), PQ_ERR_NOMEM, a failed CUDA call (PQ_ERR_UNSUPPORTED). */
-pq_status pq_dx_rows_compact(const pq_dx_rows_ctx *x, const pq_decode_plan *whole, pq_decode_plan *plan, size_t k,
+ * do not add up), PQ_ERR_NOMEM, a failed CUDA call (PQ_ERR_UNSUPPORTED,
+ * "device arrow: CUDA ... failed", or for a launch "device executor: ..."). */
+pq_status pq_dx_rows_compact(pq_darrow_ctx *x, const pq_decode_plan *whole, pq_decode_plan *plan, size_t k,
                              pq_column_values *whole_out, bool on_device, pq_column_values *out, pq_error *err);
 
 #endif /* PQ_PAGES_DEVICE_ROWS_H */
