@@ -166,6 +166,16 @@ uint64_t pq_darrow_array_bytes(const pq_darrow_array *a)
     return n + (a->dictionary ? pq_darrow_array_bytes(a->dictionary) : 0);
 }
 
+uint64_t pq_darrow_nested_bytes(const pq_darrow_nested *n)
+{
+    uint64_t b = pq_darrow_array_bytes(&n->leaf);
+    for (size_t i = 0; i + 1 < n->n_levels && i < PQ_ASM_MAX_LEVELS; i++) {
+        const pq_darrow_level *l = &n->levels[i];
+        b += (l->validity ? ((uint64_t)l->length + 7) / 8 : 0) + (l->offsets ? ((uint64_t)l->length + 1) * 4 : 0);
+    }
+    return b;
+}
+
 void pq_darrow_nested_free(pq_darrow_ctx *x, pq_darrow_nested *n)
 {
     for (size_t i = 0; i + 1 < n->n_levels && i < PQ_ASM_MAX_LEVELS; i++) {

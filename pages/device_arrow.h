@@ -158,6 +158,9 @@ pq_status pq_darrow_build_nested(pq_darrow_ctx *x, const pq_leaf *leaf, const pq
  * (a is freed then). */
 pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct ArrowArray *out, pq_error *err);
 
+/* Device bytes nested leaf n holds: its levels' and its array's. */
+uint64_t pq_darrow_nested_bytes(const pq_darrow_nested *n);
+
 /* Nested leaf *n moved into an Arrow C array (*out; n is zeroed): a node
  * per level, outermost first, each with one child (a struct its validity,
  * a list its validity and int32 offsets), the leaf's array last

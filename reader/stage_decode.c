@@ -370,21 +370,29 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     job->status[j] = st;
 }
 
-/* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
- * selection-vector rows of the job. */
-static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, pq_decode_plan *plan,
-                                pq_error *err)
+/* Add chunk k to `plan`: its leaf, codec, output flags (dictionary
+ * indices for a dictionary array of a chunk dictionary-encoded throughout,
+ * else string views when asked for) and the selection-vector rows, or NULL. */
+static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *rows, pq_decode_plan *plan,
+                           pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
     const pq_reader_chunk *ch = &r->pages.chunks[k];
-    const pq_leaf *leaf = &schema->leaves[ch->info.column];
+    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
     int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
     unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
     if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
         flags = PQ_PLAN_INDICES;
     return pq_decode_plan_add_chunk(plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages, flags,
-                                    job->selected[s] ? &job->rows[s] : NULL, err);
+                                    rows, err);
+}
+
+/* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
+ * selection-vector rows of the job. */
+static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, pq_decode_plan *plan,
+                                pq_error *err)
+{
+    return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, plan, err);
 }
 
 /* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk kept as
@@ -575,16 +583,8 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
 {
     *kept = false;
     if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
-    unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
-    if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
-        flags = PQ_PLAN_INDICES;
     pq_decode_plan plan = {0};
-    pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
-                                            flags, NULL, err);
+    pq_status st = add_chunk(r, k, NULL, &plan, err);
     bool planned = st == PQ_OK;
     if (planned) {
         const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, k) : NULL};
@@ -642,11 +642,7 @@ static pq_status build_nested_on_device(decode_job *job, const pq_schema *schema
     struct ArrowArray a;
     uint64_t bytes = 0;
     if (st == PQ_OK) {
-        bytes = pq_darrow_array_bytes(&nest->leaf);
-        for (size_t i = 0; i + 1 < nest->n_levels; i++) {
-            const pq_darrow_level *l = &nest->levels[i];
-            bytes += (l->validity ? ((uint64_t)l->length + 7) / 8 : 0) + (l->offsets ? ((uint64_t)l->length + 1) * 4 : 0);
-        }
+        bytes = pq_darrow_nested_bytes(nest);
         st = pq_darrow_nested_export(&dx, nest, &a, err);
     }
     if (st == PQ_OK) st = pq_arrow_column_adopt(&a, bytes, out, err);
