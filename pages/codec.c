@@ -9,13 +9,13 @@
 #include <limits.h>
 #include <lz4.h>
 #include <lz4frame.h>
-#include <snappy-c.h>
 #include <string.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include "kernels/primitives.h"
 #include "metadata/error.h"
+#include "pages/snappy.h"
 #include "pq_metadata.h"
 
 static pq_status size_mismatch(pq_error *err, const char *codec, size_t got, size_t want)
@@ -52,22 +52,6 @@ static pq_status dec_uncompressed(const uint8_t *src, size_t src_len, uint8_t *d
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                             "UNCOMPRESSED: page holds %zu bytes, page header says %zu", src_len, dst_len);
     memcpy(dst, src, dst_len);
-    return PQ_OK;
-}
-
-static pq_status dec_snappy(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                            pq_error *err)
-{
-    size_t n = 0;
-    if (snappy_uncompressed_length((const char *)src, src_len, &n) != SNAPPY_OK)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: invalid length preamble");
-    if (n != dst_len)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                            "SNAPPY: stream declares %zu bytes, page header says %zu", n, dst_len);
-    n = dst_len;
-    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &n) != SNAPPY_OK)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: corrupt compressed data");
-    if (n != dst_len) return size_mismatch(err, "SNAPPY", n, dst_len);
     return PQ_OK;
 }
 
@@ -255,30 +239,6 @@ static pq_status dec_zstd(ZSTD_DCtx *d, const uint8_t *src, size_t src_len, uint
  * Entry points
  * ------------------------------------------------------------------------- */
 
-const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size_t dst_len)
-{
-    if (!src || dst_len == 0) return NULL;
-    /* The preamble: the uncompressed length, a varint of at most 5 bytes
-     * (as libsnappy reads it). */
-    uint64_t n = 0;
-    size_t at = pq_uleb128(src, src_len, &n);
-    if (at == 0 || at > 5 || n != dst_len || at >= src_len) return NULL;
-    /* One literal: tag bits 00; length - 1 in the upper six bits, or, for
-     * 60..63, in the next 1..4 bytes. */
-    uint8_t tag = src[at++];
-    if ((tag & 3) != 0) return NULL;
-    uint64_t len = tag >> 2;
-    if (len >= 60) {
-        size_t k = (size_t)len - 59;
-        if (k > src_len - at) return NULL;
-        len = pq_load_le_n(src + at, (int)k);
-        at += k;
-    }
-    len += 1;
-    if (len != dst_len || src_len - at != dst_len) return NULL;
-    return src + at;
-}
-
 bool pq_codec_supported(int32_t codec)
 {
     switch (codec) {
@@ -329,7 +289,7 @@ pq_status pq_decompress_ctx(pq_codec_ctx *ctx, int32_t codec, const uint8_t *src
     case PQ_CODEC_UNCOMPRESSED:
         return dec_uncompressed(src, src_len, dst, dst_len, err);
     case PQ_CODEC_SNAPPY:
-        return dec_snappy(src, src_len, dst, dst_len, err);
+        return pq_snappy_decompress(src, src_len, dst, dst_len, err);
     case PQ_CODEC_GZIP:
         if (!ctx->deflate && !(ctx->deflate = libdeflate_alloc_decompressor()))
             return pq_error_set(err, PQ_ERR_NOMEM, "GZIP: cannot create a decoder");

@@ -77,14 +77,5 @@ void pq_codec_ctx_free(pq_codec_ctx *ctx);
 pq_status pq_decompress_ctx(pq_codec_ctx *ctx, int32_t codec, const uint8_t *src, size_t src_len,
                             uint8_t *dst, size_t dst_len, pq_error *err);
 
-/* Where the `dst_len` decompressed bytes of a SNAPPY page already lie in
- * its stored bytes, or NULL: a stream that is one literal element holding
- * all of them (what snappy writes for an incompressible page of up to
- * 64 KiB, such as bit-packed dictionary indices), so that its output equals
- * [result, result + dst_len) and no copy is needed. The preamble must say
- * dst_len and the literal end exactly at src + src_len; anything else (any
- * copy element, a second literal, trailing bytes, a truncated header) is
- * NULL, and pq_decompress decides. */
-const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size_t dst_len);
 
 #endif

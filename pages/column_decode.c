@@ -25,6 +25,7 @@
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
 #include "pages/codec.h"
+#include "pages/snappy.h"
 #include <pthread.h>
 
 /* Values decoded per step when a kernel hands them out through a scratch
@@ -1016,13 +1017,18 @@ static void keep_wanted(cd_ctx *c, size_t n0, size_t n)
 
 /* A page's values; with views, the values of a page not dictionary-encoded
  * are decoded as offsets and data, then seen through views of that data;
- * with a row selection, such a page keeps only the wanted rows after. */
+ * with a row selection, such a page keeps only the wanted rows after, but
+ * for PLAIN, whose wanted values alone are copied out (values_plain_rows). */
 static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_t len, size_t n)
 {
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
-    bool plain_rows = enc == PQ_ENC_PLAIN && c->rows && !c->views; /* values_plain selects them */
-    if (dict || plain_rows || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
+    bool plain_rows = enc == PQ_ENC_PLAIN && c->rows && n > 0;
+    if (dict || (plain_rows && !c->views) || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
     size_t n0 = c->out->n_values;
+    if (plain_rows) { /* views: of the wanted strings, copied out as offsets and data */
+        pq_status st = values_plain_rows(c, src, len, n);
+        return st == PQ_OK ? views_from_offsets(c, n0, c->out->n_values) : st;
+    }
     pq_status st = decode_values_as_is(c, enc, src, len, n);
     if (st == PQ_OK && c->views) st = views_from_offsets(c, n0, c->out->n_values);
     if (st == PQ_OK && c->rows) keep_wanted(c, n0, c->out->n_values - n0);

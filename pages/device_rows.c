@@ -160,6 +160,17 @@ static pq_status compaction_init(compaction *m, const pq_decode_plan *whole, con
         if (plan->pages[i].kind != PQ_PLAN_PAGE_DATA) continue;
         m->cp[d] = (pq_kcpage){.full_at = whole->pages[i].value_offset, .n = whole->pages[i].n_values,
                                .row0 = plan->pages[i].first_row};
+        if (pc->output == PQ_PLAN_VIEWS) {
+            int32_t enc = plan->pages[i].info->encoding;
+            m->cp[d].views_mode = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY ? PQ_KC_VIEWS_KEEP
+                                  : enc == PQ_ENC_PLAIN                                        ? PQ_KC_VIEWS_COPY
+                                                                                               : PQ_KC_VIEWS_MOVE;
+            m->cp[d].src_at = whole->pages[i].string_offset;
+            m->cp[d].src_bytes = m->cp[d].views_mode == PQ_KC_VIEWS_MOVE ? whole->pages[i].string_bytes : 0;
+            if (m->cp[d].src_at + m->cp[d].src_bytes > (wo->n_view_bufs ? wo->view_buf_lens[0] : 0))
+                return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "device executor: page %zu's bytes are not in the chunk's",
+                                    plan->pages[i].index);
+        }
         if (m->cp[d].full_at + m->cp[d].n > wo->n_values)
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "device executor: page %zu's values are not in the chunk's",
                                 plan->pages[i].index);
@@ -174,15 +185,17 @@ static pq_status compaction_init(compaction *m, const pq_decode_plan *whole, con
     m->a = (pq_kcompact_args){.pages = m->d_cp, .results = m->d_cr, .npages = (uint32_t)m->nd,
                               .width = pc->output == PQ_PLAN_BYTES ? 0 : pc->output == PQ_PLAN_VIEWS ? 16 : pc->width,
                               .keep = m->d_keep, .first = rows->first, .count = rows->count,
+                              .views = pc->output == PQ_PLAN_VIEWS,
                               .in_values = pc->output == PQ_PLAN_VIEWS ? wo->views : wo->values,
-                              .in_offsets = wo->offsets, .in_data = wo->data};
+                              .in_offsets = wo->offsets,
+                              .in_data = pc->output == PQ_PLAN_VIEWS ? wo->view_bufs[0] : wo->data,
+                              .in_dict = pc->output == PQ_PLAN_VIEWS ? wo->view_bufs[1] : NULL};
     return PQ_OK;
 }
 
 /* Each page's selected values counted: the plan's counts checked, its
  * string bytes and offsets placed. */
-static pq_status count_pages(compaction *m, const pq_decode_plan *whole, pq_decode_plan *plan, size_t k,
-                             pq_error *err)
+static pq_status count_pages(compaction *m, pq_decode_plan *plan, size_t k, pq_error *err)
 {
     pq_status st;
     if ((st = launch(m->x, PQ_KC_COUNT, &m->a, err)) != PQ_OK ||
@@ -195,9 +208,9 @@ static pq_status count_pages(compaction *m, const pq_decode_plan *whole, pq_deco
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "device executor: page %zu has %llu selected rows, not %llu",
                                 pp->index, m->cr[d].selected, (unsigned long long)pp->n_levels);
         pp->n_values = m->cr[d].selected;
-        /* Views keep pointing into the pages' whole bytes (buffer 0), as the
-         * CPU executor's selected views do: the page's bytes stay its own. */
-        pp->string_bytes = bytes ? m->cr[d].bytes : views ? whole->pages[m->plan_page[d]].string_bytes : 0;
+        /* Views, as the CPU executor's: a PLAIN page's selected strings
+         * (counted), another page's whole bytes, none for a dictionary's. */
+        pp->string_bytes = bytes || views ? m->cr[d].bytes + m->cp[d].src_bytes : 0;
     }
     if ((st = pq_decode_plan_place(plan, k, err)) != PQ_OK) return st;
     if (bytes && plan->chunks[k].string_bytes > (uint64_t)INT32_MAX)
@@ -218,8 +231,12 @@ static pq_status write_pages(compaction *m, const pq_plan_chunk *pc, pq_column_v
     pq_darrow_ctx *x = m->x;
     size_t n = (size_t)pc->n_values;
     pq_status st;
-    if (pc->output == PQ_PLAN_VIEWS) { /* at least one, as the CPU executor's */
-        if ((st = pq_darrow_alloc(x, (n ? n : 1) * 16, (void **)&out->views, err)) != PQ_OK) return st;
+    if (pc->output == PQ_PLAN_VIEWS) { /* at least one, as the CPU executor's; buffer 0 anew */
+        if ((st = pq_darrow_alloc(x, (n ? n : 1) * 16, (void **)&out->views, err)) != PQ_OK ||
+            (st = pq_darrow_alloc(x, (size_t)pc->string_bytes + 1, (void **)&out->view_bufs[0], err)) != PQ_OK)
+            return st;
+        out->view_buf_lens[0] = (size_t)pc->string_bytes;
+        out->n_view_bufs = 1; /* freed with out on failure */
     } else if (pc->output == PQ_PLAN_BYTES) {
         int32_t zero = 0;
         if ((st = pq_darrow_alloc(x, (n + 1) * sizeof(int32_t), (void **)&out->offsets, err)) != PQ_OK ||
@@ -234,7 +251,7 @@ static pq_status write_pages(compaction *m, const pq_plan_chunk *pc, pq_column_v
     }
     m->a.out_values = pc->output == PQ_PLAN_VIEWS ? out->views : out->values;
     m->a.out_offsets = out->offsets;
-    m->a.out_data = out->data;
+    m->a.out_data = pc->output == PQ_PLAN_VIEWS ? out->view_bufs[0] : out->data;
     return launch(x, PQ_KC_WRITE, &m->a, err);
 }
 
@@ -277,7 +294,7 @@ pq_status pq_dx_rows_compact(pq_darrow_ctx *x, const pq_decode_plan *whole, pq_d
     if (!in && whole_out->n_values)
         st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "device executor: the whole decode has no values");
     if (st == PQ_OK) st = compaction_init(&m, whole, plan, k, whole_out, err);
-    if (st == PQ_OK) st = count_pages(&m, whole, plan, k, err);
+    if (st == PQ_OK) st = count_pages(&m, plan, k, err);
     if (st == PQ_OK) st = write_pages(&m, pc, out, err);
     compaction_free(&m);
     if (st == PQ_OK) {
@@ -286,13 +303,14 @@ pq_status pq_dx_rows_compact(pq_darrow_ctx *x, const pq_decode_plan *whole, pq_d
         out->n_levels = out->n_values = (size_t)pc->n_values;
         out->dictionary = whole_out->dictionary; /* indices out: the dictionary goes with them */
         whole_out->dictionary = NULL;
-        out->n_view_bufs = whole_out->n_view_bufs; /* views: their buffers as they are */
-        for (size_t i = 0; i < whole_out->n_view_bufs && i < 2; i++) {
-            out->view_bufs[i] = whole_out->view_bufs[i];
-            out->view_buf_lens[i] = whole_out->view_buf_lens[i];
-            whole_out->view_bufs[i] = NULL;
+        if (pc->output == PQ_PLAN_VIEWS) { /* views: buffer 0 made above, the dictionary's taken over */
+            out->n_view_bufs = whole_out->n_view_bufs ? whole_out->n_view_bufs : 1;
+            if (whole_out->n_view_bufs > 1) {
+                out->view_bufs[1] = whole_out->view_bufs[1];
+                out->view_buf_lens[1] = whole_out->view_buf_lens[1];
+                whole_out->view_bufs[1] = NULL;
+            }
         }
-        whole_out->n_view_bufs = 0;
         if (!on_device && x->apart) { /* the caller wants host buffers */
             pq_column_values h;
             st = output_to_host(x, out, &h, err);

@@ -964,6 +964,64 @@ static void check_strings(const pq_column_values *out, char *const *v, size_t n)
     }
 }
 
+/* String views of a row selection over a PLAIN, a DELTA_LENGTH_BYTE_ARRAY
+ * and a DELTA_BYTE_ARRAY page: the PLAIN page's selected strings are copied
+ * out, the others keep their whole bytes (moved to their place in buffer
+ * 0): the device's buffers equal the CPU executor's byte for byte
+ * (run_both_ex), and the views name the selected strings. */
+START_TEST(view_selections_copy_and_move_bytes)
+{
+    static uint8_t sec[1 << 14];
+    for (int round = 0; round < 4; round++) {
+        size_t per = 40;
+        char **v = random_strings(3 * per, 30, true, false);
+        hand_chunk *c = hand_new();
+        wbuf b = {sec, 0, sizeof sec};
+        for (size_t i = 0; i < per; i++) b.n += pq_test_put_str(sec + b.n, v[i]);
+        add_page(c, NULL, per, sec, b.n, PQ_ENC_PLAIN);
+        b.n = 0;
+        put_dlba(&b, v + per, per, plain_shape);
+        add_page(c, NULL, per, sec, b.n, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY);
+        b.n = 0;
+        put_dba(&b, v + 2 * per, per, plain_shape);
+        add_page(c, NULL, per, sec, b.n, PQ_ENC_DELTA_BYTE_ARRAY);
+        uint8_t keep[15] = {0};
+        size_t want[120], nwant = 0;
+        for (size_t r = 0; r < 3 * per; r++)
+            if (rnd() % (round + 2) == 0) {
+                keep[r / 8] |= (uint8_t)(1u << (r % 8));
+                want[nwant++] = r;
+            }
+        pq_decode_rows rows = {keep, 0, 3 * per};
+        pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0, 0);
+        pq_error err = {0};
+        pq_column_values out;
+        ck_assert_msg(run_both_ex(&leaf, c->buf, c->n, c->pages, c->np, &err, &out, true, PQ_PLAN_STRING_VIEWS,
+                                  &rows) == PQ_OK,
+                      "%s", err.message);
+        ck_assert_uint_eq(out.n_values, nwant);
+        size_t plain_bytes = 0, whole_bytes = 0;
+        for (size_t k = 0; k < nwant; k++)
+            if (want[k] < per) plain_bytes += strlen(v[want[k]]);
+        for (size_t i = per; i < 3 * per; i++) whole_bytes += strlen(v[i]);
+        ck_assert_uint_eq(out.view_buf_lens[0], plain_bytes + whole_bytes);
+        for (size_t k = 0; k < nwant; k++) {
+            const uint8_t *w = out.views + 16 * k;
+            uint32_t len, off;
+            memcpy(&len, w, 4);
+            const char *str = v[want[k]];
+            if (len != strlen(str)) ck_abort_msg("round %d, value %zu: length %u, not %zu", round, k, len, strlen(str));
+            memcpy(&off, w + 12, 4);
+            const uint8_t *at = len <= 12 ? w + 4 : out.view_bufs[0] + off;
+            if (memcmp(at, str, len) != 0) ck_abort_msg("round %d, value %zu: wrong bytes", round, k);
+        }
+        pq_column_values_free(&out);
+        free(c);
+        free_strings(v, 3 * per);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------
  * The other value encodings: tests
  * ------------------------------------------------------------------------- */
@@ -1569,12 +1627,14 @@ START_TEST(row_selections_are_compacted)
     ck_assert_mem_eq(out.data, "a string of 23 bytes...xyz", 26);
     pq_column_values_free(&out);
 
-    /* string views of a selection: the selected views, into the pages' whole bytes and the dictionary */
+    /* string views of a selection: the selected views, into the selected strings of the PLAIN page
+     * (copied out, buffer 0) and into the dictionary (buffer 1) */
     ck_assert_msg(run_both_ex(&leaf, chunk, n, pages, 4, &err, &out, true, PQ_PLAN_STRING_VIEWS, &rows) == PQ_OK,
                   "%s", err.message);
     ck_assert_uint_eq(out.n_values, 3);
     ck_assert_uint_eq(out.n_view_bufs, 2);
-    ck_assert_uint_eq(out.view_buf_lens[0], 3 + 13); /* page 2's bytes, both values */
+    ck_assert_uint_eq(out.view_buf_lens[0], 3); /* page 2's selected value alone, not its 13-byte other */
+    ck_assert_mem_eq(out.view_bufs[0], "xyz", 3);
     uint32_t len0;
     memcpy(&len0, out.views + 32, 4);
     ck_assert_uint_eq(len0, 3);
@@ -1718,6 +1778,7 @@ int main(void)
     tcase_add_test(tc, uncovered_chunks_are_unsupported);
     tcase_add_test(tc, views_and_indices_out);
     tcase_add_test(tc, row_selections_are_compacted);
+    tcase_add_test(tc, view_selections_copy_and_move_bytes);
     tcase_add_test(tc, resident_bytes_are_what_is_decoded);
     tcase_add_test(tc, corpus_equals_the_cpu_executor);
     tcase_add_test(tc, matrix_equals_the_cpu_executor);

@@ -1,0 +1,226 @@
+/*
+ * snappy.c — the raw snappy format decoded (see snappy.h for the format and
+ * why this is not libsnappy).
+ *
+ * Each element is bounds-checked before anything is written: a literal
+ * against the input left and the output left, a copy against the output
+ * written so far (its offset) and the output left (its length). Within
+ * those limits, while at least FAST_ROOM output bytes are left, elements are
+ * moved in whole 8- or 16-byte words that may write up to 15 bytes past the
+ * element's end (later elements overwrite them; the room check keeps them
+ * inside dst). Near the end every move is exact.
+ */
+#include "pages/snappy.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernels/primitives.h"
+#include "metadata/error.h"
+
+/* Output bytes that must be left for the word-at-a-time moves: the longest
+ * element a single tag covers with no length bytes (a 64-byte literal or
+ * copy) plus a word of overshoot. */
+#define FAST_ROOM 80
+
+static inline void move8(uint8_t *d, const uint8_t *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    memcpy(d, &w, 8);
+}
+
+static inline void move16(uint8_t *d, const uint8_t *s)
+{
+    uint8_t w[16];
+    memcpy(w, s, 16);
+    memcpy(d, w, 16);
+}
+
+/* What a tag byte says, for the fast loop. */
+typedef struct tag_info {
+    uint8_t len;      /* element length (literals: when it is in the tag) */
+    uint8_t adv;      /* input bytes of the element: tag, offset bytes, literal bytes */
+    uint8_t literal;  /* 1: a literal */
+    uint8_t slow;     /* 1: not for the fast loop (longer than 16 bytes, or a length in extra bytes) */
+    uint16_t off_hi;  /* copy with 1-byte offset: the offset's upper 3 bits, in place */
+    uint32_t mask;    /* the offset bytes after the tag: 0 (literal), 0xff, 0xffff or all */
+} tag_info;
+
+/* The table, one entry per tag byte, built by the preprocessor. */
+#define TAG_LIT(t) {(t) / 4 + 1, (t) / 4 + 2, 1, (t) / 4 + 1 > 16, 0, 0}
+#define TAG_COPY1(t) {4 + ((t) / 4) % 8, 2, 0, 0, ((t) / 32) << 8, 0xff}
+#define TAG_COPY2(t) {(t) / 4 + 1, 3, 0, (t) / 4 + 1 > 16, 0, 0xffff}
+#define TAG_COPY4(t) {(t) / 4 + 1, 5, 0, (t) / 4 + 1 > 16, 0, 0xffffffffu}
+#define TAG_4(t) TAG_LIT(t), TAG_COPY1((t) + 1), TAG_COPY2((t) + 2), TAG_COPY4((t) + 3)
+#define TAG_16(t) TAG_4(t), TAG_4((t) + 4), TAG_4((t) + 8), TAG_4((t) + 12)
+#define TAG_64(t) TAG_16(t), TAG_16((t) + 16), TAG_16((t) + 32), TAG_16((t) + 48)
+static const tag_info tags[256] = {TAG_64(0), TAG_64(64), TAG_64(128), TAG_64(192)};
+
+static pq_status corrupt(pq_error *err, const char *what, size_t in_at, size_t out_at)
+{
+    return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: %s (input byte %zu, output byte %zu)", what, in_at,
+                        out_at);
+}
+
+/* `len` bytes from `off` bytes back, at op; the room for words is there
+ * (op + len + 15 <= the end of dst). off <= what is written, off > 0. */
+static inline void copy_fast(uint8_t *op, size_t off, size_t len)
+{
+    const uint8_t *s = op - off;
+    if (off >= 16) {
+        for (size_t i = 0; i < len; i += 16) move16(op + i, s + i);
+    } else if (off >= 8) {
+        for (size_t i = 0; i < len; i += 8) move8(op + i, s + i);
+    } else {
+        /* A pattern of period off: its first 8 bytes one at a time (each
+         * reads a byte already written), then words from d bytes back, d
+         * the first multiple of off that is at least 8, where the pattern
+         * repeats and every byte read is already written. */
+        for (size_t i = 0; i < 8; i++) op[i] = s[i];
+        size_t d = off;
+        while (d < 8) d += off;
+        for (size_t i = 8; i < len; i += 8) move8(op + i, op + i - d);
+    }
+}
+
+/* One element at *ipp, every bound checked; moved in words when the
+ * output has FAST_ROOM left (and, for a literal, 64 input bytes). */
+static pq_status element_checked(const uint8_t **ipp, uint8_t **opp, const uint8_t *src, const uint8_t *ie,
+                                 uint8_t *dst, uint8_t *oe, pq_error *err)
+{
+    const uint8_t *ip = *ipp, *tag_at = ip;
+    uint8_t *op = *opp;
+    uint8_t tag = *ip++;
+    size_t room = (size_t)(oe - op);
+    size_t len, off;
+    switch (tag & 3) {
+    case 0:
+        len = (size_t)(tag >> 2) + 1;
+        if (len <= 60 && (size_t)(ie - ip) >= 64 && room >= FAST_ROOM) {
+            /* Its length is in the tag and 64 input bytes are there: words,
+             * up to 15 bytes past its end on both sides. */
+            for (size_t i = 0; i < len; i += 16) move16(op + i, ip + i);
+        } else {
+            if (len > 60) {
+                size_t k = len - 60;
+                if (k > (size_t)(ie - ip))
+                    return corrupt(err, "literal length runs past the input", (size_t)(tag_at - src),
+                                   (size_t)(op - dst));
+                len = (size_t)pq_load_le_n(ip, (int)k) + 1;
+                ip += k;
+            }
+            if (len > (size_t)(ie - ip))
+                return corrupt(err, "literal runs past the input", (size_t)(tag_at - src), (size_t)(op - dst));
+            if (len > room)
+                return corrupt(err, "literal runs past the declared length", (size_t)(tag_at - src),
+                               (size_t)(op - dst));
+            memcpy(op, ip, len);
+        }
+        *ipp = ip + len;
+        *opp = op + len;
+        return PQ_OK;
+    case 1:
+        if (ip == ie)
+            return corrupt(err, "copy offset runs past the input", (size_t)(tag_at - src), (size_t)(op - dst));
+        len = 4 + ((tag >> 2) & 7);
+        off = (size_t)(tag >> 5) << 8 | *ip++;
+        break;
+    case 2:
+        if ((size_t)(ie - ip) < 2)
+            return corrupt(err, "copy offset runs past the input", (size_t)(tag_at - src), (size_t)(op - dst));
+        len = (size_t)(tag >> 2) + 1;
+        off = (size_t)ip[0] | (size_t)ip[1] << 8;
+        ip += 2;
+        break;
+    default:
+        if ((size_t)(ie - ip) < 4)
+            return corrupt(err, "copy offset runs past the input", (size_t)(tag_at - src), (size_t)(op - dst));
+        len = (size_t)(tag >> 2) + 1;
+        off = pq_load_le32(ip);
+        ip += 4;
+        break;
+    }
+    if (off == 0 || off > (size_t)(op - dst))
+        return corrupt(err, off ? "copy reaches before the start of the output" : "copy with offset 0",
+                       (size_t)(tag_at - src), (size_t)(op - dst));
+    if (len > room)
+        return corrupt(err, "copy runs past the declared length", (size_t)(tag_at - src), (size_t)(op - dst));
+    if (room >= FAST_ROOM) {
+        copy_fast(op, off, len);
+    } else {
+        const uint8_t *s = op - off;
+        for (size_t i = 0; i < len; i++) op[i] = s[i];
+    }
+    *ipp = ip;
+    *opp = op + len;
+    return PQ_OK;
+}
+
+pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err)
+{
+    uint64_t declared = 0;
+    size_t at = src ? pq_uleb128(src, src_len, &declared) : 0;
+    if (at == 0 || at > 5 || declared > UINT32_MAX)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: invalid length preamble");
+    if (declared != dst_len)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: stream declares %zu bytes, page header says %zu",
+                            (size_t)declared, dst_len);
+
+    const uint8_t *ip = src + at, *const ie = src + src_len;
+    uint8_t *op = dst, *const oe = dst + dst_len;
+    /* The fast loop: an element of up to 16 bytes found from its tag's
+     * table entry and moved as one 16-byte word, with no branch on its
+     * kind; longer elements, overlapping copies and bad offsets take the
+     * checked step. It needs 21 input bytes (a tag, 4 offset bytes read
+     * whatever the kind, 16 literal bytes) and FAST_ROOM output bytes. */
+    while ((size_t)(ie - ip) >= 21 && (size_t)(oe - op) >= FAST_ROOM) {
+        tag_info t = tags[ip[0]];
+        size_t off = (pq_load_le32(ip + 1) & t.mask) | t.off_hi;
+        size_t written = (size_t)(op - dst);
+        const uint8_t *s = t.literal ? ip + 1 : op - off;
+        /* A copy reaches no further back than the output and does not
+         * overlap its own output (off >= len, so off > 0). */
+        bool bad_copy = (t.literal == 0) & ((off < t.len) | (off > written));
+        if (t.slow | bad_copy) {
+            pq_status st = element_checked(&ip, &op, src, ie, dst, oe, err);
+            if (st != PQ_OK) return st;
+            continue;
+        }
+        move16(op, s);
+        op += t.len;
+        ip += t.adv;
+    }
+    while (ip < ie) {
+        pq_status st = element_checked(&ip, &op, src, ie, dst, oe, err);
+        if (st != PQ_OK) return st;
+    }
+    if (op != oe)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: decompressed %zu bytes, page header says %zu",
+                            (size_t)(op - dst), dst_len);
+    return PQ_OK;
+}
+
+const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size_t dst_len)
+{
+    if (!src || dst_len == 0) return NULL;
+    /* The preamble: the uncompressed length, a varint of at most 5 bytes
+     * (as libsnappy reads it). */
+    uint64_t n = 0;
+    size_t at = pq_uleb128(src, src_len, &n);
+    if (at == 0 || at > 5 || n != dst_len || at >= src_len) return NULL;
+    /* One literal: tag bits 00; length - 1 in the upper six bits, or, for
+     * 60..63, in the next 1..4 bytes. */
+    uint8_t tag = src[at++];
+    if ((tag & 3) != 0) return NULL;
+    uint64_t len = tag >> 2;
+    if (len >= 60) {
+        size_t k = (size_t)len - 59;
+        if (k > src_len - at) return NULL;
+        len = pq_load_le_n(src + at, (int)k);
+        at += k;
+    }
+    len += 1;
+    if (len != dst_len || src_len - at != dst_len) return NULL;
+    return src + at;
+}
