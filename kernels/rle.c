@@ -1,6 +1,7 @@
 /* rle.c — the RLE/bit-packed hybrid decoder and deprecated BIT_PACKED levels. */
 #include "kernels/rle.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "kernels/kernel_error.h"
@@ -8,6 +9,48 @@
 
 /* Longest run accepted: counts are int32 in every other reader. */
 #define RLE_MAX_RUN 0x7fffffffu
+
+/* Bit-packed groups of width 1..16 with AVX2 where the CPU has it (checked
+ * at run time; the build targets plain x86-64): a group of 8 values is at
+ * most 16 bytes, so one 16-byte load, copied to both halves of a 256-bit
+ * register, holds all of it; a byte shuffle puts each value's bytes in its
+ * own 32-bit lane, a shift per lane and a mask finish it. Reads 16 bytes a
+ * group (UNPACK_AVX2_SLACK from the last group's start). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define UNPACK_AVX2 1
+#define UNPACK_AVX2_SLACK 16
+
+__attribute__((target("avx2"))) static void unpack_groups_avx2(const uint8_t *in, int bw, uint32_t *out,
+                                                                size_t groups)
+{
+    uint8_t shuffle[32];
+    uint32_t shifts[8];
+    for (int i = 0; i < 8; i++) {
+        int bit = i * bw, byte = bit / 8;
+        shifts[i] = (uint32_t)(bit & 7);
+        /* lane i % 4 of half i / 4: the value's (up to 3) bytes and one more;
+         * a byte past the group's 16 is zero (its bits are masked off) */
+        for (int b = 0; b < 4; b++) shuffle[4 * i + b] = byte + b < 16 ? (uint8_t)(byte + b) : 0x80;
+    }
+    const __m256i shuf = _mm256_loadu_si256((const __m256i *)shuffle);
+    const __m256i sh = _mm256_loadu_si256((const __m256i *)shifts);
+    const __m256i mask = _mm256_set1_epi32((int)((1u << bw) - 1));
+    for (size_t g = 0; g < groups; g++, in += bw, out += 8) {
+        __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
+        v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), sh), mask);
+        _mm256_storeu_si256((__m256i *)out, v);
+    }
+}
+
+static int have_avx2(void)
+{
+    static _Atomic int known = -1; /* -1: not asked yet */
+    int k = known;
+    if (k < 0) known = k = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return k;
+}
+#endif
 
 pq_status pq_rle_init(pq_rle_decoder *d, const uint8_t *src, size_t len, int bit_width, pq_error *err)
 {
@@ -144,10 +187,18 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                     /* as many whole groups as the input has slack for, in one call */
                     const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
                     size_t groups = k / 8, room = (size_t)(end - g), slack = PQ_UNPACK8_SLACK(bw);
+#ifdef UNPACK_AVX2
+                    bool avx2 = bw <= 16 && groups >= 2 && have_avx2();
+                    if (avx2 && slack < UNPACK_AVX2_SLACK) slack = UNPACK_AVX2_SLACK;
+#endif
                     size_t fit = room >= slack ? (room - slack) / (size_t)bw + 1 : 0;
                     if (fit < groups) groups = fit;
                     if (groups) {
-                        pq_unpack_groups_u32_wide(g, bw, out + done, groups);
+#ifdef UNPACK_AVX2
+                        if (avx2) unpack_groups_avx2(g, bw, out + done, groups);
+                        else
+#endif
+                            pq_unpack_groups_u32_wide(g, bw, out + done, groups);
                         d->lit_index += (uint32_t)(8 * groups);
                         i = 8 * groups;
                     }

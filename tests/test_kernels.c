@@ -356,6 +356,43 @@ END_TEST
 
 /* Every width 0..32: RLE and bit-packed runs mixed, values that use the top
  * bit, decoded in batches of 1, 3, 7 and 100 (runs cross batch ends). */
+/* Long bit-packed runs (the bulk path, AVX2 for widths up to 16 where the
+ * CPU has it): 2..500 groups of random values at every width, the run
+ * ending exactly at the end of an exact-size heap copy of the stream (so
+ * ASan sees any read past it), each value checked against the encoder's. */
+START_TEST(rle_long_packed_runs)
+{
+    int bw = _i;
+    uint32_t mask = bw == 32 ? 0xFFFFFFFFu : (uint32_t)((1ull << bw) - 1);
+    static enc e;
+    static uint32_t v[4000], out[4000];
+    static const size_t lens[] = {16, 17, 24, 100, 1000, 4000};
+    uint64_t rng = 0x2545F4914F6CDD1Dull ^ (uint64_t)bw;
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        size_t n = lens[t];
+        for (size_t i = 0; i < n; i++) {
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            v[i] = (uint32_t)rng & mask;
+        }
+        e.len = 0;
+        put_packed_run(&e, bw, v, n);
+        uint8_t *copy = malloc(e.len);
+        ck_assert_ptr_nonnull(copy);
+        memcpy(copy, e.buf, e.len);
+        for (int batch = 0; batch < 2; batch++) {
+            memset(out, 0xCD, sizeof out);
+            size_t got = rle_all(copy, e.len, bw, batch ? 8 * 37 : 4000, out, n);
+            ck_assert_uint_eq(got, n);
+            for (size_t i = 0; i < n; i++)
+                if (out[i] != v[i])
+                    ck_abort_msg("width %d, run of %zu, batch %d: value %zu is %u, expected %u", bw, n, batch, i,
+                                 out[i], v[i]);
+        }
+        free(copy);
+    }
+}
+END_TEST
+
 START_TEST(rle_every_width)
 {
     int bw = _i;
@@ -1128,6 +1165,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, rle_spec_vectors);
     tcase_add_test(tc, rle_bit_width_0);
     tcase_add_loop_test(tc, rle_every_width, 0, 33);
+    tcase_add_loop_test(tc, rle_long_packed_runs, 1, 33);
     tcase_add_test(tc, rle_corrupt);
     suite_add_tcase(s, tc);
     tc = tcase_create("delta");
