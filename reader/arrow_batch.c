@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kernels/assemble.h"
+#include "kernels/primitives.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
 #include "reader/arrow_batch.h"
@@ -1321,6 +1322,24 @@ static inline bool keep_bit(const uint8_t *keep, int64_t i)
     return (keep[i >> 3] >> (i & 7)) & 1;
 }
 
+/* Bits [w0, w0 + 64) of keep (w0 a multiple of 64), those at n and past it
+ * zero: the loops below walk the kept rows a word at a time, a set bit at
+ * a time (a selective filter keeps few). */
+static inline uint64_t keep_word(const uint8_t *keep, int64_t w0, int64_t n)
+{
+    int64_t left = n - w0;
+    uint64_t w = 0;
+    if (left >= 64) {
+        memcpy(&w, keep + w0 / 8, 8);
+        return w;
+    }
+    memcpy(&w, keep + w0 / 8, (size_t)(left + 7) / 8);
+    return w & ((1ull << left) - 1);
+}
+
+/* Kept row i of a word's bits b (w0 its first row). */
+#define KEPT_ROW(w0, b) ((w0) + (int64_t)__builtin_ctzll(b))
+
 /* Offset i of a binary layout's offsets (int32, or int64 when wide). */
 static inline int64_t offset_at(const void *offsets, int64_t i, bool wide)
 {
@@ -1343,8 +1362,11 @@ static pq_status take_binary(const pq_arrow_column *c, int64_t at, int64_t n, co
     const uint8_t *off = (const uint8_t *)c->buffers[1] + (size_t)at * ow;
     const uint8_t *data = c->buffers[2];
     uint64_t bytes = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (keep_bit(keep, i)) bytes += (uint64_t)(offset_at(off, i + 1, wide) - offset_at(off, i, wide));
+    for (int64_t w0 = 0; w0 < n; w0 += 64)
+        for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1) {
+            int64_t i = KEPT_ROW(w0, b);
+            bytes += (uint64_t)(offset_at(off, i + 1, wide) - offset_at(off, i, wide));
+        }
     void *o = malloc((size_t)(kept + 1) * ow);
     uint8_t *d = malloc(bytes ? (size_t)bytes : 1);
     if (!o || !d || !column_own(t, 1, o, (size_t)(kept + 1) * ow)) {
@@ -1358,8 +1380,9 @@ static pq_status take_binary(const pq_arrow_column *c, int64_t at, int64_t n, co
     }
     offset_set(o, 0, wide, 0);
     int64_t j = 0, pos = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (keep_bit(keep, i)) {
+    for (int64_t w0 = 0; w0 < n; w0 += 64)
+        for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1) {
+            int64_t i = KEPT_ROW(w0, b);
             int64_t a = offset_at(off, i, wide), len = offset_at(off, i + 1, wide) - a;
             memcpy(d + pos, data + a, (size_t)len);
             pos += len;
@@ -1386,11 +1409,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         uint8_t *bits = calloc((size_t)(kept + 7) / 8 + 1, 1);
         if (!bits) st = PQ_ERR_NOMEM;
         int64_t j = 0, nulls = 0;
-        for (int64_t i = 0; bits && i < n; i++)
-            if (keep_bit(keep, i)) {
-                if (bit_get(valid, (size_t)(at + i))) bit_set(bits, (size_t)j);
+        for (int64_t w0 = 0; bits && w0 < n; w0 += 64)
+            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1, j++) {
+                if (bit_get(valid, (size_t)(at + KEPT_ROW(w0, b)))) bit_set(bits, (size_t)j);
                 else nulls++;
-                j++;
             }
         if (bits) {
             t->owned[0] = bits;
@@ -1412,11 +1434,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             st = PQ_ERR_NOMEM;
             break;
         }
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (keep_bit(keep, i)) {
-                if (bit_get(src, (size_t)(at + i))) bit_set(bits, (size_t)j);
-                j++;
-            }
+        int64_t j = 0;
+        for (int64_t w0 = 0; w0 < n; w0 += 64)
+            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1, j++)
+                if (bit_get(src, (size_t)(at + KEPT_ROW(w0, b)))) bit_set(bits, (size_t)j);
         break;
     }
     case LAYOUT_FIXED: {
@@ -1428,8 +1449,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             st = PQ_ERR_NOMEM;
             break;
         }
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (keep_bit(keep, i)) memcpy(dst + (size_t)j++ * w, src + (size_t)i * w, w);
+        size_t j = 0;
+        for (int64_t w0 = 0; w0 < n; w0 += 64)
+            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1)
+                memcpy(dst + j++ * w, src + (size_t)KEPT_ROW(w0, b) * w, w);
         if (c->dictionary) { /* indices: the dictionary is shared */
             atomic_fetch_add(&c->dictionary->refs, 1);
             t->dictionary = c->dictionary;
@@ -1445,8 +1468,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             st = PQ_ERR_NOMEM;
             break;
         }
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (keep_bit(keep, i)) memcpy(dst + (size_t)j++ * 16, src + (size_t)i * 16, 16);
+        size_t j = 0;
+        for (int64_t w0 = 0; w0 < n; w0 += 64)
+            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1)
+                memcpy(dst + j++ * 16, src + (size_t)KEPT_ROW(w0, b) * 16, 16);
         pq_arrow_column *base = (pq_arrow_column *)c;
         atomic_fetch_add(&base->refs, 1);
         t->base = base;
@@ -1516,7 +1541,6 @@ pq_status pq_arrow_column_take(const pq_arrow_column *c, int64_t offset, int64_t
     if (!c || offset < 0 || length < 0 || offset > c->length || length > c->length - offset)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "filter: rows [%lld, +%lld) out of the column",
                             (long long)offset, (long long)length);
-    int64_t kept = 0;
-    for (int64_t i = 0; i < length; i++) kept += keep_bit(keep, i);
+    int64_t kept = (int64_t)pq_bits_set(keep, (uint64_t)length);
     return take(c, offset, length, keep, kept, out, 0, err);
 }
