@@ -1015,6 +1015,40 @@ static void keep_wanted(cd_ctx *c, size_t n0, size_t n)
     o->n_values = w;
 }
 
+/* PLAIN byte arrays of a page into string views over a copy of their
+ * bytes, in one walk (no offsets in between): the page's own buffers (a
+ * staged page). The checks and messages are pq_plain_byte_array's. */
+static pq_status values_plain_views(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
+{
+    pq_column_values *o = c->out;
+    if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
+    pq_status st;
+    if ((st = reserve_views(c, n)) != PQ_OK || (st = reserve_data(c, len - 4 * n)) != PQ_OK) return st;
+    size_t pos = 0, dl = o->data_len;
+    uint8_t *w = o->views + 16 * o->n_values;
+    for (size_t i = 0; i < n; i++, w += 16) {
+        if (len - pos < 4)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu", i,
+                        n, pos);
+        uint32_t l = pq_load_le32(src + pos);
+        pos += 4;
+        if (l > INT32_MAX)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu has negative length %d", i, (int32_t)l);
+        if (l > len - pos)
+            return fail(c, PQ_ERR_CORRUPT_DATA,
+                        "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i, l,
+                        pos, len);
+        /* the room is the page's bytes less its lengths: values fit it */
+        memcpy(o->data + dl, src + pos, l);
+        pq_view_make(w, o->data + dl, l, VIEW_BUF_DATA, (uint32_t)dl);
+        dl += l;
+        pos += l;
+    }
+    o->data_len = dl;
+    o->n_values += n;
+    return PQ_OK;
+}
+
 /* A page's values; with views, the values of a page not dictionary-encoded
  * are decoded as offsets and data, then seen through views of that data;
  * with a row selection, such a page keeps only the wanted rows after, but
@@ -1024,6 +1058,9 @@ static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
     bool plain_rows = enc == PQ_ENC_PLAIN && c->rows && n > 0;
     if (dict || (plain_rows && !c->views) || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
+    if (enc == PQ_ENC_PLAIN && c->views && !c->rows && !c->direct && len >= 4 * (uint64_t)n &&
+        (uint64_t)c->out->data_len + (len - 4 * (uint64_t)n) <= (uint64_t)INT32_MAX) /* else: the limit's message */
+        return values_plain_views(c, src, len, n);
     size_t n0 = c->out->n_values;
     if (plain_rows) { /* views: of the wanted strings, copied out as offsets and data */
         pq_status st = values_plain_rows(c, src, len, n);
