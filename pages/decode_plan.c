@@ -11,6 +11,7 @@
 
 #include "metadata/error.h"
 #include "pages/codec.h"
+#include "kernels/bitcount.h"
 #include "kernels/primitives.h"
 
 uint32_t pq_plan_value_width(const pq_leaf *leaf)
@@ -33,7 +34,7 @@ uint64_t pq_decode_rows_count(const pq_decode_rows *s, uint64_t row, uint64_t n)
     if (b > s->count) b = s->count;
     uint64_t set = 0, i = a;
     for (; i < b && (i & 7); i++) set += (s->keep[i >> 3] >> (i & 7)) & 1;
-    return i < b ? set + pq_bits_set(s->keep + i / 8, b - i) : set;
+    return i < b ? set + pq_bits_set_fast(s->keep + i / 8, b - i) : set;
 }
 
 #if defined(__GNUC__)

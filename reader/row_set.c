@@ -3,6 +3,7 @@
  */
 #include "reader/row_set.h"
 
+#include "kernels/bitcount.h"
 #include "kernels/primitives.h"
 
 #include <stdlib.h>
@@ -150,7 +151,7 @@ static uint64_t copy_bits(uint8_t *dst, uint64_t to, const uint8_t *src, uint64_
         if (k + 8 <= n) { /* whole bytes: copied, then counted 64 bits at a time */
             uint64_t whole = (n - k) & ~(uint64_t)7;
             memcpy(dst + ((to + k) >> 3), src + ((from + k) >> 3), (size_t)(whole >> 3));
-            set += pq_bits_set(src + ((from + k) >> 3), whole);
+            set += pq_bits_set_fast(src + ((from + k) >> 3), whole);
             k += whole;
         }
         for (; k < n; k++)
@@ -194,7 +195,7 @@ int64_t pq_row_set_map_bits(const pq_row_set *have, const pq_row_set *want, cons
 
 uint64_t pq_bits_count(const uint8_t *keep, uint64_t n)
 {
-    return pq_bits_set(keep, n);
+    return pq_bits_set_fast(keep, n);
 }
 
 bool pq_row_set_copy(pq_row_set *dst, const pq_row_set *src)

@@ -15,6 +15,7 @@
 #include "kernels/dictionary.h"
 #include "kernels/plain.h"
 #include "kernels/primitives.h"
+#include "kernels/bitcount.h"
 #include "kernels/rle.h"
 #include "kernels/utf8.h"
 
@@ -360,6 +361,30 @@ END_TEST
  * CPU has it): 2..500 groups of random values at every width, the run
  * ending exactly at the end of an exact-size heap copy of the stream (so
  * ASan sees any read past it), each value checked against the encoder's. */
+/* pq_bits_set_fast (POPCNT where the CPU has it) against a bit-by-bit
+ * count, on random bitmaps of 0..1100 bits in exact-size heap copies. */
+START_TEST(bits_set_fast_counts)
+{
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    for (uint64_t n = 0; n <= 1100; n += (n < 200 ? 1 : 37)) {
+        size_t bytes = (size_t)(n + 7) / 8;
+        uint8_t *b = malloc(bytes ? bytes : 1);
+        ck_assert_ptr_nonnull(b);
+        for (size_t i = 0; i < bytes; i++) {
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            b[i] = (uint8_t)rng;
+        }
+        uint64_t want = 0;
+        for (uint64_t i = 0; i < n; i++) want += (b[i / 8] >> (i % 8)) & 1;
+        uint64_t got = pq_bits_set_fast(n ? b : NULL, n);
+        if (got != want || pq_bits_set(b, n) != want)
+            ck_abort_msg("%llu bits: fast %llu, plain %llu, expected %llu", (unsigned long long)n,
+                         (unsigned long long)got, (unsigned long long)pq_bits_set(b, n), (unsigned long long)want);
+        free(b);
+    }
+}
+END_TEST
+
 START_TEST(rle_long_packed_runs)
 {
     int bw = _i;
@@ -1166,6 +1191,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, rle_bit_width_0);
     tcase_add_loop_test(tc, rle_every_width, 0, 33);
     tcase_add_loop_test(tc, rle_long_packed_runs, 1, 33);
+    tcase_add_test(tc, bits_set_fast_counts);
     tcase_add_test(tc, rle_corrupt);
     suite_add_tcase(s, tc);
     tc = tcase_create("delta");
