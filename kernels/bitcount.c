@@ -17,20 +17,12 @@ __attribute__((target("popcnt"))) static uint64_t bits_set_popcnt(const uint8_t 
     /* the last bytes, as pq_bits_set counts them */
     return i < n ? set + pq_bits_set(bits + i / 8, n - i) : set;
 }
-
-static int have_popcnt(void)
-{
-    static _Atomic int known = -1; /* -1: not asked yet */
-    int k = known;
-    if (k < 0) known = k = __builtin_cpu_supports("popcnt") ? 1 : 0;
-    return k;
-}
 #endif
 
 uint64_t pq_bits_set_fast(const uint8_t *bits, uint64_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (n >= 128 && have_popcnt()) return bits_set_popcnt(bits, n);
+    if (n >= 128 && __builtin_cpu_supports("popcnt")) return bits_set_popcnt(bits, n);
 #endif
     return pq_bits_set(bits, n);
 }

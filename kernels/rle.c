@@ -42,14 +42,6 @@ __attribute__((target("avx2"))) static void unpack_groups_avx2(const uint8_t *in
         _mm256_storeu_si256((__m256i *)out, v);
     }
 }
-
-static int have_avx2(void)
-{
-    static _Atomic int known = -1; /* -1: not asked yet */
-    int k = known;
-    if (k < 0) known = k = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return k;
-}
 #endif
 
 pq_status pq_rle_init(pq_rle_decoder *d, const uint8_t *src, size_t len, int bit_width, pq_error *err)
@@ -188,7 +180,7 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                     const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
                     size_t groups = k / 8, room = (size_t)(end - g), slack = PQ_UNPACK8_SLACK(bw);
 #ifdef UNPACK_AVX2
-                    bool avx2 = bw <= 16 && groups >= 2 && have_avx2();
+                    bool avx2 = bw <= 16 && groups >= 2 && __builtin_cpu_supports("avx2");
                     if (avx2 && slack < UNPACK_AVX2_SLACK) slack = UNPACK_AVX2_SLACK;
 #endif
                     size_t fit = room >= slack ? (room - slack) / (size_t)bw + 1 : 0;
