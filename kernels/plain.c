@@ -37,18 +37,9 @@ pq_status pq_plain_byte_array(const uint8_t *src, size_t len, size_t n, int32_t 
     uint64_t out = 0;
     if (base < 0) return pq_kfail(err, PQ_ERR_INVALID_ARGUMENT, "PLAIN BYTE_ARRAY: negative base offset");
     for (size_t i = 0; i < n; i++) {
-        if (len - pos < 4)
-            return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
-                            i, n, pos);
-        uint32_t l = pq_load_le32(src + pos);
-        pos += 4;
-        if (l > INT32_MAX)
-            return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu has negative length %d", i,
-                            (int32_t)l);
-        if (l > len - pos)
-            return pq_kfail(err, PQ_ERR_CORRUPT_DATA,
-                            "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i, l,
-                            pos, len);
+        uint32_t l = 0; /* set on success; gcc cannot tell */
+        pq_status st = pq_plain_value_length(src, len, &pos, i, n, &l, err);
+        if (st != PQ_OK) return st;
         if (out + l > (uint64_t)(INT32_MAX - base))
             return pq_kfail(err, PQ_ERR_UNSUPPORTED, "PLAIN BYTE_ARRAY: offsets exceed int32");
         if (data) {

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/kernel_error.h"
+#include "kernels/primitives.h"
 #include "pq_error.h"
 
 /* n values of width bytes each (width >= 1) into out (n * width bytes). */
@@ -40,5 +42,28 @@ pq_status pq_plain_boolean(const uint8_t *src, size_t len, uint64_t first_bit, s
  * INT32_MAX is PQ_ERR_UNSUPPORTED. */
 pq_status pq_plain_byte_array(const uint8_t *src, size_t len, size_t n, int32_t *offsets, int32_t base,
                               uint8_t *data, size_t data_cap, size_t *data_len, size_t *consumed, pq_error *err);
+
+/* One step of a PLAIN BYTE_ARRAY walk: value i of n, its 4-byte length at
+ * *pos of [src, src + len). On success *l is its length and *pos its first
+ * byte (the value lies inside src); a truncated length, a length above
+ * INT32_MAX or a value past the end is PQ_ERR_CORRUPT_DATA, with the
+ * message every PLAIN BYTE_ARRAY decoder gives. */
+static inline pq_status pq_plain_value_length(const uint8_t *src, size_t len, size_t *pos, size_t i, size_t n,
+                                              uint32_t *l, pq_error *err)
+{
+    if (len - *pos < 4)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu",
+                        i, n, *pos);
+    *l = pq_load_le32(src + *pos);
+    *pos += 4;
+    if (*l > INT32_MAX)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu has negative length %d", i,
+                        (int32_t)*l);
+    if (*l > len - *pos)
+        return pq_kfail(err, PQ_ERR_CORRUPT_DATA,
+                        "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i, *l,
+                        *pos, len);
+    return PQ_OK;
+}
 
 #endif

@@ -1017,7 +1017,8 @@ static void keep_wanted(cd_ctx *c, size_t n0, size_t n)
 
 /* PLAIN byte arrays of a page into string views over a copy of their
  * bytes, in one walk (no offsets in between): the page's own buffers (a
- * staged page). The checks and messages are pq_plain_byte_array's. */
+ * staged page). Each length checked by pq_plain_value_length, as
+ * pq_plain_byte_array checks it. */
 static pq_status values_plain_views(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
 {
     pq_column_values *o = c->out;
@@ -1027,17 +1028,9 @@ static pq_status values_plain_views(cd_ctx *c, const uint8_t *src, size_t len, s
     size_t pos = 0, dl = o->data_len;
     uint8_t *w = o->views + 16 * o->n_values;
     for (size_t i = 0; i < n; i++, w += 16) {
-        if (len - pos < 4)
-            return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %zu: length truncated at byte %zu", i,
-                        n, pos);
-        uint32_t l = pq_load_le32(src + pos);
-        pos += 4;
-        if (l > INT32_MAX)
-            return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu has negative length %d", i, (int32_t)l);
-        if (l > len - pos)
-            return fail(c, PQ_ERR_CORRUPT_DATA,
-                        "PLAIN BYTE_ARRAY: value %zu of %u bytes at byte %zu runs past the %zu bytes present", i, l,
-                        pos, len);
+        uint32_t l = 0; /* set on success; gcc cannot tell */
+        pq_error kerr;
+        if ((st = pq_plain_value_length(src, len, &pos, i, n, &l, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
         /* the room is the page's bytes less its lengths: values fit it */
         memcpy(o->data + dl, src + pos, l);
         pq_view_make(w, o->data + dl, l, VIEW_BUF_DATA, (uint32_t)dl);

@@ -157,12 +157,20 @@ static pq_status element_checked(const uint8_t **ipp, uint8_t **opp, const uint8
     return PQ_OK;
 }
 
+/* The preamble: the uncompressed length, a varint of at most 5 bytes
+ * holding at most 2^32 - 1 (as libsnappy reads it). Its bytes, or 0 when
+ * it is not one. */
+static size_t read_preamble(const uint8_t *src, size_t src_len, uint64_t *declared)
+{
+    size_t at = src ? pq_uleb128(src, src_len, declared) : 0;
+    return at == 0 || at > 5 || *declared > UINT32_MAX ? 0 : at;
+}
+
 pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err)
 {
     uint64_t declared = 0;
-    size_t at = src ? pq_uleb128(src, src_len, &declared) : 0;
-    if (at == 0 || at > 5 || declared > UINT32_MAX)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: invalid length preamble");
+    size_t at = read_preamble(src, src_len, &declared);
+    if (at == 0) return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: invalid length preamble");
     if (declared != dst_len)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: stream declares %zu bytes, page header says %zu",
                             (size_t)declared, dst_len);
@@ -203,12 +211,10 @@ pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
 
 const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size_t dst_len)
 {
-    if (!src || dst_len == 0) return NULL;
-    /* The preamble: the uncompressed length, a varint of at most 5 bytes
-     * (as libsnappy reads it). */
+    if (dst_len == 0) return NULL;
     uint64_t n = 0;
-    size_t at = pq_uleb128(src, src_len, &n);
-    if (at == 0 || at > 5 || n != dst_len || at >= src_len) return NULL;
+    size_t at = read_preamble(src, src_len, &n);
+    if (at == 0 || n != dst_len || at >= src_len) return NULL;
     /* One literal: tag bits 00; length - 1 in the upper six bits, or, for
      * 60..63, in the next 1..4 bytes. */
     uint8_t tag = src[at++];
