@@ -67,6 +67,27 @@ void pq_dict_gather_fixed_checked(const uint8_t *dict, size_t width, const uint3
 #undef GATHER_CASE
 }
 
+/* Entry idx of width W (4 or 8), sign-extended into 16 bytes at out. */
+#define DECIMAL128_GATHER(T)                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        T y;                                                                                       \
+        memcpy(&y, dict + (size_t)idx[i] * sizeof(T), sizeof(T));                                  \
+        int64_t x = y, hi = x >> 63;                                                               \
+        memcpy(out + 16 * i, &x, 8);                                                               \
+        memcpy(out + 16 * i + 8, &hi, 8);                                                          \
+    }
+
+void pq_dict_gather_decimal128_checked(const uint8_t *dict, size_t width, const uint32_t *idx, size_t n,
+                                       uint8_t *out)
+{
+    if (width == 4) {
+        DECIMAL128_GATHER(int32_t)
+    } else {
+        DECIMAL128_GATHER(int64_t)
+    }
+}
+#undef DECIMAL128_GATHER
+
 pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width, const uint32_t *idx, size_t n,
                                uint8_t *out, pq_error *err)
 {

@@ -25,6 +25,13 @@ size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n);
  * (pq_dict_first_out_of_range gave n): out gets n * width bytes. */
 void pq_dict_gather_fixed_checked(const uint8_t *dict, size_t width, const uint32_t *idx, size_t n, uint8_t *out);
 
+/* The same for INT32 (width 4) or INT64 (width 8) entries, each written
+ * sign-extended to 16 bytes (decimal128, as pq_ints_sign_extend lays it
+ * out): out gets n * 16 bytes. The dictionary stays at its own width, half
+ * or a quarter of the cache a widened copy would take. */
+void pq_dict_gather_decimal128_checked(const uint8_t *dict, size_t width, const uint32_t *idx, size_t n,
+                                       uint8_t *out);
+
 /* out gets n * width bytes: entry idx[i] for each i. */
 pq_status pq_dict_gather_fixed(const uint8_t *dict, size_t dict_n, size_t width, const uint32_t *idx, size_t n,
                                uint8_t *out, pq_error *err);

@@ -18,6 +18,26 @@ pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n,
     return PQ_OK;
 }
 
+void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        int64_t x;
+        if (w == 4) {
+            int32_t y;
+            memcpy(&y, src + i * 4, 4);
+            x = y;
+        } else {
+            memcpy(&x, src + i * 8, 8);
+        }
+        int64_t hi = x < 0 ? -1 : 0;
+        uint8_t *d = dst + i * ow;
+        /* two word stores a value (decimal128, the common case: no memset call) */
+        memcpy(d, &x, 8);
+        memcpy(d + 8, &hi, 8);
+        if (ow > 16) memset(d + 16, x < 0 ? 0xff : 0, ow - 16);
+    }
+}
+
 pq_status pq_plain_boolean(const uint8_t *src, size_t len, uint64_t first_bit, size_t n, uint8_t *out,
                            size_t *consumed, pq_error *err)
 {

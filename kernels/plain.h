@@ -26,6 +26,12 @@
 pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n, void *out, size_t *consumed,
                          pq_error *err);
 
+/* n INT32 (w 4) or INT64 (w 8) values at src, each sign-extended into a
+ * slot of ow bytes (ow >= w) at dst: the little-endian two's complement
+ * that Arrow's decimal128 (ow 16) and decimal256 (ow 32) hold. Written from
+ * the last value back, so dst may be src itself (widened in place). */
+void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n);
+
 /* n booleans starting at bit first_bit of src, one byte (0 or 1) each into
  * out. A page decoded in several batches passes the bits already used as
  * first_bit. *consumed gets the bytes touched: ceil((first_bit + n) / 8). */

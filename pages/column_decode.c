@@ -75,6 +75,8 @@ typedef struct cd_ctx {
     const pq_page_info *pi;
 
     size_t width;            /* output bytes per value; 0 for BYTE_ARRAY */
+    size_t stored_width;     /* the page's bytes per value: width, but 4 or 8 when decimal128 */
+    bool decimal128;         /* PQ_PLAN_CHUNK_DECIMAL128: INT32/INT64 sign-extended to 16 bytes */
 
     uint8_t *buf;            /* decompressed page */
     size_t buf_cap;
@@ -602,7 +604,7 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
         o->n_values = k;
         return PQ_OK;
     }
-    size_t w = c->width;
+    size_t w = c->stored_width;
     if (type == PQ_BOOLEAN ? n / 8 > len : n > len / w)
         return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values of %zu bytes cannot fit in %zu bytes", n, w, len);
     if ((st = reserve_values(c, out_n)) != PQ_OK) return st;
@@ -610,8 +612,9 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
         a = (size_t)(next_row(c, c->page_row + a, c->page_row + n, true) - c->page_row);
         if (a >= n) break;
         size_t b = (size_t)(next_row(c, c->page_row + a, c->page_row + n, false) - c->page_row);
-        uint8_t *dst = o->values + o->n_values * w;
+        uint8_t *dst = o->values + o->n_values * c->width;
         if (type == PQ_BOOLEAN) st = pq_plain_boolean(src, len, a, b - a, dst, &used, &kerr);
+        else if (c->decimal128) pq_ints_sign_extend(dst, 16, src + a * w, w, b - a);
         else memcpy(dst, src + a * w, (b - a) * w);
         if (st != PQ_OK) return kfail(c, st, &kerr);
         o->n_values += b - a;
@@ -660,10 +663,12 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
         st = pq_plain_boolean(src, len, 0, n, o->values + o->n_values, &used, &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
     } else {
-        if (n > len / c->width)
-            return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values of %zu bytes cannot fit in %zu bytes", n, c->width, len);
+        size_t w = c->stored_width;
+        if (n > len / w)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values of %zu bytes cannot fit in %zu bytes", n, w, len);
         if ((st = reserve_values(c, n)) != PQ_OK) return st;
-        st = pq_plain_fixed(src, len, c->width, n, o->values + o->n_values * c->width, &used, &kerr);
+        if (c->decimal128) pq_ints_sign_extend(o->values + o->n_values * 16, 16, src, w, n);
+        else st = pq_plain_fixed(src, len, w, n, o->values + o->n_values * w, &used, &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
     }
     o->n_values += n;
@@ -730,6 +735,8 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
                                    c->data_cap - o->data_len, &need, &kerr);
         if (st != PQ_OK) return kfail(c, st, &kerr);
         o->data_len += need;
+    } else if (c->decimal128) { /* entries of their stored width, widened as gathered */
+        pq_dict_gather_decimal128_checked(c->ch->dict_values, c->stored_width, idx, got, o->values + at * 16);
     } else {
         pq_dict_gather_fixed_checked(c->ch->dict_values, c->width, idx, got, o->values + at * c->width);
     }
@@ -1284,6 +1291,8 @@ static void task_init(exec *x, size_t k, cd_ctx *c, pq_error *err, unsigned work
         c->cctx = &c->own_cctx;
     }
     c->width = pc->width;
+    c->decimal128 = (pc->flags & PQ_PLAN_CHUNK_DECIMAL128) != 0;
+    c->stored_width = c->decimal128 ? pq_plan_value_width(pc->leaf) : pc->width;
     c->views = pc->output == PQ_PLAN_VIEWS;
     c->indices = (pc->flags & PQ_PLAN_CHUNK_INDICES) != 0;
     c->rows = pc->rows;
@@ -1773,6 +1782,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         x.chunks[k].out = &outs[k];
         outs[k].physical_type = pc->physical_type;
         outs[k].width = pc->width;
+        outs[k].decimal128 = (pc->flags & PQ_PLAN_CHUNK_DECIMAL128) != 0;
         pq_status st = alloc_levels(&x, k);
         if (st == PQ_OK && (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) st = alloc_outputs(&x, k);
         if (st != PQ_OK) {

@@ -49,6 +49,9 @@ typedef struct pq_column_values {
      * type_length. NULL for BYTE_ARRAY (and possibly when n_values is 0). */
     size_t width;           /* 0 for BYTE_ARRAY */
     uint8_t *values;
+    /* INT32/INT64 values sign-extended to 16-byte decimal128 slots (width
+     * 16): a plan's PQ_PLAN_DECIMAL128. */
+    bool decimal128;
     /* BYTE_ARRAY: offsets (n_values + 1 entries, offsets[0] = 0) into data
      * (data_len bytes). NULL otherwise. */
     int32_t *offsets;

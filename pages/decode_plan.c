@@ -90,6 +90,16 @@ static bool is_dict_encoding(int32_t enc)
     return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
 }
 
+/* Whether every data page of the chunk is PLAIN or dictionary-encoded. */
+static bool plain_or_dictionary(const pq_page_info *pages, size_t npages)
+{
+    for (size_t i = 0; i < npages; i++)
+        if ((pages[i].type == PQ_PAGE_DATA || pages[i].type == PQ_PAGE_DATA_V2) && pages[i].encoding != PQ_ENC_PLAIN &&
+            !is_dict_encoding(pages[i].encoding))
+            return false;
+    return true;
+}
+
 pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, int32_t codec, const uint8_t *bytes,
                                    size_t len, const pq_page_info *pages, size_t npages, unsigned flags,
                                    const pq_decode_rows *rows, pq_error *err)
@@ -201,6 +211,11 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         plan->pages[plan->npages + i] = pg;
     }
     ch.n_levels = slots;
+    if ((flags & PQ_PLAN_DECIMAL128) && !(flags & PQ_PLAN_INDICES) &&
+        (leaf->physical_type == PQ_INT32 || leaf->physical_type == PQ_INT64) && plain_or_dictionary(pages, npages)) {
+        ch.width = 16;
+        ch.flags |= PQ_PLAN_CHUNK_DECIMAL128;
+    }
     if (sized || ((flags & PQ_PLAN_INDICES) && ch.max_def == 0)) ch.flags |= PQ_PLAN_SIZED_BY_HEADERS;
     plan->chunks[plan->nchunks++] = ch;
     plan->npages += npages;

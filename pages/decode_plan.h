@@ -64,7 +64,11 @@ enum {
      * runs. */
     PQ_PLAN_SIZED_BY_HEADERS = 1u << 0,
     /* Values are the dictionary indices (uint32): PQ_PLAN_INDICES. */
-    PQ_PLAN_CHUNK_INDICES = 1u << 1
+    PQ_PLAN_CHUNK_INDICES = 1u << 1,
+    /* INT32/INT64 values sign-extended to 16 bytes (width 16), as Arrow's
+     * decimal128 holds them: PQ_PLAN_DECIMAL128 on a chunk whose data
+     * pages are all PLAIN or dictionary-encoded. */
+    PQ_PLAN_CHUNK_DECIMAL128 = 1u << 2
 };
 
 typedef struct pq_plan_chunk {
@@ -115,8 +119,14 @@ typedef struct pq_decode_plan {
 /* Plan flags (pq_decode_plan_add_chunk) */
 enum {
     PQ_PLAN_STRING_VIEWS = 1u << 0, /* BYTE_ARRAY as PQ_PLAN_VIEWS */
-    PQ_PLAN_INDICES = 1u << 1       /* the dictionary indices (PQ_PLAN_FIXED, uint32) and the
+    PQ_PLAN_INDICES = 1u << 1,      /* the dictionary indices (PQ_PLAN_FIXED, uint32) and the
                                      * dictionary, not the values */
+    PQ_PLAN_DECIMAL128 = 1u << 2    /* INT32/INT64 values out as decimal128 slots (16 bytes,
+                                     * sign-extended) where every data page is PLAIN or
+                                     * dictionary-encoded (PQ_PLAN_CHUNK_DECIMAL128); ignored
+                                     * elsewhere, and for the CPU executor alone: the decimal
+                                     * is widened while gathered or copied, not in a pass of
+                                     * its own after the decode */
 };
 
 /* Add one chunk: `leaf`, `codec` (its pq_codec), `bytes` (len of them)

@@ -171,6 +171,7 @@ static uint8_t encoding_op(const pq_plan_chunk *pc, int32_t enc)
      * data first, as the CPU executor does, then view them (k_bytes.h). */
     bool views = pc->output == PQ_PLAN_VIEWS, bytes = pc->output == PQ_PLAN_BYTES || views;
     if (pc->flags & PQ_PLAN_CHUNK_INDICES) return is_dict_encoding(enc) ? PQ_KOP_DICT_INDEX : PQ_KOP_NONE;
+    if (pc->flags & PQ_PLAN_CHUNK_DECIMAL128) return PQ_KOP_NONE; /* the CPU executor's widening */
     switch (enc) {
     case PQ_ENC_PLAIN:
         if (bytes) return PQ_KOP_PLAIN_BYTES;

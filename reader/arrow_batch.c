@@ -18,6 +18,7 @@
 
 #include "kernels/assemble.h"
 #include "kernels/bitcount.h"
+#include "kernels/plain.h"
 #include "kernels/primitives.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
@@ -524,32 +525,6 @@ static void conv_be_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t
 #undef BE_DECIMAL_BIG
 #undef BE_DECIMAL_STORE
 
-/* Integers (INT32/INT64 decimals) into 16- or 32-byte slots. */
-/* Value i of an INT32 (w 4) or INT64 (w 8) column, sign-extended. */
-static inline int64_t int_at(const uint8_t *src, size_t w, size_t i)
-{
-    if (w == 4) {
-        int32_t y;
-        memcpy(&y, src + i * 4, 4);
-        return y;
-    }
-    int64_t x;
-    memcpy(&x, src + i * 8, 8);
-    return x;
-}
-
-static void conv_int_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int64_t x = int_at(src, w, i), hi = x < 0 ? -1 : 0;
-        uint8_t *d = dst + i * ow;
-        /* two word stores a value (decimal128, the common case: no memset call) */
-        memcpy(d, &x, 8);
-        memcpy(d + 8, &hi, 8);
-        if (ow > 16) memset(d + 16, x < 0 ? 0xff : 0, ow - 16);
-    }
-}
-
 /* Spread n_values dense slots of width ow, at the start of buf, out to the
  * n slots the validity bitmap gives them, in place: walking backwards, a
  * value only ever moves to a later slot, so nothing is overwritten before
@@ -626,7 +601,7 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
             } else if (v->physical_type == PQ_FIXED_LEN_BYTE_ARRAY) {
                 conv_be_decimals(out, ow, v->values, w, m);
             } else {
-                conv_int_decimals(out, ow, v->values, w, m);
+                pq_ints_sign_extend(out, ow, v->values, w, m);
             }
             break;
         }
@@ -683,6 +658,8 @@ static size_t fixed_plan(const pq_leaf *leaf, const pq_column_values *v, conv_ki
         /* fall through */
     case PQ_ARROW_DECIMAL128:
     case PQ_ARROW_DECIMAL256:
+        if (v->decimal128) /* widened by the decoder: laid out already */
+            return leaf->arrow.id == PQ_ARROW_DECIMAL128 && v->width == 16 ? 16 : 0;
         if (!int32 && !int64 && !(pt == PQ_FIXED_LEN_BYTE_ARRAY && v->width > 0) &&
             !(pt == PQ_BYTE_ARRAY && (v->offsets || v->n_values == 0)))
             return 0;

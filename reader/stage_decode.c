@@ -372,9 +372,11 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
 
 /* Add chunk k to `plan`: its leaf, codec, output flags (dictionary
  * indices for a dictionary array of a chunk dictionary-encoded throughout,
- * else string views when asked for) and the selection-vector rows, or NULL. */
-static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *rows, pq_decode_plan *plan,
-                           pq_error *err)
+ * else string views when asked for, and with `widen` INT32/INT64 decimals
+ * widened to decimal128 by the CPU executor's gathers and copies) and the
+ * selection-vector rows, or NULL. */
+static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *rows, bool widen,
+                           pq_decode_plan *plan, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_reader_chunk *ch = &r->pages.chunks[k];
@@ -383,16 +385,18 @@ static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *r
     unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
     if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
         flags = PQ_PLAN_INDICES;
+    else if (widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
+        flags |= PQ_PLAN_DECIMAL128;
     return pq_decode_plan_add_chunk(plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages, flags,
                                     rows, err);
 }
 
 /* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
- * selection-vector rows of the job. */
-static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, pq_decode_plan *plan,
-                                pq_error *err)
+ * selection-vector rows of the job; `widen` as for add_chunk. */
+static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, bool widen,
+                                pq_decode_plan *plan, pq_error *err)
 {
-    return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, plan, err);
+    return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, widen, plan, err);
 }
 
 /* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk kept as
@@ -444,7 +448,7 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
         if (!djob->fallback[0]) snprintf(djob->fallback, sizeof djob->fallback, "%s", job->errors[j].message);
         size_t slot = job->slot_of[j], s = slot - job->first_slot;
         size_t k = pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len);
-        pq_status st = back ? add_slot_chunk(r, job, s, k, &cpu, &job->errors[j])
+        pq_status st = back ? add_slot_chunk(r, job, s, k, false, &cpu, &job->errors[j])
                             : pq_error_set(&job->errors[j], PQ_ERR_NOMEM, "out of memory");
         if (st == PQ_OK) back[left++] = j;
         else job->status[j] = st;
@@ -507,7 +511,9 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
             continue;
         }
         job.selected[s] = selection_rows(r, i, k, &job.rows[s], &job.owned_bits[s]);
-        st = add_slot_chunk(r, &job, s, k, &plan, err);
+        /* No device: decimals widened as they are decoded (the kernels
+         * widen theirs in the Arrow build). */
+        st = add_slot_chunk(r, &job, s, k, !djob->kernels, &plan, err);
         if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err);
         else job.slot_of[plan.nchunks - 1] = i;
     }
@@ -584,7 +590,7 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
     *kept = false;
     if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
     pq_decode_plan plan = {0};
-    pq_status st = add_chunk(r, k, NULL, &plan, err);
+    pq_status st = add_chunk(r, k, NULL, false, &plan, err);
     bool planned = st == PQ_OK;
     if (planned) {
         const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, k) : NULL};

@@ -254,6 +254,97 @@ START_TEST(bad_headers_name_the_page)
 }
 END_TEST
 
+/* Decodes chunk (pages) of leaf with plan flags `flags` and the row
+ * selection `rows` (or NULL) into *out. */
+static void decode_with(const pq_leaf *leaf, const uint8_t *chunk, size_t n, const pq_page_info *pages,
+                        size_t npages, unsigned flags, const pq_decode_rows *rows, pq_column_values *out,
+                        unsigned *chunk_flags)
+{
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    ck_assert_msg(pq_decode_plan_add_chunk(&plan, leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, npages, flags, rows,
+                                           &err) == PQ_OK,
+                  "%s", err.message);
+    *chunk_flags = plan.chunks[0].flags;
+    pq_cpu_executor ex = {.run = run_backwards};
+    pq_status cst;
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, out, &cst, &err) == PQ_OK, "%s", err.message);
+    pq_decode_plan_free(&plan);
+}
+
+/* PQ_PLAN_DECIMAL128: INT64 and INT32 values from a dictionary page, an
+ * RLE_DICTIONARY page and a PLAIN page come out sign-extended to 16 bytes,
+ * each equal to the value decoded as stored (the oracle: the same plan
+ * without the flag, and the values written into the pages), every row and
+ * a selection of rows; with a DELTA_BINARY_PACKED page the flag is ignored. */
+START_TEST(decimal128_is_widened_as_decoded)
+{
+    for (int w = 4; w <= 8; w += 4) {
+        const int64_t dict[3] = {-5, 7, w == 8 ? INT64_MIN + 1 : INT32_MIN};
+        const int64_t plain[2] = {-1, 123456789};
+        const uint8_t idx[4] = {2, 0, 1, 2};
+        uint8_t chunk[128];
+        size_t n = 0;
+        for (int k = 0; k < 3; k++, n += (size_t)w) memcpy(chunk + n, &dict[k], (size_t)w); /* little-endian */
+        size_t d1 = n;
+        chunk[n++] = 2;    /* bit width */
+        chunk[n++] = 0x03; /* one bit-packed group of 8 */
+        chunk[n++] = (uint8_t)(idx[0] | idx[1] << 2 | idx[2] << 4 | idx[3] << 6);
+        chunk[n++] = 0;
+        size_t p1 = n;
+        for (int k = 0; k < 2; k++, n += (size_t)w) memcpy(chunk + n, &plain[k], (size_t)w);
+        pq_page_info pages[3] = {pq_test_page(0, PQ_PAGE_DICTIONARY, 3 * w, 3, PQ_ENC_PLAIN),
+                                 pq_test_page(d1, PQ_PAGE_DATA, 4, 4, PQ_ENC_RLE_DICTIONARY),
+                                 pq_test_page(p1, PQ_PAGE_DATA, 2 * w, 2, PQ_ENC_PLAIN)};
+        const int64_t want[6] = {dict[2], dict[0], dict[1], dict[2], plain[0], plain[1]};
+        pq_leaf leaf = leaf_of(w == 8 ? PQ_INT64 : PQ_INT32, 0);
+        const uint8_t keep_bits = 0x29; /* rows 0, 3, 5 */
+        const pq_decode_rows some = {.keep = &keep_bits, .first = 0, .count = 6};
+        for (int sel = 0; sel < 2; sel++) {
+            const pq_decode_rows *rows = sel ? &some : NULL;
+            pq_column_values as_is, wide;
+            unsigned f_as_is, f_wide;
+            decode_with(&leaf, chunk, n, pages, 3, 0, rows, &as_is, &f_as_is);
+            decode_with(&leaf, chunk, n, pages, 3, PQ_PLAN_DECIMAL128, rows, &wide, &f_wide);
+            ck_assert(!(f_as_is & PQ_PLAN_CHUNK_DECIMAL128) && (f_wide & PQ_PLAN_CHUNK_DECIMAL128));
+            ck_assert(wide.decimal128 && !as_is.decimal128);
+            ck_assert_uint_eq(wide.width, 16);
+            ck_assert_uint_eq(as_is.width, (size_t)w);
+            ck_assert_uint_eq(wide.n_values, sel ? 3 : 6);
+            ck_assert_uint_eq(as_is.n_values, wide.n_values);
+            for (size_t k = 0, row = 0; k < wide.n_values; k++, row++) {
+                while (sel && !((keep_bits >> row) & 1)) row++;
+                int64_t lo, hi, stored = 0;
+                memcpy(&lo, wide.values + 16 * k, 8);
+                memcpy(&hi, wide.values + 16 * k + 8, 8);
+                if (w == 4) {
+                    int32_t y;
+                    memcpy(&y, as_is.values + 4 * k, 4);
+                    stored = y;
+                } else {
+                    memcpy(&stored, as_is.values + 8 * k, 8);
+                }
+                if (lo != want[row] || stored != want[row] || hi != (want[row] < 0 ? -1 : 0))
+                    ck_abort_msg("width %d, value %zu (row %zu): %lld:%lld widened, %lld stored, want %lld", w, k, row,
+                                 (long long)hi, (long long)lo, (long long)stored, (long long)want[row]);
+            }
+            pq_column_values_free(&as_is);
+            pq_column_values_free(&wide);
+        }
+        /* A DELTA_BINARY_PACKED page: decoded as stored, the flag ignored. */
+        pq_page_info delta[2] = {pages[2], pq_test_page(p1, PQ_PAGE_DATA, 2 * w, 2, PQ_ENC_DELTA_BINARY_PACKED)};
+        pq_decode_plan plan = {0};
+        pq_error err = {0};
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, delta, 2,
+                                                  PQ_PLAN_DECIMAL128, NULL, &err),
+                         PQ_OK);
+        ck_assert(!(plan.chunks[0].flags & PQ_PLAN_CHUNK_DECIMAL128));
+        ck_assert_uint_eq(plan.chunks[0].width, (uint32_t)w);
+        pq_decode_plan_free(&plan);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decode plan");
@@ -262,6 +353,7 @@ int main(void)
     tcase_add_test(tc, optional_pages_take_a_size_pass);
     tcase_add_test(tc, string_bytes_from_the_size_pass);
     tcase_add_test(tc, bad_headers_name_the_page);
+    tcase_add_test(tc, decimal128_is_widened_as_decoded);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
