@@ -166,7 +166,8 @@ static size_t read_preamble(const uint8_t *src, size_t src_len, uint64_t *declar
     return at == 0 || at > 5 || *declared > UINT32_MAX ? 0 : at;
 }
 
-pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err)
+pq_status pq_snappy_open(pq_snappy_reader *r, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                         pq_error *err)
 {
     uint64_t declared = 0;
     size_t at = read_preamble(src, src_len, &declared);
@@ -174,15 +175,29 @@ pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
     if (declared != dst_len)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: stream declares %zu bytes, page header says %zu",
                             (size_t)declared, dst_len);
+    r->src = src;
+    r->ip = src + at;
+    r->ie = src + src_len;
+    r->dst = dst;
+    r->op = dst;
+    r->oe = dst + dst_len;
+    return PQ_OK;
+}
 
-    const uint8_t *ip = src + at, *const ie = src + src_len;
-    uint8_t *op = dst, *const oe = dst + dst_len;
+pq_status pq_snappy_read_to(pq_snappy_reader *r, size_t want, pq_error *err)
+{
+    const uint8_t *ip = r->ip, *const ie = r->ie, *const src = r->src;
+    uint8_t *op = r->op, *const oe = r->oe, *const dst = r->dst;
+    /* Elements stop once `want` bytes are out (at an element's end). */
+    uint8_t *const stop = want < (size_t)(oe - dst) ? dst + want : oe;
     /* The fast loop: an element of up to 16 bytes found from its tag's
      * table entry and moved as one 16-byte word, with no branch on its
      * kind; longer elements, overlapping copies and bad offsets take the
      * checked step. It needs 21 input bytes (a tag, 4 offset bytes read
      * whatever the kind, 16 literal bytes) and FAST_ROOM output bytes. */
-    while ((size_t)(ie - ip) >= 21 && (size_t)(oe - op) >= FAST_ROOM) {
+    uint8_t *fast_lim = (size_t)(oe - dst) < FAST_ROOM ? dst : oe - FAST_ROOM + 1; /* op < it: FAST_ROOM left */
+    if (stop < fast_lim) fast_lim = stop;
+    while ((size_t)(ie - ip) >= 21 && op < fast_lim) {
         tag_info t = tags[ip[0]];
         size_t off = (pq_load_le32(ip + 1) & t.mask) | t.off_hi;
         size_t written = (size_t)(op - dst);
@@ -199,14 +214,25 @@ pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst,
         op += t.len;
         ip += t.adv;
     }
-    while (ip < ie) {
+    /* A whole decode goes on to the input's end: an element past the
+     * declared length is an error of its own. */
+    while (ip < ie && (op < stop || stop == oe)) {
         pq_status st = element_checked(&ip, &op, src, ie, dst, oe, err);
         if (st != PQ_OK) return st;
     }
-    if (op != oe)
+    r->ip = ip;
+    r->op = op;
+    if (ip == ie && op != oe)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: decompressed %zu bytes, page header says %zu",
-                            (size_t)(op - dst), dst_len);
+                            (size_t)(op - dst), (size_t)(oe - dst));
     return PQ_OK;
+}
+
+pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err)
+{
+    pq_snappy_reader r;
+    pq_status st = pq_snappy_open(&r, src, src_len, dst, dst_len, err);
+    return st == PQ_OK ? pq_snappy_read_to(&r, dst_len, err) : st;
 }
 
 const uint8_t *pq_snappy_stored_literal(const uint8_t *src, size_t src_len, size_t dst_len)

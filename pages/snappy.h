@@ -40,6 +40,23 @@
  * Thread-safe: no state. */
 pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err);
 
+/* A stream decoded a part at a time: pq_snappy_open checks the preamble
+ * (it must declare dst_len), then each pq_snappy_read_to decodes elements
+ * until at least `want` bytes of dst are out (ending at an element's end,
+ * so up to 64 bytes more, never past dst_len) or the stream ends; what is
+ * out so far is [dst, op). A reader of a page's first values stops early
+ * and leaves the rest undecoded (and unchecked). Reading to dst_len decodes
+ * the whole stream, which must then produce exactly dst_len bytes. The
+ * same bounds and errors as pq_snappy_decompress; after an error, stop. */
+typedef struct pq_snappy_reader {
+    const uint8_t *src, *ip, *ie;
+    uint8_t *dst, *op, *oe;
+} pq_snappy_reader;
+
+pq_status pq_snappy_open(pq_snappy_reader *r, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                         pq_error *err);
+pq_status pq_snappy_read_to(pq_snappy_reader *r, size_t want, pq_error *err);
+
 /* Where the `dst_len` decompressed bytes of a SNAPPY page already lie in
  * its stored bytes, or NULL: a stream that is one literal element holding
  * all of them (what snappy writes for an incompressible page of up to

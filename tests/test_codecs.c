@@ -431,6 +431,23 @@ START_TEST(snappy_matches_libsnappy)
                 ck_abort_msg("shape %u, %zu bytes: %s", shape, sizes[k], err.message);
             if (sizes[k] && memcmp(out, d, sizes[k]) != 0)
                 ck_abort_msg("shape %u, %zu bytes: wrong bytes", shape, sizes[k]);
+            /* In steps (pq_snappy_read_to): each stops at or past its
+             * point, no more than one element (a literal: to its end)
+             * later, with the data's prefix out; the last step ends it. */
+            const size_t n = sizes[k], points[] = {0, 1, 100, n / 3, n / 2, n ? n - 1 : 0};
+            pq_snappy_reader r;
+            memset(out, 0, n ? n : 1);
+            if (pq_snappy_open(&r, c.p, c.n, out, n, &err) != PQ_OK) ck_abort_msg("open: %s", err.message);
+            for (size_t q = 0; q < sizeof points / sizeof points[0]; q++) {
+                if (pq_snappy_read_to(&r, points[q], &err) != PQ_OK)
+                    ck_abort_msg("shape %u, %zu bytes, to %zu: %s", shape, n, points[q], err.message);
+                size_t got = (size_t)(r.op - r.dst);
+                if (got < (points[q] < n ? points[q] : n) || got > n || memcmp(out, d, got) != 0)
+                    ck_abort_msg("shape %u, %zu bytes, to %zu: %zu out, or not the data's prefix", shape, n,
+                                 points[q], got);
+            }
+            if (pq_snappy_read_to(&r, n, &err) != PQ_OK || r.op != r.oe || r.ip != r.ie || (n && memcmp(out, d, n)))
+                ck_abort_msg("shape %u, %zu bytes: the last step did not end the stream", shape, n);
             free(out);
             free(c.p);
             free(d);

@@ -9,9 +9,13 @@
  * pages.
  */
 #include <check.h>
+#include <snappy-c.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/primitives.h"
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
 #include "pqstep.h"
@@ -345,6 +349,89 @@ START_TEST(decimal128_is_widened_as_decoded)
 }
 END_TEST
 
+/* A sparse selection of a required PLAIN BYTE_ARRAY page (SNAPPY): the
+ * selected strings (the oracle: the strings written into the page, and the
+ * same page decoded whole) with the selection's last row early in the page,
+ * where only a prefix is decompressed: a stream whose tail is broken still
+ * gives them, while a selection that reaches the tail, or the whole page,
+ * names the broken stream. String views and offsets both. */
+START_TEST(sparse_plain_pages_decompress_a_prefix)
+{
+    enum { N = 3000 };
+    size_t raw_cap = N * 64, n = 0;
+    uint8_t *raw = malloc(raw_cap);
+    char s[64];
+    for (int i = 0; i < N; i++) { /* lengths 8..40: views inline and not */
+        int len = snprintf(s, sizeof s, "value %d %.*s", i * 7919 % 10007, i % 33, "abcdefghijklmnopqrstuvwxyz0123456");
+        n += put_i32(raw + n, len);
+        memcpy(raw + n, s, (size_t)len);
+        n += (size_t)len;
+    }
+    size_t clen = snappy_max_compressed_length(n);
+    uint8_t *comp = malloc(clen);
+    ck_assert_int_eq(snappy_compress((const char *)raw, n, (char *)comp, &clen), SNAPPY_OK);
+    pq_page_info page = pq_test_page(0, PQ_PAGE_DATA, (int32_t)clen, N, PQ_ENC_PLAIN);
+    page.uncompressed_size = (int32_t)n;
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0);
+    uint8_t keep[N / 8 + 1];
+    for (int broken = 0; broken < 2; broken++) {
+        if (broken) /* the last 100 stored bytes: a copy reaching before the output's start */
+            for (size_t k = clen - 100; k < clen; k++) comp[k] = 0xff;
+        for (int late = 0; late < 2; late++) {
+            memset(keep, 0, sizeof keep);
+            const int rows[4] = {3, 17, 250, late ? N - 1 : 400};
+            for (int k = 0; k < 4; k++) keep[rows[k] / 8] |= (uint8_t)(1u << (rows[k] % 8));
+            pq_decode_rows sel = {.keep = keep, .first = 0, .count = N};
+            for (int views = 0; views < 2; views++) {
+                pq_decode_plan plan = {0};
+                pq_error err = {0};
+                ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_SNAPPY, comp, clen, &page, 1,
+                                                          views ? PQ_PLAN_STRING_VIEWS : 0, &sel, &err),
+                                 PQ_OK);
+                pq_cpu_executor ex = {.run = run_backwards};
+                pq_column_values out;
+                pq_status cst, st = pq_decode_plan_execute(&ex, &plan, &out, &cst, &err);
+                pq_decode_plan_free(&plan);
+                if (broken && late) {
+                    ck_assert_int_eq(st, PQ_ERR_CORRUPT_DATA);
+                    ck_assert_msg(strstr(err.message, "SNAPPY"), "%s", err.message);
+                    continue;
+                }
+                ck_assert_msg(st == PQ_OK, "broken %d late %d views %d: %s", broken, late, views, err.message);
+                ck_assert_uint_eq(out.n_values, 4);
+                for (int k = 0; k < 4; k++) {
+                    size_t at = 0;
+                    for (int i = 0; i < rows[k]; i++) at += 4 + (size_t)pq_load_le32(raw + at);
+                    size_t want_len = pq_load_le32(raw + at);
+                    const uint8_t *want = raw + at + 4, *got;
+                    size_t got_len;
+                    if (views) {
+                        const uint8_t *v = out.views + 16 * k;
+                        got_len = pq_load_le32(v);
+                        got = got_len <= 12 ? v + 4 : out.view_bufs[pq_load_le32(v + 8)] + pq_load_le32(v + 12);
+                    } else {
+                        got_len = (size_t)(out.offsets[k + 1] - out.offsets[k]);
+                        got = out.data + out.offsets[k];
+                    }
+                    if (got_len != want_len || memcmp(got, want, want_len) != 0)
+                        ck_abort_msg("broken %d late %d views %d: row %d is '%.*s', want '%.*s'", broken, late, views,
+                                     rows[k], (int)got_len, (const char *)got, (int)want_len, (const char *)want);
+                }
+                pq_column_values_free(&out);
+            }
+        }
+    }
+    /* The broken stream decoded whole: refused. */
+    pq_column_values out;
+    pq_error err = {0};
+    ck_assert_int_eq(pq_column_decode(&leaf, PQ_CODEC_SNAPPY, comp, clen, &page, 1, 0, &out, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "SNAPPY"), "%s", err.message);
+    free(comp);
+    free(raw);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decode plan");
@@ -354,6 +441,7 @@ int main(void)
     tcase_add_test(tc, string_bytes_from_the_size_pass);
     tcase_add_test(tc, bad_headers_name_the_page);
     tcase_add_test(tc, decimal128_is_widened_as_decoded);
+    tcase_add_test(tc, sparse_plain_pages_decompress_a_prefix);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

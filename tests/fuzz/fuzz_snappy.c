@@ -4,7 +4,10 @@
  * the length its preamble declares (up to 1 MiB). They must agree: both
  * fail, or both succeed with the same bytes. A stream we take that
  * libsnappy refuses (or the other way round) is a broken promise, as is any
- * crash or out-of-bounds access (ASan).
+ * crash or out-of-bounds access (ASan). The stream is also read in steps
+ * (pq_snappy_read_to, to a point taken from the input): each step's output
+ * must be a prefix of the whole decode, and the steps together must end as
+ * the whole decode does.
  */
 #include <snappy-c.h>
 #include <stdint.h>
@@ -50,6 +53,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == PQ_OK && declared && memcmp(ours, theirs, declared) != 0)
         broken("pqstep and libsnappy decode different bytes", size);
     if (st != PQ_OK && (err.code != PQ_ERR_CORRUPT_DATA || !err.message[0])) broken("an error without its message", size);
+    /* In steps: to a point from the input's last bytes, then to the end. */
+    pq_snappy_reader r;
+    uint8_t *steps = malloc(declared ? declared : 1);
+    if (!steps) abort();
+    if (pq_snappy_open(&r, in, size, steps, declared, &err) == PQ_OK) {
+        size_t want = size >= 2 ? ((size_t)in[size - 1] << 8 | in[size - 2]) % (declared + 1) : 0;
+        pq_status s1 = pq_snappy_read_to(&r, want, &err);
+        size_t got = (size_t)(r.op - r.dst);
+        if (s1 == PQ_OK && (got > declared || (got < want && r.ip != r.ie)))
+            broken("a step stopped before the point it was asked for", size);
+        if (s1 == PQ_OK && ok && memcmp(steps, theirs, got) != 0) broken("a step's output is not the stream's prefix", size);
+        pq_status s2 = s1 == PQ_OK ? pq_snappy_read_to(&r, declared, &err) : s1;
+        if (s1 == PQ_OK && s2 != PQ_OK && ok) broken("a stream libsnappy takes failed in steps", size);
+        if (s2 == PQ_OK && !ok) broken("a stream libsnappy refuses was taken in steps", size);
+        if (s2 == PQ_OK && declared && memcmp(steps, theirs, declared) != 0)
+            broken("the steps decode different bytes", size);
+    } else if (st == PQ_OK) {
+        broken("a stream taken whole was refused by pq_snappy_open", size);
+    }
+    free(steps);
     free(ours);
     free(theirs);
     free(in);
