@@ -316,3 +316,63 @@ pq_status pq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uint8
     pq_codec_ctx_free(&ctx);
     return st;
 }
+
+/* ---------------------------------------------------------------------------
+ * A page a part at a time
+ * ------------------------------------------------------------------------- */
+
+bool pq_prefix_supported(int32_t codec)
+{
+    return codec == PQ_CODEC_SNAPPY || codec == PQ_CODEC_ZSTD;
+}
+
+pq_status pq_prefix_open(pq_prefix_reader *r, pq_codec_ctx *ctx, int32_t codec, const uint8_t *src, size_t src_len,
+                         uint8_t *dst, size_t dst_len, pq_error *err)
+{
+    if (!ctx || !src || !dst || !pq_prefix_supported(codec))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_prefix_open: NULL buffer, or not SNAPPY or ZSTD");
+    memset(r, 0, sizeof *r);
+    r->codec = codec;
+    r->ctx = ctx;
+    r->src = src;
+    r->src_len = src_len;
+    r->dst = dst;
+    r->dst_len = dst_len;
+    if (codec == PQ_CODEC_SNAPPY) return pq_snappy_open(&r->snappy, src, src_len, dst, dst_len, err);
+    if (!ctx->zstd && !(ctx->zstd = ZSTD_createDCtx()))
+        return pq_error_set(err, PQ_ERR_NOMEM, "ZSTD: cannot create a decoder");
+    unsigned long long declared = ZSTD_getFrameContentSize(src, src_len);
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > dst_len)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "ZSTD: frame declares %llu bytes, page header says %zu",
+                            declared, dst_len);
+    ZSTD_DCtx_reset(ctx->zstd, ZSTD_reset_session_only);
+    return PQ_OK;
+}
+
+pq_status pq_prefix_read_to(pq_prefix_reader *r, size_t want, pq_error *err)
+{
+    if (r->codec == PQ_CODEC_SNAPPY) {
+        pq_status st = pq_snappy_read_to(&r->snappy, want, err);
+        r->out = (size_t)(r->snappy.op - r->snappy.dst);
+        return st;
+    }
+    if (want >= r->dst_len) { /* whole: the one-shot decode and its checks */
+        ZSTD_DCtx_reset(r->ctx->zstd, ZSTD_reset_session_only);
+        pq_status st = dec_zstd(r->ctx->zstd, r->src, r->src_len, r->dst, r->dst_len, err);
+        r->out = st == PQ_OK ? r->dst_len : 0;
+        r->in_pos = r->src_len;
+        return st;
+    }
+    ZSTD_outBuffer ob = {r->dst, want, r->out};
+    ZSTD_inBuffer ib = {r->src, r->src_len, r->in_pos};
+    while (ob.pos < ob.size) {
+        size_t before = ob.pos, in_before = ib.pos;
+        size_t ret = ZSTD_decompressStream(r->ctx->zstd, &ob, &ib);
+        if (ZSTD_isError(ret)) return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "ZSTD: %s", ZSTD_getErrorName(ret));
+        if (ret == 0 && ib.pos == ib.size) break;            /* every frame ended */
+        if (ob.pos == before && ib.pos == in_before) break;  /* no input left for more */
+    }
+    r->out = ob.pos;
+    r->in_pos = ib.pos;
+    return PQ_OK;
+}

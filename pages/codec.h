@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pages/snappy.h"
 #include "pq_error.h"
 
 /* Decompress `src_len` bytes with Parquet codec `codec` (a pq_codec value)
@@ -77,5 +78,32 @@ void pq_codec_ctx_free(pq_codec_ctx *ctx);
 pq_status pq_decompress_ctx(pq_codec_ctx *ctx, int32_t codec, const uint8_t *src, size_t src_len,
                             uint8_t *dst, size_t dst_len, pq_error *err);
 
+
+/* A page decompressed a part at a time, for a reader that wants only its
+ * first bytes (a sparse selection's strings): SNAPPY and ZSTD
+ * (pq_prefix_supported). pq_prefix_open takes the page as
+ * pq_decompress_ctx would (dst of exactly dst_len bytes, the page header's
+ * size; ctx lends the ZSTD decoder and must outlive the reader); each
+ * pq_prefix_read_to then decodes until at least `want` bytes of dst are out
+ * (SNAPPY: to the end of an element; ZSTD: of a block, so possibly more),
+ * and pq_prefix_out says how many are. The rest of the page is left
+ * undecoded and unchecked. A read to dst_len decodes the page whole, with
+ * every check and message of pq_decompress_ctx (ZSTD starts again from the
+ * page's first byte for it). After an error, stop. */
+typedef struct pq_prefix_reader {
+    int32_t codec;
+    pq_codec_ctx *ctx;
+    const uint8_t *src;
+    size_t src_len, in_pos;
+    uint8_t *dst;
+    size_t dst_len, out;
+    pq_snappy_reader snappy;
+} pq_prefix_reader;
+
+bool pq_prefix_supported(int32_t codec);
+pq_status pq_prefix_open(pq_prefix_reader *r, pq_codec_ctx *ctx, int32_t codec, const uint8_t *src, size_t src_len,
+                         uint8_t *dst, size_t dst_len, pq_error *err);
+pq_status pq_prefix_read_to(pq_prefix_reader *r, size_t want, pq_error *err);
+static inline size_t pq_prefix_out(const pq_prefix_reader *r) { return r->out; }
 
 #endif

@@ -1058,7 +1058,7 @@ static pq_status decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size_
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
     bool plain_rows = enc == PQ_ENC_PLAIN && c->rows && n > 0;
     if (dict || (plain_rows && !c->views) || (!c->views && !c->rows)) return decode_values_as_is(c, enc, src, len, n);
-    if (enc == PQ_ENC_PLAIN && c->views && !c->rows && !c->direct && len >= 4 * (uint64_t)n &&
+    if (enc == PQ_ENC_PLAIN && c->views && !c->rows && len >= 4 * (uint64_t)n &&
         (uint64_t)c->out->data_len + (len - 4 * (uint64_t)n) <= (uint64_t)INT32_MAX) /* else: the limit's message */
         return values_plain_views(c, src, len, n);
     size_t n0 = c->out->n_values;
@@ -1206,7 +1206,7 @@ static pq_status page_levels(cd_ctx *c, const uint8_t *raw, size_t at, const uin
  * Sparse pages: a prefix decompressed
  *
  * A sparse filter's payload column wants a few rows of each page. For a
- * required PLAIN BYTE_ARRAY page (DATA_PAGE, SNAPPY), the values before
+ * required PLAIN BYTE_ARRAY page (DATA_PAGE, SNAPPY or ZSTD), the values before
  * the last selected row are all that is read, so only the stream's prefix
  * that holds them is decompressed: the rest of the page is neither
  * decompressed nor checked, as a page without a selected row is not. A
@@ -1233,14 +1233,16 @@ static bool prefix_page(const cd_ctx *c, const uint8_t *raw, size_t *last)
 {
     const pq_page_info *pi = c->pi;
     if (!c->rows || c->leaf->max_def != 0 || c->leaf->max_rep != 0 || c->leaf->physical_type != PQ_BYTE_ARRAY ||
-        c->indices || pi->type != PQ_PAGE_DATA || pi->encoding != PQ_ENC_PLAIN || c->codec != PQ_CODEC_SNAPPY ||
+        c->indices || pi->type != PQ_PAGE_DATA || pi->encoding != PQ_ENC_PLAIN || !pq_prefix_supported(c->codec) ||
         pi->num_values <= 0 || pi->compressed_size < 0 || pi->uncompressed_size <= 0 ||
         (uint64_t)pi->uncompressed_size > PQ_MAX_PAGE_SIZE)
         return false;
     uint64_t n = (uint64_t)pi->num_values, l = last_wanted_row(c, c->page_row, c->page_row + n);
     if (l == UINT64_MAX || (l - c->page_row + 1) * 4 > n * 3) return false;
     /* A page stored as one literal costs nothing to decompress. */
-    if (pq_snappy_stored_literal(raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size)) return false;
+    if (c->codec == PQ_CODEC_SNAPPY &&
+        pq_snappy_stored_literal(raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size))
+        return false;
     *last = (size_t)(l - c->page_row);
     return true;
 }
@@ -1260,13 +1262,13 @@ static pq_status prefix_values(cd_ctx *c, const uint8_t *raw, size_t last, const
     pq_status st = grow(c, (void **)&c->buf, &c->buf_cap, len, "page buffer");
     if (st != PQ_OK) return st;
     pq_error kerr;
-    pq_snappy_reader sr;
-    if ((st = pq_snappy_open(&sr, raw, (size_t)pi->compressed_size, c->buf, len, &kerr)) != PQ_OK)
+    pq_prefix_reader pr;
+    if ((st = pq_prefix_open(&pr, c->cctx, c->codec, raw, (size_t)pi->compressed_size, c->buf, len, &kerr)) != PQ_OK)
         return kfail(c, st, &kerr);
     size_t want = (size_t)((double)len * (double)(last + 1) / (double)n) + len / 16 + 256, pos = 0, i = 0, got;
     for (;;) {
-        if ((st = pq_snappy_read_to(&sr, want, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        got = (size_t)(sr.op - sr.dst);
+        if ((st = pq_prefix_read_to(&pr, want, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        got = pq_prefix_out(&pr);
         while (i <= last && got - pos >= 4) {
             uint32_t l = pq_load_le32(c->buf + pos);
             if (l > got - pos - 4) break;
@@ -1568,6 +1570,10 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, the headers say %llu",
                   (unsigned long long)(window.n_values - pg->value_offset), (unsigned long long)pg->n_values);
+    /* Views of a PLAIN page sized by its header: bytes after its last
+     * value leave a gap, zeroed (no view points there). */
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && c.views && window.data_len < pg->string_offset + pg->string_bytes)
+        memset(window.data + window.data_len, 0, (size_t)(pg->string_offset + pg->string_bytes - window.data_len));
     if (st == PQ_OK && ep->mode == PAGE_STAGED) { /* the size pass */
         pg->n_values = ep->local.n_values;
         pg->string_bytes = ep->local.data_len;

@@ -206,8 +206,16 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         pg.level_offset = slots;
         slots += pg.n_levels;
         if (ch.max_def == 0) pg.n_values = pg.n_levels; /* a value per slot */
-        /* Views gathered from a dictionary take no string bytes; others do. */
-        if (ch.output == PQ_PLAN_VIEWS && !is_dict_encoding(pi->encoding)) sized = false;
+        /* Views gathered from a dictionary take no string bytes; a PLAIN
+         * page of a required column (a value a row) takes what its header
+         * says less the lengths (an executor zeroes any bytes a page leaves
+         * after its last value); others are counted by the size pass. */
+        if (ch.output == PQ_PLAN_VIEWS && !is_dict_encoding(pi->encoding)) {
+            if (!rows && ch.max_def == 0 && pi->encoding == PQ_ENC_PLAIN)
+                pg.string_bytes = pq_plan_strings_lower_bound(leaf, pi);
+            else
+                sized = false;
+        }
         plan->pages[plan->npages + i] = pg;
     }
     ch.n_levels = slots;

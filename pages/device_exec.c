@@ -1397,13 +1397,26 @@ static pq_status alloc_values(dx_chunk *c)
     return dev_alloc(c, (void **)&c->d_values, c->values_bytes, "values");
 }
 
+/* Whether any of the chunk's data pages is not dictionary-encoded (its
+ * views are of page bytes). */
+static bool plain_views(const dx_chunk *c)
+{
+    for (size_t i = 0; i < c->ndata; i++)
+        if (!is_dict_encoding(c->plan->pages[c->pg[i].plan].info->encoding)) return true;
+    return false;
+}
+
 /* The whole chunk, after the pages were prepared. */
 static pq_status run_stages(dx_chunk *c)
 {
     pq_plan_chunk *pc = c->pc;
     pq_status st;
-    bool sized = (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) != 0, views = pc->output == PQ_PLAN_VIEWS;
+    bool views = pc->output == PQ_PLAN_VIEWS;
     bool bytes = pc->output == PQ_PLAN_BYTES || views; /* views see offsets and data the bytes kernel makes */
+    /* Views of PLAIN pages sized by their headers (decode_plan.c) are
+     * still made from the offsets and data of the bytes kernel here, after
+     * its size pass: sized means sized with nothing to count. */
+    bool sized = (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) != 0 && !(views && plain_views(c));
     if ((st = stage_dictionary(c)) != PQ_OK) return st;
     if ((st = stage_levels(c)) != PQ_OK) return st;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "kernels/primitives.h"
 #include "pages/column_decode.h"
@@ -349,7 +350,7 @@ START_TEST(decimal128_is_widened_as_decoded)
 }
 END_TEST
 
-/* A sparse selection of a required PLAIN BYTE_ARRAY page (SNAPPY): the
+/* A sparse selection of a required PLAIN BYTE_ARRAY page (SNAPPY, ZSTD): the
  * selected strings (the oracle: the strings written into the page, and the
  * same page decoded whole) with the selection's last row early in the page,
  * where only a prefix is decompressed: a stream whose tail is broken still
@@ -357,7 +358,8 @@ END_TEST
  * names the broken stream. String views and offsets both. */
 START_TEST(sparse_plain_pages_decompress_a_prefix)
 {
-    enum { N = 3000 };
+    enum { N = 12000 }; /* about 400 KB: zstd blocks of at most 128 KiB, the broken one last */
+    const int32_t codec = _i ? PQ_CODEC_ZSTD : PQ_CODEC_SNAPPY;
     size_t raw_cap = N * 64, n = 0;
     uint8_t *raw = malloc(raw_cap);
     char s[64];
@@ -367,15 +369,20 @@ START_TEST(sparse_plain_pages_decompress_a_prefix)
         memcpy(raw + n, s, (size_t)len);
         n += (size_t)len;
     }
-    size_t clen = snappy_max_compressed_length(n);
+    size_t clen = codec == PQ_CODEC_ZSTD ? ZSTD_compressBound(n) : snappy_max_compressed_length(n);
     uint8_t *comp = malloc(clen);
-    ck_assert_int_eq(snappy_compress((const char *)raw, n, (char *)comp, &clen), SNAPPY_OK);
+    if (codec == PQ_CODEC_ZSTD) {
+        clen = ZSTD_compress(comp, clen, raw, n, 1);
+        ck_assert(!ZSTD_isError(clen));
+    } else {
+        ck_assert_int_eq(snappy_compress((const char *)raw, n, (char *)comp, &clen), SNAPPY_OK);
+    }
     pq_page_info page = pq_test_page(0, PQ_PAGE_DATA, (int32_t)clen, N, PQ_ENC_PLAIN);
     page.uncompressed_size = (int32_t)n;
     pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0);
     uint8_t keep[N / 8 + 1];
     for (int broken = 0; broken < 2; broken++) {
-        if (broken) /* the last 100 stored bytes: a copy reaching before the output's start */
+        if (broken) /* the last 100 stored bytes (snappy: a copy reaching before the output's start) */
             for (size_t k = clen - 100; k < clen; k++) comp[k] = 0xff;
         for (int late = 0; late < 2; late++) {
             memset(keep, 0, sizeof keep);
@@ -385,7 +392,7 @@ START_TEST(sparse_plain_pages_decompress_a_prefix)
             for (int views = 0; views < 2; views++) {
                 pq_decode_plan plan = {0};
                 pq_error err = {0};
-                ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_SNAPPY, comp, clen, &page, 1,
+                ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, codec, comp, clen, &page, 1,
                                                           views ? PQ_PLAN_STRING_VIEWS : 0, &sel, &err),
                                  PQ_OK);
                 pq_cpu_executor ex = {.run = run_backwards};
@@ -394,7 +401,7 @@ START_TEST(sparse_plain_pages_decompress_a_prefix)
                 pq_decode_plan_free(&plan);
                 if (broken && late) {
                     ck_assert_int_eq(st, PQ_ERR_CORRUPT_DATA);
-                    ck_assert_msg(strstr(err.message, "SNAPPY"), "%s", err.message);
+                    ck_assert_msg(strstr(err.message, pq_codec_name(codec)), "%s", err.message);
                     continue;
                 }
                 ck_assert_msg(st == PQ_OK, "broken %d late %d views %d: %s", broken, late, views, err.message);
@@ -424,11 +431,75 @@ START_TEST(sparse_plain_pages_decompress_a_prefix)
     /* The broken stream decoded whole: refused. */
     pq_column_values out;
     pq_error err = {0};
-    ck_assert_int_eq(pq_column_decode(&leaf, PQ_CODEC_SNAPPY, comp, clen, &page, 1, 0, &out, &err),
-                     PQ_ERR_CORRUPT_DATA);
-    ck_assert_msg(strstr(err.message, "SNAPPY"), "%s", err.message);
+    ck_assert_int_eq(pq_column_decode(&leaf, codec, comp, clen, &page, 1, 0, &out, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, pq_codec_name(codec)), "%s", err.message);
     free(comp);
     free(raw);
+}
+END_TEST
+
+/* String views of a required column's PLAIN pages are sized by the page
+ * headers (the page's bytes less a 4-byte length a value), so every page
+ * decodes straight into place: the offsets are the hand-summed sizes, the
+ * views name the strings written, and a page with 3 bytes after its last
+ * value leaves a zeroed gap no view points into. An optional column's
+ * pages (levels in front) still take the size pass. */
+START_TEST(plain_views_are_sized_by_their_headers)
+{
+    uint8_t chunk[128];
+    size_t n = 0;
+    const char *strs[5] = {"ab", "a string past twelve", "c", "the last one, long too", ""};
+    size_t at[3];
+    at[0] = n;
+    n += pq_test_put_str(chunk + n, strs[0]);
+    n += pq_test_put_str(chunk + n, strs[1]);
+    at[1] = n;
+    n += pq_test_put_str(chunk + n, strs[2]);
+    memcpy(chunk + n, "\xee\xee\xee", 3); /* after the page's last value */
+    n += 3;
+    at[2] = n;
+    n += pq_test_put_str(chunk + n, strs[3]);
+    n += pq_test_put_str(chunk + n, strs[4]);
+    pq_page_info pages[3] = {pq_test_page(at[0], PQ_PAGE_DATA, (int32_t)(at[1] - at[0]), 2, PQ_ENC_PLAIN),
+                             pq_test_page(at[1], PQ_PAGE_DATA, (int32_t)(at[2] - at[1]), 1, PQ_ENC_PLAIN),
+                             pq_test_page(at[2], PQ_PAGE_DATA, (int32_t)(n - at[2]), 2, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0);
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3,
+                                              PQ_PLAN_STRING_VIEWS, NULL, &err),
+                     PQ_OK);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    const uint64_t sizes[3] = {2 + 20, 1 + 3, 22 + 0}, offs[3] = {0, 22, 26};
+    for (int p = 0; p < 3; p++) {
+        ck_assert_uint_eq(plan.pages[p].string_bytes, sizes[p]);
+        ck_assert_uint_eq(plan.pages[p].string_offset, offs[p]);
+    }
+    ck_assert_uint_eq(plan.chunks[0].string_bytes, 48);
+    pq_cpu_executor ex = {.run = run_backwards};
+    pq_column_values out;
+    pq_status cst;
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(out.n_values, 5);
+    ck_assert_uint_eq(out.view_buf_lens[0], 48);
+    for (int k = 0; k < 5; k++) {
+        const uint8_t *v = out.views + 16 * k;
+        size_t len = pq_load_le32(v);
+        const uint8_t *got = len <= 12 ? v + 4 : out.view_bufs[pq_load_le32(v + 8)] + pq_load_le32(v + 12);
+        if (len != strlen(strs[k]) || memcmp(got, strs[k], len) != 0)
+            ck_abort_msg("value %d: '%.*s', want '%s'", k, (int)len, (const char *)got, strs[k]);
+    }
+    ck_assert_mem_eq(out.view_bufs[0] + 23, "\0\0\0", 3); /* the gap after "c" */
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+
+    /* optional: a size pass */
+    pq_leaf opt = leaf_of(PQ_BYTE_ARRAY, 1);
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &opt, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3,
+                                              PQ_PLAN_STRING_VIEWS, NULL, &err),
+                     PQ_OK);
+    ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
+    pq_decode_plan_free(&plan);
 }
 END_TEST
 
@@ -441,7 +512,8 @@ int main(void)
     tcase_add_test(tc, string_bytes_from_the_size_pass);
     tcase_add_test(tc, bad_headers_name_the_page);
     tcase_add_test(tc, decimal128_is_widened_as_decoded);
-    tcase_add_test(tc, sparse_plain_pages_decompress_a_prefix);
+    tcase_add_test(tc, plain_views_are_sized_by_their_headers);
+    tcase_add_loop_test(tc, sparse_plain_pages_decompress_a_prefix, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
