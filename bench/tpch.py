@@ -3,7 +3,7 @@
 files that parquet-rs wrote (tpchgen-cli), not files written here.
 
     python3 bench/tpch.py [--scale S] [--codecs snappy,zstd] [--threads 1,2]
-                          [--repeat N] [--cases LIST] [--systems LIST]
+                          [--repeat N] [--rounds R] [--cases LIST] [--systems LIST]
                           [--json FILE] [--build DIR] [--cache DIR]
 
 Options:
@@ -12,6 +12,11 @@ Options:
                  zstd (--compression='ZSTD(1)'); default both
   --threads LIST thread counts, each measured on its own (default 1,2)
   --repeat N     timed runs per measurement (default 5)
+  --rounds R     split each measurement into R rounds (default 3, at most
+                 N): in every round each system runs ceil(N / R) timed runs
+                 in a worker process of its own, the systems taking turns
+                 (their order rotates by round), so that the machine's
+                 drift over minutes falls on every system alike
   --cases LIST   whole,cols3,iter,q1,q2,q3 (default all)
   --systems LIST pqstep,pyarrow,polars,duckdb (default all; pqstep always
                  runs, it is the base of the ratios)
@@ -113,8 +118,9 @@ to string); then every system runs every case once (a worker per system)
 and must return the expected number of rows. Any difference stops the
 benchmark. The timed workers check the row count of every run again.
 
-Each measurement: one untimed warm-up, then --repeat timed runs; min and
-median. Printed per codec: a table of min times in ms, rows case x threads,
+Each measurement: R rounds (--rounds), each a worker process with one
+untimed warm-up and then ceil(N / R) timed runs, the rounds of the systems
+interleaved; min and median over all the timed runs. Printed per codec: a table of min times in ms, rows case x threads,
 columns pqstep, pyarrow, polars, duckdb, then the ratios peer min / pqstep
 min (above 1: pqstep is faster); then the medians.
 """
@@ -505,6 +511,25 @@ def run_worker(system, threads, path, cases, repeat, expect, env):
     return out
 
 
+def merge_round(res, key, out):
+    """Add one round's worker output to res[key]: the timed runs of every
+    round together, their min and median; an error in any round stays."""
+    have = res.get(key)
+    if have is None or "error" in out:
+        if have is None or "error" not in have:
+            res[key] = out
+        return
+    if "error" in have:
+        return
+    have["wall_s"] = have.get("wall_s", 0) + out.get("wall_s", 0)
+    for case, rec in out["cases"].items():
+        mine = have["cases"].setdefault(case, {"rows": rec["rows"], "times": []})
+        mine["times"] = mine.get("times", []) + rec.get("times", [])
+        if mine["times"]:
+            mine["min"] = min(mine["times"])
+            mine["median"] = statistics.median(mine["times"])
+
+
 def check_systems(path, systems, threads, cases, expect, env):
     """Every system runs every case once; all must return `expect`."""
     bad = []
@@ -576,6 +601,8 @@ def main():
     ap.add_argument("--codecs", default=",".join(CODECS))
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per case (default 5)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds each measurement is split into, systems taking turns (default 3)")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--json", metavar="FILE")
@@ -608,8 +635,10 @@ def main():
         bad = [x for x in got if x not in known]
         if bad:
             ap.error("unknown %s %s (known: %s)" % (what, ", ".join(bad), ", ".join(known)))
-    if args.repeat < 1 or args.scale <= 0 or not threads_list or min(threads_list) < 1:
-        ap.error("--repeat and --threads must be >= 1 and --scale positive")
+    if args.repeat < 1 or args.scale <= 0 or not threads_list or min(threads_list) < 1 or args.rounds < 1:
+        ap.error("--repeat, --rounds and --threads must be >= 1 and --scale positive")
+    rounds = min(args.rounds, args.repeat)
+    per_round = -(-args.repeat // rounds)
     systems = [s for s in SYSTEMS if s in systems or s == "pqstep"]
     lib = library_path(args.build)
     if not os.path.exists(lib):
@@ -625,7 +654,7 @@ def main():
         "cpus": os.cpu_count(), "platform": platform.platform(),
         "python": platform.python_version(), "load_before": os.getloadavg()},
         "library": lib, "pqstep_types": {"strings": args.strings, "decimals": args.decimals},
-        "repeat": args.repeat, "scale": args.scale, "threads": threads_list,
+        "repeat": per_round * rounds, "rounds": rounds, "scale": args.scale, "threads": threads_list,
         "cases": cases, "systems": systems, "queries": {}, "files": {}, "results": {},
         "versions": {}}
     paths = {}
@@ -651,13 +680,16 @@ def main():
     for codec in codecs:
         res = report["results"].setdefault(codec, {})
         for t in threads_list:
-            for s in systems:
-                say("%s: %s, %d thread%s ..." % (codec, s, t, "s" if t > 1 else ""))
-                out = run_worker(s, t, paths[codec], cases, args.repeat,
-                                 report["files"][codec]["expected_rows"], os.environ)
-                res["%s/%d" % (s, t)] = out
-                if "version" in out:
-                    report["versions"][s] = out["version"]
+            for r in range(rounds):
+                turn = systems[r % len(systems):] + systems[:r % len(systems)]
+                say("%s, %d thread%s, round %d of %d: %s ..." % (codec, t, "s" if t > 1 else "", r + 1, rounds,
+                                                                ", ".join(turn)))
+                for s in turn:
+                    out = run_worker(s, t, paths[codec], cases, per_round,
+                                     report["files"][codec]["expected_rows"], os.environ)
+                    merge_round(res, "%s/%d" % (s, t), out)
+                    if "version" in out:
+                        report["versions"][s] = out["version"]
     report["machine"]["load_after"] = os.getloadavg()
     report["wall_s"] = time.perf_counter() - t0
 
