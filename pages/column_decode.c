@@ -541,10 +541,13 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
         if (n > len / width || !mul_ok(n, width, &bytes))
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes", n,
                         width, len);
-        if ((st = grow(c, (void **)&c->ch->dict_values, &c->ch->dict_values_cap, bytes ? bytes : 1, "dictionary")) !=
-            PQ_OK)
-            return st;
-        st = pq_plain_fixed(src, len, width, n, c->ch->dict_values, &used, &kerr);
+        st = PQ_OK;
+        if (src != c->ch->dict_values) { /* else decompressed there (dictionary_task) */
+            if ((st = grow(c, (void **)&c->ch->dict_values, &c->ch->dict_values_cap, bytes ? bytes : 1,
+                           "dictionary")) != PQ_OK)
+                return st;
+            st = pq_plain_fixed(src, len, width, n, c->ch->dict_values, &used, &kerr);
+        }
     }
     if (st != PQ_OK) return kfail(c, st, &kerr);
     c->ch->dict_n = n;
@@ -1426,8 +1429,21 @@ static bool dictionary_task(void *ctx, size_t t, unsigned worker)
     c.page = pg->index;
     c.pi = pi;
     const uint8_t *p;
-    pq_status st = decompress(&c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
-                              (size_t)pi->uncompressed_size, &p);
+    /* A fixed-width dictionary is its page's bytes: decompressed straight
+     * into the chunk's dictionary (decode_dictionary sees it in place). */
+    bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
+    pq_status st = PQ_OK;
+    if (fixed && !c.ch->dict_values) {
+        c.buf = c.ch->dict_values;
+        c.buf_cap = c.ch->dict_values_cap;
+    }
+    st = decompress(&c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size,
+                    &p);
+    if (fixed && c.buf && !c.ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
+        c.ch->dict_values = c.buf;
+        c.ch->dict_values_cap = c.buf_cap;
+        c.buf = NULL;
+    }
     if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)pi->uncompressed_size);
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
