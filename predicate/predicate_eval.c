@@ -374,6 +374,38 @@ static inline int bin32_cmp(const col_view *v, int64_t j, const pq_value *lit)
     return (len > lit->len) - (len < lit->len);
 }
 
+/* The first min(4, len) bytes of lit as a big-endian word (zeros after):
+ * what a string view's prefix is compared against. */
+static inline uint32_t lit_prefix(const pq_value *lit)
+{
+    uint32_t w = 0;
+    for (size_t k = 0; k < 4 && k < lit->len; k++) w |= (uint32_t)lit->bytes[k] << (24 - 8 * k);
+    return w;
+}
+
+/* Row j of a view column against `lit` (lp: lit_prefix) in unsigned byte
+ * order. The view holds the string's first 4 bytes whatever its length,
+ * so the first min(4, len, lit->len) bytes are compared there, as one
+ * word: most rows differ in them and are decided without a look at their
+ * bytes; equal, a string shorter than 4 bytes on either side is decided by
+ * the lengths (it is a prefix of the other), and the rest by bin32_cmp. */
+static inline int view_cmp(const col_view *v, int64_t j, const pq_value *lit, uint32_t lp)
+{
+    const uint8_t *w = v->data + j * 16;
+    int32_t l;
+    memcpy(&l, w, 4);
+    size_t len = l > 0 ? (size_t)l : 0, m = len < lit->len ? len : lit->len;
+    if (m > 4) m = 4;
+    if (m) {
+        uint32_t mask = m == 4 ? 0xffffffffu : ~(0xffffffffu >> (8 * m));
+        uint32_t a = ((uint32_t)w[4] << 24 | (uint32_t)w[5] << 16 | (uint32_t)w[6] << 8 | w[7]) & mask;
+        uint32_t b = lp & mask;
+        if (a != b) return a < b ? -1 : 1;
+    }
+    if (m < 4) return (len > lit->len) - (len < lit->len);
+    return bin32_cmp(v, j, lit);
+}
+
 static inline bool in_sorted_i64(const pq_value *vals, size_t n, int64_t x)
 {
     size_t lo = 0, hi = n;
@@ -415,7 +447,10 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, const 
     } else if (int_decimal(v, e)) {
         int64_t y = lit->i;
         CMP_BYTES(int64_t, memcpy(&x, v->data + j * v->width, 8), op_holds(op, cmp_i64(x, y)))
-    } else if ((v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_VIEW) && e->order == PQ_ORDER_BYTES) {
+    } else if (v->kind == PQ_SLOT_VIEW && e->order == PQ_ORDER_BYTES) {
+        uint32_t lp = lit_prefix(lit);
+        CMP_BYTES(int, x = view_cmp(v, j, lit, lp), op_holds(op, x))
+    } else if (v->kind == PQ_SLOT_BIN32 && e->order == PQ_ORDER_BYTES) {
         CMP_BYTES(int, x = bin32_cmp(v, j, lit), op_holds(op, x))
     } else {
         return false;

@@ -758,7 +758,7 @@ END_TEST
 typedef struct test_col {
     struct ArrowArray a;
     struct ArrowSchema s;
-    const void *bufs[3];
+    const void *bufs[4]; /* a view column: validity, views, one data buffer, its size */
 } test_col;
 
 static void set_col(test_col *c, const char *format, int64_t length, int64_t offset, const uint8_t *valid,
@@ -1079,6 +1079,81 @@ START_TEST(test_eval_floats_strings_decimals)
 }
 END_TEST
 
+/* String views compared with a literal from their 4-byte prefix where it
+ * decides (view_cmp), against the same strings as an offsets column (the
+ * bytes compared whole) and a memcmp model: every pair of 60 strings of
+ * 0..15 bytes (bytes 0x00, 'a', 'b', 0x80, 0xff, so unsigned order and
+ * zero bytes count) and literals of 0..6 bytes, for < <= = != >= >. */
+START_TEST(test_eval_views_by_prefix)
+{
+    enum { N = 60 };
+    static const uint8_t alphabet[5] = {0x00, 'a', 'b', 0x80, 0xff};
+    uint8_t data[N * 16], views[N][16];
+    int32_t offs[N + 1];
+    size_t lens[N], at = 0;
+    uint64_t r = 12345;
+    offs[0] = 0;
+    for (int i = 0; i < N; i++) {
+        lens[i] = (size_t)(i % 16);
+        for (size_t k = 0; k < lens[i]; k++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            /* most strings share a first byte, so the prefix often ties */
+            data[at + k] = k == 0 && i % 3 ? 'a' : alphabet[(r >> 33) % 5];
+        }
+        memset(views[i], 0, 16);
+        int32_t l = (int32_t)lens[i];
+        memcpy(views[i], &l, 4);
+        if (lens[i] <= 12) {
+            memcpy(views[i] + 4, data + at, lens[i]);
+        } else {
+            int32_t buf = 0, off = (int32_t)at;
+            memcpy(views[i] + 4, data + at, 4);
+            memcpy(views[i] + 8, &buf, 4);
+            memcpy(views[i] + 12, &off, 4);
+        }
+        at += lens[i];
+        offs[i + 1] = (int32_t)at;
+    }
+    int64_t sizes[1] = {(int64_t)at};
+    test_col cv, cs;
+    set_col(&cv, "vu", N, 0, NULL, views, data);
+    cv.bufs[3] = sizes;
+    cv.a.n_buffers = 4;
+    set_col(&cs, "u", N, 0, NULL, offs, data);
+    static const char *ops[6] = {"<", "<=", "=", "!=", ">=", ">"};
+    char lit[8], text[64];
+    for (int li = 0; li < 40; li++) {
+        size_t ll = (size_t)(li % 7);
+        for (size_t k = 0; k < ll; k++) { /* printable, so that it parses: 'a', 'b' and '~' */
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            lit[k] = k == 0 && li % 2 ? 'a' : "ab~"[(r >> 33) % 3];
+        }
+        lit[ll] = '\0';
+        for (int o = 0; o < 6; o++) {
+            snprintf(text, sizeof text, "s %s '%s'", ops[o], lit);
+            char via_views[N + 1], via_offsets[N + 1];
+            eval_env env;
+            memset(&env, 0, sizeof env);
+            env.md = types_md();
+            env_add(&env, 14, &cv);
+            strcpy(via_views, eval_bits(&env, text, N));
+            env_add(&env, 14, &cs);
+            strcpy(via_offsets, eval_bits(&env, text, N));
+            pq_metadata_release(env.md);
+            for (int i = 0; i < N; i++) {
+                size_t m = lens[i] < ll ? lens[i] : ll;
+                int c = m ? memcmp(data + offs[i], lit, m) : 0;
+                c = c ? c : (lens[i] > ll) - (lens[i] < ll);
+                bool want = o == 0 ? c < 0 : o == 1 ? c <= 0 : o == 2 ? c == 0 : o == 3 ? c != 0 : o == 4 ? c >= 0 : c > 0;
+                if ((via_views[i] == '1') != want || via_offsets[i] != via_views[i])
+                    ck_abort_msg("%s, row %d (%zu bytes): views %c, offsets %c, want %d", text, i, lens[i],
+                                 via_views[i], via_offsets[i], want);
+            }
+        }
+    }
+}
+END_TEST
+
 /* Dictionary arrays (int32 indices + dictionary): each predicate leaf is
  * evaluated on the entries and mapped over the indices; hand-computed. */
 START_TEST(test_eval_dictionary)
@@ -1156,6 +1231,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_bind_lineitem);
     tcase_add_test(tc, test_eval_ints_nulls_offsets);
     tcase_add_test(tc, test_eval_floats_strings_decimals);
+    tcase_add_test(tc, test_eval_views_by_prefix);
     tcase_add_test(tc, test_eval_dictionary);
     tcase_add_test(tc, test_eval_and_or_against_a_model);
     suite_add_tcase(s, tc);
