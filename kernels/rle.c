@@ -10,34 +10,61 @@
 /* Longest run accepted: counts are int32 in every other reader. */
 #define RLE_MAX_RUN 0x7fffffffu
 
-/* Bit-packed groups of width 1..16 with AVX2 where the CPU has it (checked
- * at run time; the build targets plain x86-64): a group of 8 values is at
- * most 16 bytes, so one 16-byte load, copied to both halves of a 256-bit
- * register, holds all of it; a byte shuffle puts each value's bytes in its
- * own 32-bit lane, a shift per lane and a mask finish it. Reads 16 bytes a
- * group (UNPACK_AVX2_SLACK from the last group's start). */
+/* Bit-packed groups of width 1..25 with AVX2 where the CPU has it (checked
+ * at run time; the build targets plain x86-64): a byte shuffle puts each
+ * value's bytes in its own 32-bit lane of a 256-bit register, a shift per
+ * lane and a mask finish it. A group of 8 values of width up to 16 is at
+ * most 16 bytes: one 16-byte load, copied to both halves, holds it; a
+ * wider one (17..25 bytes: dictionary indices of 65,536 to 33 million
+ * entries) takes a second load for the half of values 4..7, from the byte
+ * value 4 starts in. Reads avx2_slack(bw) bytes from the last group's
+ * start. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define UNPACK_AVX2 1
-#define UNPACK_AVX2_SLACK 16
+#define UNPACK_AVX2_MAX_WIDTH 25 /* a value and its bit offset in one 32-bit lane */
+
+/* The half of a group of 8 values of width bw that values 4..7 are read
+ * from: from the byte value 4 starts in (bw > 16; the group is then more
+ * than 16 bytes), else the group's first 16 bytes for both halves. */
+static inline int avx2_high_byte(int bw)
+{
+    return bw > 16 ? 4 * bw / 8 : 0;
+}
+
+/* Bytes a group's loads read from its first byte. */
+static inline size_t avx2_slack(int bw)
+{
+    return (size_t)avx2_high_byte(bw) + 16;
+}
 
 __attribute__((target("avx2"))) static void unpack_groups_avx2(const uint8_t *in, int bw, uint32_t *out,
                                                                 size_t groups)
 {
     uint8_t shuffle[32];
     uint32_t shifts[8];
+    const int hb = avx2_high_byte(bw);
     for (int i = 0; i < 8; i++) {
-        int bit = i * bw, byte = bit / 8;
+        int bit = i * bw, byte = bit / 8 - (i < 4 ? 0 : hb);
         shifts[i] = (uint32_t)(bit & 7);
-        /* lane i % 4 of half i / 4: the value's (up to 3) bytes and one more;
-         * a byte past the group's 16 is zero (its bits are masked off) */
+        /* lane i % 4 of half i / 4: the value's (up to 4) bytes, from the
+         * half's 16; a byte past them is zero (its bits are masked off) */
         for (int b = 0; b < 4; b++) shuffle[4 * i + b] = byte + b < 16 ? (uint8_t)(byte + b) : 0x80;
     }
     const __m256i shuf = _mm256_loadu_si256((const __m256i *)shuffle);
     const __m256i sh = _mm256_loadu_si256((const __m256i *)shifts);
     const __m256i mask = _mm256_set1_epi32((int)((1u << bw) - 1));
+    if (hb == 0) {
+        for (size_t g = 0; g < groups; g++, in += bw, out += 8) {
+            __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
+            v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), sh), mask);
+            _mm256_storeu_si256((__m256i *)out, v);
+        }
+        return;
+    }
     for (size_t g = 0; g < groups; g++, in += bw, out += 8) {
-        __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
+        __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)in)),
+                                            _mm_loadu_si128((const __m128i *)(in + hb)), 1);
         v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), sh), mask);
         _mm256_storeu_si256((__m256i *)out, v);
     }
@@ -180,8 +207,8 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                     const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
                     size_t groups = k / 8, room = (size_t)(end - g), slack = PQ_UNPACK8_SLACK(bw);
 #ifdef UNPACK_AVX2
-                    bool avx2 = bw <= 16 && groups >= 2 && __builtin_cpu_supports("avx2");
-                    if (avx2 && slack < UNPACK_AVX2_SLACK) slack = UNPACK_AVX2_SLACK;
+                    bool avx2 = bw <= UNPACK_AVX2_MAX_WIDTH && groups >= 2 && __builtin_cpu_supports("avx2");
+                    if (avx2 && slack < avx2_slack(bw)) slack = avx2_slack(bw);
 #endif
                     size_t fit = room >= slack ? (room - slack) / (size_t)bw + 1 : 0;
                     if (fit < groups) groups = fit;
