@@ -218,14 +218,21 @@ static pq_status dec_lz4_raw(const uint8_t *src, size_t src_len, uint8_t *dst, s
     return PQ_OK;
 }
 
-static pq_status dec_zstd(ZSTD_DCtx *d, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
-                          pq_error *err)
+/* The size the first frame declares, checked before any work. */
+static pq_status zstd_declared_fits(const uint8_t *src, size_t src_len, size_t dst_len, pq_error *err)
 {
-    /* The size the first frame declares, checked before any work. */
     unsigned long long declared = ZSTD_getFrameContentSize(src, src_len);
     if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > dst_len)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "ZSTD: frame declares %llu bytes, page header says %zu",
                             declared, dst_len);
+    return PQ_OK;
+}
+
+static pq_status dec_zstd(ZSTD_DCtx *d, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                          pq_error *err)
+{
+    pq_status st = zstd_declared_fits(src, src_len, dst_len, err);
+    if (st != PQ_OK) return st;
     size_t r = ZSTD_decompressDCtx(d, dst, dst_len, src, src_len);
     if (ZSTD_isError(r)) {
         if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) return too_much(err, "ZSTD", dst_len);
@@ -341,12 +348,9 @@ pq_status pq_prefix_open(pq_prefix_reader *r, pq_codec_ctx *ctx, int32_t codec, 
     if (codec == PQ_CODEC_SNAPPY) return pq_snappy_open(&r->snappy, src, src_len, dst, dst_len, err);
     if (!ctx->zstd && !(ctx->zstd = ZSTD_createDCtx()))
         return pq_error_set(err, PQ_ERR_NOMEM, "ZSTD: cannot create a decoder");
-    unsigned long long declared = ZSTD_getFrameContentSize(src, src_len);
-    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > dst_len)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "ZSTD: frame declares %llu bytes, page header says %zu",
-                            declared, dst_len);
-    ZSTD_DCtx_reset(ctx->zstd, ZSTD_reset_session_only);
-    return PQ_OK;
+    pq_status st = zstd_declared_fits(src, src_len, dst_len, err);
+    if (st == PQ_OK) ZSTD_DCtx_reset(ctx->zstd, ZSTD_reset_session_only);
+    return st;
 }
 
 pq_status pq_prefix_read_to(pq_prefix_reader *r, size_t want, pq_error *err)

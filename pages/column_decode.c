@@ -1272,11 +1272,13 @@ static pq_status prefix_values(cd_ctx *c, const uint8_t *raw, size_t last, const
     for (;;) {
         if ((st = pq_prefix_read_to(&pr, want, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
         got = pq_prefix_out(&pr);
-        while (i <= last && got - pos >= 4) {
-            uint32_t l = pq_load_le32(c->buf + pos);
-            if (l > got - pos - 4) break;
-            pos += 4 + (size_t)l;
-            i++;
+        /* pq_plain_value_length's step over what is out: a value not
+         * (wholly) there yet ends the walk, not the decode */
+        for (size_t at = pos; i <= last; i++, pos = at) {
+            uint32_t l = 0; /* set on success; gcc cannot tell */
+            pq_error not_yet;
+            if (pq_plain_value_length(c->buf, got, &at, i, n, &l, &not_yet) != PQ_OK) break;
+            at += l;
         }
         if (i > last || got == len) break;
         want = got + got / 2 + 4096;
@@ -1432,13 +1434,9 @@ static bool dictionary_task(void *ctx, size_t t, unsigned worker)
     /* A fixed-width dictionary is its page's bytes: decompressed straight
      * into the chunk's dictionary (decode_dictionary sees it in place). */
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
-    pq_status st = PQ_OK;
-    if (fixed && !c.ch->dict_values) {
-        c.buf = c.ch->dict_values;
-        c.buf_cap = c.ch->dict_values_cap;
-    }
-    st = decompress(&c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size,
-                    &p);
+    pq_status st = decompress(&c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
+                              (size_t)pi->uncompressed_size, &p);
+    /* c.buf is set only when the page was decompressed into it (p). */
     if (fixed && c.buf && !c.ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
         c.ch->dict_values = c.buf;
         c.ch->dict_values_cap = c.buf_cap;
