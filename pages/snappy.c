@@ -12,7 +12,6 @@
  */
 #include "pages/snappy.h"
 
-#include <stdbool.h>
 #include <string.h>
 
 #include "kernels/primitives.h"
@@ -37,25 +36,35 @@ static inline void move16(uint8_t *d, const uint8_t *s)
     memcpy(d, w, 16);
 }
 
-/* What a tag byte says, for the fast loop. */
-typedef struct tag_info {
-    uint8_t len;      /* element length (literals: when it is in the tag) */
-    uint8_t adv;      /* input bytes of the element: tag, offset bytes, literal bytes */
-    uint8_t literal;  /* 1: a literal */
-    uint8_t slow;     /* 1: not for the fast loop (longer than 16 bytes, or a length in extra bytes) */
-    uint16_t off_hi;  /* copy with 1-byte offset: the offset's upper 3 bits, in place */
-    uint32_t mask;    /* the offset bytes after the tag: 0 (literal), 0xff, 0xffff or all */
-} tag_info;
+/* What a tag byte says, for the fast loop (8 bytes, so that one scaled
+ * load finds it). The loop takes literals and copies of up to 16 bytes
+ * whose length is in the tag and whose offset has 1 or 2 bytes; for those
+ * a valid element is exactly off - len <= written - len (with 16 bytes
+ * written, so that the right side does not wrap): offset at least the
+ * length (so not 0 and not overlapping its own output) and at most what is
+ * written. A literal's entry gives an offset equal to its length, which
+ * passes; any other tag has length 1 and offset 0, which fails, and goes
+ * to the checked step. */
+typedef struct fast_tag {
+    uint8_t len;     /* output bytes */
+    uint8_t literal; /* 1: the bytes come from the input */
+    uint8_t unused[2];
+    uint16_t off_hi; /* a 1-byte-offset copy: its offset's upper 3 bits, in place; a literal: its length */
+    uint16_t mask;   /* the offset bytes after the tag: 0, 0xff or 0xffff */
+} fast_tag;
 
 /* The table, one entry per tag byte, built by the preprocessor. */
-#define TAG_LIT(t) {(t) / 4 + 1, (t) / 4 + 2, 1, (t) / 4 + 1 > 16, 0, 0}
-#define TAG_COPY1(t) {4 + ((t) / 4) % 8, 2, 0, 0, ((t) / 32) << 8, 0xff}
-#define TAG_COPY2(t) {(t) / 4 + 1, 3, 0, (t) / 4 + 1 > 16, 0, 0xffff}
-#define TAG_COPY4(t) {(t) / 4 + 1, 5, 0, (t) / 4 + 1 > 16, 0, 0xffffffffu}
-#define TAG_4(t) TAG_LIT(t), TAG_COPY1((t) + 1), TAG_COPY2((t) + 2), TAG_COPY4((t) + 3)
-#define TAG_16(t) TAG_4(t), TAG_4((t) + 4), TAG_4((t) + 8), TAG_4((t) + 12)
-#define TAG_64(t) TAG_16(t), TAG_16((t) + 16), TAG_16((t) + 32), TAG_16((t) + 48)
-static const tag_info tags[256] = {TAG_64(0), TAG_64(64), TAG_64(128), TAG_64(192)};
+#define FT_SLOW {1, 0, {0, 0}, 0, 0}
+#define FT_LIT(t) {(t) / 4 + 1, 1, {0, 0}, (t) / 4 + 1, 0}
+#define FT_COPY1(t) {4 + ((t) / 4) % 8, 0, {0, 0}, ((t) / 32) << 8, 0xff}
+#define FT_COPY2(t) {(t) / 4 + 1, 0, {0, 0}, 0, 0xffff}
+#define FT_4(t) FT_LIT(t), FT_COPY1((t) + 1), FT_COPY2((t) + 2), FT_SLOW
+#define FT_4_LONG(t) FT_SLOW, FT_COPY1((t) + 1), FT_SLOW, FT_SLOW /* tags of lengths above 16 */
+#define FT_16(t) FT_4(t), FT_4((t) + 4), FT_4((t) + 8), FT_4((t) + 12)
+#define FT_16_LONG(t) FT_4_LONG(t), FT_4_LONG((t) + 4), FT_4_LONG((t) + 8), FT_4_LONG((t) + 12)
+#define FT_64_LONG(t) FT_16_LONG(t), FT_16_LONG((t) + 16), FT_16_LONG((t) + 32), FT_16_LONG((t) + 48)
+static const fast_tag fast_tags[256] = {FT_16(0),        FT_16(16),         FT_16(32),        FT_16(48),
+                                        FT_64_LONG(64), FT_64_LONG(128), FT_64_LONG(192)};
 
 static pq_status corrupt(pq_error *err, const char *what, size_t in_at, size_t out_at)
 {
@@ -107,7 +116,10 @@ static pq_status element_checked(const uint8_t **ipp, uint8_t **opp, const uint8
                 if (k > (size_t)(ie - ip))
                     return corrupt(err, "literal length runs past the input", (size_t)(tag_at - src),
                                    (size_t)(op - dst));
-                len = (size_t)pq_load_le_n(ip, (int)k) + 1;
+                /* length - 1 in k bytes; the + 1 wraps in 32 bits as
+                 * libsnappy's does, so 4 bytes of 0xff are a literal of
+                 * length 0, which it takes. */
+                len = (uint32_t)(pq_load_le_n(ip, (int)k) + 1);
                 ip += k;
             }
             if (len > (size_t)(ie - ip))
@@ -157,6 +169,43 @@ static pq_status element_checked(const uint8_t **ipp, uint8_t **opp, const uint8
     return PQ_OK;
 }
 
+/* The fast loop: elements the table takes, each moved as one 16-byte
+ * word with no branch on its kind, until one it does not take or the
+ * limits: ip below ip_lim (21 input bytes left: a tag, 2 offset bytes read
+ * whatever the kind, 16 literal bytes) and op below fast_lim (FAST_ROOM
+ * output bytes left). The caller has written 16 bytes. A function of its
+ * own so that ip and op stay in registers (the checked step takes their
+ * addresses). */
+static __attribute__((noinline)) void fast_elements(const uint8_t **ipp, uint8_t **opp, const uint8_t *ip_lim,
+                                                    const uint8_t *dst, const uint8_t *fast_lim)
+{
+    const uint8_t *ip = *ipp;
+    uint8_t *op = *opp;
+    while (ip < ip_lim && op < fast_lim) {
+        size_t tag = ip[0];
+        fast_tag t = fast_tags[tag];
+        size_t off = ((size_t)(ip[1] | ip[2] << 8) & t.mask) | t.off_hi;
+        size_t written = (size_t)(op - dst);
+        if (off - t.len > written - t.len) break;
+        move16(op, t.literal ? ip + 1 : op - off);
+        op += t.len;
+        /* Input bytes after the tag: a literal's length, else the offset
+         * bytes (the tag's low 2 bits). A conditional move, as the kinds
+         * alternate in no order a branch predictor learns; computed from
+         * the tag rather than kept in the table, as ip's chain of
+         * dependent loads is what bounds this loop. */
+        size_t adv = tag & 3, lit_len = (tag >> 2) + 1;
+#if defined(__x86_64__) && defined(__GNUC__)
+        __asm__("test %1, %1\n\tcmovz %2, %0" : "+r"(adv) : "r"(adv), "r"(lit_len) : "cc");
+#else
+        adv = adv ? adv : lit_len;
+#endif
+        ip += adv + 1;
+    }
+    *ipp = ip;
+    *opp = op;
+}
+
 /* The preamble: the uncompressed length, a varint of at most 5 bytes
  * holding at most 2^32 - 1 (as libsnappy reads it). Its bytes, or 0 when
  * it is not one. */
@@ -190,29 +239,18 @@ pq_status pq_snappy_read_to(pq_snappy_reader *r, size_t want, pq_error *err)
     uint8_t *op = r->op, *const oe = r->oe, *const dst = r->dst;
     /* Elements stop once `want` bytes are out (at an element's end). */
     uint8_t *const stop = want < (size_t)(oe - dst) ? dst + want : oe;
-    /* The fast loop: an element of up to 16 bytes found from its tag's
-     * table entry and moved as one 16-byte word, with no branch on its
-     * kind; longer elements, overlapping copies and bad offsets take the
-     * checked step. It needs 21 input bytes (a tag, 4 offset bytes read
-     * whatever the kind, 16 literal bytes) and FAST_ROOM output bytes. */
+    /* Words while FAST_ROOM output bytes are left (and op is before the
+     * stop), the checked step for what the fast loop does not take. */
     uint8_t *fast_lim = (size_t)(oe - dst) < FAST_ROOM ? dst : oe - FAST_ROOM + 1; /* op < it: FAST_ROOM left */
     if (stop < fast_lim) fast_lim = stop;
-    while ((size_t)(ie - ip) >= 21 && op < fast_lim) {
-        tag_info t = tags[ip[0]];
-        size_t off = (pq_load_le32(ip + 1) & t.mask) | t.off_hi;
-        size_t written = (size_t)(op - dst);
-        const uint8_t *s = t.literal ? ip + 1 : op - off;
-        /* A copy reaches no further back than the output and does not
-         * overlap its own output (off >= len, so off > 0). */
-        bool bad_copy = (t.literal == 0) & ((off < t.len) | (off > written));
-        if (t.slow | bad_copy) {
-            pq_status st = element_checked(&ip, &op, src, ie, dst, oe, err);
-            if (st != PQ_OK) return st;
-            continue;
+    const uint8_t *const ip_lim = (size_t)(ie - src) < 21 ? src : ie - 20; /* ip < it: 21 bytes left */
+    while (ip < ip_lim && op < fast_lim) {
+        if (op - dst >= 16) {
+            fast_elements(&ip, &op, ip_lim, dst, fast_lim);
+            if (ip >= ip_lim || op >= fast_lim) break;
         }
-        move16(op, s);
-        op += t.len;
-        ip += t.adv;
+        pq_status st = element_checked(&ip, &op, src, ie, dst, oe, err);
+        if (st != PQ_OK) return st;
     }
     /* A whole decode goes on to the input's end: an element past the
      * declared length is an error of its own. */

@@ -384,9 +384,10 @@ static void snappy_both(const uint8_t *in, size_t n, size_t declared, unsigned *
     free(theirs);
 }
 
-/* A stream: the preamble, a literal of `lit` bytes, then one 2-byte-offset
- * copy (len, off), then a literal of `tail` bytes. */
-static size_t hand_stream(uint8_t *s, size_t lit, size_t len, size_t off, size_t tail)
+/* A stream: the preamble, a literal of `lit` bytes, then one copy (len,
+ * off) with a 1- or 2-byte offset (`offset_bytes`; 1: len 4..11, off below
+ * 2048), then a literal of `tail` bytes. */
+static size_t hand_stream_with(uint8_t *s, size_t lit, size_t len, size_t off, size_t tail, int offset_bytes)
 {
     size_t n = 0, total = lit + len + tail;
     for (size_t v = total; ; v >>= 7) {
@@ -406,13 +407,21 @@ static size_t hand_stream(uint8_t *s, size_t lit, size_t len, size_t off, size_t
             }
             for (size_t i = 0; i < l; i++) s[n++] = (uint8_t)(splitmix64(i + 31 * k) >> 56);
         }
-        if (k == 0 && len) {
+        if (k == 0 && len && offset_bytes == 1) {
+            s[n++] = (uint8_t)((off >> 8) << 5 | (len - 4) << 2 | 1);
+            s[n++] = (uint8_t)off;
+        } else if (k == 0 && len) {
             s[n++] = (uint8_t)((len - 1) << 2 | 2);
             s[n++] = (uint8_t)off;
             s[n++] = (uint8_t)(off >> 8);
         }
     }
     return n;
+}
+
+static size_t hand_stream(uint8_t *s, size_t lit, size_t len, size_t off, size_t tail)
+{
+    return hand_stream_with(s, lit, len, off, tail, 2);
 }
 
 START_TEST(snappy_matches_libsnappy)
@@ -472,6 +481,34 @@ START_TEST(snappy_matches_libsnappy)
                 if (memcmp(out, want, total) != 0)
                     ck_abort_msg("copy off %zu len %zu tail %zu: wrong bytes", off, len, tail);
                 snappy_both(s, n, total, &taken, &refused);
+            }
+    /* The fast loop's copy check at its edges (16 or more bytes written,
+     * room left): offsets 0, len - 1 (overlapping, for the checked step),
+     * len, the bytes written (reaching the first byte) and one more
+     * (refused), for both offset sizes; libsnappy the oracle, the format's
+     * definition for the bytes. */
+    for (size_t lit = 16; lit <= 40; lit += 24)
+        for (int ob = 1; ob <= 2; ob++)
+            for (size_t len = ob == 1 ? 4 : 1; len <= (ob == 1 ? 11u : 16u); len++) {
+                size_t offs[] = {0, len - 1, len, lit, lit + 1};
+                for (size_t q = 0; q < sizeof offs / sizeof offs[0]; q++) {
+                    size_t off = offs[q], total = lit + len + 100;
+                    size_t n = hand_stream_with(s, lit, len, off, 100, ob);
+                    unsigned refused_before = refused;
+                    snappy_both(s, n, total, &taken, &refused);
+                    bool valid = off > 0 && off <= lit;
+                    if ((refused == refused_before) != valid)
+                        ck_abort_msg("copy (%d-byte offset) off %zu len %zu after %zu: %s", ob, off, len, lit,
+                                     valid ? "refused" : "taken");
+                    if (!valid) continue;
+                    for (size_t i = 0; i < lit; i++) want[i] = (uint8_t)(splitmix64(i) >> 56);
+                    for (size_t i = 0; i < len; i++) want[lit + i] = want[lit + i - off];
+                    for (size_t i = 0; i < 100; i++) want[lit + len + i] = (uint8_t)(splitmix64(i + 31) >> 56);
+                    pq_error err;
+                    if (pq_snappy_decompress(s, n, out, total, &err) != PQ_OK || memcmp(out, want, total) != 0)
+                        ck_abort_msg("copy (%d-byte offset) off %zu len %zu after %zu: wrong bytes", ob, off, len,
+                                     lit);
+                }
             }
     /* A copy reaching one byte before the start, and offset 0: refused. */
     size_t n = hand_stream(s, 10, 8, 11, 100);
