@@ -192,8 +192,8 @@ static __attribute__((noinline)) void fast_elements(const uint8_t **ipp, uint8_t
         /* Input bytes after the tag: a literal's length, else the offset
          * bytes (the tag's low 2 bits). A conditional move, as the kinds
          * alternate in no order a branch predictor learns; computed from
-         * the tag rather than kept in the table, as ip's chain of
-         * dependent loads is what bounds this loop. */
+         * the tag rather than kept in the table, which takes a load off
+         * the chain from one tag to the next. */
         size_t adv = tag & 3, lit_len = (tag >> 2) + 1;
 #if defined(__x86_64__) && defined(__GNUC__)
         __asm__("test %1, %1\n\tcmovz %2, %0" : "+r"(adv) : "r"(adv), "r"(lit_len) : "cc");
