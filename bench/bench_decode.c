@@ -117,12 +117,6 @@ static void read_once(const bench_args *a, read_result *res)
     pq_reader_close(r);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void usage(FILE *f)
 {
     fputs("usage: pqstep-bench-decode FILE [--threads N] [--repeat R] [--columns I,J,..]\n"

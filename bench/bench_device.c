@@ -150,12 +150,6 @@ typedef struct baseline_row {
 static baseline_row *g_base;
 static size_t g_nbase;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, unsigned n)
 {
     qsort(v, n, sizeof *v, cmp_double);

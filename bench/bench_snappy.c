@@ -39,12 +39,6 @@ typedef struct page {
     size_t src_len, out_len;
 } page;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Every SNAPPY page of the file, each in a buffer of its own. */
 static page *load_pages(const char *path, size_t *npages, size_t *in_bytes, size_t *out_bytes, size_t *max_out)
 {

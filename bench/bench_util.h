@@ -36,6 +36,13 @@ static inline __attribute__((unused)) double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* qsort's comparison for doubles, ascending. */
+static inline __attribute__((unused)) int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* A decimal integer in 0..max, the whole string (no sign, no spaces). */
 static inline __attribute__((unused)) bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
