@@ -87,7 +87,8 @@ struct pq_expr; /* pq_predicate.h */
 
 typedef struct pq_stage_stats {
     uint64_t bytes_read;    /* bytes fetched through the source or supplied */
-    uint64_t reads;         /* read_at calls issued, or supply() calls */
+    uint64_t reads;         /* read_at calls issued, or supply() calls (the chunks of a mapped
+                             * file, decoded where they lie, count bytes and no reads) */
     uint64_t nanoseconds;   /* wall time spent in the stage (I/O included) */
     uint64_t parses;        /* footer stage: Thrift footer parses done by this reader (0 on reuse) */
     uint64_t reused;        /* footer stage: 1 when metadata came from the caller, footer bytes or a cache;
@@ -252,6 +253,17 @@ typedef struct pq_reader_options {
     uint32_t coalesce_gap;
     uint64_t coalesce_max;
     bool no_coalescing;
+    /* Page-header stage of a reader opened by path: the file is mapped
+     * read-only (mmap) and the column chunks' pages are decoded where they
+     * lie in the page cache, without the copy pread makes (coalescing then
+     * has nothing to join); where mapping fails (a pipe, say) or the file's
+     * size changed since it was opened, it reads by pread as with this
+     * option. A file truncated by another process while it is mapped
+     * raises SIGBUS when its lost bytes are touched, as in every reader
+     * that maps files; set no_mmap to read by pread alone (a file that
+     * shrinks then fails the read with PQ_ERR_IO). The footer is always
+     * read by pread. */
+    bool no_mmap;
     /* Decode stage: the Arrow type of string and binary columns
      * (pq_string_type; default PQ_STRINGS_STRING). JSON columns stay "u".
      * An unknown value fails the select stage (PQ_ERR_INVALID_ARGUMENT). */

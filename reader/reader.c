@@ -131,6 +131,8 @@ pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err)
     switch (r->kind) {
     case SOURCE_FILE:
         t->file = r->file;
+        t->file.map = NULL; /* its own, when its page-header stage wants one */
+        t->file.map_tried = false;
         t->file.fd = fcntl(r->file.fd, F_DUPFD_CLOEXEC, 0);
         if (t->file.fd < 0) {
             pq_error_set(err, PQ_ERR_IO, "duplicating the file descriptor: %s", strerror(errno));

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err)
 {
     fs->fd = -1;
+    fs->map = NULL;
+    fs->map_tried = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return pq_error_set(err, PQ_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -31,8 +34,24 @@ pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *er
 
 void pq_file_source_close(pq_file_source *fs)
 {
+    if (fs->map) munmap((void *)fs->map, (size_t)fs->size);
+    fs->map = NULL;
     if (fs->fd >= 0) close(fs->fd);
     fs->fd = -1;
+}
+
+const uint8_t *pq_file_source_map(pq_file_source *fs)
+{
+    if (fs->map_tried) return fs->map;
+    fs->map_tried = true;
+    struct stat st;
+    if (fs->fd < 0 || fs->size == 0 || fs->size > SIZE_MAX || fstat(fs->fd, &st) != 0 ||
+        (uint64_t)st.st_size != fs->size)
+        return NULL;
+    void *m = mmap(NULL, (size_t)fs->size, PROT_READ, MAP_SHARED, fs->fd, 0);
+    if (m == MAP_FAILED) return NULL;
+    fs->map = m;
+    return fs->map;
 }
 
 pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
@@ -41,6 +60,10 @@ pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *
     if (offset > fs->size || len > fs->size - offset)
         return pq_error_set(err, PQ_ERR_IO, "read of %zu bytes at %llu is past the end (%llu bytes)",
                             len, (unsigned long long)offset, (unsigned long long)fs->size);
+    if (fs->map) {
+        if (len) memcpy(dst, fs->map + offset, len);
+        return PQ_OK;
+    }
     uint8_t *p = dst;
     while (len) {
         ssize_t n = pread(fs->fd, p, len, (off_t)offset);

@@ -4,6 +4,8 @@
 #ifndef PQ_READER_SOURCE_H
 #define PQ_READER_SOURCE_H
 
+#include <stdbool.h>
+
 #include "pq_reader.h"
 
 /* A file source: the fd is owned by the source (close with pq_file_source_close). */
@@ -11,10 +13,26 @@ typedef struct pq_file_source {
     int fd;
     uint64_t size;
     int64_t mtime_ns;
+    const uint8_t *map; /* the file mapped read-only (pq_file_source_map), or NULL */
+    bool map_tried;     /* pq_file_source_map was called: map is what it got */
 } pq_file_source;
 
 pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err);
 void pq_file_source_close(pq_file_source *fs);
+
+/* The file's `size` bytes mapped read-only (mmap, MAP_SHARED), mapped on
+ * the first call and unmapped by pq_file_source_close; NULL when it cannot
+ * be: an empty file, one whose size is no longer the size it had when
+ * opened (read through pread then, which fails where the bytes are gone),
+ * a file mmap refuses (a pipe, most of /proc), or one larger than the
+ * address space. Reading page bytes where they lie saves the copy out of
+ * the page cache that pread makes (a tenth of a TPC-H lineitem read).
+ * Once mapped, pq_file_source_read_at copies from the map. A file that
+ * another process truncates while it is mapped raises SIGBUS on the next
+ * access past its new end, as in any reader that maps files (the option
+ * no_mmap in pq_reader.h keeps to pread). Not thread-safe: the first call
+ * must come before reads on other threads. */
+const uint8_t *pq_file_source_map(pq_file_source *fs);
 pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err);
 
 typedef struct pq_memory_source {

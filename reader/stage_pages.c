@@ -460,6 +460,7 @@ static bool fetch_task(void *ctx, size_t i, unsigned worker)
 static pq_status prefetch(pq_reader *r, pq_error *err)
 {
     if (r->opts.no_coalescing || (r->kind != SOURCE_FILE && r->kind != SOURCE_CALLER)) return PQ_OK;
+    if (r->kind == SOURCE_FILE && r->file.map) return PQ_OK; /* nothing to join: pages are read where they lie */
     pq_range *ranges;
     size_t *joined;
     size_t n = coalesced_parts(r, &ranges, &joined);
@@ -635,6 +636,9 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
                (bytes = pq_supplied_borrow(&r->supplied, ch->parts[0].offset, len, &hold)) != NULL) {
         /* Fetched ahead with its neighbours (prefetch, batched reads):
          * used where it lies, counted when fetched. */
+    } else if (r->kind == SOURCE_FILE && r->file.map && ch->nparts == 1) {
+        bytes = r->file.map + ch->parts[0].offset; /* bounds: plan_chunks; no read_at call */
+        acc->bytes += len;
     } else {
         owned = pq_pool_alloc(len);
         if (!owned) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
@@ -900,6 +904,8 @@ static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
 
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
 {
+    /* Mapped before any walk, on this thread (a failed map reads by pread). */
+    if (r->kind == SOURCE_FILE && !r->opts.no_mmap && !pq_reader_sans_io(r)) pq_file_source_map(&r->file);
     if (!r->pages.chunks) {
         pq_status st = plan_chunks(r, err);
         /* What the new plan did not take over is not needed any more. */

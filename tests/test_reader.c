@@ -90,8 +90,25 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_uint_eq(st.chunks, 11);
     /* CATALOG.md: 11 v1 data pages, 10 dictionary pages (bool is PLAIN). */
     ck_assert_uint_eq(st.pages, 21);
-    /* The 11 chunks lie back to back: coalesced into one read. */
-    ck_assert_uint_eq(st.reads, 1);
+    /* The file is mapped: its chunks are decoded where they lie, no read. */
+    ck_assert_uint_eq(st.reads, 0);
+    uint64_t chunk_bytes = 0;
+    for (size_t c = 0; c < 11; c++) chunk_bytes += (uint64_t)fm->row_groups[0].columns[c]->meta_data.total_compressed_size;
+    ck_assert_uint_eq(st.bytes_read, chunk_bytes);
+    {
+        /* By pread: the 11 chunks lie back to back, coalesced into one read. */
+        pq_reader_options o;
+        pq_reader_options_init(&o);
+        o.no_mmap = true;
+        pq_reader *p = pq_reader_open_path(im.path, &o, &err);
+        ck_assert_msg(p, "%s", err.message);
+        ck_assert_int_eq(pq_reader_advance_to(p, PQ_STAGE_PAGE_HEADERS, &err), PQ_OK);
+        pq_stage_stats ps;
+        pq_reader_stage_stats(p, PQ_STAGE_PAGE_HEADERS, &ps);
+        ck_assert_uint_eq(ps.reads, 1);
+        ck_assert_uint_ge(ps.bytes_read, chunk_bytes); /* with what lies between */
+        pq_reader_close(p);
+    }
     const pq_chunk_pages *cp = pq_reader_chunk_pages(r, 0, 0);
     ck_assert_ptr_nonnull(cp);
     ck_assert_uint_eq(cp->npages, 2);
@@ -592,12 +609,105 @@ START_TEST(sans_io_coalesced)
 }
 END_TEST
 
+
+/* Every batch of the file through `r` (advanced to the decode stage), or
+ * the status that stopped it; *n gets the count. */
+static pq_status all_batches(pq_reader *r, struct ArrowArray *arrays, struct ArrowSchema *schemas, size_t cap,
+                             size_t *n, pq_error *err)
+{
+    *n = 0;
+    pq_status st = pq_reader_advance_to(r, PQ_STAGE_DECODE, err);
+    while (st == PQ_OK && *n < cap) {
+        st = pq_reader_next_batch(r, 0, &arrays[*n], &schemas[*n], err);
+        if (st != PQ_OK || !arrays[*n].release) break;
+        (*n)++;
+    }
+    return st;
+}
+
+/* A path reader maps the file and decodes its pages where they lie; the
+ * arrays it hands out own their bytes: after the reader is closed (the file
+ * unmapped) and the bytes a memory reader read are freed, every corpus
+ * file's batches still read equal to those of the memory reader (an array
+ * left pointing into either would fault here, or under ASan). */
+START_TEST(mapped_file_batches_outlive_reader)
+{
+    if (!pq_test_corpus_dir()) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
+    char **files = NULL;
+    int nf = pq_test_corpus_files(&files);
+    enum { CAP = 64 };
+    int compared = 0;
+    for (int f = 0; f < nf; f++) {
+        image im = load(files[f]);
+        struct ArrowArray a[CAP], b[CAP];
+        struct ArrowSchema sa[CAP], sb[CAP];
+        size_t na, nb;
+        pq_error ea, eb;
+        pq_reader_options o; /* the default memory limit: large_string_map.brotli stops at it */
+        pq_reader_options_init(&o);
+        pq_reader *ra = pq_reader_open_path(im.path, &o, &ea);
+        ck_assert_msg(ra, "%s: %s", files[f], ea.message);
+        pq_status sta = all_batches(ra, a, sa, CAP, &na, &ea);
+        pq_stage_stats ps;
+        pq_reader_stage_stats(ra, PQ_STAGE_PAGE_HEADERS, &ps);
+        pq_reader_close(ra);
+        pq_reader *rb = pq_reader_open_memory(im.data, im.len, &o, &eb);
+        ck_assert_msg(rb, "%s: %s", files[f], eb.message);
+        pq_status stb = all_batches(rb, b, sb, CAP, &nb, &eb);
+        pq_reader_close(rb);
+        memset(im.data, 0xa5, im.len); /* what a stale view would see */
+        unload(&im);
+        ck_assert_msg(sta == stb, "%s: mapped %d (%s), memory %d (%s)", files[f], sta, sta ? ea.message : "",
+                      stb, stb ? eb.message : "");
+        ck_assert_msg(na == nb, "%s: %zu batches mapped, %zu from memory", files[f], na, nb);
+        for (size_t i = 0; i < na; i++) {
+            char why[256];
+            const char *d = pq_test_arrays_differ(&a[i], &b[i], &sa[i], why, sizeof why);
+            ck_assert_msg(!d, "%s: batch %zu: %s", files[f], i, d);
+            a[i].release(&a[i]);
+            b[i].release(&b[i]);
+            sa[i].release(&sa[i]);
+            sb[i].release(&sb[i]);
+        }
+        compared += sta == PQ_OK && ps.chunks > 0;
+    }
+    pq_test_free_files(files, nf);
+    ck_assert_int_gt(compared, 20);
+}
+END_TEST
+
+/* A file truncated after the footer stage: the map is refused (the size
+ * changed) and the page-header stage fails with PQ_ERR_IO, as by pread;
+ * no SIGBUS. */
+START_TEST(truncated_after_open_fails_cleanly)
+{
+    image im = load(SMALL);
+    char path[] = "/tmp/pqstep-truncXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, im.data, im.len), (ssize_t)im.len);
+    pq_error err;
+    pq_reader *r = pq_reader_open_path(path, NULL, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_SELECT, &err), PQ_OK);
+    ck_assert_int_eq(ftruncate(fd, 64), 0);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err), PQ_ERR_IO);
+    ck_assert_msg(strstr(err.message, "shrank") || strstr(err.message, "past the end"), "%s", err.message);
+    pq_reader_close(r);
+    close(fd);
+    unlink(path);
+    unload(&im);
+}
+END_TEST
+
 int main(void)
 {
     if (!pq_test_corpus_dir()) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
     Suite *s = suite_create("reader");
     TCase *tc = tcase_create("footer stage");
     tcase_add_test(tc, path_reader_reaches_footer);
+    tcase_add_test(tc, mapped_file_batches_outlive_reader);
+    tcase_add_test(tc, truncated_after_open_fails_cleanly);
     tcase_add_test(tc, two_reads_when_footer_exceeds_tail);
     tcase_add_test(tc, sans_io_reports_and_accepts_ranges);
     tcase_add_test(tc, sans_io_coalesced);

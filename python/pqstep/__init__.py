@@ -411,13 +411,15 @@ class Reader:
                  them without a copy
     device_file  the whole file already in device memory, decoded from
                  there (see read_table); kept alive by the reader
+    mmap         map a local file and decode its pages where they lie
+                 (default True; see read_table)
     At most one of metadata and footer_bytes.
     """
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-                 device="cpu", device_output=False, device_file=None):
+                 device="cpu", device_output=False, device_file=None, mmap=True):
         if _is_url(path):
             remote = dict(getattr(path, "remote", None) or {}, **(remote or {}))
             if footer_read_size and "tail_bytes" not in remote:
@@ -449,6 +451,8 @@ class Reader:
             opts.device_file, opts.device_file_size = self._device_file[0], self._device_file[1]
         opts.threads = threads or 0
         opts.validate_utf8 = bool(validate_utf8)
+        opts.no_mmap = not mmap
+        self._mmap = bool(mmap)
         self._threads = threads
         self._validate_utf8 = bool(validate_utf8)
         self._memory_limit = memory_limit
@@ -580,7 +584,7 @@ class Reader:
                                      validate_utf8=self._validate_utf8,
                                      memory_limit=self._memory_limit, strings=self._strings,
                                      decimals=self._decimals, follow_arrow_schema=self._follow,
-                                     device=self._device, device_file=self._device_file))[0]
+                                     device=self._device, device_file=self._device_file, mmap=self._mmap))[0]
 
     def _reselect(self, row_groups, row_offset, row_limit, cols, filter, prune):
         """Back to the select stage with a new choice (pq_reader_reselect)."""
@@ -676,7 +680,7 @@ class Reader:
                                       validate_utf8=self._validate_utf8,
                                       memory_limit=self._memory_limit, strings=self._strings,
                                       decimals=self._decimals, follow_arrow_schema=self._follow,
-                                      device=self._device, device_file=self._device_file):
+                                      device=self._device, device_file=self._device_file, mmap=self._mmap):
                 if b.num_rows:  # an empty row group gives no batch, as in pyarrow
                     yield b
 
@@ -692,7 +696,7 @@ class Reader:
                                 memory_limit=self._memory_limit, filter=filter, strings=self._strings,
                                 decimals=self._decimals, follow_arrow_schema=self._follow, device=self._device,
                                 device_output=self._device_output, export=_device_batches,
-                                device_file=self._device_file)
+                                device_file=self._device_file, mmap=self._mmap)
 
     def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
              threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
@@ -711,7 +715,8 @@ class Reader:
                     memory_limit=self._memory_limit if memory_limit is None else memory_limit, prune=prune,
                     strings=self._strings if strings is None else strings,
                     decimals=self._decimals if decimals is None else decimals,
-                    follow_arrow_schema=self._follow if follow_arrow_schema is None else follow_arrow_schema)
+                    follow_arrow_schema=self._follow if follow_arrow_schema is None else follow_arrow_schema,
+                    mmap=self._mmap)
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The Arrow PyCapsule stream of the reader's columns, every row
@@ -860,7 +865,7 @@ def _device_file(obj):
 def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=None, threads=None,
                  validate_utf8=False, memory_limit=None, filter=None, prune=True, strings="string",
                  decimals="decimal128", follow_arrow_schema=False, device="cpu", device_output=False,
-                 device_file=None):
+                 device_file=None, mmap=True):
     """A C reader over `path` with the parsed `metadata` (no footer I/O) and
     this choice of `row_groups` (file indexes, None: all), `columns` (leaf
     indexes, None: all), rows [row_offset, row_offset + row_limit) and
@@ -896,6 +901,7 @@ def _open_reader(path, metadata, columns, row_groups, row_offset=0, row_limit=No
     opts.string_type = _string_type(strings)
     opts.decimal_type = _decimal_type(decimals)
     opts.follow_arrow_schema = bool(follow_arrow_schema)
+    opts.no_mmap = not mmap
     opts.device = _device(device)
     opts.device_output = bool(device_output)
     if device_file is not None:  # (address, size, owner): the owner stays alive with the reader
@@ -920,7 +926,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
                      row_limit=None, threads=None, validate_utf8=False, memory_limit=None,
                      filter=None, prune=True, strings="string", decimals="decimal128",
                      follow_arrow_schema=False, schema_out=None, device="cpu", device_output=False, export=None,
-                     device_file=None):
+                     device_file=None, mmap=True):
     """Decode `row_groups` (file indexes, None: all) of `columns` (leaf
     indexes, None: all) with one reader over `metadata` and yield
     pyarrow.RecordBatch objects of at most `batch_size` rows (0: one per row
@@ -930,7 +936,7 @@ def _decoded_batches(path, metadata, columns, row_groups, batch_size=0, row_offs
                            threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit,
                            filter=filter, prune=prune, strings=strings, decimals=decimals,
                            follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
-                           device_file=device_file)
+                           device_file=device_file, mmap=mmap)
     err = _c.pq_error()
     try:
         stage = _c.PQ_STAGE_SELECT if row_limit == 0 else _c.PQ_STAGE_DECODE
@@ -1076,7 +1082,7 @@ class Scan:
 
     def __init__(self, path, metadata, columns, row_groups=None, filter=None, row_offset=0, row_limit=None,
                  batch_size=None, threads=None, validate_utf8=False, memory_limit=None, prune=True,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False):
+                 strings="string", decimals="decimal128", follow_arrow_schema=False, mmap=True):
         if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or
                                        batch_size <= 0):
             raise ValueError("batch_size must be a positive int")
@@ -1087,7 +1093,7 @@ class Scan:
         self._args = dict(columns=columns, row_groups=row_groups, filter=filter, row_offset=row_offset,
                           row_limit=row_limit, threads=threads, validate_utf8=validate_utf8,
                           memory_limit=memory_limit, prune=prune, strings=strings, decimals=decimals,
-                          follow_arrow_schema=follow_arrow_schema)
+                          follow_arrow_schema=follow_arrow_schema, mmap=mmap)
         self._batch_rows = batch_size or 0
         if filter is not None:
             _Filter(filter, path)  # a syntax error now, not at the first pull
@@ -1098,7 +1104,7 @@ class Scan:
                             row_limit=a["row_limit"], threads=a["threads"], validate_utf8=a["validate_utf8"],
                             memory_limit=a["memory_limit"], filter=a["filter"], prune=a["prune"],
                             strings=a["strings"], decimals=a["decimals"],
-                            follow_arrow_schema=a["follow_arrow_schema"])
+                            follow_arrow_schema=a["follow_arrow_schema"], mmap=a["mmap"])
 
     def __arrow_c_schema__(self):
         """The schema of the stream's batches, as a PyCapsule "arrow_schema"."""
@@ -1373,7 +1379,7 @@ def _export_batches(h, batch_size, path):
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-               device="cpu", device_output=False, device_file=None):
+               device="cpu", device_output=False, device_file=None, mmap=True):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -1428,9 +1434,14 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     numpy array: host memory, for "host-kernels"), or an (address, size)
     tuple; its bytes must be the file's (a size that is not the file's is a
     pqstep.Error) and must not change during the read. The footer and page
-    headers are still read from `path`; the CPU executor ignores it."""
+    headers are still read from `path`; the CPU executor ignores it.
+    mmap: a local file is mapped and its pages decoded where they lie in
+    the page cache, without pread's copy (the default); mmap=False reads
+    by pread alone. A file another process truncates while it is mapped
+    raises SIGBUS (as with pyarrow's memory_map=True and polars); without
+    the map it is a pqstep.Error."""
     import pyarrow as pa
-    with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
+    with Reader(path, columns=columns, metadata=metadata, cache=cache, remote=remote, mmap=mmap) as r:
         md = r.metadata
         cols = r.columns
         schema = []
@@ -1440,7 +1451,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                                         filter=filter, prune=prune, strings=strings,
                                         decimals=decimals, follow_arrow_schema=follow_arrow_schema,
                                         schema_out=schema, device=device, device_output=device_output,
-                                        device_file=_device_file(device_file)))
+                                        device_file=_device_file(device_file), mmap=mmap))
     if batches:
         return pa.Table.from_batches(batches)
     return schema[0].empty_table()

@@ -211,6 +211,7 @@ class pq_reader_options(ctypes.Structure):
         ("coalesce_gap", ctypes.c_uint32),
         ("coalesce_max", ctypes.c_uint64),
         ("no_coalescing", ctypes.c_bool),
+        ("no_mmap", ctypes.c_bool),
         ("string_type", ctypes.c_uint32),
         ("decimal_type", ctypes.c_uint32),
         ("follow_arrow_schema", ctypes.c_bool),

@@ -14,8 +14,9 @@ schema's types must be the ones pyarrow derives from the Parquet schema
 alone (ParquetSchema.to_arrow_schema()). Floating-point columns are
 compared bit for bit (NaN equals NaN).
 
-Also: read_table of a flat file equals the concatenated row groups; a selection of columns in
-another order comes back in that order.
+Also: read_table of a flat file equals the concatenated row groups, and
+equals them read by pread (mmap=False) instead of the map; a selection of
+columns in another order comes back in that order.
 
 Accepted exceptions: none so far. Files skipped are listed with the reason
 (pyarrow cannot read them, or a nested column: test_read_nested.py).
@@ -77,6 +78,8 @@ def check_file(path):
     whole = pqstep.read_table(path)
     theirs = pq.read_table(path).cast(whole.schema)
     same(whole, theirs, "read_table")
+    # By pread instead of the map: the same values.
+    same(pqstep.read_table(path, mmap=False), theirs, "read_table(mmap=False)")
 
 
 def main():
