@@ -1041,8 +1041,17 @@ static pq_status values_plain_views(cd_ctx *c, const uint8_t *src, size_t len, s
         uint32_t l = 0; /* set on success; gcc cannot tell */
         pq_error kerr;
         if ((st = pq_plain_value_length(src, len, &pos, i, n, &l, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        /* the room is the page's bytes less its lengths: values fit it */
-        memcpy(o->data + dl, src + pos, l);
+        /* the room is the page's bytes less its lengths: values fit it.
+         * A short value is copied as 32 bytes where both sides have them
+         * (the page's bytes, this page's room): no call, no size dispatch;
+         * what lands past the value is overwritten by the next one, or is
+         * the gap the caller zeroes. */
+        if (l <= 32 && len - pos >= 32 && c->data_cap - dl >= 32) {
+            memcpy(o->data + dl, src + pos, 16);
+            memcpy(o->data + dl + 16, src + pos + 16, 16);
+        } else {
+            memcpy(o->data + dl, src + pos, l);
+        }
         pq_view_make(w, o->data + dl, l, VIEW_BUF_DATA, (uint32_t)dl);
         dl += l;
         pos += l;
