@@ -150,6 +150,7 @@ void *pq_pool_take(size_t need, size_t max, size_t *cap)
 
 void *pq_pool_alloc(size_t bytes)
 {
+    bytes = pq_pool_round(bytes);
     size_t cap;
     void *p = pq_pool_take(bytes, bytes + bytes / 4, &cap);
     return p ? p : malloc(bytes ? bytes : 1);

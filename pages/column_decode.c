@@ -227,6 +227,7 @@ static pq_status grow(cd_ctx *c, void **p, size_t *cap, size_t need, const char 
     if (need <= *cap) return PQ_OK;
     size_t want = need;
     if (*cap <= SIZE_MAX / 2 && *cap * 2 > want) want = *cap * 2;
+    want = pq_pool_round(want);
     /* The chunk's pages may run at once: take the room from the shared
      * count first, so that together they stay within the limit. */
     uint64_t cur = atomic_load(&c->ch->held), others;

@@ -344,9 +344,7 @@ static pq_status build_bool(pq_arrow_column *c, const pq_column_values *v, const
  * when one fits, else a fresh one. */
 static void *buffer_new(size_t bytes)
 {
-    size_t cap;
-    void *p = pq_pool_take(bytes, bytes + bytes / 4, &cap);
-    return p ? p : malloc(bytes ? bytes : 1);
+    return pq_pool_alloc(bytes);
 }
 
 /* Strings and binary: int32 offsets over the values' data, which is taken

@@ -329,6 +329,53 @@ START_TEST(alloc_takes_a_kept_block)
 }
 END_TEST
 
+/* Rounding: below half the threshold sizes stay; above, up to 64 KiB. */
+START_TEST(sizes_round_to_the_grain)
+{
+    ck_assert_uint_eq(pq_pool_round(0), 0);
+    ck_assert_uint_eq(pq_pool_round(PQ_POOL_MIN_BYTES / 2 - 1), PQ_POOL_MIN_BYTES / 2 - 1);
+    ck_assert_uint_eq(pq_pool_round(64 * KIB), 64 * KIB);
+    ck_assert_uint_eq(pq_pool_round(64 * KIB + 1), 128 * KIB);
+    ck_assert_uint_eq(pq_pool_round(1822848), 28 * 64 * KIB); /* 1,835,008 */
+    ck_assert_uint_eq(pq_pool_round(1808752), 28 * 64 * KIB);
+    ck_assert_uint_eq(pq_pool_round(SIZE_MAX), SIZE_MAX); /* no wrap */
+}
+END_TEST
+
+/* What a warm re-read does: many buffers a few bytes apart (one column's
+ * row groups, decimal and view columns of the same rows) given back, then
+ * asked for again in another order. Rounded, every ask takes a kept block;
+ * best fit over unrounded sizes missed whenever a class's first blocks
+ * were a few bytes too small. */
+START_TEST(near_equal_sizes_are_all_taken_back)
+{
+    pool_empty();
+    enum { N = 64 };
+    size_t sizes[N];
+    void *p[N], *got[N];
+    for (int i = 0; i < N; i++) {
+        sizes[i] = 1800000 + (size_t)((i * 7919) % 25000); /* 1.80 - 1.83 MB */
+        p[i] = pq_pool_alloc(sizes[i]);
+        ck_assert_ptr_nonnull(p[i]);
+        ((uint8_t *)p[i])[sizes[i] - 1] = 1;
+    }
+    for (int i = 0; i < N; i++) pq_pool_give(p[i]);
+    uint64_t kept = pq_buffer_pool_bytes();
+    ck_assert_uint_gt(kept, 0);
+    for (int i = N - 1; i >= 0; i--) { /* the largest asks come when the pool is nearly empty */
+        void *q = pq_pool_alloc(sizes[(i * 37) % N]);
+        ck_assert_ptr_nonnull(q);
+        int found = 0;
+        for (int j = 0; j < N; j++) found |= q == p[j];
+        ck_assert_msg(found, "ask %d of %zu bytes missed the pool", i, sizes[(i * 37) % N]);
+        got[i] = q;
+    }
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
+    for (int i = 0; i < N; i++) free(got[i]);
+    pool_default();
+}
+END_TEST
+
 /* ---- end to end: decode, release into the pool, decode again ---- */
 
 
@@ -519,6 +566,8 @@ int main(void)
     tcase_add_test(tc, old_blocks_decay);
     tcase_add_test(tc, the_default_limit);
     tcase_add_test(tc, alloc_takes_a_kept_block);
+    tcase_add_test(tc, sizes_round_to_the_grain);
+    tcase_add_test(tc, near_equal_sizes_are_all_taken_back);
     suite_add_tcase(s, tc);
 
     TCase *e2e = tcase_create("decode");
