@@ -131,7 +131,8 @@ pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err)
     switch (r->kind) {
     case SOURCE_FILE:
         t->file = r->file;
-        t->file.map = NULL; /* its own, when its page-header stage wants one */
+        t->file.map = NULL; /* its own (or the kept one), when its page-header stage wants one */
+        t->file.map_entry = NULL;
         t->file.map_tried = false;
         t->file.fd = fcntl(r->file.fd, F_DUPFD_CLOEXEC, 0);
         if (t->file.fd < 0) {

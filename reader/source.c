@@ -3,16 +3,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "metadata/error.h"
+#include "reader/file_map.h"
 
 pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err)
 {
     fs->fd = -1;
     fs->map = NULL;
+    fs->map_entry = NULL;
     fs->map_tried = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return pq_error_set(err, PQ_ERR_IO, "cannot open: %s", strerror(errno));
@@ -34,8 +35,9 @@ pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *er
 
 void pq_file_source_close(pq_file_source *fs)
 {
-    if (fs->map) munmap((void *)fs->map, (size_t)fs->size);
+    pq_file_map_release(fs->map_entry, fs->map, fs->size);
     fs->map = NULL;
+    fs->map_entry = NULL;
     if (fs->fd >= 0) close(fs->fd);
     fs->fd = -1;
 }
@@ -44,13 +46,9 @@ const uint8_t *pq_file_source_map(pq_file_source *fs)
 {
     if (fs->map_tried) return fs->map;
     fs->map_tried = true;
-    struct stat st;
-    if (fs->fd < 0 || fs->size == 0 || fs->size > SIZE_MAX || fstat(fs->fd, &st) != 0 ||
-        (uint64_t)st.st_size != fs->size)
-        return NULL;
-    void *m = mmap(NULL, (size_t)fs->size, PROT_READ, MAP_SHARED, fs->fd, 0);
-    if (m == MAP_FAILED) return NULL;
-    fs->map = m;
+    if (fs->fd < 0) return NULL;
+    /* fstat there refuses a size changed since open */
+    fs->map = pq_file_map_acquire(fs->fd, fs->size, &fs->map_entry);
     return fs->map;
 }
 

@@ -14,6 +14,7 @@ typedef struct pq_file_source {
     uint64_t size;
     int64_t mtime_ns;
     const uint8_t *map; /* the file mapped read-only (pq_file_source_map), or NULL */
+    struct pq_file_map *map_entry; /* where map is kept (reader/file_map.h), or NULL: ours */
     bool map_tried;     /* pq_file_source_map was called: map is what it got */
 } pq_file_source;
 
@@ -21,7 +22,8 @@ pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *er
 void pq_file_source_close(pq_file_source *fs);
 
 /* The file's `size` bytes mapped read-only (mmap, MAP_SHARED), mapped on
- * the first call and unmapped by pq_file_source_close; NULL when it cannot
+ * the first call (or a kept mapping of the same file reused,
+ * reader/file_map.h) and released by pq_file_source_close; NULL when it cannot
  * be: an empty file, one whose size is no longer the size it had when
  * opened (read through pread then, which fails where the bytes are gone),
  * a file mmap refuses (a pipe, most of /proc), or one larger than the

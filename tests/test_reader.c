@@ -633,6 +633,7 @@ static pq_status all_batches(pq_reader *r, struct ArrowArray *arrays, struct Arr
 START_TEST(mapped_file_batches_outlive_reader)
 {
     if (!pq_test_corpus_dir()) pq_test_skip("parquet-testing corpus not found (set PQSTEP_TEST_CORPUS)");
+    pq_file_maps_set_limit(0); /* each close unmaps: a view left into the map would fault */
     char **files = NULL;
     int nf = pq_test_corpus_files(&files);
     enum { CAP = 64 };
@@ -673,6 +674,91 @@ START_TEST(mapped_file_batches_outlive_reader)
     }
     pq_test_free_files(files, nf);
     ck_assert_int_gt(compared, 20);
+    pq_file_maps_set_limit(PQ_FILE_MAPS_DEFAULT);
+}
+END_TEST
+
+/* All batches of a path reader over `path` equal those of a memory reader
+ * over im's bytes. */
+static void assert_path_reads_as(const char *path, const image *im)
+{
+    enum { CAP = 64 };
+    struct ArrowArray a[CAP], b[CAP];
+    struct ArrowSchema sa[CAP], sb[CAP];
+    size_t na, nb;
+    pq_error ea, eb;
+    pq_reader *ra = pq_reader_open_path(path, NULL, &ea);
+    ck_assert_msg(ra, "%s", ea.message);
+    ck_assert_int_eq(all_batches(ra, a, sa, CAP, &na, &ea), PQ_OK);
+    pq_stage_stats ps;
+    pq_reader_stage_stats(ra, PQ_STAGE_PAGE_HEADERS, &ps);
+    ck_assert_uint_eq(ps.reads, 0); /* mapped */
+    pq_reader_close(ra);
+    pq_reader *rb = pq_reader_open_memory(im->data, im->len, NULL, &eb);
+    ck_assert_msg(rb, "%s", eb.message);
+    ck_assert_int_eq(all_batches(rb, b, sb, CAP, &nb, &eb), PQ_OK);
+    pq_reader_close(rb);
+    ck_assert_uint_eq(na, nb);
+    ck_assert_uint_gt(na, 0);
+    for (size_t i = 0; i < na; i++) {
+        char why[256];
+        const char *d = pq_test_arrays_differ(&a[i], &b[i], &sa[i], why, sizeof why);
+        ck_assert_msg(!d, "%s: batch %zu: %s", im->path, i, d);
+        a[i].release(&a[i]);
+        b[i].release(&b[i]);
+        sa[i].release(&sa[i]);
+        sb[i].release(&sb[i]);
+    }
+}
+
+static void write_file(const char *path, const image *im)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(im->data, 1, im->len, f), im->len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The mapping a closed reader leaves kept serves the next reader of the
+ * same file, and only of the same file: one replaced under its path (a new
+ * inode) or rewritten in place (a new size) reads as its new bytes. The
+ * oracle is a memory reader over each file's bytes. */
+START_TEST(a_kept_map_follows_the_file)
+{
+    image a = load(SMALL), b = load(TINY_PAGES);
+    char path[] = "/tmp/pqstep-keptXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    pq_file_maps_set_limit(0); /* none kept from earlier tests */
+    pq_file_maps_set_limit(PQ_FILE_MAPS_DEFAULT);
+    write_file(path, &a);
+    assert_path_reads_as(path, &a);
+    ck_assert_uint_eq(pq_file_maps_idle(), 1);
+    assert_path_reads_as(path, &a); /* the kept one, taken and given back */
+    ck_assert_uint_eq(pq_file_maps_idle(), 1);
+
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    write_file(tmp, &b);
+    ck_assert_int_eq(rename(tmp, path), 0); /* replaced: a new inode */
+    assert_path_reads_as(path, &b);
+    ck_assert_uint_eq(pq_file_maps_idle(), 2); /* the old inode's stays until it ages or the limit */
+
+    write_file(path, &a); /* in place: the same inode, another size */
+    assert_path_reads_as(path, &a);
+    ck_assert_uint_eq(pq_file_maps_idle(), 2); /* its old identity's map went */
+
+    pq_file_maps_set_limit(1);
+    ck_assert_uint_eq(pq_file_maps_idle(), 1);
+    pq_file_maps_set_limit(0);
+    ck_assert_uint_eq(pq_file_maps_idle(), 0);
+    assert_path_reads_as(path, &a); /* mapped, not kept */
+    ck_assert_uint_eq(pq_file_maps_idle(), 0);
+    pq_file_maps_set_limit(PQ_FILE_MAPS_DEFAULT);
+    unlink(path);
+    unload(&a);
+    unload(&b);
 }
 END_TEST
 
@@ -708,6 +794,7 @@ int main(void)
     tcase_add_test(tc, path_reader_reaches_footer);
     tcase_add_test(tc, mapped_file_batches_outlive_reader);
     tcase_add_test(tc, truncated_after_open_fails_cleanly);
+    tcase_add_test(tc, a_kept_map_follows_the_file);
     tcase_add_test(tc, two_reads_when_footer_exceeds_tail);
     tcase_add_test(tc, sans_io_reports_and_accepts_ranges);
     tcase_add_test(tc, sans_io_coalesced);

@@ -403,6 +403,9 @@ def _proto(name, restype, *argtypes):
 
 pq_version = _proto("pq_version", ctypes.c_char_p)
 pq_default_memory_limit = _proto("pq_default_memory_limit", ctypes.c_uint64)
+pq_file_maps_set_limit = _proto("pq_file_maps_set_limit", None, ctypes.c_uint)
+pq_file_maps_idle = _proto("pq_file_maps_idle", ctypes.c_uint)
+PQ_FILE_MAPS_DEFAULT = 8
 pq_status_name = _proto("pq_status_name", ctypes.c_char_p, c_enum)
 pq_stage_name = _proto("pq_stage_name", ctypes.c_char_p, c_enum)
 

@@ -16,7 +16,9 @@ compared bit for bit (NaN equals NaN).
 
 Also: read_table of a flat file equals the concatenated row groups, and
 equals them read by pread (mmap=False) instead of the map; a selection of
-columns in another order comes back in that order.
+columns in another order comes back in that order; a file's kept mapping
+serves the next read, and a file replaced under its path reads as its new
+bytes.
 
 Accepted exceptions: none so far. Files skipped are listed with the reason
 (pyarrow cannot read them, or a nested column: test_read_nested.py).
@@ -82,6 +84,38 @@ def check_file(path):
     same(pqstep.read_table(path, mmap=False), theirs, "read_table(mmap=False)")
 
 
+def check_kept_maps():
+    """A path reader's mapping is kept for the next reader of the file
+    (file_maps_idle counts it), and a file replaced under its path reads as
+    its new bytes, not through the old mapping (pyarrow the oracle)."""
+    import shutil
+    import tempfile
+    a = os.path.join(CORPUS, "data", "alltypes_plain.parquet")
+    b = os.path.join(CORPUS, "data", "alltypes_tiny_pages.parquet")
+    d = tempfile.mkdtemp(prefix="pqstep-maps")
+    try:
+        path = os.path.join(d, "f.parquet")
+        pqstep.set_file_map_limit(0)
+        pqstep.set_file_map_limit()
+        shutil.copyfile(a, path)
+        for k in range(2):
+            t = pqstep.read_table(path)
+            same(t, pq.read_table(a).cast(t.schema), "kept map, read %d" % k)
+            assert pqstep.file_maps_idle() == 1, pqstep.file_maps_idle()
+        shutil.copyfile(b, path + ".new")
+        os.replace(path + ".new", path)
+        t = pqstep.read_table(path)
+        same(t, pq.read_table(b).cast(t.schema), "replaced file")
+        pqstep.set_file_map_limit(0)
+        assert pqstep.file_maps_idle() == 0, pqstep.file_maps_idle()
+        t = pqstep.read_table(path)
+        same(t, pq.read_table(b).cast(t.schema), "no map kept")
+        assert pqstep.file_maps_idle() == 0, pqstep.file_maps_idle()
+    finally:
+        pqstep.set_file_map_limit()
+        shutil.rmtree(d)
+
+
 def main():
     files = sorted(glob.glob(os.path.join(CORPUS, "data", "**", "*.parquet"), recursive=True))
     passed = failed = skipped = 0
@@ -105,6 +139,13 @@ def main():
         except Exception as e:
             failed += 1
             print("FAIL %s: %s: %s" % (rel, type(e).__name__, e))
+    try:
+        check_kept_maps()
+        passed += 1
+        print("ok   kept mappings")
+    except Exception as e:
+        failed += 1
+        print("FAIL kept mappings: %s: %s" % (type(e).__name__, e))
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 
