@@ -35,7 +35,11 @@ typedef enum chunk_step {
 typedef struct pq_reader_chunk {
     pq_chunk_pages info;  /* public view: place in the file and the pages */
     pq_page_info *pages;  /* owned (info.pages points here) */
-    const uint8_t *data;  /* the kept bytes, the parts' lengths summed */
+    const uint8_t *data;  /* the kept bytes: the parts laid end to end, or, in a memory
+                           * source or a mapped file, the file from the chunk's first byte */
+    size_t data_len;      /* bytes at `data` the pages lie in (in place: through the last part) */
+    uint64_t origin;      /* file offset of data[0] when `data` is laid as in the file (in
+                           * place, or one part); UINT64_MAX for parts copied end to end */
     uint8_t *bytes;       /* owned copy of them; NULL when `data` is in a memory source
                            * or borrowed from a fetched range (`hold`) */
     pq_shared_bytes *hold; /* the fetched range `data` lies in (a reference), or NULL */

@@ -184,7 +184,7 @@ pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, s
     unsigned flags = (more & PQ_DECODE_INDICES)        ? PQ_DECODE_INDICES
                      : uses_views(r, ch->info.column) ? PQ_DECODE_STRING_VIEWS
                                                       : 0;
-    pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages,
+    pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, ch->data_len, ch->pages, ch->info.npages,
                                           r->opts.memory_limit, flags, rows, v, err);
     return check_decoded(r, i, rows, st, v, err);
 }
@@ -387,7 +387,7 @@ static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *r
         flags = PQ_PLAN_INDICES;
     else if (widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
         flags |= PQ_PLAN_DECIMAL128;
-    return pq_decode_plan_add_chunk(plan, leaf, codec, ch->data, chunk_kept(ch), ch->pages, ch->info.npages, flags,
+    return pq_decode_plan_add_chunk(plan, leaf, codec, ch->data, ch->data_len, ch->pages, ch->info.npages, flags,
                                     rows, err);
 }
 
@@ -399,15 +399,16 @@ static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t
     return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, widen, plan, err);
 }
 
-/* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk kept as
- * one range of the file has them there as one piece. */
+/* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk whose
+ * kept bytes are laid as in the file (one part, or used in place) has
+ * them there as one piece, at the same offsets. */
 static const uint8_t *resident_bytes(const pq_reader *r, size_t k)
 {
     const pq_reader_chunk *ch = &r->pages.chunks[k];
-    if (ch->nparts != 1 || ch->parts[0].offset > r->opts.device_file_size ||
-        ch->parts[0].length > r->opts.device_file_size - ch->parts[0].offset)
+    if (ch->origin == UINT64_MAX || ch->origin > r->opts.device_file_size ||
+        ch->data_len > r->opts.device_file_size - ch->origin)
         return NULL;
-    return (const uint8_t *)r->opts.device_file + ch->parts[0].offset;
+    return (const uint8_t *)r->opts.device_file + ch->origin;
 }
 
 /* Run `plan` with the device executor; the chunks it does not cover go to

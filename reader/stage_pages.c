@@ -615,8 +615,32 @@ static size_t count_data_pages(const pq_page_info *pages, size_t n)
     return k;
 }
 
-/* Read a chunk's kept parts and walk their pages. A memory source's single
- * part is used where it lies, without a copy. */
+/* The file's bytes where they lie, when the whole file is addressable
+ * (a memory source, a mapped file); else NULL. */
+static const uint8_t *file_in_place(const pq_reader *r)
+{
+    if (r->kind == SOURCE_MEMORY) return (const uint8_t *)r->memory.data;
+    if (r->kind == SOURCE_FILE) return r->file.map;
+    return NULL;
+}
+
+/* Whether the parts are in file order, apart, and inside the chunk: then
+ * the span from the chunk's first byte to the last part's end holds them
+ * at their own places. */
+static bool parts_in_chunk(const pq_reader_chunk *ch)
+{
+    uint64_t at = ch->info.offset, end = ch->info.offset + ch->info.length;
+    for (size_t p = 0; p < ch->nparts; p++) {
+        if (ch->parts[p].offset < at || ch->parts[p].length > end - ch->parts[p].offset) return false;
+        at = ch->parts[p].offset + ch->parts[p].length;
+    }
+    return true;
+}
+
+/* Read a chunk's kept parts and walk their pages. In a memory source or a
+ * mapped file the parts are used where they lie, without a copy, and the
+ * pages' offsets are from the chunk's first byte; copied parts are laid
+ * end to end and the offsets are into that copy. */
 static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk_acc *acc, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
@@ -626,19 +650,19 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     size_t len = (size_t)total;
     pq_status st = PQ_OK;
     uint8_t *owned = NULL;
-    const uint8_t *bytes;
+    const uint8_t *bytes, *whole = file_in_place(r);
     pq_shared_bytes *hold = NULL;
-    if (r->kind == SOURCE_MEMORY && ch->nparts == 1) {
-        bytes = (const uint8_t *)r->memory.data + ch->parts[0].offset; /* bounds: plan_chunks */
+    uint64_t origin = ch->nparts ? ch->parts[0].offset : ch->info.offset; /* file offset of bytes[0] */
+    if (whole && ch->nparts && parts_in_chunk(ch)) {
+        /* bounds: plan_chunks keeps the chunk inside the file; no read_at call */
+        origin = ch->info.offset;
+        bytes = whole + origin;
         acc->bytes += len;
-        acc->reads++;
+        if (r->kind == SOURCE_MEMORY) acc->reads++;
     } else if (ch->nparts == 1 &&
                (bytes = pq_supplied_borrow(&r->supplied, ch->parts[0].offset, len, &hold)) != NULL) {
         /* Fetched ahead with its neighbours (prefetch, batched reads):
          * used where it lies, counted when fetched. */
-    } else if (r->kind == SOURCE_FILE && r->file.map && ch->nparts == 1) {
-        bytes = r->file.map + ch->parts[0].offset; /* bounds: plan_chunks; no read_at call */
-        acc->bytes += len;
     } else {
         owned = pq_pool_alloc(len);
         if (!owned) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte chunk", len);
@@ -661,6 +685,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     } else {
         uint64_t at = 0;
         for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
+            if (!owned && !hold) at = ch->parts[p].offset - origin; /* in place: the part's own position */
             st = walk_part(r, bytes + at, ch->parts[p].length, -1, at, &pages, &npages, acc, err);
             at += ch->parts[p].length;
         }
@@ -681,6 +706,10 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     ch->bytes = owned;
     ch->hold = hold;
     ch->data = bytes;
+    ch->data_len = owned || hold || !ch->nparts
+                       ? len
+                       : (size_t)(ch->parts[ch->nparts - 1].offset + ch->parts[ch->nparts - 1].length - origin);
+    ch->origin = (owned || hold) && ch->nparts > 1 ? UINT64_MAX : origin;
     ch->pages = pages;
     ch->info.pages = pages;
     ch->info.npages = npages;
@@ -820,6 +849,8 @@ static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
             ch->bytes = NULL;
             ch->hold = NULL;
             ch->data = NULL;
+            ch->data_len = 0;
+            ch->origin = UINT64_MAX;
             ch->info.pages = NULL;
             ch->info.npages = 0;
             plan_empty(ch);

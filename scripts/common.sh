@@ -113,6 +113,17 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNAL
     return 0
 }
 
+# pq_python_requirement_met PYTHON SPEC — whether the installed distribution
+# satisfies SPEC's version ("moto[s3,server]>=5.2.5"), by pip's own parser.
+pq_python_requirement_met() {
+    "$1" - "$2" <<'EOF' >/dev/null 2>&1
+import sys, importlib.metadata as md
+from pip._vendor.packaging.requirements import Requirement
+r = Requirement(sys.argv[1])
+sys.exit(0 if r.specifier.contains(md.version(r.name), prereleases=True) else 1)
+EOF
+}
+
 # pq_ensure_python_modules REQUIREMENTS_FILE — make every module the file
 # lists importable for python3 (pip installs only when one is missing). The
 # module name is the package name with '-' as '_' unless a line says
@@ -127,7 +138,11 @@ pq_ensure_python_modules() {
         mod="${pkg%%[<>=!~;[]*}"
         mod="${mod//-/_}"
         case "$line" in *"module: "*) mod="${line##*module: }"; mod="${mod%% *}" ;; esac
-        "$py" -c "import $mod" >/dev/null 2>&1 || missing+=("$pkg")
+        if ! "$py" -c "import $mod" >/dev/null 2>&1; then
+            missing+=("$pkg")
+        elif [ "$pkg" != "${pkg%%[<>=!~]*}" ] && ! pq_python_requirement_met "$py" "$pkg"; then
+            missing+=("$pkg") # installed, but not the version the line asks for
+        fi
     done <"$req"
     [ "${#missing[@]}" -eq 0 ] && return 0
     if [ "${PQ_NO_INSTALL:-0}" = 1 ]; then
