@@ -123,6 +123,10 @@ typedef struct pq_stage_stats {
                                       * it in the page-header stage; counted here) */
     uint64_t cpu_filtered_groups;    /* ... whose filter the kernel does not cover, evaluated by
                                       * the CPU evaluator instead */
+    uint64_t dictionary_bytes_skipped; /* decode (CPU executor): bytes of dictionary pages, as
+                                        * decompressed, that were not decompressed: the tail of
+                                        * a sparse selection's dictionary past the largest index
+                                        * its rows use, and dictionaries no decoded page uses */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------

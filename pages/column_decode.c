@@ -57,6 +57,13 @@ typedef struct cd_chunk {
     uint8_t *dict_views;     /* views: a view per dictionary entry (buffer 1) */
     size_t dict_views_cap;
 
+    /* A late dictionary (late_dictionary): the data pages' selected indices
+     * are collected first, and the dictionary page is decompressed only as
+     * far as the largest of them needs. */
+    bool late;
+    size_t late_total;       /* the dictionary page's entries, from its header */
+    size_t late_need;        /* entries the selected rows reach (largest index + 1); 0: none */
+
     _Atomic bool defs_stored; /* a page stored its definition levels (see cd_ctx.defs_lazy) */
 } cd_chunk;
 
@@ -102,6 +109,8 @@ typedef struct cd_ctx {
     size_t views_cap;        /* bytes */
     const pq_decode_rows *rows; /* selection-vector decode: the rows wanted, or NULL: all */
     size_t page_row;         /* the chunk row the page being decoded starts at */
+    struct exec_page *collect; /* a late dictionary's page: its selected indices go here
+                                * instead of being gathered (collect_indices) */
 } cd_ctx;
 
 /* Selection-vector decode: whether chunk row `row` is wanted. */
@@ -489,14 +498,17 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
  * Dictionary page
  * ------------------------------------------------------------------------- */
 
-static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len)
+/* The dictionary page's first `first` entries (SIZE_MAX: all it holds)
+ * from its decompressed bytes src (len: those bytes, or a prefix of them
+ * holding the entries). */
+static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len, size_t first)
 {
     const pq_page_info *pi = c->pi;
     if (c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "a second dictionary page in the chunk");
     if (pi->encoding != PQ_ENC_PLAIN && pi->encoding != PQ_ENC_PLAIN_DICTIONARY)
         return fail(c, PQ_ERR_UNSUPPORTED, "dictionary page encoding is not supported");
     if (pi->num_values < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "num_values %d", pi->num_values);
-    size_t n = (size_t)pi->num_values, used = 0, bytes;
+    size_t n = (size_t)pi->num_values < first ? (size_t)pi->num_values : first, used = 0, bytes;
     pq_error kerr;
     pq_status st;
     int32_t type = c->leaf->physical_type;
@@ -683,6 +695,15 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
  * values written at output slot `at`; `pos` is the first one's index in
  * the page's n values, for messages. */
 static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t at);
+static pq_status collect_indices(cd_ctx *c, const uint32_t *idx, size_t got);
+static pq_status collect_room(cd_ctx *c, size_t n);
+
+/* How many entries a dictionary index must stay below: the decoded
+ * dictionary's, or, for a late dictionary not decoded yet, its page's. */
+static inline size_t dict_entries(const cd_ctx *c)
+{
+    return c->ch->late ? c->ch->late_total : c->ch->dict_n;
+}
 
 static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t want, size_t at, size_t pos,
                            size_t n)
@@ -694,10 +715,10 @@ static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t 
     if (got < want)
         return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                     pos + got, n);
-    size_t bad = pq_dict_first_out_of_range(idx, got, c->ch->dict_n);
+    size_t bad = pq_dict_first_out_of_range(idx, got, dict_entries(c));
     if (bad < got)
         return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[bad],
-                    pos + bad, c->ch->dict_n);
+                    pos + bad, dict_entries(c));
     return dict_gather(c, idx, got, at);
 }
 
@@ -708,6 +729,7 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
     pq_column_values *o = c->out;
     pq_error kerr;
     pq_status st;
+    if (c->collect) return collect_indices(c, idx, got);
     if (c->indices) { /* the indices are the output */
         memcpy(o->values + at * 4, idx, got * 4);
         return PQ_OK;
@@ -752,15 +774,19 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
     pq_column_values *o = c->out;
     pq_error kerr;
     pq_status st;
-    if (!c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
+    if (!c->ch->have_dict && !c->ch->late)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
     bool binary = c->leaf->physical_type == PQ_BYTE_ARRAY && !c->indices;
     size_t out_n = c->rows ? (size_t)pq_decode_rows_count(c->rows, c->page_row, n) : n; /* values written */
-    if ((st = c->views ? reserve_views(c, out_n) : binary ? reserve_offsets(c, out_n) : reserve_values(c, out_n)) !=
-        PQ_OK)
+    if (c->collect) {
+        if ((st = collect_room(c, out_n)) != PQ_OK) return st;
+    } else if ((st = c->views ? reserve_views(c, out_n) : binary ? reserve_offsets(c, out_n)
+                                                               : reserve_values(c, out_n)) != PQ_OK) {
         return st;
+    }
     /* Room for the longest entry each time, once (the gather's bound), when
      * that is not far more than a page: no growing copies. */
-    if (binary && !c->views && !c->direct && c->ch->dict_max_len <= ((size_t)64 << 20) / (out_n ? out_n : 1) &&
+    if (binary && !c->views && !c->direct && !c->collect && c->ch->dict_max_len <= ((size_t)64 << 20) / (out_n ? out_n : 1) &&
         (st = reserve_data(c, c->ch->dict_max_len * out_n + PQ_DICT_COPY_SLACK)) != PQ_OK)
         return st;
 
@@ -812,10 +838,10 @@ static pq_status values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                         pos + got, n);
         if (m) {
-            size_t bad = pq_dict_first_out_of_range(idx, m, c->ch->dict_n);
+            size_t bad = pq_dict_first_out_of_range(idx, m, dict_entries(c));
             if (bad < m)
                 return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u of a selected row >= dictionary size %zu",
-                            idx[bad], c->ch->dict_n);
+                            idx[bad], dict_entries(c));
             if ((st = dict_gather(c, idx, m, o->n_values + kept)) != PQ_OK) return st;
             kept += m;
         }
@@ -1339,10 +1365,35 @@ typedef struct exec_page {
     size_t buf_cap;
     const uint8_t *vals;     /* deferred: its values section */
     size_t vlen, nn;
-    uint32_t *idx;           /* deferred strings of a dictionary-encoded page: the indices the
-                              * size pass decoded (of the selected rows alone), nidx of them */
+    uint32_t *idx;           /* deferred strings of a dictionary-encoded page, or a page of a
+                              * late dictionary: the indices the size pass decoded (of the
+                              * selected rows alone), nidx of them */
     size_t nidx, idx_cap;
+    size_t need;             /* a late dictionary's page: its largest index + 1 (0: none) */
 } exec_page;
+
+/* Room for n more collected indices, once a page. */
+static pq_status collect_room(cd_ctx *c, size_t n)
+{
+    exec_page *ep = c->collect;
+    return grow(c, (void **)&ep->idx, &ep->idx_cap, (ep->nidx + n + 1) * sizeof(uint32_t), "dictionary indices");
+}
+
+/* A late dictionary's page: the selected rows' indices kept for the gather
+ * (phase 4), the largest noted. Checked against the dictionary page's
+ * entries already (dict_entries). */
+static pq_status collect_indices(cd_ctx *c, const uint32_t *idx, size_t got)
+{
+    exec_page *ep = c->collect;
+    if ((ep->nidx + got) * sizeof(uint32_t) > ep->idx_cap)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "more selected dictionary indices than selected rows");
+    uint32_t top = 0;
+    for (size_t i = 0; i < got; i++) top = idx[i] > top ? idx[i] : top;
+    if (got && (size_t)top + 1 > ep->need) ep->need = (size_t)top + 1;
+    memcpy(ep->idx + ep->nidx, idx, got * sizeof(uint32_t));
+    ep->nidx += got;
+    return PQ_OK;
+}
 
 
 typedef struct exec {
@@ -1452,7 +1503,7 @@ static bool dictionary_task(void *ctx, size_t t, unsigned worker)
         c.ch->dict_values_cap = c.buf_cap;
         c.buf = NULL;
     }
-    if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)pi->uncompressed_size);
+    if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)pi->uncompressed_size, SIZE_MAX);
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
     return true;
@@ -1547,6 +1598,138 @@ static void page_done(exec *x, size_t k)
     if (atomic_fetch_sub(&x->remaining[k], 1) == 1) complete_chunk(x, k);
 }
 
+/* A late dictionary's page (phase 2): the selected rows' indices, kept in
+ * ep for the gather of phase 4 (no value is written now). */
+static pq_status collect_page_indices(cd_ctx *c, exec_page *ep, const uint8_t *vals, size_t vlen, size_t nn)
+{
+    pq_column_values none;
+    memset(&none, 0, sizeof none);
+    c->out = &none;
+    c->collect = ep;
+    pq_status st = nn ? values_dictionary(c, vals, vlen, nn) : PQ_OK;
+    c->collect = NULL;
+    c->out = NULL;
+    return st;
+}
+
+/* Whether chunk pc's dictionary is decoded late (pq_cpu_executor's
+ * whole_dictionaries says when). Not for string offsets: their size pass
+ * needs every entry's length before the data pages are counted. */
+static bool late_dictionary(const pq_cpu_executor *ex, const pq_decode_plan *plan, const pq_plan_chunk *pc)
+{
+    if (ex->whole_dictionaries || !pc->rows || pc->dictionary < 0 || (pc->flags & PQ_PLAN_CHUNK_INDICES) ||
+        pc->output == PQ_PLAN_BYTES || pc->physical_type == PQ_BOOLEAN || !pq_prefix_supported(pc->codec))
+        return false;
+    const pq_page_info *d = plan->pages[pc->dictionary].info;
+    if (d->num_values <= 0 || d->compressed_size < 0 || (size_t)d->uncompressed_size < PQ_LATE_DICT_MIN_BYTES ||
+        (uint64_t)d->uncompressed_size > PQ_MAX_PAGE_SIZE || d->data_offset > pc->len ||
+        (uint64_t)d->compressed_size > pc->len - d->data_offset)
+        return false;
+    /* A snappy page stored as one literal is read in place: nothing to save. */
+    if (pc->codec == PQ_CODEC_SNAPPY &&
+        pq_snappy_stored_literal(pc->bytes + d->data_offset, (size_t)d->compressed_size, (size_t)d->uncompressed_size))
+        return false;
+    return pq_decode_rows_count(pc->rows, pc->rows->first, pc->rows->count) <= PQ_LATE_DICT_MAX_ROWS;
+}
+
+/* Whether a data page of chunk pc that the plan decodes is dictionary-
+ * encoded, or the dictionary is output itself (PQ_PLAN_INDICES): else its
+ * page need not be read at all. */
+static bool dictionary_used(const pq_decode_plan *plan, const pq_plan_chunk *pc)
+{
+    if (pc->flags & PQ_PLAN_CHUNK_INDICES) return true;
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && is_dict_page(plan->pages[i].info)) return true;
+    return false;
+}
+
+/* The uncompressed bytes of chunk pc's dictionary page. */
+static uint64_t dictionary_bytes(const pq_decode_plan *plan, const pq_plan_chunk *pc)
+{
+    int32_t u = plan->pages[pc->dictionary].info->uncompressed_size;
+    return u > 0 ? (uint64_t)u : 0;
+}
+
+/* Phase 2b: a late dictionary's page decompressed only as far as its first
+ * late_need entries reach (SNAPPY and ZSTD stop there), and those entries
+ * decoded; near the whole page, all of it in one go. */
+static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    size_t i = x->tasks[t];
+    const pq_plan_page *pg = &x->plan->pages[i];
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    pq_error err;
+    cd_ctx c;
+    task_init(x, pg->chunk, &c, &err, worker);
+    c.page = pg->index;
+    c.pi = pi;
+    cd_chunk *ch = c.ch;
+    size_t need = ch->late_need, total = ch->late_total, len = (size_t)pi->uncompressed_size; /* late_dictionary */
+    const uint8_t *raw = pc->bytes + pi->data_offset, *p = NULL;
+    bool fixed = pc->physical_type != PQ_BYTE_ARRAY;
+    size_t width = pq_plan_value_width(pc->leaf), avail = len;
+    pq_status st = PQ_OK;
+    if (need * 8 >= total * 7) {
+        /* Most of it: decompressed whole, a fixed-width one into the
+         * chunk's dictionary (as dictionary_task does). */
+        st = decompress(&c, true, raw, (size_t)pi->compressed_size, len, &p);
+        if (st == PQ_OK && fixed && c.buf) {
+            ch->dict_values = c.buf;
+            ch->dict_values_cap = c.buf_cap;
+            c.buf = NULL;
+        }
+    } else {
+        uint8_t **dst = fixed ? &ch->dict_values : &c.buf;
+        size_t *cap = fixed ? &ch->dict_values_cap : &c.buf_cap;
+        pq_prefix_reader pr;
+        pq_error kerr;
+        if ((st = grow(&c, (void **)dst, cap, len, "dictionary")) == PQ_OK &&
+            (st = pq_prefix_open(&pr, c.cctx, c.codec, raw, (size_t)pi->compressed_size, *dst, len, &kerr)) != PQ_OK)
+            st = kfail(&c, st, &kerr);
+        p = *dst;
+        if (st == PQ_OK && fixed) {
+            avail = need * width; /* no overflow: need <= INT32_MAX, width <= INT32_MAX */
+            if (avail > len)
+                st = fail(&c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes",
+                          need, width, len);
+            else if ((st = pq_prefix_read_to(&pr, avail, &kerr)) != PQ_OK)
+                st = kfail(&c, st, &kerr);
+            else if (pq_prefix_out(&pr) < avail)
+                st = fail(&c, PQ_ERR_CORRUPT_DATA, "the dictionary page ends after %zu of its %zu bytes",
+                          pq_prefix_out(&pr), len);
+        } else if (st == PQ_OK) {
+            /* Lengths walked over what is out, more decompressed until
+             * entry need - 1 is whole (as prefix_values does for a page). */
+            size_t want = (size_t)((double)len * (double)need / (double)total) + len / 16 + 256, pos = 0, k = 0, got = 0;
+            for (;;) {
+                if ((st = pq_prefix_read_to(&pr, want < len ? want : len, &kerr)) != PQ_OK) {
+                    st = kfail(&c, st, &kerr);
+                    break;
+                }
+                got = pq_prefix_out(&pr);
+                for (size_t at = pos; k < need; k++, pos = at) {
+                    uint32_t l = 0; /* set on success; gcc cannot tell */
+                    pq_error not_yet;
+                    if (pq_plain_value_length(p, got, &at, k, total, &l, &not_yet) != PQ_OK) break;
+                    at += l;
+                }
+                if (k >= need || got >= len) break;
+                want = got + got / 2 + 4096;
+            }
+            avail = k >= need ? pos : got; /* short: the decode below names what is wrong */
+        }
+        if (st == PQ_OK) x->plan->chunks[pg->chunk].dictionary_skipped = len - pq_prefix_out(&pr);
+    }
+    if (st == PQ_OK) st = decode_dictionary(&c, p, avail, need);
+    if (st == PQ_OK && ch->dict_n < need)
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
+    task_done(&c);
+    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    return true;
+}
+
 static bool data_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
@@ -1577,9 +1760,11 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         if (pc->physical_type == PQ_BYTE_ARRAY && (st = reserve_offsets(&c, (size_t)pi->num_values)) == PQ_OK)
             ep->local.offsets[0] = 0;
     }
+    /* A late dictionary's page: its selected indices are collected. */
+    bool late_page = c.ch->late && is_dict_page(pi);
     /* The worker's page buffer (warm in its cache), counted in this chunk's
      * memory while the page uses it. */
-    bool wb = ep->mode != PAGE_DEFERRED && worker < x->nworkers;
+    bool wb = (ep->mode != PAGE_DEFERRED || late_page) && worker < x->nworkers;
     if (wb) {
         c.buf = x->wbuf[worker];
         c.buf_cap = x->wbuf_cap[worker];
@@ -1605,13 +1790,14 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     if (ep->mode == PAGE_STAGED) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
     if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
         uint64_t bytes = 0;
-        if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, ep, pi, vals, vlen, nn, &bytes);
+        if (late_page) st = collect_page_indices(&c, ep, vals, vlen, nn);
+        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, ep, pi, vals, vlen, nn, &bytes);
         pg->n_values = c.rows ? pq_decode_rows_count(c.rows, pg->first_row, nn) : nn;
         pg->string_bytes = bytes;
-        ep->vals = vals;
+        ep->vals = late_page ? NULL : vals;
         ep->vlen = vlen;
         ep->nn = nn;
-        if (c.buf && vals >= c.buf && vals <= c.buf + c.buf_cap) { /* kept: still counted as held */
+        if (!late_page && c.buf && vals >= c.buf && vals <= c.buf + c.buf_cap) { /* kept: still counted as held */
             ep->buf = c.buf;
             ep->buf_cap = c.buf_cap;
             c.buf = NULL;
@@ -1643,7 +1829,7 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     pq_column_values window;
     page_window(&c, x, pg, &window);
     pq_status st = PQ_OK;
-    if (ep->idx) { /* the size pass's indices, gathered */
+    if (ep->idx || x->chunks[pg->chunk].late) { /* the size pass's indices, gathered */
         for (size_t done = 0; done < ep->nidx && st == PQ_OK; done += BATCH) {
             size_t want = ep->nidx - done < BATCH ? ep->nidx - done : BATCH;
             st = dict_gather(&c, ep->idx + done, want, window.n_values + done);
@@ -1895,6 +2081,8 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         outs[k].physical_type = pc->physical_type;
         outs[k].width = pc->width;
         outs[k].decimal128 = (pc->flags & PQ_PLAN_CHUNK_DECIMAL128) != 0;
+        if ((x.chunks[k].late = late_dictionary(ex, plan, pc)))
+            x.chunks[k].late_total = (size_t)plan->pages[pc->dictionary].info->num_values;
         pq_status st = alloc_levels(&x, k);
         if (st == PQ_OK && (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) st = alloc_outputs(&x, k);
         if (st != PQ_OK) {
@@ -1905,20 +2093,39 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
             const pq_plan_page *pg = &plan->pages[i];
             x.pages[i].mode = page_mode_of(pc, pg->info);
+            if (x.chunks[k].late && pg->kind == PQ_PLAN_PAGE_DATA && is_dict_page(pg->info))
+                x.pages[i].mode = PAGE_DEFERRED; /* indices collected, gathered in phase 4 */
             if (pg->kind == PQ_PLAN_PAGE_DATA) x.remaining[k]++; /* one final task a data page */
         }
     }
-    /* 1. dictionaries */
+    /* 1. dictionaries (late ones after the data pages; unused ones never) */
     x.ntasks = 0;
     for (size_t k = 0; k < nc; k++)
-        if (plan->chunks[k].dictionary >= 0 && !atomic_load(&x.chunk_failed[k]))
+        if (plan->chunks[k].dictionary >= 0 && !x.chunks[k].late && !atomic_load(&x.chunk_failed[k]) &&
+            dictionary_used(plan, &plan->chunks[k]))
             x.tasks[x.ntasks++] = (size_t)plan->chunks[k].dictionary;
+    for (size_t k = 0; k < nc; k++) /* unused: never decompressed */
+        if (plan->chunks[k].dictionary >= 0 && !x.chunks[k].late && !dictionary_used(plan, &plan->chunks[k]))
+            plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, &plan->chunks[k]);
     run_tasks(&x, dictionary_task);
     /* 2. data pages */
     x.ntasks = 0;
     for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
     run_tasks(&x, data_task);
+    /* 2b. late dictionaries, as far as their selected indices reach */
+    x.ntasks = 0;
+    for (size_t k = 0; k < nc; k++) {
+        const pq_plan_chunk *pc = &plan->chunks[k];
+        if (!x.chunks[k].late || atomic_load(&x.chunk_failed[k])) continue;
+        size_t need = 0;
+        for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
+            need = x.pages[i].need > need ? x.pages[i].need : need;
+        x.chunks[k].late_need = need;
+        if (need) x.tasks[x.ntasks++] = (size_t)pc->dictionary;
+        else plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, pc); /* no selected row uses it */
+    }
+    run_tasks(&x, late_dictionary_task);
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {
         const pq_plan_chunk *pc = &plan->chunks[k];

@@ -143,7 +143,20 @@ typedef struct pq_cpu_executor {
      * errors[chunk]); it may take the output's buffers. NULL: none. */
     void (*chunk_done)(void *user, size_t chunk, pq_status status, pq_column_values *out, pq_error *err);
     void *user;
+    /* Decode every dictionary page whole, before the data pages. By default
+     * (false) a sparse selection's chunk (at most PQ_LATE_DICT_MAX_ROWS
+     * selected rows, fixed-width values or string views out, a dictionary
+     * page of PQ_LATE_DICT_MIN_BYTES or more compressed with SNAPPY or
+     * ZSTD) collects its selected rows' indices first and decompresses its
+     * dictionary page only as far as the largest of them reaches: entries
+     * come in order of first use, so a few rows seldom need the whole page.
+     * The values are the same either way; a string chunk's dictionary
+     * buffer then holds only the entries up to that one. */
+    bool whole_dictionaries;
 } pq_cpu_executor;
+
+#define PQ_LATE_DICT_MAX_ROWS 4096
+#define PQ_LATE_DICT_MIN_BYTES ((size_t)64 << 10)
 
 /* Run `plan`: outs[k] gets chunk k's levels and values (as
  * pq_column_decode gives them; free each with pq_column_values_free),

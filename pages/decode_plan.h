@@ -91,6 +91,9 @@ typedef struct pq_plan_chunk {
     uint64_t string_bytes;      /* PQ_PLAN_BYTES: data bytes; PQ_PLAN_VIEWS: bytes of the values
                                  * of pages not dictionary-encoded (views of the
                                  * others point into the dictionary) */
+    uint64_t dictionary_skipped; /* set by the CPU executor: bytes of the dictionary page, as
+                                  * decompressed, it did not decompress (a late dictionary's
+                                  * tail, or the whole page when no decoded page uses it) */
 } pq_plan_chunk;
 
 typedef struct pq_plan_page {

@@ -414,6 +414,14 @@ static const uint8_t *resident_bytes(const pq_reader *r, size_t k)
 /* Run `plan` with the device executor; the chunks it does not cover go to
  * the CPU executor in a plan of their own. Every chunk ends in chunk_built,
  * as with the CPU executor alone. */
+/* The decode stage's count of dictionary bytes the CPU executor left
+ * undecompressed in `plan`. */
+static void count_skipped_dictionaries(pq_reader *r, const pq_decode_plan *plan)
+{
+    for (size_t j = 0; j < plan->nchunks; j++)
+        r->stats[PQ_STAGE_DECODE].dictionary_bytes_skipped += plan->chunks[j].dictionary_skipped;
+}
+
 static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, group_job *job, unsigned threads)
 {
     size_t n = plan->nchunks, left = 0;
@@ -466,6 +474,7 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
                                   .ncctx = PQ_PARALLEL_MAX_THREADS, .memory_limit = r->opts.memory_limit,
                                   .chunk_done = chunk_built, .user = &cj};
             pq_decode_plan_execute(&ex, &cpu, cj.outs, cj.status, cj.errors);
+            count_skipped_dictionaries(r, &cpu);
             for (size_t b = 0; b < left; b++) {
                 job->status[back[b]] = cj.status[b];
                 job->errors[back[b]] = cj.errors[b];
@@ -535,6 +544,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
                               .chunk_done = chunk_built,
                               .user = &job};
         pq_decode_plan_execute(&ex, &plan, job.outs, job.status, job.errors);
+        count_skipped_dictionaries(r, &plan);
         /* The first failure in slot order, as the units report theirs. */
         for (size_t j = 0; j < plan.nchunks; j++)
             if (job.status[j] != PQ_OK) {

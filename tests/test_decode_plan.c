@@ -503,6 +503,132 @@ START_TEST(plain_views_are_sized_by_their_headers)
 }
 END_TEST
 
+/* Compresses n bytes of raw with `codec` (SNAPPY or ZSTD) into out (room
+ * for the bound); returns the compressed size. */
+static size_t compress_with(int32_t codec, const uint8_t *raw, size_t n, uint8_t *out)
+{
+    if (codec == PQ_CODEC_ZSTD) {
+        size_t c = ZSTD_compress(out, ZSTD_compressBound(n), raw, n, 1);
+        ck_assert(!ZSTD_isError(c));
+        return c;
+    }
+    size_t c = snappy_max_compressed_length(n);
+    ck_assert_int_eq(snappy_compress((const char *)raw, n, (char *)out, &c), SNAPPY_OK);
+    return c;
+}
+
+/* A late dictionary: a sparse selection (rows 5, 17 and 600 of 2 x 1000)
+ * of a chunk whose 20,000-entry dictionary page (INT64 as stored, INT64 as
+ * decimal128, strings as views; SNAPPY, ZSTD) is used by its first entries
+ * alone decompresses the page only that far: the values equal the entries
+ * written (the oracle) and the executor's whole_dictionaries run, the plan
+ * counts the bytes left, and a page whose tail is broken still gives them,
+ * while whole_dictionaries, or a selected row whose index is the last
+ * entry, names the broken stream. */
+START_TEST(late_dictionary_decompresses_a_prefix)
+{
+    enum { ENTRIES = 20000, ROWS = 1000 };
+    const int32_t codec = _i ? PQ_CODEC_ZSTD : PQ_CODEC_SNAPPY;
+    uint8_t *raw = malloc(ENTRIES * 48), *chunk = malloc(ENTRIES * 64 + 65536);
+    char s[64];
+    for (int kind = 0; kind < 3; kind++) { /* INT64, INT64 widened to decimal128, string views */
+        bool strings = kind == 2;
+        /* the dictionary page: entry e is 7919 e - 5,000,000, or a string of 5..40 bytes */
+        size_t dn = 0;
+        for (int e = 0; e < ENTRIES; e++) {
+            if (strings) {
+                snprintf(s, sizeof s, "entry %05d %.*s", e, e % 29, "abcdefghijklmnopqrstuvwxyzABC");
+                dn += pq_test_put_str(raw + dn, s);
+            } else {
+                int64_t v = (int64_t)e * 7919 - 5000000;
+                memcpy(raw + dn, &v, 8);
+                dn += 8;
+            }
+        }
+        for (int broken = 0; broken < 2; broken++) {
+            for (int far = 0; far < 2; far++) {
+                /* indices: row r takes entry (r * 7) % 300, but row 600 the last entry when far */
+                uint32_t idx[2 * ROWS];
+                for (int r = 0; r < 2 * ROWS; r++) idx[r] = (uint32_t)((r * 7) % 300);
+                if (far) idx[600] = ENTRIES - 1;
+                size_t n = compress_with(codec, raw, dn, chunk);
+                if (broken) /* the last 100 stored bytes */
+                    for (size_t k = n - 100; k < n; k++) chunk[k] = 0xff;
+                pq_page_info pages[3];
+                pages[0] = pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)n, ENTRIES, PQ_ENC_PLAIN);
+                pages[0].uncompressed_size = (int32_t)dn;
+                for (int pg = 0; pg < 2; pg++) { /* RLE runs of one: bit width 15, a 2-byte value each */
+                    uint8_t page[1 + 3 * ROWS];
+                    size_t pn = 0;
+                    page[pn++] = 15;
+                    for (int r = 0; r < ROWS; r++) {
+                        page[pn++] = 2; /* a run of 1 */
+                        page[pn++] = (uint8_t)(idx[pg * ROWS + r] & 0xff);
+                        page[pn++] = (uint8_t)(idx[pg * ROWS + r] >> 8);
+                    }
+                    size_t at = n;
+                    n += compress_with(codec, page, pn, chunk + at);
+                    pages[1 + pg] = pq_test_page(at, PQ_PAGE_DATA, (int32_t)(n - at), ROWS, PQ_ENC_RLE_DICTIONARY);
+                    pages[1 + pg].uncompressed_size = (int32_t)pn;
+                }
+                const int rows[3] = {5, 17, 600};
+                uint8_t keep[2 * ROWS / 8] = {0};
+                for (int k = 0; k < 3; k++) keep[rows[k] / 8] |= (uint8_t)(1u << (rows[k] % 8));
+                pq_decode_rows sel = {.keep = keep, .first = 0, .count = 2 * ROWS};
+                pq_leaf leaf = leaf_of(strings ? PQ_BYTE_ARRAY : PQ_INT64, 0);
+                unsigned flags = strings ? PQ_PLAN_STRING_VIEWS : kind == 1 ? PQ_PLAN_DECIMAL128 : 0;
+                for (int whole = 0; whole < 2; whole++) {
+                    pq_decode_plan plan = {0};
+                    pq_error err = {0};
+                    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, codec, chunk, n, pages, 3, flags, &sel,
+                                                              &err),
+                                     PQ_OK);
+                    pq_cpu_executor ex = {.run = run_backwards, .whole_dictionaries = whole};
+                    pq_column_values out;
+                    pq_status cst, st = pq_decode_plan_execute(&ex, &plan, &out, &cst, &err);
+                    uint64_t skipped = plan.chunks[0].dictionary_skipped;
+                    pq_decode_plan_free(&plan);
+                    if (broken && (whole || far)) {
+                        ck_assert_int_eq(st, PQ_ERR_CORRUPT_DATA);
+                        ck_assert_msg(strstr(err.message, pq_codec_name(codec)), "%s", err.message);
+                        continue;
+                    }
+                    ck_assert_msg(st == PQ_OK, "kind %d broken %d far %d whole %d: %s", kind, broken, far, whole,
+                                  err.message);
+                    ck_assert_uint_eq(out.n_values, 3);
+                    if (whole || far) ck_assert_uint_eq(skipped, 0);
+                    else ck_assert_msg(skipped > dn / 2 && skipped < dn, "%llu of %zu bytes skipped",
+                                       (unsigned long long)skipped, dn);
+                    for (int k = 0; k < 3; k++) {
+                        uint32_t e = idx[rows[k]];
+                        if (strings) {
+                            snprintf(s, sizeof s, "entry %05u %.*s", e, (int)(e % 29), "abcdefghijklmnopqrstuvwxyzABC");
+                            const uint8_t *v = out.views + 16 * k, *got;
+                            size_t got_len = pq_load_le32(v);
+                            got = got_len <= 12 ? v + 4 : out.view_bufs[pq_load_le32(v + 8)] + pq_load_le32(v + 12);
+                            if (got_len != strlen(s) || memcmp(got, s, got_len) != 0)
+                                ck_abort_msg("row %d: '%.*s', want '%s'", rows[k], (int)got_len, (const char *)got, s);
+                        } else {
+                            int64_t want = (int64_t)e * 7919 - 5000000, lo, hi = want < 0 ? -1 : 0;
+                            memcpy(&lo, out.values + (kind == 1 ? 16 : 8) * (size_t)k, 8);
+                            if (kind == 1) memcpy(&hi, out.values + 16 * (size_t)k + 8, 8);
+                            if (lo != want || hi != (want < 0 ? -1 : 0))
+                                ck_abort_msg("kind %d row %d: %lld:%lld, want %lld", kind, rows[k], (long long)hi,
+                                             (long long)lo, (long long)want);
+                        }
+                    }
+                    /* the views' dictionary buffer: the entries up to the largest used */
+                    if (strings && !whole && !far) ck_assert_uint_lt(out.view_buf_lens[1], dn / 2);
+                    pq_column_values_free(&out);
+                }
+            }
+        }
+    }
+    free(chunk);
+    free(raw);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decode plan");
@@ -514,6 +640,7 @@ int main(void)
     tcase_add_test(tc, decimal128_is_widened_as_decoded);
     tcase_add_test(tc, plain_views_are_sized_by_their_headers);
     tcase_add_loop_test(tc, sparse_plain_pages_decompress_a_prefix, 0, 2);
+    tcase_add_loop_test(tc, late_dictionary_decompresses_a_prefix, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -132,6 +132,7 @@ class pq_stage_stats(ctypes.Structure):
         ("cpu_chunks", ctypes.c_uint64),
         ("device_filtered_groups", ctypes.c_uint64),
         ("cpu_filtered_groups", ctypes.c_uint64),
+        ("dictionary_bytes_skipped", ctypes.c_uint64),
     ]
 
 

@@ -14,7 +14,15 @@ runs and scattered rows, on one column and on two; each read equals
 pyarrow's Table.filter, with pruning and without, with strings as string
 and as string_view (with decimals as decimal64), and with a row range. DuckDB's required columns are
 covered by test_duckdb.
+
+Late dictionaries: files whose row groups hold 30,000 distinct values in one
+large dictionary page (zstd and snappy); a sparse filter (a few rows near
+each row group's start) decompresses only the front of the payload columns'
+dictionary pages (stage_stats("decode")["dictionary_bytes_skipped"] counts
+the rest), a filter that reaches the last entry skips less, and every read
+equals pyarrow's Table.filter.
 """
+import decimal
 import os
 import sys
 import tempfile
@@ -72,10 +80,59 @@ FILTERS = [
 ]
 
 
+def late_dictionaries(tmp):
+    """Sparse filters over large dictionary pages; returns (passed, failed)."""
+    n = 60000
+    key = np.arange(n, dtype=np.int64)
+    t = pa.table({
+        "key": pa.array(key),
+        "v": pa.array(key * 7919 % 1000003),
+        "s": pa.array(["value %d %s" % (i * 31 % 99991, "x" * (i % 20)) for i in range(n)]),
+        "dec": pa.array([decimal.Decimal(i * 13 % 100003).scaleb(-2) for i in range(n)], pa.decimal128(12, 2)),
+    })
+    t = pa.table(t.columns, schema=pa.schema([f.with_nullable(False) for f in t.schema]))
+    passed = failed = 0
+    for codec in ("zstd", "snappy"):
+        path = os.path.join(tmp, "late-%s.parquet" % codec)
+        pq.write_table(t, path, row_group_size=30000, compression=codec, dictionary_pagesize_limit=8 << 20,
+                       data_page_size=8192, write_page_index=True, store_decimal_as_integer=True)
+        skipped = {}
+        for text, expr in (("key < 40 or (key >= 30000 and key < 30005)",
+                            (pc.field("key") < 40) | ((pc.field("key") >= 30000) & (pc.field("key") < 30005))),
+                           ("key = 29999", pc.field("key") == 29999)):
+            try:
+                for strings in ("string_view", "string"):
+                    with pqstep.Reader(path, strings=strings) as r:
+                        got = r.read(filter=text)
+                        skipped[text, strings] = r.stage_stats("decode")["dictionary_bytes_skipped"]
+                    got = pa.table([c.cast(pa.string()) if c.type == pa.string_view() else c for c in got.columns],
+                                   names=got.column_names)
+                    same(got, t.filter(expr), "late %s [%s] %s" % (codec, text, strings))
+                    passed += 1
+            except (AssertionError, pqstep.Error) as e:
+                failed += 1
+                print("FAIL late %s [%s]: %s" % (codec, text, e))
+        # v, s and dec: dictionaries of 30,000 entries, the rows' indices below 40
+        # in both row groups; the last row of the first row group reaches its end
+        front, last = skipped["key < 40 or (key >= 30000 and key < 30005)", "string_view"], \
+            skipped["key = 29999", "string_view"]
+        dict_bytes = sum(pq.ParquetFile(path).metadata.row_group(g).column(c).total_uncompressed_size
+                         for g in range(2) for c in (1, 2, 3))
+        print("late %s: %d of about %d dictionary bytes skipped for the front rows, %d for the last row" %
+              (codec, front, dict_bytes, last))
+        if not (front > dict_bytes // 2 and last < front // 2):
+            failed += 1
+            print("FAIL late %s: %d and %d dictionary bytes skipped" % (codec, front, last))
+        else:
+            passed += 1
+    return passed, failed
+
+
 def main():
     t = table()
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="pqstep-selection-") as tmp:
+        passed, failed = late_dictionaries(tmp)
         for name, kw in VARIANTS:
             path = os.path.join(tmp, name + ".parquet")
             pq.write_table(t, path, row_group_size=3000, data_page_size=2048, write_page_index=True,
