@@ -218,6 +218,43 @@ static pq_status dec_lz4_raw(const uint8_t *src, size_t src_len, uint8_t *dst, s
     return PQ_OK;
 }
 
+const uint8_t *pq_zstd_stored_raw(const uint8_t *src, size_t src_len, size_t dst_len)
+{
+    enum { BLOCK_MAX = 128 << 10, WINDOW_LOG_MAX = 27 }; /* libzstd's default window limit */
+    static const uint8_t fcs_bytes[4] = {0, 2, 4, 8};
+    if (!src || dst_len == 0 || dst_len > BLOCK_MAX || src_len < 5 + 3 + dst_len) return NULL;
+    if (src[0] != 0x28 || src[1] != 0xb5 || src[2] != 0x2f || src[3] != 0xfd) return NULL;
+    uint8_t fhd = src[4];
+    unsigned fcs_flag = fhd >> 6, single = (fhd >> 5) & 1;
+    if ((fhd & 0x08) || (fhd & 0x04) || (fhd & 0x03)) return NULL; /* reserved, checksum, dictionary id */
+    size_t at = 5;
+    uint64_t window = 0;
+    if (!single) {
+        unsigned exponent = src[at] >> 3, mantissa = src[at] & 7;
+        at++;
+        if (10 + exponent > WINDOW_LOG_MAX) return NULL;
+        uint64_t base = (uint64_t)1 << (10 + exponent);
+        window = base + (base / 8) * mantissa;
+    }
+    size_t fcs_len = fcs_flag == 0 ? single : fcs_bytes[fcs_flag];
+    if (src_len - at < fcs_len + 3) return NULL;
+    if (fcs_len) {
+        uint64_t fcs = 0;
+        for (size_t k = 0; k < fcs_len; k++) fcs |= (uint64_t)src[at + k] << (8 * k);
+        if (fcs_len == 2) fcs += 256;
+        if (fcs != dst_len) return NULL;
+        at += fcs_len;
+    }
+    if (single) window = dst_len;
+    uint32_t block = (uint32_t)src[at] | (uint32_t)src[at + 1] << 8 | (uint32_t)src[at + 2] << 16;
+    at += 3;
+    /* last block, type raw (0), dst_len bytes, within the window, ending src */
+    if ((block & 1) == 0 || ((block >> 1) & 3) != 0 || (block >> 3) != dst_len || dst_len > window ||
+        src_len - at != dst_len)
+        return NULL;
+    return src + at;
+}
+
 /* The size the first frame declares, checked before any work. */
 static pq_status zstd_declared_fits(const uint8_t *src, size_t src_len, size_t dst_len, pq_error *err)
 {

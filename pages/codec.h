@@ -55,6 +55,16 @@
 pq_status pq_decompress(int32_t codec, const uint8_t *src, size_t src_len, uint8_t *dst,
                         size_t dst_len, pq_error *err);
 
+/* A ZSTD page that is one frame holding one raw (stored) block is its own
+ * output: the block's bytes in src, or NULL for any other page. Such a
+ * frame is what zstd writes for incompressible input up to 128 KiB (as
+ * parquet-rs's pages of bit-packed dictionary indices often are). Taken
+ * only where libzstd would give exactly those dst_len bytes: the magic
+ * number, reserved bit clear, no dictionary id, no checksum, a declared
+ * size (when present) of dst_len, a window it accepts by default, and the
+ * block, marked last, of dst_len bytes, ending src. */
+const uint8_t *pq_zstd_stored_raw(const uint8_t *src, size_t src_len, size_t dst_len);
+
 /* True when pq_decompress handles `codec` (every codec but LZO and unknown
  * numbers). */
 bool pq_codec_supported(int32_t codec);

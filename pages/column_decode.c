@@ -359,6 +359,15 @@ static const uint8_t empty_page[1];
 /* The decompressed bytes of [src, src + src_len), dst_len of them: the
  * chunk's own bytes when the codec is UNCOMPRESSED (or the page a snappy
  * literal), else the page buffer. */
+/* The bytes of a compressed page stored as it is (a snappy page that is one
+ * literal, a zstd frame of one raw block), where they lie in src; else NULL. */
+static const uint8_t *stored_page(int32_t codec, const uint8_t *src, size_t src_len, size_t dst_len)
+{
+    if (codec == PQ_CODEC_SNAPPY) return pq_snappy_stored_literal(src, src_len, dst_len);
+    if (codec == PQ_CODEC_ZSTD) return pq_zstd_stored_raw(src, src_len, dst_len);
+    return NULL;
+}
+
 static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size_t src_len, size_t dst_len,
                             const uint8_t **bytes)
 {
@@ -376,8 +385,8 @@ static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size
         *bytes = empty_page;
         return PQ_OK;
     }
-    /* A snappy page stored as one literal is its own output: no copy. */
-    const uint8_t *stored = c->codec == PQ_CODEC_SNAPPY ? pq_snappy_stored_literal(src, src_len, dst_len) : NULL;
+    /* A page stored as it is is its own output: no copy. */
+    const uint8_t *stored = stored_page(c->codec, src, src_len, dst_len);
     if (stored) {
         *bytes = stored;
         return PQ_OK;
@@ -1278,10 +1287,8 @@ static bool prefix_page(const cd_ctx *c, const uint8_t *raw, size_t *last)
         return false;
     uint64_t n = (uint64_t)pi->num_values, l = last_wanted_row(c, c->page_row, c->page_row + n);
     if (l == UINT64_MAX || (l - c->page_row + 1) * 4 > n * 3) return false;
-    /* A page stored as one literal costs nothing to decompress. */
-    if (c->codec == PQ_CODEC_SNAPPY &&
-        pq_snappy_stored_literal(raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size))
-        return false;
+    /* A page stored as it is costs nothing to decompress. */
+    if (stored_page(c->codec, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size)) return false;
     *last = (size_t)(l - c->page_row);
     return true;
 }
@@ -1625,9 +1632,8 @@ static bool late_dictionary(const pq_cpu_executor *ex, const pq_decode_plan *pla
         (uint64_t)d->uncompressed_size > PQ_MAX_PAGE_SIZE || d->data_offset > pc->len ||
         (uint64_t)d->compressed_size > pc->len - d->data_offset)
         return false;
-    /* A snappy page stored as one literal is read in place: nothing to save. */
-    if (pc->codec == PQ_CODEC_SNAPPY &&
-        pq_snappy_stored_literal(pc->bytes + d->data_offset, (size_t)d->compressed_size, (size_t)d->uncompressed_size))
+    /* A page stored as it is is read in place: nothing to save. */
+    if (stored_page(pc->codec, pc->bytes + d->data_offset, (size_t)d->compressed_size, (size_t)d->uncompressed_size))
         return false;
     return pq_decode_rows_count(pc->rows, pc->rows->first, pc->rows->count) <= PQ_LATE_DICT_MAX_ROWS;
 }

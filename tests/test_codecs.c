@@ -293,6 +293,87 @@ static void round_trips(int32_t codec, compress_fn fn, bool checksummed)
  * Round trips through the libraries' own compressors
  * ------------------------------------------------------------------------- */
 
+/* zstd's frame of src (n bytes) with the given parameters: a checksum, the
+ * content size left out (a frame with a window descriptor). */
+static blob c_zstd_with(const uint8_t *d, size_t n, int checksum, int size_known)
+{
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ck_assert_ptr_nonnull(cc);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, checksum);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, size_known);
+    blob b = blob_alloc(ZSTD_compressBound(n) + 64);
+    ZSTD_outBuffer out = {b.p, ZSTD_compressBound(n) + 64, 0};
+    ZSTD_inBuffer in = {d, n, 0};
+    size_t left = ZSTD_compressStream2(cc, &out, &in, ZSTD_e_end); /* streamed: no size pledged */
+    ck_assert(!ZSTD_isError(left) && left == 0);
+    b.n = out.pos;
+    ZSTD_freeCCtx(cc);
+    return b;
+}
+
+/* A zstd frame of one raw block is found in place: libzstd's frames for
+ * random bytes up to 128 KiB (one-shot with the size, streamed without),
+ * and NULL for compressible data, two blocks, a checksum, a wrong size, a
+ * missing or trailing byte. Every value of every header byte of such a
+ * frame: whenever it is taken, libzstd decodes the frame to exactly the
+ * bytes found. */
+START_TEST(zstd_stored_raw)
+{
+    static const size_t sizes[] = {1, 255, 256, 257, 4097, 37721, 65536, 131072};
+    uint8_t *d = malloc(140000), *out = malloc(140000);
+    ck_assert_ptr_nonnull(d);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < 140000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        d[i] = (uint8_t)(x >> 24);
+    }
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        for (int streamed = 0; streamed < 2; streamed++) {
+            size_t n = sizes[k];
+            blob b = streamed ? c_zstd_with(d, n, 0, 0) : c_zstd(d, n);
+            const uint8_t *raw = pq_zstd_stored_raw(b.p, b.n, n);
+            ck_assert_msg(raw == b.p + b.n - n, "%zu random bytes (streamed %d): no raw block", n, streamed);
+            ck_assert_mem_eq(raw, d, n);
+            ck_assert_ptr_null(pq_zstd_stored_raw(b.p, b.n, n + 1));
+            ck_assert_ptr_null(pq_zstd_stored_raw(b.p, b.n - 1, n));
+            ck_assert_ptr_null(pq_zstd_stored_raw(b.p, b.n - 1, n - 1));
+            /* each header byte set to every value: taken only as libzstd decodes it */
+            size_t head = b.n - n;
+            uint8_t *m = malloc(b.n + 1);
+            for (size_t at = 0; at < head; at++) {
+                for (int v = 0; v < 256; v++) {
+                    memcpy(m, b.p, b.n);
+                    m[at] = (uint8_t)v;
+                    const uint8_t *got = pq_zstd_stored_raw(m, b.n, n);
+                    if (!got) continue;
+                    size_t r = ZSTD_decompress(out, n, m, b.n);
+                    if (ZSTD_isError(r) || r != n || memcmp(out, got, n) != 0)
+                        ck_abort_msg("%zu bytes, header byte %zu = 0x%02x: taken, but libzstd says %s", n, at, v,
+                                     ZSTD_isError(r) ? ZSTD_getErrorName(r) : "other bytes");
+                }
+            }
+            free(m);
+            free(b.p);
+        }
+    }
+    blob two = c_zstd(d, 140000); /* two blocks */
+    ck_assert_ptr_null(pq_zstd_stored_raw(two.p, two.n, 140000));
+    free(two.p);
+    blob sum = c_zstd_with(d, 1000, 1, 1); /* a checksum after the block */
+    ck_assert_ptr_null(pq_zstd_stored_raw(sum.p, sum.n, 1000));
+    ck_assert_int_eq(ZSTD_decompress(out, 1000, sum.p, sum.n), 1000);
+    free(sum.p);
+    memset(d, 'x', 1000);
+    blob same = c_zstd(d, 1000);
+    ck_assert_ptr_null(pq_zstd_stored_raw(same.p, same.n, 1000));
+    free(same.p);
+    ck_assert_ptr_null(pq_zstd_stored_raw(NULL, 0, 0));
+    free(out);
+    free(d);
+}
+END_TEST
+
 /* A snappy stream that is one literal is found in place: hand-built
  * streams (short and long length forms), libsnappy's output for random
  * bytes up to one 64 KiB block, and NULL for everything else: compressible
@@ -982,6 +1063,7 @@ static Suite *codecs_suite(void)
     tcase_add_test(tc, uncompressed_round_trip);
     tcase_add_test(tc, snappy_round_trip);
     tcase_add_test(tc, snappy_stored_literal);
+    tcase_add_test(tc, zstd_stored_raw);
     tcase_add_test(tc, snappy_matches_libsnappy);
     tcase_add_test(tc, gzip_round_trip);
     tcase_add_test(tc, gzip_zlib_fallback);
