@@ -113,8 +113,9 @@ static void print_stats(const pq_reader *r)
             fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages; %" PRIu64 " data pages and %" PRIu64
                     " chunks left unread (no row needed)", st.chunks, st.pages, st.pages_skipped, st.chunks_skipped);
         if (stage == PQ_STAGE_DECODE)
-            fprintf(stderr, ", %" PRIu64 " rows out, %" PRIu64 " filtered out, %" PRIu64 " bytes of Arrow buffers",
-                    st.rows, st.rows_filtered, st.bytes_out);
+            fprintf(stderr, ", %" PRIu64 " rows out, %" PRIu64 " filtered out, %" PRIu64 " bytes of Arrow buffers, %" PRIu64
+                    " dictionary bytes not decompressed", st.rows, st.rows_filtered, st.bytes_out,
+                    st.dictionary_bytes_skipped);
         fputc('\n', stderr);
     }
 }
