@@ -1486,33 +1486,45 @@ static void run_tasks(exec *x, bool (*task)(void *, size_t, unsigned))
     for (size_t t = 0; t < x->ntasks; t++) task(x, t, 0);
 }
 
+/* A dictionary task's context for plan page x->tasks[t], returned. */
+static const pq_plan_page *dictionary_task_init(exec *x, size_t t, unsigned worker, cd_ctx *c, pq_error *err)
+{
+    const pq_plan_page *pg = &x->plan->pages[x->tasks[t]];
+    task_init(x, pg->chunk, c, err, worker);
+    c->page = pg->index;
+    c->pi = pg->info;
+    return pg;
+}
+
+/* The dictionary page (c->pi) of chunk pc decompressed whole; *p its bytes.
+ * A fixed-width dictionary is its page's bytes: decompressed straight into
+ * the chunk's dictionary (decode_dictionary sees it in place). */
+static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const uint8_t **p)
+{
+    const pq_page_info *pi = c->pi;
+    bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
+    pq_status st = decompress(c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
+                              (size_t)pi->uncompressed_size, p);
+    /* c->buf is set only when the page was decompressed into it (p). */
+    if (fixed && c->buf && !c->ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
+        c->ch->dict_values = c->buf;
+        c->ch->dict_values_cap = c->buf_cap;
+        c->buf = NULL;
+    }
+    return st;
+}
+
 static bool dictionary_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
-    size_t i = x->tasks[t];
-    const pq_plan_page *pg = &x->plan->pages[i];
-    const pq_page_info *pi = pg->info;
-    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     pq_error err;
     cd_ctx c;
-    task_init(x, pg->chunk, &c, &err, worker);
-    c.page = pg->index;
-    c.pi = pi;
+    const pq_plan_page *pg = dictionary_task_init(x, t, worker, &c, &err);
     const uint8_t *p;
-    /* A fixed-width dictionary is its page's bytes: decompressed straight
-     * into the chunk's dictionary (decode_dictionary sees it in place). */
-    bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
-    pq_status st = decompress(&c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
-                              (size_t)pi->uncompressed_size, &p);
-    /* c.buf is set only when the page was decompressed into it (p). */
-    if (fixed && c.buf && !c.ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
-        c.ch->dict_values = c.buf;
-        c.ch->dict_values_cap = c.buf_cap;
-        c.buf = NULL;
-    }
-    if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)pi->uncompressed_size, SIZE_MAX);
+    pq_status st = dictionary_page_whole(&c, &x->plan->chunks[pg->chunk], &p);
+    if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)c.pi->uncompressed_size, SIZE_MAX);
     task_done(&c);
-    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    if (st != PQ_OK) task_failed(x, pg->chunk, x->tasks[t], st, &err);
     return true;
 }
 
@@ -1662,30 +1674,19 @@ static uint64_t dictionary_bytes(const pq_decode_plan *plan, const pq_plan_chunk
 static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
-    size_t i = x->tasks[t];
-    const pq_plan_page *pg = &x->plan->pages[i];
-    const pq_page_info *pi = pg->info;
-    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     pq_error err;
     cd_ctx c;
-    task_init(x, pg->chunk, &c, &err, worker);
-    c.page = pg->index;
-    c.pi = pi;
+    const pq_plan_page *pg = dictionary_task_init(x, t, worker, &c, &err);
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     cd_chunk *ch = c.ch;
     size_t need = ch->late_need, total = ch->late_total, len = (size_t)pi->uncompressed_size; /* late_dictionary */
     const uint8_t *raw = pc->bytes + pi->data_offset, *p = NULL;
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY;
     size_t width = pq_plan_value_width(pc->leaf), avail = len;
     pq_status st = PQ_OK;
-    if (need * 8 >= total * 7) {
-        /* Most of it: decompressed whole, a fixed-width one into the
-         * chunk's dictionary (as dictionary_task does). */
-        st = decompress(&c, true, raw, (size_t)pi->compressed_size, len, &p);
-        if (st == PQ_OK && fixed && c.buf) {
-            ch->dict_values = c.buf;
-            ch->dict_values_cap = c.buf_cap;
-            c.buf = NULL;
-        }
+    if (need * 8 >= total * 7) { /* most of it: decompressed whole */
+        st = dictionary_page_whole(&c, pc, &p);
     } else {
         uint8_t **dst = fixed ? &ch->dict_values : &c.buf;
         size_t *cap = fixed ? &ch->dict_values_cap : &c.buf_cap;
@@ -1732,7 +1733,7 @@ static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
     if (st == PQ_OK && ch->dict_n < need)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
     task_done(&c);
-    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    if (st != PQ_OK) task_failed(x, pg->chunk, x->tasks[t], st, &err);
     return true;
 }
 
