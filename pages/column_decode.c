@@ -27,6 +27,7 @@
 #include "pages/codec.h"
 #include "pages/snappy.h"
 #include <pthread.h>
+#include <sched.h>
 
 /* Values decoded per step when a kernel hands them out through a scratch
  * array (levels, dictionary indices, RLE booleans). A multiple of 8, so that
@@ -1335,15 +1336,19 @@ static pq_status prefix_values(cd_ctx *c, const uint8_t *raw, size_t last, const
 /* ---------------------------------------------------------------------------
  * The executor
  *
- * Phases over the plan, each a set of independent tasks run by ex->run:
- *   1. dictionary pages, one task a chunk;
- *   2. data pages: each decompressed, its levels decoded into the chunk's
+ * Phases over the plan, each a set of tasks run by ex->run:
+ *   1. dictionary pages, one task a chunk, and in the same run
+ *   2. data pages (a data page waits for its chunk's dictionary, or decodes
+ *      it itself when no thread has taken it yet: dictionary_ready): each
+ *      decompressed, its levels decoded into the chunk's
  *      level arrays at its level offset, and then (page_mode) its values
  *      decoded straight into the chunk's arrays at its value offset (direct:
  *      the chunk is sized by its headers, so the arrays already exist), or
  *      only counted (deferred: non-null values from the levels, string
  *      bytes from the lengths or the dictionary indices), or decoded into
  *      buffers of the page's own (staged): the size pass;
+ *   2b. late dictionaries (late_dictionary), as far as their data pages'
+ *      selected indices reach;
  *   3. on the calling thread: the other chunks' offsets summed
  *      (pq_decode_plan_place) and their arrays allocated at the exact size;
  *   4. deferred pages decoded into place and staged ones copied there, one
@@ -1418,11 +1423,20 @@ typedef struct exec {
     size_t ntasks;
     _Atomic size_t *remaining; /* per chunk: its pages' final tasks not done yet */
     _Atomic bool *done;      /* per chunk: finished and handed to chunk_done */
+    _Atomic uint8_t *dict_state; /* per chunk: dict_state, its dictionary's step */
+    size_t ndict;            /* phase 1-2: tasks[0, ndict) are dictionary pages, the rest data pages */
     uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
                               * deferred page keeps a buffer of its own) */
     size_t *wbuf_cap;
     unsigned nworkers;
 } exec;
+
+/* A chunk's dictionary in phase 1-2 (dictionary_ready). */
+enum dict_state {
+    DICT_READY,   /* decoded (or failed, or none to decode here): its data pages may run */
+    DICT_PENDING, /* to be decoded by whoever needs it first */
+    DICT_BUSY     /* being decoded by another thread */
+};
 
 static bool is_dict_page(const pq_page_info *pi)
 {
@@ -1486,10 +1500,10 @@ static void run_tasks(exec *x, bool (*task)(void *, size_t, unsigned))
     for (size_t t = 0; t < x->ntasks; t++) task(x, t, 0);
 }
 
-/* A dictionary task's context for plan page x->tasks[t], returned. */
-static const pq_plan_page *dictionary_task_init(exec *x, size_t t, unsigned worker, cd_ctx *c, pq_error *err)
+/* A dictionary task's context for plan page i, returned. */
+static const pq_plan_page *dictionary_task_init(exec *x, size_t i, unsigned worker, cd_ctx *c, pq_error *err)
 {
-    const pq_plan_page *pg = &x->plan->pages[x->tasks[t]];
+    const pq_plan_page *pg = &x->plan->pages[i];
     task_init(x, pg->chunk, c, err, worker);
     c->page = pg->index;
     c->pi = pg->info;
@@ -1514,18 +1528,37 @@ static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const
     return st;
 }
 
-static bool dictionary_task(void *ctx, size_t t, unsigned worker)
+/* Chunk k's dictionary page decoded whole. */
+static void decode_dictionary_page(exec *x, size_t k, unsigned worker)
 {
-    exec *x = ctx;
+    size_t i = (size_t)x->plan->chunks[k].dictionary;
     pq_error err;
     cd_ctx c;
-    const pq_plan_page *pg = dictionary_task_init(x, t, worker, &c, &err);
+    dictionary_task_init(x, i, worker, &c, &err);
     const uint8_t *p;
-    pq_status st = dictionary_page_whole(&c, &x->plan->chunks[pg->chunk], &p);
+    pq_status st = dictionary_page_whole(&c, &x->plan->chunks[k], &p);
     if (st == PQ_OK) st = decode_dictionary(&c, p, (size_t)c.pi->uncompressed_size, SIZE_MAX);
     task_done(&c);
-    if (st != PQ_OK) task_failed(x, pg->chunk, x->tasks[t], st, &err);
-    return true;
+    if (st != PQ_OK) task_failed(x, k, i, st, &err);
+}
+
+/* Chunk k's dictionary decoded before its data pages use it: by this
+ * thread when no other has taken it yet (its task, or the first of its
+ * data pages to run), else waited for. Phases 1 and 2 are one run, so a
+ * thread done with the dictionaries goes on to data pages instead of
+ * waiting at a barrier for the longest dictionary; a data page seldom
+ * waits, since every dictionary task is handed out before any data page. */
+static void dictionary_ready(exec *x, size_t k, unsigned worker)
+{
+    uint8_t s = atomic_load(&x->dict_state[k]);
+    if (s == DICT_READY) return;
+    uint8_t pending = DICT_PENDING;
+    if (s == DICT_PENDING && atomic_compare_exchange_strong(&x->dict_state[k], &pending, DICT_BUSY)) {
+        decode_dictionary_page(x, k, worker);
+        atomic_store(&x->dict_state[k], DICT_READY);
+        return;
+    }
+    while (atomic_load(&x->dict_state[k]) != DICT_READY) sched_yield();
 }
 
 /* The chunk's arrays seen from page pg's first value, with room for the
@@ -1676,7 +1709,7 @@ static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
     exec *x = ctx;
     pq_error err;
     cd_ctx c;
-    const pq_plan_page *pg = dictionary_task_init(x, t, worker, &c, &err);
+    const pq_plan_page *pg = dictionary_task_init(x, x->tasks[t], worker, &c, &err);
     const pq_page_info *pi = pg->info;
     const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     cd_chunk *ch = c.ch;
@@ -1737,6 +1770,17 @@ static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
     return true;
 }
 
+static bool data_task(void *ctx, size_t t, unsigned worker);
+
+/* Phase 1-2's task t: a dictionary page (the first ndict), or a data page. */
+static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    if (t >= x->ndict) return data_task(ctx, t, worker);
+    dictionary_ready(x, x->plan->pages[x->tasks[t]].chunk, worker);
+    return true;
+}
+
 static bool data_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
@@ -1745,6 +1789,7 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     const pq_page_info *pi = pg->info;
     const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     exec_page *ep = &x->pages[i];
+    dictionary_ready(x, pg->chunk, worker);
     if (atomic_load(&x->chunk_failed[pg->chunk])) {
         if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
         return true;
@@ -2066,6 +2111,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.tasks = malloc((np ? np : 1) * sizeof *x.tasks);
     x.remaining = calloc(nc ? nc : 1, sizeof *x.remaining);
     x.done = calloc(nc ? nc : 1, sizeof *x.done);
+    x.dict_state = calloc(nc ? nc : 1, sizeof *x.dict_state);
     x.nworkers = ex->ncctx ? ex->ncctx : 1;
     x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
     x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
@@ -2076,7 +2122,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         status[k] = PQ_OK;
     }
     if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap ||
-        !x.remaining || !x.done) {
+        !x.remaining || !x.done || !x.dict_state) {
         for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
         first = nc ? PQ_ERR_NOMEM : PQ_OK;
         goto done;
@@ -2105,21 +2151,24 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
             if (pg->kind == PQ_PLAN_PAGE_DATA) x.remaining[k]++; /* one final task a data page */
         }
     }
-    /* 1. dictionaries (late ones after the data pages; unused ones never) */
+    /* 1-2. dictionaries (late ones after the data pages; unused ones never),
+     * then data pages, in one run (dictionary_ready) */
     x.ntasks = 0;
-    for (size_t k = 0; k < nc; k++)
-        if (plan->chunks[k].dictionary >= 0 && !x.chunks[k].late && !atomic_load(&x.chunk_failed[k]) &&
-            dictionary_used(plan, &plan->chunks[k]))
-            x.tasks[x.ntasks++] = (size_t)plan->chunks[k].dictionary;
-    for (size_t k = 0; k < nc; k++) /* unused: never decompressed */
-        if (plan->chunks[k].dictionary >= 0 && !x.chunks[k].late && !dictionary_used(plan, &plan->chunks[k]))
+    for (size_t k = 0; k < nc; k++) {
+        bool early = plan->chunks[k].dictionary >= 0 && !x.chunks[k].late;
+        atomic_init(&x.dict_state[k], DICT_READY);
+        if (early && !dictionary_used(plan, &plan->chunks[k])) { /* never decompressed */
             plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, &plan->chunks[k]);
-    run_tasks(&x, dictionary_task);
-    /* 2. data pages */
-    x.ntasks = 0;
+        } else if (early && !atomic_load(&x.chunk_failed[k])) {
+            atomic_init(&x.dict_state[k], DICT_PENDING);
+            x.tasks[x.ntasks++] = (size_t)plan->chunks[k].dictionary;
+        }
+    }
+    x.ndict = x.ntasks;
     for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
-    run_tasks(&x, data_task);
+    run_tasks(&x, dictionary_or_data_task);
+    x.ndict = 0;
     /* 2b. late dictionaries, as far as their selected indices reach */
     x.ntasks = 0;
     for (size_t k = 0; k < nc; k++) {
@@ -2162,6 +2211,7 @@ done:
     free(x.wbuf_cap);
     free((void *)x.remaining);
     free((void *)x.done);
+    free((void *)x.dict_state);
     pthread_mutex_destroy(&x.err_lock);
     free(x.chunks);
     free(x.pages);

@@ -28,7 +28,9 @@ static size_t put_i32(uint8_t *at, int32_t v)
     return 4;
 }
 
-/* Runs a phase's tasks last to first: a page must not depend on another. */
+/* Runs a phase's tasks last to first: a page must not depend on another,
+ * and a data page handed out before its dictionary's task decodes the
+ * dictionary itself (the executor's phases 1 and 2 are one run). */
 static unsigned run_backwards(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker),
                               void *ctx)
 {
