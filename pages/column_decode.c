@@ -1294,6 +1294,37 @@ static bool prefix_page(const cd_ctx *c, const uint8_t *raw, size_t *last)
     return true;
 }
 
+/* A PLAIN BYTE_ARRAY stream of n values (len bytes in all) decompressed
+ * through pr into buf in steps, from a first guess at the bytes by the
+ * share of values 0..last, then half as much again each time, until a walk
+ * of the lengths reaches past value `last`. *bytes: the bytes through value
+ * last, or all that is out when the walk cannot get there (a length runs
+ * past the end); *reached says which. */
+static pq_status plain_prefix(cd_ctx *c, pq_prefix_reader *pr, const uint8_t *buf, size_t len, size_t n, size_t last,
+                              size_t *bytes, bool *reached)
+{
+    size_t want = (size_t)((double)len * (double)(last + 1) / (double)n) + len / 16 + 256, pos = 0, i = 0, got;
+    for (;;) {
+        pq_error kerr;
+        pq_status st = pq_prefix_read_to(pr, want < len ? want : len, &kerr);
+        if (st != PQ_OK) return kfail(c, st, &kerr);
+        got = pq_prefix_out(pr);
+        /* pq_plain_value_length's step over what is out: a value not
+         * (wholly) there yet ends the walk, not the decode */
+        for (size_t at = pos; i <= last; i++, pos = at) {
+            uint32_t l = 0; /* set on success; gcc cannot tell */
+            pq_error not_yet;
+            if (pq_plain_value_length(buf, got, &at, i, n, &l, &not_yet) != PQ_OK) break;
+            at += l;
+        }
+        if (i > last || got >= len) break;
+        want = got + got / 2 + 4096;
+    }
+    *reached = i > last;
+    *bytes = *reached ? pos : got;
+    return PQ_OK;
+}
+
 /* The prefix of the page that holds values 0..last: decompressed in steps
  * (from a first guess at the bytes, by the rows' share of the page, then
  * half as much again each time) until a walk of the lengths reaches past
@@ -1312,24 +1343,10 @@ static pq_status prefix_values(cd_ctx *c, const uint8_t *raw, size_t last, const
     pq_prefix_reader pr;
     if ((st = pq_prefix_open(&pr, c->cctx, c->codec, raw, (size_t)pi->compressed_size, c->buf, len, &kerr)) != PQ_OK)
         return kfail(c, st, &kerr);
-    size_t want = (size_t)((double)len * (double)(last + 1) / (double)n) + len / 16 + 256, pos = 0, i = 0, got;
-    for (;;) {
-        if ((st = pq_prefix_read_to(&pr, want, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        got = pq_prefix_out(&pr);
-        /* pq_plain_value_length's step over what is out: a value not
-         * (wholly) there yet ends the walk, not the decode */
-        for (size_t at = pos; i <= last; i++, pos = at) {
-            uint32_t l = 0; /* set on success; gcc cannot tell */
-            pq_error not_yet;
-            if (pq_plain_value_length(c->buf, got, &at, i, n, &l, &not_yet) != PQ_OK) break;
-            at += l;
-        }
-        if (i > last || got == len) break;
-        want = got + got / 2 + 4096;
-    }
+    bool reached;
+    if ((st = plain_prefix(c, &pr, c->buf, len, n, last, vlen, &reached)) != PQ_OK) return st;
     *vals = c->buf;
-    *vlen = i > last ? pos : got;
-    *nn = i > last ? last + 1 : n;
+    *nn = reached ? last + 1 : n;
     return PQ_OK;
 }
 
@@ -1739,26 +1756,9 @@ static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
             else if (pq_prefix_out(&pr) < avail)
                 st = fail(&c, PQ_ERR_CORRUPT_DATA, "the dictionary page ends after %zu of its %zu bytes",
                           pq_prefix_out(&pr), len);
-        } else if (st == PQ_OK) {
-            /* Lengths walked over what is out, more decompressed until
-             * entry need - 1 is whole (as prefix_values does for a page). */
-            size_t want = (size_t)((double)len * (double)need / (double)total) + len / 16 + 256, pos = 0, k = 0, got = 0;
-            for (;;) {
-                if ((st = pq_prefix_read_to(&pr, want < len ? want : len, &kerr)) != PQ_OK) {
-                    st = kfail(&c, st, &kerr);
-                    break;
-                }
-                got = pq_prefix_out(&pr);
-                for (size_t at = pos; k < need; k++, pos = at) {
-                    uint32_t l = 0; /* set on success; gcc cannot tell */
-                    pq_error not_yet;
-                    if (pq_plain_value_length(p, got, &at, k, total, &l, &not_yet) != PQ_OK) break;
-                    at += l;
-                }
-                if (k >= need || got >= len) break;
-                want = got + got / 2 + 4096;
-            }
-            avail = k >= need ? pos : got; /* short: the decode below names what is wrong */
+        } else if (st == PQ_OK) { /* entries 0..need - 1 whole; short: the decode below names what is wrong */
+            bool reached;
+            st = plain_prefix(&c, &pr, p, len, total, need - 1, &avail, &reached);
         }
         if (st == PQ_OK) x->plan->chunks[pg->chunk].dictionary_skipped = len - pq_prefix_out(&pr);
     }
@@ -1881,7 +1881,7 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     pq_column_values window;
     page_window(&c, x, pg, &window);
     pq_status st = PQ_OK;
-    if (ep->idx || x->chunks[pg->chunk].late) { /* the size pass's indices, gathered */
+    if (ep->idx || (x->chunks[pg->chunk].late && is_dict_page(pg->info))) { /* the size pass's indices, gathered */
         for (size_t done = 0; done < ep->nidx && st == PQ_OK; done += BATCH) {
             size_t want = ep->nidx - done < BATCH ? ep->nidx - done : BATCH;
             st = dict_gather(&c, ep->idx + done, want, window.n_values + done);

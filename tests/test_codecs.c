@@ -293,6 +293,16 @@ static void round_trips(int32_t codec, compress_fn fn, bool checksummed)
  * Round trips through the libraries' own compressors
  * ------------------------------------------------------------------------- */
 
+/* n bytes of xorshift noise (incompressible, the same every run). */
+static void random_bytes(uint8_t *d, size_t n)
+{
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        d[i] = (uint8_t)(x >> 24);
+    }
+}
+
 /* zstd's frame of src (n bytes) with the given parameters: a checksum, the
  * content size left out (a frame with a window descriptor). */
 static blob c_zstd_with(const uint8_t *d, size_t n, int checksum, int size_known)
@@ -323,11 +333,7 @@ START_TEST(zstd_stored_raw)
     static const size_t sizes[] = {1, 255, 256, 257, 4097, 37721, 65536, 131072};
     uint8_t *d = malloc(140000), *out = malloc(140000);
     ck_assert_ptr_nonnull(d);
-    uint64_t x = 88172645463325252ull;
-    for (size_t i = 0; i < 140000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        d[i] = (uint8_t)(x >> 24);
-    }
+    random_bytes(d, 140000);
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         for (int streamed = 0; streamed < 2; streamed++) {
             size_t n = sizes[k];
@@ -395,11 +401,7 @@ START_TEST(snappy_stored_literal)
     static const size_t sizes[] = {1, 59, 60, 61, 255, 256, 4097, 37721, 65536};
     uint8_t *d = malloc(70000);
     ck_assert_ptr_nonnull(d);
-    uint64_t x = 88172645463325252ull;
-    for (size_t i = 0; i < 70000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        d[i] = (uint8_t)(x >> 24);
-    }
+    random_bytes(d, 70000);
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         blob b = c_snappy(d, sizes[k]);
         const uint8_t *lit = pq_snappy_stored_literal(b.p, b.n, sizes[k]);
