@@ -508,6 +508,83 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
  * Dictionary page
  * ------------------------------------------------------------------------- */
 
+/* The bytes [0, keep) of a little-endian word, the others zeroed (keep 0..8). */
+static inline uint64_t low_bytes(uint64_t v, size_t keep)
+{
+    return keep >= 8 ? v : v & ((1ull << (8 * keep)) - 1);
+}
+
+/* The view of a PLAIN value at p (its 4-byte length l, then its bytes)
+ * whose bytes were copied to data offset `at` of buffer `buf`. The layouts
+ * agree: a view starts with the length, then up to 12 bytes inline (or the
+ * 4-byte prefix), so its first 16 bytes are the page's from p, with the
+ * bytes past the value zeroed. Reads 16 bytes from p. */
+static inline void plain_view(uint8_t *w, const uint8_t *p, uint32_t l, uint32_t buf, uint32_t at)
+{
+    uint64_t lo, hi;
+    memcpy(&lo, p, 8);
+    if (l <= 12) {
+        memcpy(&hi, p + 8, 8);
+        lo = low_bytes(lo, 4 + (size_t)l);
+        hi = l > 4 ? low_bytes(hi, (size_t)l - 4) : 0;
+    } else {
+        hi = (uint64_t)buf | (uint64_t)at << 32;
+    }
+    memcpy(w, &lo, 8);
+    memcpy(w + 8, &hi, 8);
+}
+
+/* Bytes a value may be moved in words when both sides have them left. */
+#define PLAIN_WORDS 48
+
+/* PLAIN byte arrays, n of them in src (len bytes), in one walk: their bytes
+ * appended to data at *dl (cap bytes in all), and for each, where given,
+ * its end offset (base + the bytes so far) in offsets[i + 1] and its view
+ * (buffer buf) in views + 16 i; *max_len gets the longest. A value of at
+ * most PLAIN_WORDS bytes is moved as three 16-byte words while the page and
+ * the room have that many left (no call, no size dispatch: what lands past
+ * the value is overwritten by the next, or lies in room the caller zeroes
+ * or pads); near either end, or a longer value, exactly. Lengths checked
+ * as pq_plain_value_length checks them; the bytes must fit the room. */
+static pq_status plain_strings(cd_ctx *c, const uint8_t *src, size_t len, size_t n, uint8_t *data, size_t cap,
+                               size_t *dl, int32_t *offsets, int32_t base, uint8_t *views, uint32_t buf,
+                               size_t *max_len)
+{
+    size_t pos = 0, at = *dl, longest = 0, i = 0;
+    pq_status st;
+    for (; i < n; i++) {
+        /* the length, 16 bytes for the view, PLAIN_WORDS for the move */
+        if (len - pos < 4 + PLAIN_WORDS || cap - at < PLAIN_WORDS) break;
+        uint32_t l = pq_load_le32(src + pos);
+        if (l > PLAIN_WORDS) break;
+        const uint8_t *s = src + pos + 4;
+        memcpy(data + at, s, 16);
+        memcpy(data + at + 16, s + 16, 16);
+        memcpy(data + at + 32, s + 32, 16);
+        if (views) plain_view(views + 16 * i, src + pos, l, buf, (uint32_t)at);
+        at += l;
+        pos += 4 + (size_t)l;
+        if (offsets) offsets[i + 1] = base + (int32_t)(at - *dl);
+        longest = l > longest ? l : longest;
+    }
+    for (; i < n; i++) {
+        uint32_t l = 0; /* set on success; gcc cannot tell */
+        pq_error kerr;
+        if ((st = pq_plain_value_length(src, len, &pos, i, n, &l, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        if (l > cap - at)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: value %zu of %u bytes exceeds its room", i, l);
+        if (l) memcpy(data + at, src + pos, l);
+        if (views) pq_view_make(views + 16 * i, data + at, l, buf, (uint32_t)at);
+        at += l;
+        pos += l;
+        if (offsets) offsets[i + 1] = base + (int32_t)(at - *dl);
+        longest = l > longest ? l : longest;
+    }
+    *dl = at;
+    if (max_len) *max_len = longest;
+    return PQ_OK;
+}
+
 /* The dictionary page's first `first` entries (SIZE_MAX: all it holds)
  * from its decompressed bytes src (len: those bytes, or a prefix of them
  * holding the entries). */
@@ -533,27 +610,18 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
             (st = grow(c, (void **)&c->ch->dict_data, &c->ch->dict_data_cap, len + PQ_DICT_COPY_SLACK, "dictionary")) !=
                 PQ_OK)
             return st;
-        size_t data_len;
+        if (c->views && (st = grow(c, (void **)&c->ch->dict_views, &c->ch->dict_views_cap, (n ? n : 1) * 16,
+                                   "dictionary")) != PQ_OK)
+            return st;
+        /* offsets, bytes, the longest entry and (views) a view per entry
+         * into the dictionary's bytes, in one walk */
+        size_t data_len = 0;
         c->ch->dict_offsets[0] = 0;
-        st = pq_plain_byte_array(src, len, n, c->ch->dict_offsets, 0, c->ch->dict_data, c->ch->dict_data_cap, &data_len,
-                                 &used, &kerr);
-        if (st == PQ_OK) {
-            memset(c->ch->dict_data + data_len, 0, PQ_DICT_COPY_SLACK); /* defined bytes for the copies */
-            c->ch->dict_max_len = 0;
-            for (size_t i = 0; i < n; i++) {
-                size_t l = (size_t)(c->ch->dict_offsets[i + 1] - c->ch->dict_offsets[i]);
-                if (l > c->ch->dict_max_len) c->ch->dict_max_len = l;
-            }
-        }
-        if (st == PQ_OK && c->views) { /* one view per entry, into the dictionary's bytes */
-            if ((st = grow(c, (void **)&c->ch->dict_views, &c->ch->dict_views_cap, (n ? n : 1) * 16, "dictionary")) !=
-                PQ_OK)
-                return st;
-            for (size_t i = 0; i < n; i++)
-                pq_view_make(c->ch->dict_views + 16 * i, c->ch->dict_data + c->ch->dict_offsets[i],
-                          (size_t)(c->ch->dict_offsets[i + 1] - c->ch->dict_offsets[i]), VIEW_BUF_DICT,
-                          (uint32_t)c->ch->dict_offsets[i]);
-        }
+        st = plain_strings(c, src, len, n, c->ch->dict_data, c->ch->dict_data_cap - PQ_DICT_COPY_SLACK, &data_len,
+                           c->ch->dict_offsets, 0, c->views ? c->ch->dict_views : NULL, VIEW_BUF_DICT,
+                           &c->ch->dict_max_len);
+        if (st != PQ_OK) return st;
+        memset(c->ch->dict_data + data_len, 0, PQ_DICT_COPY_SLACK); /* defined bytes for the copies */
     } else if (type == PQ_BOOLEAN) {
         if (n / 8 > len)
             return fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries cannot fit in %zu bytes", n, len);
@@ -677,12 +745,11 @@ static pq_status values_plain(cd_ctx *c, const uint8_t *src, size_t len, size_t 
          * also counts any bytes after the last value). */
         if ((st = reserve_offsets(c, n)) != PQ_OK || (!c->direct && (st = reserve_data(c, len - 4 * n)) != PQ_OK))
             return st;
-        size_t got_len = 0;
-        st = pq_plain_byte_array(src, len, n, o->offsets + o->n_values, (int32_t)o->data_len,
-                                 o->data ? o->data + o->data_len : NULL, c->data_cap - o->data_len, &got_len, &used,
-                                 &kerr);
-        if (st != PQ_OK) return kfail(c, st, &kerr);
-        o->data_len += got_len;
+        size_t dl = o->data_len;
+        st = plain_strings(c, src, len, n, o->data, c->data_cap, &dl, o->offsets + o->n_values, (int32_t)o->data_len,
+                           NULL, 0, NULL);
+        if (st != PQ_OK) return st;
+        o->data_len = dl;
     } else if (type == PQ_BOOLEAN) {
         if (n / 8 > len) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu booleans cannot fit in %zu bytes", n, len);
         if ((st = reserve_values(c, n)) != PQ_OK) return st;
@@ -1064,35 +1131,17 @@ static void keep_wanted(cd_ctx *c, size_t n0, size_t n)
 
 /* PLAIN byte arrays of a page into string views over a copy of their
  * bytes, in one walk (no offsets in between): the page's own buffers (a
- * staged page). Each length checked by pq_plain_value_length, as
- * pq_plain_byte_array checks it. */
+ * staged page) or its exact room in the chunk's (direct). */
 static pq_status values_plain_views(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
 {
     pq_column_values *o = c->out;
     if (n > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", n, len);
     pq_status st;
     if ((st = reserve_views(c, n)) != PQ_OK || (st = reserve_data(c, len - 4 * n)) != PQ_OK) return st;
-    size_t pos = 0, dl = o->data_len;
-    uint8_t *w = o->views + 16 * o->n_values;
-    for (size_t i = 0; i < n; i++, w += 16) {
-        uint32_t l = 0; /* set on success; gcc cannot tell */
-        pq_error kerr;
-        if ((st = pq_plain_value_length(src, len, &pos, i, n, &l, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        /* the room is the page's bytes less its lengths: values fit it.
-         * A short value is copied as 32 bytes where both sides have them
-         * (the page's bytes, this page's room): no call, no size dispatch;
-         * what lands past the value is overwritten by the next one, or is
-         * the gap the caller zeroes. */
-        if (l <= 32 && len - pos >= 32 && c->data_cap - dl >= 32) {
-            memcpy(o->data + dl, src + pos, 16);
-            memcpy(o->data + dl + 16, src + pos + 16, 16);
-        } else {
-            memcpy(o->data + dl, src + pos, l);
-        }
-        pq_view_make(w, o->data + dl, l, VIEW_BUF_DATA, (uint32_t)dl);
-        dl += l;
-        pos += l;
-    }
+    size_t dl = o->data_len;
+    st = plain_strings(c, src, len, n, o->data, c->data_cap, &dl, NULL, 0, o->views + 16 * o->n_values,
+                       VIEW_BUF_DATA, NULL);
+    if (st != PQ_OK) return st;
     o->data_len = dl;
     o->n_values += n;
     return PQ_OK;

@@ -149,11 +149,119 @@ START_TEST(views_from_dictionary_and_plain_pages)
 }
 END_TEST
 
+/* The view the Arrow spec gives a value of `len` bytes at `p`, whose copy
+ * lies at `offset` of buffer `buf` (built here by the spec's rule, not by
+ * the decoder's). */
+static void spec_view(uint8_t w[16], const uint8_t *p, uint32_t len, uint32_t buf, uint32_t offset)
+{
+    memset(w, 0, 16);
+    memcpy(w, &len, 4);
+    if (len <= 12) {
+        memcpy(w + 4, p, len);
+        return;
+    }
+    memcpy(w + 4, p, 4);
+    memcpy(w + 8, &buf, 4);
+    memcpy(w + 12, &offset, 4);
+}
+
+/* Values of every length from 0 to 70 bytes (past the 12 inline bytes and
+ * past the 48 a value may be moved in words), none of their bytes zero, so
+ * that a byte copied past a short value's end into its view shows; in a
+ * dictionary page, a data page that uses every entry, and a PLAIN page of
+ * the same values, each long enough that the decoder moves most values in
+ * words and the last ones exactly. */
+START_TEST(views_of_every_length)
+{
+    enum { K = 3 * 71 };
+    static uint8_t chunk[32 * 1024];
+    uint32_t lens[K];
+    uint8_t bytes[K][70];
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < K; i++) {
+        lens[i] = (uint32_t)((i * 37) % 71);
+        for (uint32_t j = 0; j < lens[i]; j++) bytes[i][j] = (uint8_t)(1 + (i * 13 + j * 7) % 255);
+        total += lens[i];
+    }
+    size_t dict_at = n;
+    for (size_t i = 0; i < K; i++) {
+        memcpy(chunk + n, &lens[i], 4);
+        memcpy(chunk + n + 4, bytes[i], lens[i]);
+        n += 4 + lens[i];
+    }
+    size_t dict_len = n - dict_at;
+    /* indices 0..K-1: bit width 8, one bit-packed run of ceil(K / 8) groups */
+    size_t idx_at = n, groups = (K + 7) / 8;
+    chunk[n++] = 8;
+    chunk[n++] = (uint8_t)(((groups << 1) | 1) & 0x7f) | 0x80;
+    chunk[n++] = (uint8_t)((groups << 1) >> 7);
+    for (size_t i = 0; i < groups * 8; i++) chunk[n++] = (uint8_t)(i < K ? i : 0);
+    size_t idx_len = n - idx_at;
+    size_t plain_at = n;
+    ck_assert_uint_le(n + dict_len, sizeof chunk);
+    memcpy(chunk + n, chunk + dict_at, dict_len);
+    n += dict_len;
+    pq_page_info pages[3] = {pq_test_page(dict_at, PQ_PAGE_DICTIONARY, (int32_t)dict_len, K, PQ_ENC_PLAIN),
+                             pq_test_page(idx_at, PQ_PAGE_DATA, (int32_t)idx_len, K, PQ_ENC_RLE_DICTIONARY),
+                             pq_test_page(plain_at, PQ_PAGE_DATA, (int32_t)dict_len, K, PQ_ENC_PLAIN)};
+    pq_leaf leaf;
+    memset(&leaf, 0, sizeof leaf);
+    leaf.path = "s";
+    leaf.physical_type = PQ_BYTE_ARRAY;
+    pq_column_values v;
+    pq_error err = {0};
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
+                                         PQ_DECODE_STRING_VIEWS, NULL, &v, &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_values, 2 * K);
+    ck_assert_uint_eq(v.n_view_bufs, 2);
+    ck_assert_uint_eq(v.view_buf_lens[1], total);
+    ck_assert_uint_eq(v.view_buf_lens[0], total);
+    uint32_t at = 0;
+    for (size_t i = 0; i < K; i++) {
+        uint8_t want[16];
+        /* value i from the dictionary (buffer 1), then from the PLAIN page (buffer 0) */
+        spec_view(want, bytes[i], lens[i], 1, at);
+        ck_assert_msg(memcmp(v.views + 16 * i, want, 16) == 0, "dictionary view %zu (%u bytes)", i, lens[i]);
+        spec_view(want, bytes[i], lens[i], 0, at);
+        ck_assert_msg(memcmp(v.views + 16 * (K + i), want, 16) == 0, "PLAIN view %zu (%u bytes)", i, lens[i]);
+        ck_assert(memcmp(v.view_bufs[1] + at, bytes[i], lens[i]) == 0);
+        ck_assert(memcmp(v.view_bufs[0] + at, bytes[i], lens[i]) == 0);
+        at += lens[i];
+    }
+    pq_column_values_free(&v);
+
+    /* As offsets and data: the same bytes, the ends summed here */
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, NULL, &v,
+                                         &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_values, 2 * K);
+    int32_t end = 0;
+    for (size_t i = 0; i < 2 * K; i++) {
+        size_t k = i % K;
+        ck_assert_int_eq(v.offsets[i], end);
+        ck_assert(memcmp(v.data + end, bytes[k], lens[k]) == 0);
+        end += (int32_t)lens[k];
+        ck_assert_int_eq(v.offsets[i + 1], end);
+    }
+    pq_column_values_free(&v);
+
+    /* A length past the page's end, in the stretch moved in words: an error naming the value */
+    uint32_t bad = 100000;
+    memcpy(chunk + plain_at + 4 + lens[0], &bad, 4);
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
+                                            PQ_DECODE_STRING_VIEWS, NULL, &v, &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "value 1 "), "%s", err.message);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("column_views");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, views_from_dictionary_and_plain_pages);
+    tcase_add_test(tc, views_of_every_length);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
