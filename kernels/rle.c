@@ -38,8 +38,10 @@ static inline size_t avx2_slack(int bw)
     return (size_t)avx2_high_byte(bw) + 16;
 }
 
-__attribute__((target("avx2"))) static void unpack_groups_avx2(const uint8_t *in, int bw, uint32_t *out,
-                                                                size_t groups)
+/* Returns the largest value unpacked (a lane-wise max as it goes: the
+ * dictionary range check then needs no pass of its own). */
+__attribute__((target("avx2"))) static uint32_t unpack_groups_avx2(const uint8_t *in, int bw, uint32_t *out,
+                                                                    size_t groups)
 {
     uint8_t shuffle[32];
     uint32_t shifts[8];
@@ -54,20 +56,27 @@ __attribute__((target("avx2"))) static void unpack_groups_avx2(const uint8_t *in
     const __m256i shuf = _mm256_loadu_si256((const __m256i *)shuffle);
     const __m256i sh = _mm256_loadu_si256((const __m256i *)shifts);
     const __m256i mask = _mm256_set1_epi32((int)((1u << bw) - 1));
+    __m256i top = _mm256_setzero_si256();
     if (hb == 0) {
         for (size_t g = 0; g < groups; g++, in += bw, out += 8) {
             __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
             v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), sh), mask);
             _mm256_storeu_si256((__m256i *)out, v);
+            top = _mm256_max_epu32(top, v);
         }
-        return;
+    } else {
+        for (size_t g = 0; g < groups; g++, in += bw, out += 8) {
+            __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)in)),
+                                                _mm_loadu_si128((const __m128i *)(in + hb)), 1);
+            v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), sh), mask);
+            _mm256_storeu_si256((__m256i *)out, v);
+            top = _mm256_max_epu32(top, v);
+        }
     }
-    for (size_t g = 0; g < groups; g++, in += bw, out += 8) {
-        __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)in)),
-                                            _mm_loadu_si128((const __m128i *)(in + hb)), 1);
-        v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), sh), mask);
-        _mm256_storeu_si256((__m256i *)out, v);
-    }
+    __m128i m = _mm_max_epu32(_mm256_castsi256_si128(top), _mm256_extracti128_si256(top, 1));
+    m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0xb1));
+    return (uint32_t)_mm_cvtsi128_si32(m);
 }
 #endif
 
@@ -189,7 +198,10 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
     while (done < n) {
         if (d->repeat_left) {
             size_t k = n - done < d->repeat_left ? n - done : d->repeat_left;
-            if (out) pq_fill_u32(out + done, k, d->repeat_value);
+            if (out) {
+                pq_fill_u32(out + done, k, d->repeat_value);
+                if (d->repeat_value > d->max_out) d->max_out = d->repeat_value;
+            }
             d->repeat_left -= (uint32_t)k;
             done += k;
             continue;
@@ -198,7 +210,7 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
             size_t k = d->lit_count - d->lit_index;
             if (k > n - done) k = n - done;
             if (out) {
-                size_t i = 0;
+                size_t i = 0, unchecked = 0; /* values [unchecked, k) still to count in max_out */
                 /* whole groups straight into the output; wide loads while
                  * the input has room for them */
                 const uint8_t *end = d->src + d->len;
@@ -214,8 +226,11 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                     if (fit < groups) groups = fit;
                     if (groups) {
 #ifdef UNPACK_AVX2
-                        if (avx2) unpack_groups_avx2(g, bw, out + done, groups);
-                        else
+                        if (avx2) {
+                            uint32_t top = unpack_groups_avx2(g, bw, out + done, groups);
+                            if (top > d->max_out) d->max_out = top;
+                            unchecked = 8 * groups;
+                        } else
 #endif
                             pq_unpack_groups_u32_wide(g, bw, out + done, groups);
                         d->lit_index += (uint32_t)(8 * groups);
@@ -231,6 +246,8 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                 }
                 for (; i < k; i++, d->lit_index++)
                     out[done + i] = (uint32_t)pq_bits_at(d->lit, (uint64_t)d->lit_index * (uint64_t)bw, bw);
+                for (i = unchecked; i < k; i++)
+                    if (out[done + i] > d->max_out) d->max_out = out[done + i];
             } else {
                 d->lit_index += (uint32_t)k;
             }

@@ -37,6 +37,8 @@ typedef struct pq_rle_decoder {
     const uint8_t *lit;    /* data of the current bit-packed run */
     uint32_t lit_index;    /* values of it already returned */
     uint32_t lit_count;    /* values it holds (present in the buffer) */
+    uint32_t max_out;      /* the largest value pq_rle_next has returned (0 before any):
+                            * below a dictionary's size, no value so far needs checking */
 } pq_rle_decoder;
 
 /* Peek at the run the decoder is about to read (nothing consumed): true,

@@ -545,10 +545,11 @@ static inline void plain_view(uint8_t *w, const uint8_t *p, uint32_t l, uint32_t
  * the room have that many left (no call, no size dispatch: what lands past
  * the value is overwritten by the next, or lies in room the caller zeroes
  * or pads); near either end, or a longer value, exactly. Lengths checked
- * as pq_plain_value_length checks them; the bytes must fit the room. */
-static pq_status plain_strings(cd_ctx *c, const uint8_t *src, size_t len, size_t n, uint8_t *data, size_t cap,
-                               size_t *dl, int32_t *offsets, int32_t base, uint8_t *views, uint32_t buf,
-                               size_t *max_len)
+ * as pq_plain_value_length checks them; the bytes must fit the room.
+ * Inlined, so that each caller's NULLs take their branches out of the loop. */
+static inline __attribute__((always_inline)) pq_status
+plain_strings(cd_ctx *c, const uint8_t *src, size_t len, size_t n, uint8_t *data, size_t cap, size_t *dl,
+              int32_t *offsets, int32_t base, uint8_t *views, uint32_t buf, size_t *max_len)
 {
     size_t pos = 0, at = *dl, longest = 0, i = 0;
     pq_status st;
@@ -792,7 +793,10 @@ static pq_status dict_batch(cd_ctx *c, pq_rle_decoder *d, uint32_t *idx, size_t 
     if (got < want)
         return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                     pos + got, n);
-    size_t bad = pq_dict_first_out_of_range(idx, got, dict_entries(c));
+    /* The largest index the decoder returned so far (this batch's too)
+     * is below the dictionary's size: nothing to check; else find the
+     * first one past it, to name it. */
+    size_t bad = d->max_out < dict_entries(c) ? got : pq_dict_first_out_of_range(idx, got, dict_entries(c));
     if (bad < got)
         return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu", idx[bad],
                     pos + bad, dict_entries(c));

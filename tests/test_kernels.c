@@ -263,17 +263,22 @@ END_TEST
 
 /* ---- RLE / bit-packed hybrid --------------------------------------------- */
 
-/* Decodes everything in batches of `batch` and returns the count. */
+/* Decodes everything in batches of `batch` and returns the count; after
+ * each batch the decoder's max_out is the largest value returned so far. */
 static size_t rle_all(const uint8_t *src, size_t len, int bw, size_t batch, uint32_t *out, size_t cap)
 {
     pq_rle_decoder d;
     pq_error err;
     ck_assert_int_eq(pq_rle_init(&d, src, len, bw, &err), PQ_OK);
     size_t total = 0, got;
+    uint32_t top = 0;
     for (;;) {
         size_t want = cap - total < batch ? cap - total : batch;
         pq_status st = pq_rle_next(&d, out + total, want, &got, &err);
         ck_assert_msg(st == PQ_OK, "%s", err.message);
+        for (size_t i = total; i < total + got; i++) top = out[i] > top ? out[i] : top;
+        ck_assert_msg(d.max_out == top, "width %d, batch %zu: max_out %u after %zu values, the largest is %u", bw,
+                      batch, d.max_out, total + got, top);
         total += got;
         if (got < want || total == cap) break;
     }
