@@ -27,9 +27,10 @@
 /* The half of a group of 8 values of width bw that values 4..7 are read
  * from: from the byte value 4 starts in (bw > 16; the group is then more
  * than 16 bytes), else the group's first 16 bytes for both halves. */
+#define AVX2_HIGH_BYTE(bw) ((bw) > 16 ? 4 * (bw) / 8 : 0)
 static inline int avx2_high_byte(int bw)
 {
-    return bw > 16 ? 4 * bw / 8 : 0;
+    return AVX2_HIGH_BYTE(bw);
 }
 
 /* Bytes a group's loads read from its first byte. */
@@ -40,21 +41,34 @@ static inline size_t avx2_slack(int bw)
 
 /* Returns the largest value unpacked (a lane-wise max as it goes: the
  * dictionary range check then needs no pass of its own). */
+/* The shuffle that puts value i's bytes in lane i % 4 of half i / 4 (a
+ * byte past the half's 16 is zero: its bits are masked off), and each
+ * value's bit offset in its first byte, for every width up to
+ * UNPACK_AVX2_MAX_WIDTH: constants, so that a short run (a group or two,
+ * as low-cardinality columns have between their repeated runs) costs no
+ * setup. */
+#define AVX2_BYTE(bw, i, b) ((i) * (bw) / 8 - ((i) < 4 ? 0 : AVX2_HIGH_BYTE(bw)) + (b))
+#define AVX2_SB(bw, i, b) (uint8_t)(AVX2_BYTE(bw, i, b) < 16 ? AVX2_BYTE(bw, i, b) : 0x80)
+#define AVX2_LANE(bw, i) AVX2_SB(bw, i, 0), AVX2_SB(bw, i, 1), AVX2_SB(bw, i, 2), AVX2_SB(bw, i, 3)
+#define AVX2_SHUF(bw)                                                                                      \
+    {AVX2_LANE(bw, 0), AVX2_LANE(bw, 1), AVX2_LANE(bw, 2), AVX2_LANE(bw, 3),                               \
+     AVX2_LANE(bw, 4), AVX2_LANE(bw, 5), AVX2_LANE(bw, 6), AVX2_LANE(bw, 7)}
+#define AVX2_SHIFT(bw)                                                                                     \
+    {0, (bw) & 7, (2 * (bw)) & 7, (3 * (bw)) & 7, (4 * (bw)) & 7, (5 * (bw)) & 7, (6 * (bw)) & 7, (7 * (bw)) & 7}
+#define AVX2_ROWS(m)                                                                                       \
+    m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), m(8), m(9), m(10), m(11), m(12), m(13), m(14), m(15),  \
+        m(16), m(17), m(18), m(19), m(20), m(21), m(22), m(23), m(24), m(25)
+static const uint8_t avx2_shuffle[UNPACK_AVX2_MAX_WIDTH + 1][32] = {AVX2_ROWS(AVX2_SHUF)};
+static const uint32_t avx2_shift[UNPACK_AVX2_MAX_WIDTH + 1][8] = {AVX2_ROWS(AVX2_SHIFT)};
+
+/* Returns the largest value unpacked (a lane-wise max as it goes: the
+ * dictionary range check then needs no pass of its own). */
 __attribute__((target("avx2"))) static uint32_t unpack_groups_avx2(const uint8_t *in, int bw, uint32_t *out,
                                                                     size_t groups)
 {
-    uint8_t shuffle[32];
-    uint32_t shifts[8];
     const int hb = avx2_high_byte(bw);
-    for (int i = 0; i < 8; i++) {
-        int bit = i * bw, byte = bit / 8 - (i < 4 ? 0 : hb);
-        shifts[i] = (uint32_t)(bit & 7);
-        /* lane i % 4 of half i / 4: the value's (up to 4) bytes, from the
-         * half's 16; a byte past them is zero (its bits are masked off) */
-        for (int b = 0; b < 4; b++) shuffle[4 * i + b] = byte + b < 16 ? (uint8_t)(byte + b) : 0x80;
-    }
-    const __m256i shuf = _mm256_loadu_si256((const __m256i *)shuffle);
-    const __m256i sh = _mm256_loadu_si256((const __m256i *)shifts);
+    const __m256i shuf = _mm256_loadu_si256((const __m256i *)avx2_shuffle[bw]);
+    const __m256i sh = _mm256_loadu_si256((const __m256i *)avx2_shift[bw]);
     const __m256i mask = _mm256_set1_epi32((int)((1u << bw) - 1));
     __m256i top = _mm256_setzero_si256();
     if (hb == 0) {
@@ -219,7 +233,7 @@ static pq_status rle_read(pq_rle_decoder *d, uint32_t *out, size_t n, size_t *go
                     const uint8_t *g = d->lit + (size_t)(d->lit_index / 8) * (size_t)bw;
                     size_t groups = k / 8, room = (size_t)(end - g), slack = PQ_UNPACK8_SLACK(bw);
 #ifdef UNPACK_AVX2
-                    bool avx2 = bw <= UNPACK_AVX2_MAX_WIDTH && groups >= 2 && __builtin_cpu_supports("avx2");
+                    bool avx2 = bw <= UNPACK_AVX2_MAX_WIDTH && __builtin_cpu_supports("avx2");
                     if (avx2 && slack < avx2_slack(bw)) slack = avx2_slack(bw);
 #endif
                     size_t fit = room >= slack ? (room - slack) / (size_t)bw + 1 : 0;
