@@ -51,6 +51,9 @@ typedef struct cd_chunk {
     size_t dict_max_len;     /* BYTE_ARRAY: the longest entry */
     uint8_t *dict_values;    /* fixed width: dict_n * width */
     size_t dict_values_cap;
+    uint8_t *dict_wide;      /* decimal128 output from a small dictionary: its entries
+                              * widened once (16 bytes each), gathered as they are */
+    size_t dict_wide_cap;
     int32_t *dict_offsets;   /* BYTE_ARRAY: dict_n + 1 */
     size_t dict_offsets_cap;
     uint8_t *dict_data;
@@ -183,6 +186,10 @@ static uint64_t next_row(const cd_ctx *c, uint64_t row, uint64_t end, bool want)
 /* Buffers views point into (pq_column_values.view_bufs). */
 #define VIEW_BUF_DATA 0
 #define VIEW_BUF_DICT 1
+
+/* Entries of a decimal dictionary widened for decimal128 output at most
+ * (64 KiB widened: in L2 beside the output being written). */
+#define DICT_WIDE_MAX 4096
 
 /* ---------------------------------------------------------------------------
  * Errors
@@ -640,6 +647,15 @@ static pq_status decode_dictionary(cd_ctx *c, const uint8_t *src, size_t len, si
                 return st;
             st = pq_plain_fixed(src, len, width, n, c->ch->dict_values, &used, &kerr);
         }
+        /* Widened once, a small dictionary's gathers are 16-byte copies
+         * instead of a sign extension each (a large one stays narrow: its
+         * entries' cache footprint would double) */
+        if (st == PQ_OK && c->decimal128 && n <= DICT_WIDE_MAX) {
+            if ((st = grow(c, (void **)&c->ch->dict_wide, &c->ch->dict_wide_cap, n ? 16 * n : 1, "dictionary")) !=
+                PQ_OK)
+                return st;
+            pq_ints_sign_extend(c->ch->dict_wide, 16, c->ch->dict_values, width, n);
+        }
     }
     if (st != PQ_OK) return kfail(c, st, &kerr);
     c->ch->dict_n = n;
@@ -843,7 +859,8 @@ static pq_status dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t 
         if (st != PQ_OK) return kfail(c, st, &kerr);
         o->data_len += need;
     } else if (c->decimal128) { /* entries of their stored width, widened as gathered */
-        pq_dict_gather_decimal128_checked(c->ch->dict_values, c->stored_width, idx, got, o->values + at * 16);
+        if (c->ch->dict_wide) pq_dict_gather_fixed_checked(c->ch->dict_wide, 16, idx, got, o->values + at * 16);
+        else pq_dict_gather_decimal128_checked(c->ch->dict_values, c->stored_width, idx, got, o->values + at * 16);
     } else {
         pq_dict_gather_fixed_checked(c->ch->dict_values, c->width, idx, got, o->values + at * c->width);
     }
@@ -2131,6 +2148,7 @@ static pq_status finish_chunk(exec *x, size_t k)
 static void free_chunk_state(cd_chunk *ch)
 {
     pq_pool_give(ch->dict_values);
+    pq_pool_give(ch->dict_wide);
     pq_pool_give(ch->dict_offsets);
     pq_pool_give(ch->dict_data);
     pq_pool_give(ch->dict_views);

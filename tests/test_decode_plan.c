@@ -279,6 +279,48 @@ static void decode_with(const pq_leaf *leaf, const uint8_t *chunk, size_t n, con
     pq_decode_plan_free(&plan);
 }
 
+/* PQ_PLAN_DECIMAL128 from dictionaries of DICT_WIDE_MAX (4,096) entries,
+ * which the executor widens once, and of one more, which it widens at each
+ * gather: the same values either way, each the dictionary entry its index
+ * names, sign-extended (the entries written here are the oracle). */
+START_TEST(decimal128_from_small_and_large_dictionaries)
+{
+    static uint8_t chunk[8 * 4097 + 64];
+    for (size_t entries = 4096; entries <= 4097; entries++) {
+        size_t n = 0;
+        for (size_t k = 0; k < entries; k++, n += 8) {
+            int64_t v = (int64_t)(k * 7919) * (k % 2 ? -1 : 1) - (k % 3 ? 0 : (int64_t)1 << 40);
+            memcpy(chunk + n, &v, 8);
+        }
+        const uint32_t idx[16] = {(uint32_t)entries - 1, 0, 2500, 1, 4095, 3, 17, 4000, 2, 9, 4094, 5, 6, 7, 8, 4093};
+        size_t d1 = n;
+        chunk[n++] = 13;   /* bit width: 4,097 entries need 13 bits */
+        chunk[n++] = 0x05; /* a bit-packed run of 2 groups */
+        memset(chunk + n, 0, 26);
+        for (size_t i = 0; i < 16; i++)
+            for (int b = 0; b < 13; b++)
+                if ((idx[i] >> b) & 1) chunk[n + (i * 13 + (size_t)b) / 8] |= (uint8_t)(1u << ((i * 13 + (size_t)b) % 8));
+        n += 26;
+        pq_page_info pages[2] = {pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)(8 * entries), (int32_t)entries,
+                                              PQ_ENC_PLAIN),
+                                 pq_test_page(d1, PQ_PAGE_DATA, 28, 16, PQ_ENC_RLE_DICTIONARY)};
+        pq_leaf leaf = leaf_of(PQ_INT64, 0);
+        pq_column_values wide;
+        unsigned flags;
+        decode_with(&leaf, chunk, n, pages, 2, PQ_PLAN_DECIMAL128, NULL, &wide, &flags);
+        ck_assert_uint_eq(wide.n_values, 16);
+        for (size_t i = 0; i < 16; i++) {
+            int64_t entry, lo, hi;
+            memcpy(&entry, chunk + 8 * idx[i], 8);
+            memcpy(&lo, wide.values + 16 * i, 8);
+            memcpy(&hi, wide.values + 16 * i + 8, 8);
+            ck_assert_msg(lo == entry && hi == (entry < 0 ? -1 : 0), "%zu entries, value %zu", entries, i);
+        }
+        pq_column_values_free(&wide);
+    }
+}
+END_TEST
+
 /* PQ_PLAN_DECIMAL128: INT64 and INT32 values from a dictionary page, an
  * RLE_DICTIONARY page and a PLAIN page come out sign-extended to 16 bytes,
  * each equal to the value decoded as stored (the oracle: the same plan
@@ -640,6 +682,7 @@ int main(void)
     tcase_add_test(tc, string_bytes_from_the_size_pass);
     tcase_add_test(tc, bad_headers_name_the_page);
     tcase_add_test(tc, decimal128_is_widened_as_decoded);
+    tcase_add_test(tc, decimal128_from_small_and_large_dictionaries);
     tcase_add_test(tc, plain_views_are_sized_by_their_headers);
     tcase_add_loop_test(tc, sparse_plain_pages_decompress_a_prefix, 0, 2);
     tcase_add_loop_test(tc, late_dictionary_decompresses_a_prefix, 0, 2);
