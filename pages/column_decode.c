@@ -1434,8 +1434,9 @@ static pq_status prefix_values(cd_ctx *c, const uint8_t *raw, size_t last, const
  *      only counted (deferred: non-null values from the levels, string
  *      bytes from the lengths or the dictionary indices), or decoded into
  *      buffers of the page's own (staged): the size pass;
- *   2b. late dictionaries (late_dictionary), as far as their data pages'
- *      selected indices reach;
+ *      A late dictionary (late_dictionary) is decoded in the same run, by
+ *      the thread that finishes its chunk's last data page, as far as the
+ *      pages' selected indices reach (late_page_done);
  *   3. on the calling thread: the other chunks' offsets summed
  *      (pq_decode_plan_place) and their arrays allocated at the exact size;
  *   4. deferred pages decoded into place and staged ones copied there, one
@@ -1511,6 +1512,8 @@ typedef struct exec {
     _Atomic size_t *remaining; /* per chunk: its pages' final tasks not done yet */
     _Atomic bool *done;      /* per chunk: finished and handed to chunk_done */
     _Atomic uint8_t *dict_state; /* per chunk: dict_state, its dictionary's step */
+    _Atomic size_t *late_left; /* per late chunk: its data pages not done yet; the page that
+                                * brings it to 0 decodes the late dictionary (late_page_done) */
     size_t ndict;            /* phase 1-2: tasks[0, ndict) are dictionary pages, the rest data pages */
     uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
                               * deferred page keeps a buffer of its own) */
@@ -1788,15 +1791,15 @@ static uint64_t dictionary_bytes(const pq_decode_plan *plan, const pq_plan_chunk
     return u > 0 ? (uint64_t)u : 0;
 }
 
-/* Phase 2b: a late dictionary's page decompressed only as far as its first
+/* Chunk k's late dictionary page decompressed only as far as its first
  * late_need entries reach (SNAPPY and ZSTD stop there), and those entries
  * decoded; near the whole page, all of it in one go. */
-static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
+static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
 {
-    exec *x = ctx;
+    size_t i = (size_t)x->plan->chunks[k].dictionary;
     pq_error err;
     cd_ctx c;
-    const pq_plan_page *pg = dictionary_task_init(x, x->tasks[t], worker, &c, &err);
+    const pq_plan_page *pg = dictionary_task_init(x, i, worker, &c, &err);
     const pq_page_info *pi = pg->info;
     const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
     cd_chunk *ch = c.ch;
@@ -1836,8 +1839,24 @@ static bool late_dictionary_task(void *ctx, size_t t, unsigned worker)
     if (st == PQ_OK && ch->dict_n < need)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
     task_done(&c);
-    if (st != PQ_OK) task_failed(x, pg->chunk, x->tasks[t], st, &err);
-    return true;
+    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+}
+
+/* A data page of chunk k is done: when it is a late chunk's last, the
+ * largest index its pages collected says how much of the dictionary to
+ * decode, now, in this run (no phase of its own to wait at the end of);
+ * none: the dictionary is not read at all. */
+static void late_page_done(exec *x, size_t k, unsigned worker)
+{
+    if (!x->chunks[k].late || atomic_fetch_sub(&x->late_left[k], 1) != 1 || atomic_load(&x->chunk_failed[k]))
+        return;
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    size_t need = 0;
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
+        need = x->pages[i].need > need ? x->pages[i].need : need;
+    x->chunks[k].late_need = need;
+    if (need) late_dictionary_decode(x, k, worker);
+    else x->plan->chunks[k].dictionary_skipped = dictionary_bytes(x->plan, pc); /* no selected row uses it */
 }
 
 static bool data_task(void *ctx, size_t t, unsigned worker);
@@ -1861,6 +1880,7 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     exec_page *ep = &x->pages[i];
     dictionary_ready(x, pg->chunk, worker);
     if (atomic_load(&x->chunk_failed[pg->chunk])) {
+        late_page_done(x, pg->chunk, worker);
         if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
         return true;
     }
@@ -1934,6 +1954,7 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     }
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    late_page_done(x, pg->chunk, worker);
     if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
     return true;
 }
@@ -2183,6 +2204,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.remaining = calloc(nc ? nc : 1, sizeof *x.remaining);
     x.done = calloc(nc ? nc : 1, sizeof *x.done);
     x.dict_state = calloc(nc ? nc : 1, sizeof *x.dict_state);
+    x.late_left = calloc(nc ? nc : 1, sizeof *x.late_left);
     x.nworkers = ex->ncctx ? ex->ncctx : 1;
     x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
     x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
@@ -2193,7 +2215,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         status[k] = PQ_OK;
     }
     if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap ||
-        !x.remaining || !x.done || !x.dict_state) {
+        !x.remaining || !x.done || !x.dict_state || !x.late_left) {
         for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
         first = nc ? PQ_ERR_NOMEM : PQ_OK;
         goto done;
@@ -2221,9 +2243,14 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
                 x.pages[i].mode = PAGE_DEFERRED; /* indices collected, gathered in phase 4 */
             if (pg->kind == PQ_PLAN_PAGE_DATA) x.remaining[k]++; /* one final task a data page */
         }
+        if (x.chunks[k].late) {
+            atomic_init(&x.late_left[k], (size_t)x.remaining[k]);
+            if (!x.remaining[k]) plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, pc); /* no page: unused */
+        }
     }
-    /* 1-2. dictionaries (late ones after the data pages; unused ones never),
-     * then data pages, in one run (dictionary_ready) */
+    /* 1-2. dictionaries (late ones after their chunk's data pages, unused
+     * ones never), then data pages, in one run (dictionary_ready,
+     * late_page_done) */
     x.ntasks = 0;
     for (size_t k = 0; k < nc; k++) {
         bool early = plan->chunks[k].dictionary >= 0 && !x.chunks[k].late;
@@ -2240,19 +2267,6 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
     run_tasks(&x, dictionary_or_data_task);
     x.ndict = 0;
-    /* 2b. late dictionaries, as far as their selected indices reach */
-    x.ntasks = 0;
-    for (size_t k = 0; k < nc; k++) {
-        const pq_plan_chunk *pc = &plan->chunks[k];
-        if (!x.chunks[k].late || atomic_load(&x.chunk_failed[k])) continue;
-        size_t need = 0;
-        for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
-            need = x.pages[i].need > need ? x.pages[i].need : need;
-        x.chunks[k].late_need = need;
-        if (need) x.tasks[x.ntasks++] = (size_t)pc->dictionary;
-        else plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, pc); /* no selected row uses it */
-    }
-    run_tasks(&x, late_dictionary_task);
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {
         const pq_plan_chunk *pc = &plan->chunks[k];
@@ -2283,6 +2297,7 @@ done:
     free((void *)x.remaining);
     free((void *)x.done);
     free((void *)x.dict_state);
+    free((void *)x.late_left);
     pthread_mutex_destroy(&x.err_lock);
     free(x.chunks);
     free(x.pages);
