@@ -84,6 +84,11 @@ static bool any_bit(const uint8_t *v, uint64_t from, uint64_t n)
     uint64_t i = from, end = from + n;
     for (; i < end && (i & 7); i++)
         if (bit(v, i)) return true;
+    for (; i + 64 <= end; i += 64) { /* a sparse filter's bits: mostly zero words */
+        uint64_t w;
+        memcpy(&w, v + (i >> 3), 8);
+        if (w) return true;
+    }
     for (; i + 8 <= end; i += 8)
         if (v[i >> 3]) return true;
     for (; i < end; i++)

@@ -285,8 +285,9 @@ static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_row
      * with a match): the matching rows as bits over the kept ones. */
     uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
     if (!bits) return false;
-    int64_t set = pq_row_set_map_bits(have, want, keep, bits);
-    if (set < 0 || (uint64_t)set != pq_bits_count(keep, want->rows)) {
+    /* Every wanted row is either in a kept page (its bit copied) or not,
+     * and then unmatched (map_bits checks): a selected row cannot be lost. */
+    if (pq_row_set_map_bits(have, want, keep, bits) < 0) {
         free(bits); /* rows missing from the kept pages: the general path says so */
         return false;
     }

@@ -367,6 +367,23 @@ START_TEST(hits_cases)
     ck_assert(!pq_row_set_hits(&s, keep, 36, UINT64_MAX, &cur));
     pq_row_set_free(&s);
 
+    /* One span of 1,000 rows, one kept bit (row 777): ranges long enough to
+     * be scanned a 64-bit word at a time, from aligned and unaligned starts. */
+    build_spans(&s, (pq_row_span[]){{0, 1000}}, 1);
+    uint8_t sparse[125] = {0};
+    sparse[777 / 8] = (uint8_t)(1u << (777 % 8));
+    static const struct {
+        uint64_t a, b;
+        bool hit;
+    } q[] = {{0, 777, false}, {0, 778, true},    {1, 778, true},     {700, 1000, true}, {778, 1000, false},
+             {3, 776, false}, {777, 778, true}, {500, 1000, true}, {9, 1000, true},   {0, 1000, true}};
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        cur = (pq_row_cursor){0, 0};
+        ck_assert_msg(pq_row_set_hits(&s, sparse, q[i].a, q[i].b, &cur) == q[i].hit, "[%llu, %llu)",
+                      (unsigned long long)q[i].a, (unsigned long long)q[i].b);
+    }
+    pq_row_set_free(&s);
+
     pq_row_set_init(&s, 0, 0); /* empty set: never a hit */
     cur = (pq_row_cursor){0, 0};
     ck_assert(!pq_row_set_hits(&s, NULL, 0, UINT64_MAX, &cur));
