@@ -22,6 +22,20 @@ static uint32_t u32_at(const uint8_t *p)
     return x;
 }
 
+/* A required BYTE_ARRAY column (*leaf) of three uncompressed pages (a
+ * dictionary, a dictionary-encoded and a PLAIN page) decoded as views. */
+static void decode_views(const uint8_t *chunk, size_t n, const pq_page_info pages[3], pq_leaf *leaf,
+                         pq_column_values *v)
+{
+    memset(leaf, 0, sizeof *leaf);
+    leaf->path = "s";
+    leaf->physical_type = PQ_BYTE_ARRAY;
+    pq_error err = {0};
+    ck_assert_msg(pq_column_decode_flags(NULL, leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
+                                         PQ_DECODE_STRING_VIEWS, NULL, v, &err) == PQ_OK,
+                  "%s", err.message);
+}
+
 START_TEST(views_from_dictionary_and_plain_pages)
 {
     uint8_t chunk[256];
@@ -47,14 +61,9 @@ START_TEST(views_from_dictionary_and_plain_pages)
                              pq_test_page(idx_at, PQ_PAGE_DATA, (int32_t)idx_len, 3, PQ_ENC_RLE_DICTIONARY),
                              pq_test_page(plain_at, PQ_PAGE_DATA, (int32_t)plain_len, 2, PQ_ENC_PLAIN)};
     pq_leaf leaf;
-    memset(&leaf, 0, sizeof leaf);
-    leaf.path = "s";
-    leaf.physical_type = PQ_BYTE_ARRAY;
     pq_column_values v;
     pq_error err = {0};
-    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
-                                         PQ_DECODE_STRING_VIEWS, NULL, &v, &err) == PQ_OK,
-                  "%s", err.message);
+    decode_views(chunk, n, pages, &leaf, &v);
     ck_assert_uint_eq(v.n_values, 5);
     ck_assert_ptr_null(v.offsets);
     ck_assert_ptr_null(v.data);
@@ -205,14 +214,9 @@ START_TEST(views_of_every_length)
                              pq_test_page(idx_at, PQ_PAGE_DATA, (int32_t)idx_len, K, PQ_ENC_RLE_DICTIONARY),
                              pq_test_page(plain_at, PQ_PAGE_DATA, (int32_t)dict_len, K, PQ_ENC_PLAIN)};
     pq_leaf leaf;
-    memset(&leaf, 0, sizeof leaf);
-    leaf.path = "s";
-    leaf.physical_type = PQ_BYTE_ARRAY;
     pq_column_values v;
     pq_error err = {0};
-    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0,
-                                         PQ_DECODE_STRING_VIEWS, NULL, &v, &err) == PQ_OK,
-                  "%s", err.message);
+    decode_views(chunk, n, pages, &leaf, &v);
     ck_assert_uint_eq(v.n_values, 2 * K);
     ck_assert_uint_eq(v.n_view_bufs, 2);
     ck_assert_uint_eq(v.view_buf_lens[1], total);
