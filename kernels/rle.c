@@ -39,8 +39,6 @@ static inline size_t avx2_slack(int bw)
     return (size_t)avx2_high_byte(bw) + 16;
 }
 
-/* Returns the largest value unpacked (a lane-wise max as it goes: the
- * dictionary range check then needs no pass of its own). */
 /* The shuffle that puts value i's bytes in lane i % 4 of half i / 4 (a
  * byte past the half's 16 is zero: its bits are masked off), and each
  * value's bit offset in its first byte, for every width up to

@@ -364,9 +364,6 @@ static pq_status check_string_room(cd_ctx *c, uint64_t more)
 
 static const uint8_t empty_page[1];
 
-/* The decompressed bytes of [src, src + src_len), dst_len of them: the
- * chunk's own bytes when the codec is UNCOMPRESSED (or the page a snappy
- * literal), else the page buffer. */
 /* The bytes of a compressed page stored as it is (a snappy page that is one
  * literal, a zstd frame of one raw block), where they lie in src; else NULL. */
 static const uint8_t *stored_page(int32_t codec, const uint8_t *src, size_t src_len, size_t dst_len)
@@ -375,6 +372,10 @@ static const uint8_t *stored_page(int32_t codec, const uint8_t *src, size_t src_
     if (codec == PQ_CODEC_ZSTD) return pq_zstd_stored_raw(src, src_len, dst_len);
     return NULL;
 }
+
+/* The decompressed bytes of [src, src + src_len), dst_len of them: the
+ * chunk's own bytes when the codec is UNCOMPRESSED (or the page stored as
+ * it is: stored_page), else the page buffer. */
 
 static pq_status decompress(cd_ctx *c, bool compressed, const uint8_t *src, size_t src_len, size_t dst_len,
                             const uint8_t **bytes)
@@ -1801,9 +1802,9 @@ static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
     cd_ctx c;
     const pq_plan_page *pg = dictionary_task_init(x, i, worker, &c, &err);
     const pq_page_info *pi = pg->info;
-    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
     cd_chunk *ch = c.ch;
-    size_t need = ch->late_need, total = ch->late_total, len = (size_t)pi->uncompressed_size; /* late_dictionary */
+    size_t need = ch->late_need, total = ch->late_total, len = (size_t)pi->uncompressed_size;
     const uint8_t *raw = pc->bytes + pi->data_offset, *p = NULL;
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY;
     size_t width = pq_plan_value_width(pc->leaf), avail = len;
@@ -1833,13 +1834,13 @@ static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
             bool reached;
             st = plain_prefix(&c, &pr, p, len, total, need - 1, &avail, &reached);
         }
-        if (st == PQ_OK) x->plan->chunks[pg->chunk].dictionary_skipped = len - pq_prefix_out(&pr);
+        if (st == PQ_OK) x->plan->chunks[k].dictionary_skipped = len - pq_prefix_out(&pr);
     }
     if (st == PQ_OK) st = decode_dictionary(&c, p, avail, need);
     if (st == PQ_OK && ch->dict_n < need)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
     task_done(&c);
-    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    if (st != PQ_OK) task_failed(x, k, i, st, &err);
 }
 
 /* A data page of chunk k is done: when it is a late chunk's last, the

@@ -412,9 +412,6 @@ static const uint8_t *resident_bytes(const pq_reader *r, size_t k)
     return (const uint8_t *)r->opts.device_file + ch->origin;
 }
 
-/* Run `plan` with the device executor; the chunks it does not cover go to
- * the CPU executor in a plan of their own. Every chunk ends in chunk_built,
- * as with the CPU executor alone. */
 /* The decode stage's count of dictionary bytes the CPU executor left
  * undecompressed in `plan`. */
 static void count_skipped_dictionaries(pq_reader *r, const pq_decode_plan *plan)
@@ -422,6 +419,10 @@ static void count_skipped_dictionaries(pq_reader *r, const pq_decode_plan *plan)
     for (size_t j = 0; j < plan->nchunks; j++)
         r->stats[PQ_STAGE_DECODE].dictionary_bytes_skipped += plan->chunks[j].dictionary_skipped;
 }
+
+/* Run `plan` with the device executor; the chunks it does not cover go to
+ * the CPU executor in a plan of their own. Every chunk ends in chunk_built,
+ * as with the CPU executor alone. */
 
 static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, group_job *job, unsigned threads)
 {
