@@ -713,6 +713,15 @@ static pq_status put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src,
     if (!c->d_src || !n || src < b || (uint64_t)(src - b) > c->pc->len || n > c->pc->len - (uint64_t)(src - b))
         return stage_put(c, base, off, src, n);
     const uint8_t *from = c->d_src + (src - b);
+    /* A pending staged piece for this buffer is sent first: the next
+     * staged piece would otherwise join it across the padding between
+     * them, zero-filling that gap after this copy wrote into it (a
+     * DATA_PAGE_V2's levels sit between host-decompressed values). */
+    dx_stage *s = &c->x->st;
+    if (s->used && s->base == base) {
+        pq_status st = stage_flush(c);
+        if (st != PQ_OK) return st;
+    }
     if (c->x->stats) c->x->stats->resident_bytes += n;
     if (!c->x->cuda) {
         memcpy(base + off, from, n);

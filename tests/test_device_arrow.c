@@ -9,8 +9,8 @@
  * for byte (validity and boolean bits up to the array's length), the
  * lengths, the null counts, which buffers are absent, and the status and
  * message when the host build fails. Over every column chunk of every
- * corpus file (and of the generated matrix when PQSTEP_MATRIX_DIR names
- * its directory), each chunk five ways: 256 threads a block, 7 threads
+ * corpus file and of the generated matrix in PQSTEP_MATRIX_DIR (written
+ * and set by ctest's gen_matrix setup test), each chunk five ways: 256 threads a block, 7 threads
  * with each phase's threads last to first, 1 thread, and 32 and 5 (the
  * latter reversed) threads with device memory apart from the host's (the
  * inputs uploaded, the outputs downloaded, as on a GPU); with a CUDA

@@ -5,15 +5,18 @@
  *
  * Oracle: the CPU executor's result on the same plan, buffer for buffer
  * (levels, values, offsets, data, the counts, which buffers are NULL) and
- * status for status, over every column chunk of every corpus file (and of
- * the generated matrix when PQSTEP_MATRIX_DIR names a directory of its
- * files: tests/fixtures/gen_matrix.py writes them with pyarrow, which the C
- * tests do not run). A chunk the kernels do not cover must be
- * PQ_ERR_UNSUPPORTED with nothing decoded, never another result. Each chunk
- * runs four ways: 256 threads a block, 7 threads with each phase's threads
- * last to first, 1 thread, and 32 threads with the device memory apart from
- * the host's (every table uploaded and downloaded, as on a GPU); the result
- * must not change. The corpus and the matrix leave no chunk to the CPU
+ * status for status, over every column chunk of every corpus file and of
+ * the generated matrix in PQSTEP_MATRIX_DIR (ctest's gen_matrix setup test
+ * writes it with tests/fixtures/gen_matrix.py and sets the variable; run
+ * by hand without it, the matrix case says it did not run). A chunk the
+ * kernels do not cover must be PQ_ERR_UNSUPPORTED with nothing decoded,
+ * never another result. Each chunk runs five ways: 256 threads a block, 7
+ * threads with each phase's threads last to first, 1 thread, 32 threads
+ * with the device memory apart from the host's (every table uploaded and
+ * downloaded, as on a GPU), and 64 threads with device memory apart and
+ * the chunk's bytes resident there (options.resident: copied device to
+ * device, host-decompressed pages staged between them); the result must
+ * not change. The corpus and the matrix leave no chunk to the CPU
  * executor. Hand-built pages check the errors: a dictionary index past the
  * dictionary, truncated runs, a level above its maximum, each naming the
  * page and the value. Hand-built pages of BYTE_STREAM_SPLIT, RLE booleans,
