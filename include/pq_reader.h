@@ -299,9 +299,12 @@ typedef struct pq_reader_options {
      * every fixed-width type and conversion, booleans, string / binary
      * and their large forms, string views, dictionary arrays of chunks
      * dictionary-encoded throughout, and nested fields of one leaf: their
-     * struct and list levels' validity and offsets); the rest (dictionary
-     * arrays of other chunks, nested fields of several leaves, the rows of
-     * a filtered read, validate_utf8, and what the kernels do not cover) is
+     * struct and list levels' validity and offsets, and in a filtered read
+     * the matching rows of the payload columns decoded for them alone,
+     * required flat ones); the rest (dictionary arrays of other chunks,
+     * nested fields of several leaves, in a filtered read the columns
+     * decoded whole and then taken (the filter's own, optional ones),
+     * validate_utf8, and what the kernels do not cover) is
      * built on the host and copied to the device once, at the end of the
      * stage.
      * pq_reader_next_device_batch() then hands out slices of those arrays without a copy, and

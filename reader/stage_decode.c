@@ -324,13 +324,15 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
 /* device_output: whether slot s's chunk (k) is built into its Arrow array
  * where the device executor leaves its values (the Arrow kernels lay out
  * its output type, string views and dictionary arrays of indices
- * included; a filter's take, and a dictionary array of a chunk not
- * dictionary-encoded throughout, are the host's). */
+ * included). Under a filter only a chunk decoded for the matching rows
+ * alone (selection-vector decode, compacted by the kernels) is: a chunk
+ * decoded whole needs the filter's take, which is the host's, as is a
+ * dictionary array of a chunk not dictionary-encoded throughout. */
 static bool built_in_place(const pq_reader *r, const decode_job *djob, const group_job *job, size_t s, size_t k)
 {
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     uint32_t column = ch->info.column;
-    if (!djob->build_on_device || job->selected[s] || (r->sel.filter && !r->opts.prune_only)) return false;
+    if (!djob->build_on_device || (r->sel.filter && !r->opts.prune_only && !job->selected[s])) return false;
     unsigned flags = uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
     if (pq_output_dictionary(r->sel.outputs, column)) {
         if (!pq_pages_all_dictionary(ch->pages, ch->info.npages)) return false; /* an entry a slot: the host's */
@@ -342,17 +344,19 @@ static bool built_in_place(const pq_reader *r, const decode_job *djob, const gro
 
 /* chunk_built for a chunk whose values the device executor left in device
  * memory: its count checked, its Arrow array built there and adopted as
- * the slot's column. */
+ * the slot's column (for a selection-vector decode, the matching rows:
+ * the filter checks their count). */
 static void built_on_device(group_job *job, decode_job *djob, size_t j)
 {
     pq_reader *r = job->r;
-    size_t n = r->sel.columns_len, i = job->slot_of[j];
+    size_t n = r->sel.columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = pq_reader_chunk_at(r, i / n, i % n);
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     pq_column_values *v = &job->outs[j];
     pq_error *err = &job->errors[j];
     pq_status st = job->status[j];
-    if (st == PQ_OK) st = check_count(r, k, NULL, v, err); /* check_decoded's, without freeing v */
+    const pq_decode_rows *rows = job->selected[s] ? &job->rows[s] : NULL;
+    if (st == PQ_OK) st = check_count(r, k, rows, v, err); /* check_decoded's, without freeing v */
     pq_darrow_array a;
     if (st == PQ_OK) {
         pq_leaf lf = output_leaf(r, ch->info.column, false);
@@ -368,6 +372,10 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     }
     if (st == PQ_OK) st = pq_arrow_column_adopt(&out, bytes, &r->out.cols[i], err);
     if (st == PQ_OK) r->out.device_built++;
+    if (st == PQ_OK && rows) { /* as chunk_built marks a selected column */
+        r->out.filtered[i] = true;
+        r->out.first_row[i] = 0;
+    }
     job->status[j] = st;
 }
 

@@ -12,7 +12,9 @@ reader, against pyarrow and the CPU executor.
 - output types (string views, dictionary arrays, decimal64) give the CPU's
   result; a filtered read of required columns decodes every payload chunk's
   matching rows on the kernels (selection-vector decode: whole pages, then
-  compacted) and equals pyarrow's filtered table;
+  compacted) and equals pyarrow's filtered table; with device_output those
+  rows are built into Arrow arrays where the kernels left them (the note
+  counts them), under each string type;
 - device_output=True (the decoded arrays kept "on the device", host
   memory standing for it with host kernels: built there by the Arrow
   kernels, or copied there): every corpus file equals the CPU read, and
@@ -42,6 +44,7 @@ Exit 0 pass, 1 fail, 77 without the corpus.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -214,6 +217,7 @@ def check_required_filter():
     import pyarrow.compute as pc
     rng = np.random.default_rng(7)
     n = 60000
+    totals_built = totals_copied = 0
     fields = [pa.field("k", pa.int64(), nullable=False), pa.field("s", pa.string(), nullable=False),
               pa.field("p", pa.string(), nullable=False), pa.field("d", pa.float64(), nullable=False),
               pa.field("b", pa.bool_(), nullable=False)]
@@ -237,8 +241,26 @@ def check_required_filter():
             same(cpu, want, "required, CPU, %s" % text)
             same(got, want, "required, host kernels, %s" % text)
             assert got.num_rows > 0 and dec["cpu_chunks"] == 0 and dec["device_chunks"] > 0, (text, dec)
+            # device_output: the payload columns' matching rows are built
+            # into Arrow arrays where the kernels left them; the filter's own
+            # columns (decoded whole, then taken) are built on the host and
+            # copied. Under each string output type.
+            for strings in ("string", "string_view", "dictionary"):
+                cpu_s = pqstep.read_table(path, filter=text, strings=strings)
+                with pqstep.Reader(path, device="host-kernels", device_output=True, strings=strings) as r:
+                    got = r.read(filter=text)
+                    note = r.device_note
+                same(got, cpu_s, "required, device_output, %s, %s" % (strings, text))
+                m = re.search(r"(\d+) arrays built there, (\d+) copied there", note)
+                assert m, note
+                built, copied = int(m.group(1)), int(m.group(2))
+                assert built > 0, (text, strings, note)
+                totals_built += built
+                totals_copied += copied
     print("required columns: 3 filtered reads equal pyarrow's with every payload chunk's matching rows decoded "
-          "and compacted by the kernels")
+          "and compacted by the kernels; with device_output under 3 string types, %d arrays built by the Arrow "
+          "kernels from the compacted rows, %d (the filter's columns, taken on the host) copied"
+          % (totals_built, totals_copied))
 
 
 def filtered(path, text, totals, prune=True, columns=None, **kw):
