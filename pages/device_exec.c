@@ -54,6 +54,7 @@ enum { SEC_REP, SEC_DEF, SEC_VAL };
 typedef struct dx_stage {
     uint8_t *buf[2];
     void *ev[2];
+    size_t ev_pos[2];       /* host_async: the copy queue's length when the half was sent */
     bool busy[2];           /* a copy from the half may be in flight */
     size_t half;            /* bytes of each half */
     int cur;                /* the half being filled */
@@ -62,10 +63,22 @@ typedef struct dx_stage {
     size_t dst_off;
 } dx_stage;
 
+/* host_async: a copy on the copy stream, not done yet. */
+typedef struct dx_copy {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t n;
+} dx_copy;
+
 typedef struct dx_run {
     const pq_device_exec_options *o;
     bool cuda;              /* kernels and their memory on the device */
     bool apart;             /* device memory apart from the host's (cuda, or host_apart) */
+    /* host_async: the copy stream as a queue, done up to `done` when the
+     * CUDA path would wait for it (events below as queue positions). */
+    bool deferred;
+    dx_copy *q;
+    size_t qn, qcap, done;
     const char *no_device;  /* use_cuda without a device: why */
     void *stream;           /* the kernels and the batch */
     void *copy_stream;      /* the staging copies */
@@ -130,6 +143,7 @@ typedef struct dx_chunk {
     uint8_t *h_batch;       /* the batch arrays (host) */
     bool batch_pending;     /* nvCOMP enqueued, not waited for */
     void *ev_up;            /* staging done (the run's) */
+    size_t up_pos;          /* host_async: the copy queue's length at staging's end */
     const uint8_t *d_src;   /* the chunk's stored bytes in device memory (options.resident), or NULL */
     size_t nruns, nidx, nminis;
     uint32_t dict_n;
@@ -469,10 +483,51 @@ static pq_status dev_alloc(dx_chunk *c, void **p, size_t n, const char *what)
     return PQ_OK;
 }
 
+/* ---------------------------------------------------------------------------
+ * host_async: the copy stream of host launches as a queue. A copy is done
+ * when the CUDA path would have waited for it (the compute stream waiting
+ * for a chunk's staging event, the host for a staging half's event, a
+ * free, which synchronizes on a device), reading its source then, as a
+ * DMA engine does; a missing wait leaves garbage where a kernel reads.
+ * ------------------------------------------------------------------------- */
+
+/* The queued copies up to queue position `pos` done. */
+static void copies_until(dx_run *x, size_t pos)
+{
+    for (; x->done < pos && x->done < x->qn; x->done++) {
+        const dx_copy *q = &x->q[x->done];
+        memcpy(q->dst, q->src, q->n);
+    }
+}
+
+/* n bytes from src to dst on the copy stream: now, or queued. */
+static void copy_on_copy_stream(dx_run *x, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (x->deferred && x->qn == x->qcap) {
+        size_t cap = x->qcap ? 2 * x->qcap : 64;
+        dx_copy *q = cap <= SIZE_MAX / sizeof *q ? realloc(x->q, cap * sizeof *q) : NULL;
+        if (q) {
+            x->q = q;
+            x->qcap = cap;
+        } else {
+            copies_until(x, x->qn); /* no room to queue: everything done in order, now */
+        }
+    }
+    if (!x->deferred || x->qn == x->qcap) {
+        memcpy(dst, src, n);
+        return;
+    }
+    x->q[x->qn++] = (dx_copy){dst, src, n};
+}
+
 static void dev_free(dx_run *x, void *p)
 {
-    if (x->cuda) pq_kcuda_free(p);
-    else free(p);
+    if (x->cuda) {
+        pq_kcuda_free(p);
+        return;
+    }
+    if (p) copies_until(x, x->qn); /* cudaFree waits for the device's work */
+    free(p);
 }
 
 static pq_status upload(dx_chunk *c, void *dev, const void *host, size_t n)
@@ -655,7 +710,9 @@ static pq_status stage_flush(dx_chunk *c)
         if (pq_kcuda_event_record(s->ev[h], x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
         s->busy[h] = true;
     } else {
-        memcpy(s->dst, s->buf[h], s->used);
+        copy_on_copy_stream(x, s->dst, s->buf[h], s->used);
+        s->ev_pos[h] = x->qn;
+        s->busy[h] = x->deferred;
     }
     s->used = 0;
     s->cur = h ^ 1;
@@ -686,7 +743,8 @@ static pq_status stage_put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t
             int h = s->cur;
             if (s->busy[h]) { /* its last copy must be done before it is refilled */
                 const char *why = NULL;
-                if (pq_kcuda_event_sync(s->ev[h], &why)) return cuda_failed(c, "cudaEventSynchronize", why);
+                if (!x->cuda) copies_until(x, s->ev_pos[h]);
+                else if (pq_kcuda_event_sync(s->ev[h], &why)) return cuda_failed(c, "cudaEventSynchronize", why);
                 s->busy[h] = false;
             }
             s->base = base;
@@ -724,7 +782,7 @@ static pq_status put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src,
     }
     if (c->x->stats) c->x->stats->resident_bytes += n;
     if (!c->x->cuda) {
-        memcpy(base + off, from, n);
+        copy_on_copy_stream(c->x, base + off, from, n);
         return PQ_OK;
     }
     const char *why = NULL;
@@ -737,6 +795,7 @@ static pq_status put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src,
 static pq_status stage_end(dx_chunk *c)
 {
     pq_status st = stage_flush(c);
+    c->up_pos = c->x->qn;
     if (st != PQ_OK || !c->x->cuda) return st;
     const char *why = NULL;
     if (pq_kcuda_event_record(c->ev_up, c->x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
@@ -966,6 +1025,7 @@ static pq_status batch_start(dx_chunk *c)
      * level peeks, the kernels) waits for the chunk's staging copies, batch
      * or not: uncompressed pages and v2 levels come by the copy stream too. */
     if (x->cuda && pq_kcuda_stream_wait(x->stream, c->ev_up, &why)) return cuda_failed(c, "cudaStreamWaitEvent", why);
+    if (!x->cuda) copies_until(x, c->up_pos);
     if (n == 0) return PQ_OK;
     pq_status st;
     c->h_batch = calloc(1, BATCH_BYTES(n));
@@ -1732,9 +1792,11 @@ static void free_run(dx_run *x)
             pq_kcuda_event_destroy(x->st.ev[h]);
             pq_kcuda_event_destroy(x->ev_up[h]);
         } else {
+            copies_until(x, x->qn); /* before the halves they read go */
             free(x->st.buf[h]);
         }
     }
+    free(x->q);
     if (x->copy_stream) pq_kcuda_stream_destroy(x->copy_stream);
     if (x->stream) pq_kcuda_stream_destroy(x->stream);
 }
@@ -1829,6 +1891,7 @@ static pq_status run_plan(const pq_device_exec_options *o, pq_decode_plan *plan,
         else x.cuda = true;
     }
     x.apart = x.cuda || o->host_apart;
+    x.deferred = !x.cuda && o->host_async;
     /* The batch: nvCOMP on a device (when it loads), the host codecs on
      * host launches; without it every compressed page is the host's. */
     x.batch = !o->host_decompress && (!x.cuda || pq_nvcomp_load(NULL) == 0);

@@ -156,6 +156,13 @@ typedef struct pq_device_exec_options {
      * upload and come back only by download. Tests the CUDA path's data
      * movement where there is no GPU. */
     bool host_apart;
+    /* Host launches: the copy stream asynchronous, as on a GPU. Its
+     * copies (staging halves, resident copies) are queued and done only
+     * where the CUDA path waits for them (the compute stream's wait for a
+     * chunk's staging event, the wait before a staging half is refilled, a
+     * free), reading their source then; so a wait the CUDA path lacks
+     * shows as a wrong result here, not only on a GPU. */
+    bool host_async;
     /* Caps what a chunk's decode holds at once (page bytes, outputs,
      * scratch; on a device, device memory too): 0 means no cap. Counted
      * more simply than the CPU executor does (every buffer at its size,

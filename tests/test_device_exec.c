@@ -216,6 +216,7 @@ static void check_chunk(tally *t, const char *file, uint32_t rg, uint32_t col, c
             o.threads = host_ways[w].threads;
             o.host_flags = host_ways[w].flags;
             o.host_apart = host_ways[w].apart;
+            o.host_async = host_ways[w].apart; /* and its copy stream as a GPU's */
         }
         pq_column_values dout;
         pq_status dst;
@@ -487,7 +488,7 @@ static pq_status run_both_ex(const pq_leaf *leaf, const uint8_t *chunk, size_t l
                                                   flags, rows, &err),
                          PQ_OK);
         pq_device_exec_options o = {.threads = hand_ways[w].threads, .host_flags = hand_ways[w].flags,
-                                    .host_apart = hand_ways[w].apart};
+                                    .host_apart = hand_ways[w].apart, .host_async = hand_ways[w].apart};
         pq_column_values dout;
         pq_status dst;
         pq_device_exec_run(&o, &dplan, &dout, &dst, derr);
@@ -1679,7 +1680,7 @@ START_TEST(resident_bytes_are_what_is_decoded)
         put32(copy + 4, 77); /* entry 1 is 77 in the copy */
         const uint8_t *res[1] = {copy};
         pq_device_exec_stats stats = {0};
-        pq_device_exec_options o = {.host_apart = apart, .resident = res, .stats = &stats};
+        pq_device_exec_options o = {.host_apart = apart, .host_async = apart, .resident = res, .stats = &stats};
         pq_decode_plan plan = {0};
         pq_error err = {0};
         pq_column_values out;

@@ -9,7 +9,10 @@
  * the staging), chunk for chunk: outputs buffer for buffer, statuses, and
  * messages word for word. Each file runs with the default staging, with a
  * staging of 64 bytes (every page in pieces, nothing with bytes
- * prefetched: a pass a chunk), with 4 KiB and device memory apart, and with host decompression;
+ * prefetched: a pass a chunk), with 4 KiB and device memory apart, and with
+ * host decompression; the two small stagings with the copy stream
+ * asynchronous as on a GPU (host_async: a copy done only where the CUDA
+ * path waits for it, so a missing wait fails here);
  * the counters must say each did what it claims. With a CUDA device, a
  * fifth way runs on it (nvCOMP when it loads), and a line says how many
  * pages nvCOMP decompressed there (scripts/gpu-check reports it). Compressed pages changed
@@ -175,10 +178,14 @@ enum { W_DEFAULT, W_TINY, W_SMALL_APART, W_HOST, W_CUDA, W_WAYS };
 static pq_device_exec_options way(int w, pq_device_exec_stats *stats)
 {
     pq_device_exec_options o = {.stats = stats};
-    if (w == W_TINY) o.staging_bytes = 64;
+    if (w == W_TINY) {
+        o.staging_bytes = 64;
+        o.host_async = true; /* every half refilled many times a chunk */
+    }
     if (w == W_SMALL_APART) {
         o.staging_bytes = 4096;
         o.host_apart = true;
+        o.host_async = true;
         o.threads = 32;
     }
     if (w == W_HOST) o.host_decompress = true;
