@@ -298,12 +298,13 @@ typedef struct pq_reader_options {
      * are built into their Arrow arrays there (pages/device_arrow.h:
      * every fixed-width type and conversion, booleans, string / binary
      * and their large forms, string views, dictionary arrays of chunks
-     * dictionary-encoded throughout, and nested fields of one leaf: their
-     * struct and list levels' validity and offsets, and in a filtered read
-     * the matching rows of the payload columns decoded for them alone,
-     * required flat ones); the rest (dictionary arrays of other chunks,
-     * nested fields of several leaves, in a filtered read the columns
-     * decoded whole and then taken (the filter's own, optional ones),
+     * dictionary-encoded throughout, and nested fields: their struct and
+     * list levels' validity and offsets, the leaves of a field joined
+     * into one tree, and in a filtered read the matching rows of the
+     * payload columns decoded for them alone, required flat ones); the
+     * rest (dictionary arrays of other chunks, string views and dictionary
+     * arrays of nested leaves, in a filtered read the columns decoded
+     * whole and then taken (the filter's own, optional ones),
      * validate_utf8, and what the kernels do not cover) is
      * built on the host and copied to the device once, at the end of the
      * stage.

@@ -166,16 +166,6 @@ uint64_t pq_darrow_array_bytes(const pq_darrow_array *a)
     return n + (a->dictionary ? pq_darrow_array_bytes(a->dictionary) : 0);
 }
 
-uint64_t pq_darrow_nested_bytes(const pq_darrow_nested *n)
-{
-    uint64_t b = pq_darrow_array_bytes(&n->leaf);
-    for (size_t i = 0; i + 1 < n->n_levels && i < PQ_ASM_MAX_LEVELS; i++) {
-        const pq_darrow_level *l = &n->levels[i];
-        b += (l->validity ? ((uint64_t)l->length + 7) / 8 : 0) + (l->offsets ? ((uint64_t)l->length + 1) * 4 : 0);
-    }
-    return b;
-}
-
 void pq_darrow_nested_free(pq_darrow_ctx *x, pq_darrow_nested *n)
 {
     for (size_t i = 0; i + 1 < n->n_levels && i < PQ_ASM_MAX_LEVELS; i++) {
@@ -754,13 +744,13 @@ done:
  * Export
  * ------------------------------------------------------------------------- */
 
-/* An exported array's private data: its buffers, its dictionary's array
- * and where they live. */
+/* An exported array's private data: its buffers, its dictionary's array,
+ * a nested node's children and where they live. */
 typedef struct exported {
     const void *buffers[5];
     struct ArrowArray *dictionary;
-    struct ArrowArray *child;     /* a nested level's one child (malloc'd), or NULL */
-    struct ArrowArray *children[1];
+    struct ArrowArray **children; /* a nested node's (each malloc'd), or NULL */
+    int64_t n_children;
     bool cuda;
 } exported;
 
@@ -773,10 +763,11 @@ static void release_exported(struct ArrowArray *a)
         if (e->dictionary->release) e->dictionary->release(e->dictionary);
         free(e->dictionary);
     }
-    if (e->child) {
-        if (e->child->release) e->child->release(e->child);
-        free(e->child);
+    for (int64_t i = 0; i < e->n_children; i++) {
+        if (e->children[i]->release) e->children[i]->release(e->children[i]);
+        free(e->children[i]);
     }
+    free(e->children);
     free(e);
     a->private_data = NULL;
     a->release = NULL;
@@ -839,58 +830,166 @@ pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct Ar
     return PQ_OK;
 }
 
-pq_status pq_darrow_nested_export(pq_darrow_ctx *x, pq_darrow_nested *n, struct ArrowArray *out, pq_error *err)
+/* ---------------------------------------------------------------------------
+ * A nested field's tree (pq_darrow_field_export)
+ * ------------------------------------------------------------------------- */
+
+/* Level k of a leaf's nest (its array at the last level). */
+typedef struct level_view {
+    int32_t kind;
+    int64_t length, null_count;
+    const void *validity;
+    const int32_t *offsets;
+} level_view;
+
+static level_view level_at(const pq_darrow_field_leaf *l, size_t k)
+{
+    const pq_darrow_nested *n = &l->nest;
+    if (k + 1 < n->n_levels) {
+        const pq_darrow_level *v = &n->levels[k];
+        return (level_view){v->kind, v->length, v->null_count, v->validity, v->offsets};
+    }
+    return (level_view){PQ_ASM_LEAF, n->leaf.length, n->leaf.null_count, n->leaf.validity, NULL};
+}
+
+/* *same: whether n bytes of device memory at a and b are equal (the last
+ * byte's bits under `last_mask` only), compared on the host. */
+static pq_status same_device_bytes(pq_darrow_ctx *x, const void *a, const void *b, size_t n, uint8_t last_mask,
+                                   bool *same, pq_error *err)
+{
+    *same = a == b || n == 0;
+    if (*same || !a || !b) return PQ_OK;
+    uint8_t *ha = malloc(n), *hb = malloc(n);
+    pq_status st = ha && hb ? pq_darrow_download(x, ha, a, n, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK) st = pq_darrow_download(x, hb, b, n, err);
+    if (st == PQ_OK) *same = memcmp(ha, hb, n - 1) == 0 && ((ha[n - 1] ^ hb[n - 1]) & last_mask) == 0;
+    free(ha);
+    free(hb);
+    return st;
+}
+
+/* *same: whether two leaves' level agrees, as the host build compares
+ * them: the kind, the slots, each slot's validity and a list's offsets. */
+static pq_status same_level(pq_darrow_ctx *x, const level_view *a, const level_view *b, bool *same, pq_error *err)
+{
+    *same = a->kind == b->kind && a->length == b->length && a->null_count == b->null_count;
+    size_t count = (size_t)a->length;
+    pq_status st = PQ_OK;
+    if (*same && a->null_count) /* validity is NULL exactly when no slot is null */
+        st = same_device_bytes(x, a->validity, b->validity, (count + 7) / 8,
+                               count % 8 ? (uint8_t)((1u << (count % 8)) - 1) : 0xff, same, err);
+    if (st == PQ_OK && *same && a->kind == PQ_ASM_LIST)
+        st = same_device_bytes(x, a->offsets, b->offsets, (count + 1) * sizeof(int32_t), 0xff, same, err);
+    return st;
+}
+
+typedef struct field_tree {
+    pq_darrow_ctx *x;
+    pq_darrow_field_leaf *ls;
+    uint64_t bytes;
+} field_tree;
+
+/* A node of the tree, for the nl leaves idx[] at level k (the host build's
+ * nest_build, check for check and message for message); *out is released
+ * on error. */
+static pq_status tree_node(field_tree *t, const size_t *idx, size_t nl, size_t k, struct ArrowArray *out,
+                           pq_error *err)
 {
     memset(out, 0, sizeof *out);
-    size_t nl = n->n_levels;
-    struct ArrowArray *child = malloc(sizeof *child);
-    pq_status st = child ? pq_darrow_array_export(x, &n->leaf, child, err)
-                         : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st != PQ_OK) {
-        free(child);
-        pq_darrow_nested_free(x, n);
-        return st;
-    }
-    /* From the leaf's parent up: each level a node over the one below. */
-    for (size_t i = nl >= 2 ? nl - 1 : 0; i-- > 0;) {
-        pq_darrow_level *l = &n->levels[i];
-        bool list = l->kind == PQ_ASM_LIST;
-        exported *e = calloc(1, sizeof *e);
-        struct ArrowArray *node = i ? malloc(sizeof *node) : out;
-        if (!e || !node) {
-            free(e);
-            if (i) free(node);
-            child->release(child);
-            free(child);
-            for (size_t k = 0; k <= i; k++) { /* the levels not exported yet */
-                pq_darrow_free(x, n->levels[k].validity);
-                pq_darrow_free(x, n->levels[k].offsets);
-            }
-            memset(n, 0, sizeof *n);
-            return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_darrow_field_leaf *f = &t->ls[idx[0]];
+    level_view lv = f->nest.n_levels > k ? level_at(f, k) : (level_view){0};
+    for (size_t i = 0; i < nl; i++) {
+        const pq_darrow_field_leaf *l = &t->ls[idx[i]];
+        bool same = l->nest.n_levels > k && f->nest.n_levels > k && l->keys[k] == f->keys[k];
+        if (same && i > 0) {
+            level_view o = level_at(l, k);
+            pq_status st = same_level(t->x, &o, &lv, &same, err);
+            if (st != PQ_OK) return st;
         }
-        memset(node, 0, sizeof *node);
-        e->cuda = x->cuda;
-        e->buffers[0] = l->validity;
-        if (list) e->buffers[1] = l->offsets;
-        e->child = child;
-        e->children[0] = child;
-        node->length = l->length;
-        node->null_count = l->null_count;
-        node->n_buffers = list ? 2 : 1;
-        node->buffers = e->buffers;
-        node->n_children = 1;
-        node->children = e->children;
-        node->private_data = e;
-        node->release = release_exported;
-        l->validity = NULL;
-        l->offsets = NULL;
-        child = node;
+        if (!same)
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "columns '%s' and '%s' disagree on their nesting",
+                                f->path, l->path);
     }
-    if (nl < 2) { /* the leaf alone */
-        *out = *child;
-        free(child);
+    if (lv.kind == PQ_ASM_LEAF) {
+        if (nl != 1 || k + 1 != f->nest.n_levels)
+            return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': bad leaf level", f->path);
+        t->bytes += pq_darrow_array_bytes(&f->nest.leaf);
+        return pq_darrow_array_export(t->x, &f->nest.leaf, out, err);
     }
-    memset(n, 0, sizeof *n);
-    return PQ_OK;
+    for (size_t i = 0; i < nl; i++)
+        if (t->ls[idx[i]].nest.n_levels <= k + 1)
+            return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': bad nesting", t->ls[idx[i]].path);
+
+    /* Children: runs of leaves that share the next level's node. */
+    size_t runs = 0, count = (size_t)lv.length;
+    for (size_t i = 0; i < nl; i++) runs += i == 0 || t->ls[idx[i]].keys[k + 1] != t->ls[idx[i - 1]].keys[k + 1];
+    exported *e = calloc(1, sizeof *e);
+    struct ArrowArray **kids = calloc(runs, sizeof *kids);
+    if (!e || !kids) {
+        free(e);
+        free(kids);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    /* The node takes f's buffers of the level; the other leaves' copies go
+     * with their nests. */
+    pq_darrow_level *fl = &f->nest.levels[k];
+    bool list = lv.kind == PQ_ASM_LIST;
+    e->cuda = t->x->cuda;
+    e->buffers[0] = fl->validity;
+    if (list) e->buffers[1] = fl->offsets;
+    e->children = kids;
+    t->bytes += (fl->validity ? ((uint64_t)count + 7) / 8 : 0) + (list ? ((uint64_t)count + 1) * 4 : 0);
+    fl->validity = NULL;
+    fl->offsets = NULL;
+    out->length = (int64_t)count;
+    out->null_count = lv.null_count;
+    out->n_buffers = list ? 2 : 1;
+    out->buffers = e->buffers;
+    out->children = kids;
+    out->private_data = e;
+    out->release = release_exported;
+
+    pq_status st = PQ_OK;
+    if (list && runs != 1)
+        return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': a list with %zu elements", f->path, runs);
+    for (size_t i = 0, start = 0; st == PQ_OK && i <= nl; i++) {
+        if (!(i > start && (i == nl || t->ls[idx[i]].keys[k + 1] != t->ls[idx[start]].keys[k + 1]))) continue;
+        struct ArrowArray *c = malloc(sizeof *c);
+        if (!c) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        st = tree_node(t, idx + start, i - start, k + 1, c, err);
+        kids[e->n_children++] = c; /* released with the node, built or not */
+        out->n_children = e->n_children;
+        if (st != PQ_OK) break;
+        if (list) {
+            int32_t end = 0;
+            st = pq_darrow_download(t->x, &end, (const int32_t *)e->buffers[1] + count, sizeof end, err);
+            if (st == PQ_OK && (end < 0 || end != c->length))
+                st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': list offsets end at %d of %lld", f->path,
+                                  end, (long long)c->length);
+        } else if (c->length != (int64_t)count) {
+            st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': struct child of %lld slots, not %zu",
+                              t->ls[idx[start]].path, (long long)c->length, count);
+        }
+        start = i;
+    }
+    return st;
+}
+
+pq_status pq_darrow_field_export(pq_darrow_ctx *x, pq_darrow_field_leaf *leaves, size_t n, struct ArrowArray *out,
+                                 uint64_t *bytes, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (bytes) *bytes = 0;
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    field_tree t = {x, leaves, 0};
+    pq_status st = PQ_OK;
+    if (n == 0) st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "a field without columns");
+    else if (!idx) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == PQ_OK && i < n; i++) idx[i] = i;
+    if (st == PQ_OK) st = tree_node(&t, idx, n, 0, out, err);
+    if (st != PQ_OK && out->release) out->release(out);
+    for (size_t i = 0; i < n; i++) pq_darrow_nested_free(x, &leaves[i].nest); /* what the tree did not take */
+    free(idx);
+    if (st == PQ_OK && bytes) *bytes = t.bytes;
+    return st;
 }

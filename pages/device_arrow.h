@@ -24,7 +24,10 @@
  *   nested     for one leaf, each Arrow level on its path (pq_asm_level,
  *              as assemble.h describes, outermost first): the slots, the
  *              validity (NULL when none is null) and, for a list, the
- *              offsets; the last level is the leaf's array as above.
+ *              offsets; the last level is the leaf's array as above;
+ *   field      of several leaves: their nests joined into one tree
+ *              (pq_darrow_field_export), as pq_arrow_nested_build joins
+ *              them.
  * Not covered, PQ_ERR_UNSUPPORTED with the reason (the caller builds those
  * on the host): a type with no layout here (the host build refuses those
  * too, with its own message), string views of JSON, string views and
@@ -158,14 +161,30 @@ pq_status pq_darrow_build_nested(pq_darrow_ctx *x, const pq_leaf *leaf, const pq
  * (a is freed then). */
 pq_status pq_darrow_array_export(pq_darrow_ctx *x, pq_darrow_array *a, struct ArrowArray *out, pq_error *err);
 
-/* Device bytes nested leaf n holds: its levels' and its array's. */
-uint64_t pq_darrow_nested_bytes(const pq_darrow_nested *n);
+/* One leaf of a nested field, for pq_darrow_field_export. */
+typedef struct pq_darrow_field_leaf {
+    pq_darrow_nested nest;           /* pq_darrow_build_nested's: taken by the export */
+    int64_t keys[PQ_ASM_MAX_LEVELS]; /* per level: the schema node it stands for (pq_arrow_leaf_levels) */
+    const char *path;                /* the leaf's path, for messages */
+} pq_darrow_field_leaf;
 
-/* Nested leaf *n moved into an Arrow C array (*out; n is zeroed): a node
- * per level, outermost first, each with one child (a struct its validity,
- * a list its validity and int32 offsets), the leaf's array last
- * (pq_darrow_array_export's), released as one tree. PQ_ERR_NOMEM (n is
- * freed then). */
-pq_status pq_darrow_nested_export(pq_darrow_ctx *x, pq_darrow_nested *n, struct ArrowArray *out, pq_error *err);
+/* A nested field's leaves (n of them, in file order) joined into one Arrow
+ * C array tree (*out), as pq_arrow_nested_build joins them: a level the
+ * leaves share (the same key) is one node, whose leaves must agree on it
+ * (its slots, their validity and a list's offsets) or PQ_ERR_CORRUPT_DATA
+ * "columns 'a' and 'b' disagree on their nesting"; a struct node's
+ * children are the runs of leaves that share the next level, a list node's
+ * one child; its shape is checked with the host build's checks and
+ * messages (a list with several elements, offsets that do not end at the
+ * child's length, a struct child of another length). Each node holds its
+ * validity (a struct) or validity and int32 offsets (a list), the leaves'
+ * arrays are pq_darrow_array_export's, all released as one tree (as the
+ * context would free them, after pq_darrow_close too). The shared levels
+ * are compared on the host: their validity and offsets are downloaded, a
+ * bit or 4 bytes a slot, where two leaves share them. *bytes (may be NULL)
+ * gets the device bytes the tree holds. The leaves' nests are taken or
+ * freed either way; on error *out is zeroed. */
+pq_status pq_darrow_field_export(pq_darrow_ctx *x, pq_darrow_field_leaf *leaves, size_t n, struct ArrowArray *out,
+                                 uint64_t *bytes, pq_error *err);
 
 #endif /* PQ_PAGES_DEVICE_ARROW_H */

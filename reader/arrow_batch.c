@@ -1245,7 +1245,7 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
 }
 
 pq_status pq_arrow_leaf_levels(const pq_schema *schema, int32_t field, const pq_leaf *leaf, pq_asm_level *levels,
-                               size_t *n_levels, pq_error *err)
+                               int64_t *keys, size_t *n_levels, pq_error *err)
 {
     *n_levels = 0;
     nest_leaf *l = calloc(1, sizeof *l);
@@ -1254,6 +1254,7 @@ pq_status pq_arrow_leaf_levels(const pq_schema *schema, int32_t field, const pq_
     pq_status st = nest_levels(schema, field, l, err);
     if (st == PQ_OK) {
         memcpy(levels, l->levels, l->n_levels * sizeof *levels);
+        if (keys) memcpy(keys, l->keys, l->n_levels * sizeof *keys);
         *n_levels = l->n_levels;
     }
     free(l);

@@ -53,11 +53,13 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
 
 /* The Arrow levels (kernels/assemble.h) of leaf `leaf` under top-level
  * field node `field`, outermost first, the leaf's last: those
- * pq_arrow_nested_build assembles the leaf by. `levels` has room for
- * PQ_ASM_MAX_LEVELS; *n_levels gets the count. PQ_ERR_SCHEMA for a path
- * that does not assemble. */
+ * pq_arrow_nested_build assembles the leaf by. `levels` (and `keys`,
+ * which may be NULL) have room for PQ_ASM_MAX_LEVELS; *n_levels gets the
+ * count, keys[k] the schema node level k stands for (leaves of a field
+ * share the levels whose keys are equal). PQ_ERR_SCHEMA for a path that
+ * does not assemble. */
 pq_status pq_arrow_leaf_levels(const pq_schema *schema, int32_t field, const pq_leaf *leaf, pq_asm_level *levels,
-                               size_t *n_levels, pq_error *err);
+                               int64_t *keys, size_t *n_levels, pq_error *err);
 
 /* Drop one reference; frees with the last. NULL is ignored. Thread-safe. */
 void pq_arrow_column_release(pq_arrow_column *c);

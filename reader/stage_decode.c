@@ -321,6 +321,23 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     job->status[j] = st;
 }
 
+/* Whether the Arrow kernels lay out flat chunk k's output type as add_chunk
+ * plans it decoded (string views, dictionary indices for a dictionary
+ * array of a chunk dictionary-encoded throughout; a dictionary array of
+ * another chunk takes an entry a slot, which is the host's). */
+static bool flat_laid_out(const pq_reader *r, size_t k)
+{
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    uint32_t column = ch->info.column;
+    unsigned flags = uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
+    if (pq_output_dictionary(r->sel.outputs, column)) {
+        if (!pq_pages_all_dictionary(ch->pages, ch->info.npages)) return false;
+        flags = PQ_DECODE_INDICES;
+    }
+    pq_leaf lf = output_leaf(r, column, false);
+    return pq_darrow_covers(&lf, flags);
+}
+
 /* device_output: whether slot s's chunk (k) is built into its Arrow array
  * where the device executor leaves its values (the Arrow kernels lay out
  * its output type, string views and dictionary arrays of indices
@@ -330,47 +347,46 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
  * dictionary array of a chunk not dictionary-encoded throughout. */
 static bool built_in_place(const pq_reader *r, const decode_job *djob, const group_job *job, size_t s, size_t k)
 {
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    uint32_t column = ch->info.column;
     if (!djob->build_on_device || (r->sel.filter && !r->opts.prune_only && !job->selected[s])) return false;
-    unsigned flags = uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
-    if (pq_output_dictionary(r->sel.outputs, column)) {
-        if (!pq_pages_all_dictionary(ch->pages, ch->info.npages)) return false; /* an entry a slot: the host's */
-        flags = PQ_DECODE_INDICES;
+    return flat_laid_out(r, k);
+}
+
+/* Chunk k's values that the device executor left in device memory (v,
+ * freed here; st its decode's status): their count checked (for a
+ * selection-vector decode, `rows`, the filter checks it), their Arrow
+ * array built there by the Arrow kernels of dx and adopted as *out. */
+static pq_status build_flat_on_device(const pq_reader *r, pq_darrow_ctx *dx, bool cuda, size_t k,
+                                      const pq_decode_rows *rows, pq_status st, pq_column_values *v,
+                                      pq_arrow_column **out, pq_error *err)
+{
+    if (st == PQ_OK) st = check_count(r, k, rows, v, err); /* check_decoded's, without freeing v */
+    pq_darrow_array a;
+    if (st == PQ_OK) {
+        pq_leaf lf = output_leaf(r, r->pages.chunks[k].info.column, false);
+        st = pq_darrow_build_flat(dx, &lf, v, &a, err);
+        if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
     }
-    pq_leaf lf = output_leaf(r, column, false);
-    return pq_darrow_covers(&lf, flags);
+    pq_device_values_free(cuda, v);
+    struct ArrowArray exported;
+    uint64_t bytes = 0;
+    if (st == PQ_OK) {
+        bytes = pq_darrow_array_bytes(&a);
+        st = pq_darrow_array_export(dx, &a, &exported, err);
+    }
+    if (st == PQ_OK) st = pq_arrow_column_adopt(&exported, bytes, out, err);
+    return st;
 }
 
 /* chunk_built for a chunk whose values the device executor left in device
- * memory: its count checked, its Arrow array built there and adopted as
- * the slot's column (for a selection-vector decode, the matching rows:
- * the filter checks their count). */
+ * memory: built there and adopted as the slot's column. */
 static void built_on_device(group_job *job, decode_job *djob, size_t j)
 {
     pq_reader *r = job->r;
     size_t n = r->sel.columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = pq_reader_chunk_at(r, i / n, i % n);
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    pq_column_values *v = &job->outs[j];
-    pq_error *err = &job->errors[j];
-    pq_status st = job->status[j];
     const pq_decode_rows *rows = job->selected[s] ? &job->rows[s] : NULL;
-    if (st == PQ_OK) st = check_count(r, k, rows, v, err); /* check_decoded's, without freeing v */
-    pq_darrow_array a;
-    if (st == PQ_OK) {
-        pq_leaf lf = output_leaf(r, ch->info.column, false);
-        st = pq_darrow_build_flat(&djob->dx, &lf, v, &a, err);
-        if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
-    }
-    pq_device_values_free(djob->cuda, v);
-    struct ArrowArray out;
-    uint64_t bytes = 0;
-    if (st == PQ_OK) {
-        bytes = pq_darrow_array_bytes(&a);
-        st = pq_darrow_array_export(&djob->dx, &a, &out, err);
-    }
-    if (st == PQ_OK) st = pq_arrow_column_adopt(&out, bytes, &r->out.cols[i], err);
+    pq_status st = build_flat_on_device(r, &djob->dx, djob->cuda, k, rows, job->status[j], &job->outs[j],
+                                        &r->out.cols[i], &job->errors[j]);
     if (st == PQ_OK) r->out.device_built++;
     if (st == PQ_OK && rows) { /* as chunk_built marks a selected column */
         r->out.filtered[i] = true;
@@ -638,44 +654,72 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
     return st;
 }
 
-/* device_output: whether field j of a nested selection is built where the
- * kernels leave its values: a field of one leaf whose values the Arrow
- * kernels lay out (no string views or dictionary arrays; a filter's rows
- * are the host's). */
-static bool nested_built_in_place(const pq_reader *r, const decode_job *job, const pq_leaf *leaf, size_t m)
+/* device_output: whether a nested field of the m leaves `leaves` is built
+ * where the kernels leave its values: every leaf's values laid out by the
+ * Arrow kernels (no string views or dictionary arrays; a filter's rows are
+ * the host's). */
+static bool nested_built_in_place(const pq_reader *r, const decode_job *job, const pq_leaf *const *leaves, size_t m)
 {
-    uint32_t column = (uint32_t)(leaf - pq_metadata_schema(r->md)->leaves);
-    return job->build_on_device && m == 1 && !(r->sel.filter && !r->opts.prune_only) && !uses_views(r, column) &&
-           !pq_output_dictionary(r->sel.outputs, column) && pq_darrow_covers(leaf, 0);
+    if (!job->build_on_device || (r->sel.filter && !r->opts.prune_only)) return false;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t column = (uint32_t)(leaves[i] - pq_metadata_schema(r->md)->leaves);
+        if (uses_views(r, column) || pq_output_dictionary(r->sel.outputs, column) || !pq_darrow_covers(leaves[i], 0))
+            return false;
+    }
+    return true;
 }
 
-/* Field `field` of one leaf from its values in device memory (v, freed
- * here), num_rows records, built there by the Arrow kernels and adopted
- * as *out. */
-static pq_status build_nested_on_device(decode_job *job, const pq_schema *schema, int32_t field, const pq_leaf *leaf,
-                                        pq_column_values *v, int64_t num_rows, pq_arrow_column **out,
-                                        pq_error *err)
+/* Field `field` of the m leaves `leaves` from their values in device
+ * memory (vals, freed here), num_rows records: each leaf's levels and
+ * array built there by the Arrow kernels, joined into the field's tree
+ * and adopted as *out. */
+static pq_status build_nested_on_device(decode_job *job, const pq_schema *schema, int32_t field,
+                                        const pq_leaf *const *leaves, pq_column_values *vals, size_t m,
+                                        int64_t num_rows, pq_arrow_column **out, pq_error *err)
 {
-    pq_darrow_ctx dx; /* one a unit: units run in parallel */
+    pq_darrow_ctx dx = {0}; /* one a unit: units run in parallel */
     pq_darrow_options dopt = {.use_cuda = job->cuda};
-    pq_asm_level levels[PQ_ASM_MAX_LEVELS];
-    size_t nl = 0;
-    pq_darrow_nested *nest = calloc(1, sizeof *nest);
-    pq_status st = nest ? pq_darrow_open(&dx, &dopt, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_darrow_field_leaf *fl = calloc(m, sizeof *fl);
+    pq_status st = fl ? pq_darrow_open(&dx, &dopt, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     bool open = st == PQ_OK;
-    if (st == PQ_OK) st = pq_arrow_leaf_levels(schema, field, leaf, levels, &nl, err);
-    if (st == PQ_OK) st = pq_darrow_build_nested(&dx, leaf, levels, nl, v, num_rows, nest, err);
-    pq_device_values_free(job->cuda, v);
+    for (size_t i = 0; st == PQ_OK && i < m; i++) {
+        pq_asm_level levels[PQ_ASM_MAX_LEVELS];
+        size_t nl = 0;
+        fl[i].path = leaves[i]->path;
+        st = pq_arrow_leaf_levels(schema, field, leaves[i], levels, fl[i].keys, &nl, err);
+        if (st == PQ_OK) st = pq_darrow_build_nested(&dx, leaves[i], levels, nl, &vals[i], num_rows, &fl[i].nest, err);
+    }
+    for (size_t i = 0; i < m; i++) pq_device_values_free(job->cuda, &vals[i]);
     struct ArrowArray a;
     uint64_t bytes = 0;
     if (st == PQ_OK) {
-        bytes = pq_darrow_nested_bytes(nest);
-        st = pq_darrow_nested_export(&dx, nest, &a, err);
+        st = pq_darrow_field_export(&dx, fl, m, &a, &bytes, err);
+    } else {
+        for (size_t i = 0; fl && i < m; i++) pq_darrow_nested_free(&dx, &fl[i].nest);
     }
     if (st == PQ_OK) st = pq_arrow_column_adopt(&a, bytes, out, err);
     if (st == PQ_OK) atomic_fetch_add(&job->nested_built, 1);
-    free(nest);
+    free(fl);
     if (open) pq_darrow_close(&dx); /* the arrays it built free themselves */
+    return st;
+}
+
+/* A flat field of a nested selection's unit from its values in device
+ * memory (v, freed here), chunk k: built there, on a context of the
+ * unit's own (units run in parallel), and adopted as *out. */
+static pq_status build_flat_unit_on_device(const pq_reader *r, decode_job *job, size_t k, pq_column_values *v,
+                                           pq_arrow_column **out, pq_error *err)
+{
+    pq_darrow_ctx dx = {0};
+    pq_darrow_options dopt = {.use_cuda = job->cuda};
+    pq_status st = pq_darrow_open(&dx, &dopt, err);
+    if (st != PQ_OK) {
+        pq_device_values_free(job->cuda, v);
+        return st;
+    }
+    st = build_flat_on_device(r, &dx, job->cuda, k, NULL, PQ_OK, v, out, err);
+    if (st == PQ_OK) atomic_fetch_add(&job->nested_built, 1);
+    pq_darrow_close(&dx); /* the arrays it built free themselves */
     return st;
 }
 
@@ -691,24 +735,44 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     const pq_leaf **leaves = calloc(m, sizeof *leaves);
     pq_status st = vals && leaves ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t done = 0;
-    bool keep = false, kept = false; /* device_output: a field built where its values are */
+    for (size_t i = 0; st == PQ_OK && i < m; i++) leaves[i] = &schema->leaves[r->sel.columns[job->order[a + i]]];
+    /* device_output: a nested field built where its values are, when the
+     * kernels decode every leaf (kept: the values of leaves [0, done) are
+     * in device memory). */
+    bool flat = st == PQ_OK && m == 1 && pq_reader_leaf_is_flat(schema, leaves[0]);
+    bool keep = st == PQ_OK && (flat ? job->build_on_device && !(r->sel.filter && !r->opts.prune_only) &&
+                                           flat_laid_out(r, pq_reader_chunk_at(r, g, job->order[a]))
+                                     : nested_built_in_place(r, job, leaves, m));
+    bool kept = keep;
     for (; st == PQ_OK && done < m; done++) {
-        leaves[done] = &schema->leaves[r->sel.columns[job->order[a + done]]];
-        keep = done == 0 && !pq_reader_leaf_is_flat(schema, leaves[0]) && nested_built_in_place(r, job, leaves[0], m);
+        bool this_kept = false;
         st = decode_unit_chunk(r, job, cctx, pq_reader_chunk_at(r, g, job->order[a + done]), &vals[done], keep,
-                               &kept, err);
+                               &this_kept, err);
         if (st != PQ_OK) memset(&vals[done], 0, sizeof vals[done]);
+        if (st == PQ_OK && kept && !this_kept) {
+            /* A leaf left to the CPU: the field is built on the host, the
+             * leaves before it decoded there again. */
+            for (size_t i = 0; st == PQ_OK && i < done; i++) {
+                pq_device_values_free(job->cuda, &vals[i]);
+                st = decode_chunk(r, cctx, pq_reader_chunk_at(r, g, job->order[a + i]), &vals[i], err);
+                if (st != PQ_OK) memset(&vals[i], 0, sizeof vals[i]);
+            }
+            kept = keep = false;
+        }
     }
+    kept = kept && st == PQ_OK;
     /* All leaves of a field keep the same rows: whole chunks, or the pages
      * of a field's only leaf (stage_pages.c, pages_may_be_skipped). */
     size_t first_k = pq_reader_chunk_at(r, g, job->order[a]);
     const pq_reader_chunk *first = &r->pages.chunks[first_k];
     size_t slot = g * n + j;
     if (st == PQ_OK) {
-        if (m == 1 && pq_reader_leaf_is_flat(schema, leaves[0])) {
+        if (flat && kept) {
+            st = build_flat_unit_on_device(r, job, first_k, &vals[0], &r->out.cols[slot], err);
+        } else if (flat) {
             st = build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
         } else if (kept) {
-            st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves[0], &vals[0],
+            st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves, vals, m,
                                         (int64_t)first->rows.rows, &r->out.cols[slot], err);
         } else {
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
@@ -719,7 +783,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     r->out.first_row[slot] = pq_row_set_first(&first->rows);
     r->out.chunk[slot] = first_k;
     for (size_t k = 0; vals && k < m; k++) {
-        if (kept && k == 0) pq_device_values_free(job->cuda, &vals[0]); /* zeroed when built */
+        if (keep && k < done) pq_device_values_free(job->cuda, &vals[k]); /* zeroed when built */
         else pq_column_values_free(&vals[k]);
     }
     free(vals);

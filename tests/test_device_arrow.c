@@ -18,6 +18,15 @@
  * widths signed and unsigned, INT96, decimals from every physical type and
  * FLBA length 1..20, float16, dates, times, fixed-size binary, booleans,
  * strings and large strings), with random nulls, and the errors.
+ *
+ * Nested fields of several leaves (structs, maps, lists of structs): every
+ * such field of every row group of the corpus and the matrix, each leaf
+ * built by the kernels and the leaves joined by pq_darrow_field_export,
+ * against pq_arrow_nested_build of the same leaves (the values compared
+ * at every depth, pq_test_arrays_differ, and the bytes held), the host
+ * ways; then again with the second leaf's definition levels changed at
+ * one entry, where both must fail with the same status and message (among
+ * them leaves that disagree on a level they share).
  */
 #include <check.h>
 #include <dirent.h>
@@ -571,7 +580,7 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
                 sh->field = top_field(schema, leaf->node);
                 sh->nested = leaf->max_rep > 0 || sh->field != leaf->node;
                 if (sh->nested &&
-                    pq_arrow_leaf_levels(schema, sh->field, leaf, sh->levels, &sh->n_levels, &e) != PQ_OK) {
+                    pq_arrow_leaf_levels(schema, sh->field, leaf, sh->levels, NULL, &sh->n_levels, &e) != PQ_OK) {
                     t->not_decoded++;
                     pq_column_values_free(&v);
                     break;
@@ -599,6 +608,203 @@ static void print_tally(const char *what, const tally *t)
     for (int i = 0; i < t->nreasons; i++) printf("  unsupported: %ld x %s\n", t->reasons[i].n, t->reasons[i].what);
 }
 
+/* ---------------------------------------------------------------------------
+ * Nested fields of several leaves: each leaf built by the kernels, the
+ * leaves joined into one tree (pq_darrow_field_export), against
+ * pq_arrow_nested_build of the same leaves
+ * ------------------------------------------------------------------------- */
+
+typedef struct field_tally {
+    long fields;      /* fields of several leaves compared */
+    long equal;       /* equal every way */
+    long both_failed; /* the same status and message every way */
+    long disagree;    /* of those: leaves that disagree on a shared level */
+    long mutated;     /* fields also compared with one leaf's levels changed */
+    long mismatches;
+    long skipped;     /* a leaf the CPU does not decode, or that the kernels do not lay out */
+} field_tally;
+
+/* One way (host_ways[w]) of field `field` (leaves cols[0..m), values vals)
+ * against the host build; false on a mismatch (printed). */
+static bool field_way(field_tally *t, const char *what, const pq_metadata *md, int32_t field, const uint32_t *cols,
+                      size_t m, const pq_column_values *vals, int64_t num_rows, size_t w, pq_status *status,
+                      char *message)
+{
+    const pq_schema *schema = pq_metadata_schema(md);
+    const pq_leaf **leaves = calloc(m, sizeof *leaves);
+    pq_column_values *hv = calloc(m, sizeof *hv);
+    pq_darrow_field_leaf *fl = calloc(m, sizeof *fl);
+    ck_assert(leaves && hv && fl);
+    for (size_t i = 0; i < m; i++) {
+        leaves[i] = &schema->leaves[cols[i]];
+        hv[i] = host_clone(&vals[i]);
+    }
+    pq_arrow_column *col = NULL;
+    pq_error herr = {0}, derr = {0};
+    pq_status hst = pq_arrow_nested_build(schema, field, leaves, hv, m, num_rows, &col, &herr);
+    for (size_t i = 0; i < m; i++) pq_column_values_free(&hv[i]);
+
+    pq_darrow_options opt = {.threads = host_ways[w].threads, .host_flags = host_ways[w].flags,
+                             .host_apart = host_ways[w].apart};
+    pq_darrow_ctx x;
+    ck_assert_int_eq(pq_darrow_open(&x, &opt, &derr), PQ_OK);
+    pq_status dst = PQ_OK;
+    for (size_t i = 0; dst == PQ_OK && i < m; i++) {
+        pq_asm_level levels[PQ_ASM_MAX_LEVELS];
+        size_t nl = 0;
+        fl[i].path = leaves[i]->path;
+        ck_assert_int_eq(pq_arrow_leaf_levels(schema, field, leaves[i], levels, fl[i].keys, &nl, &derr), PQ_OK);
+        pq_column_values dv = device_clone(&x, &vals[i]);
+        dst = pq_darrow_build_nested(&x, leaves[i], levels, nl, &dv, num_rows, &fl[i].nest, &derr);
+        device_values_free(&x, &dv);
+    }
+    struct ArrowArray darr = {0};
+    uint64_t bytes = 0;
+    if (dst == PQ_OK) dst = pq_darrow_field_export(&x, fl, m, &darr, &bytes, &derr);
+    else
+        for (size_t i = 0; i < m; i++) pq_darrow_nested_free(&x, &fl[i].nest);
+
+    char why[2 * PQ_ERROR_MESSAGE_SIZE + 64] = "";
+    if (hst != dst || (hst != PQ_OK && strcmp(herr.message, derr.message) != 0)) {
+        snprintf(why, sizeof why, "host %s \"%s\", device %s \"%s\"", pq_status_name(hst), herr.message,
+                 pq_status_name(dst), derr.message);
+    } else if (hst == PQ_OK) {
+        struct ArrowArray batch;
+        struct ArrowSchema sch;
+        pq_error e = {0};
+        ck_assert_int_eq(pq_arrow_batch_export(&col, NULL, 1, pq_arrow_column_length(col), &batch, &e), PQ_OK);
+        ck_assert_int_eq(pq_metadata_arrow_schema(md, cols, m, &sch, &e), PQ_OK);
+        ck_assert_int_eq(sch.n_children, 1);
+        char d[400];
+        const char *bad = pq_test_arrays_differ(batch.children[0], &darr, sch.children[0], d, sizeof d);
+        if (bad) snprintf(why, sizeof why, "%s", bad);
+        else if (bytes != pq_arrow_column_bytes(col))
+            snprintf(why, sizeof why, "%llu device bytes, %llu host bytes", (unsigned long long)bytes,
+                     (unsigned long long)pq_arrow_column_bytes(col));
+        batch.release(&batch);
+        sch.release(&sch);
+    }
+    if (darr.release) darr.release(&darr);
+    pq_arrow_column_release(col);
+    pq_darrow_close(&x);
+    free(leaves);
+    free(hv);
+    free(fl);
+    *status = hst;
+    snprintf(message, PQ_ERROR_MESSAGE_SIZE, "%s", herr.message);
+    if (!why[0]) return true;
+    t->mismatches++;
+    fprintf(stderr, "MISMATCH %s way %zu: %s\n", what, w, why);
+    return false;
+}
+
+/* Every way of one field; counted. */
+static void check_field(field_tally *t, const char *what, const pq_metadata *md, int32_t field, const uint32_t *cols,
+                        size_t m, const pq_column_values *vals, int64_t num_rows)
+{
+    pq_status st = PQ_OK;
+    char message[PQ_ERROR_MESSAGE_SIZE];
+    bool ok = true;
+    for (size_t w = 0; w < NHOST; w++)
+        ok = field_way(t, what, md, field, cols, m, vals, num_rows, w, &st, message) && ok;
+    if (!ok) return;
+    if (st == PQ_OK) t->equal++;
+    else t->both_failed++;
+    if (st != PQ_OK && strstr(message, "disagree on their nesting")) t->disagree++;
+}
+
+/* The second leaf's definition levels changed at its first entry below
+ * the leaf's maximum (a null at some level made a null or empty one at
+ * another, so its values stay as many): the leaves then disagree on a
+ * shared level, or the change breaks the leaf's own assembly; both builds
+ * must say the same. False when no entry can be changed. */
+static bool mutate_second_leaf(pq_column_values *v, int16_t max_def)
+{
+    if (pq_column_values_definition_levels(v, max_def) != PQ_OK || !v->def_levels) return false;
+    for (size_t i = 0; i < v->n_levels; i++) {
+        int16_t d = v->def_levels[i];
+        if (d > 0 && d < max_def) {
+            v->def_levels[i] = (int16_t)(d - 1);
+            return true;
+        }
+        if (d == 0 && max_def > 1) {
+            v->def_levels[i] = 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Every top-level field of several leaves in every row group of a file. */
+static void check_fields_of_file(field_tally *t, const char *path, const char *name)
+{
+    size_t len = 0;
+    uint8_t *file = pq_test_read_file(path, &len);
+    ck_assert_msg(file != NULL, "%s: cannot read", path);
+    pq_error err = {0};
+    size_t needed = 0;
+    pq_metadata *md = pq_metadata_parse_tail(file, len, NULL, &needed, &err);
+    if (!md) {
+        free(file);
+        return;
+    }
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    const pq_schema *schema = pq_metadata_schema(md);
+    uint32_t *cols = calloc(schema->leaves_len + 1, sizeof *cols);
+    pq_column_values *vals = calloc(schema->leaves_len + 1, sizeof *vals);
+    ck_assert(cols && vals);
+    for (uint32_t rg = 0; rg < fm->row_groups_len; rg++) {
+        const pq_row_group *g = &fm->row_groups[rg];
+        for (uint32_t a = 0; a < schema->leaves_len && a < g->columns_len;) {
+            int32_t field = top_field(schema, schema->leaves[a].node);
+            uint32_t b = a + 1;
+            while (b < schema->leaves_len && b < g->columns_len && top_field(schema, schema->leaves[b].node) == field)
+                b++;
+            size_t m = b - a, got = 0;
+            bool usable = m >= 2;
+            for (uint32_t c = a; usable && c < b; c++, got++) {
+                const pq_column_chunk *cc = g->columns[c];
+                const pq_leaf *leaf = &schema->leaves[c];
+                uint64_t off = 0, clen = 0;
+                pq_page_info *pages = NULL;
+                size_t n = 0;
+                pq_error e = {0};
+                usable = pq_darrow_covers(leaf, 0) &&
+                         pq_chunk_byte_range_for_writer(cc, fm->created_by, len, &off, &clen, &e) == PQ_OK &&
+                         pq_page_walk(file + off, clen, cc->meta_data.num_values, 0, &pages, &n, NULL, &e) == PQ_OK;
+                uint64_t unpacked = 0;
+                for (size_t i = 0; usable && i < n; i++)
+                    if (pages[i].uncompressed_size > 0) unpacked += (uint64_t)pages[i].uncompressed_size;
+                usable = usable && unpacked <= ((uint64_t)16 << 20) &&
+                         pq_column_decode_flags(NULL, leaf, cc->meta_data.codec, file + off, (size_t)clen, pages, n,
+                                                0, 0, NULL, &vals[got], &e) == PQ_OK;
+                if (!usable) memset(&vals[got], 0, sizeof vals[got]);
+                cols[got] = c;
+                free(pages);
+            }
+            if (m >= 2 && !usable) t->skipped++;
+            if (usable) {
+                char what[512];
+                snprintf(what, sizeof what, "%s rg %u field '%s' (%zu leaves)", name, rg, schema->nodes[field].name,
+                         m);
+                t->fields++;
+                check_field(t, what, md, field, cols, m, vals, g->num_rows);
+                if (mutate_second_leaf(&vals[1], schema->leaves[cols[1]].max_def)) {
+                    t->mutated++;
+                    strncat(what, ", second leaf's levels changed", sizeof what - strlen(what) - 1);
+                    check_field(t, what, md, field, cols, m, vals, g->num_rows);
+                }
+            }
+            for (size_t i = 0; i < got; i++) pq_column_values_free(&vals[i]);
+            a = b;
+        }
+    }
+    free(cols);
+    free(vals);
+    pq_metadata_release(md);
+    free(file);
+}
+
 /* Every file of a set, named by `names`, at `dir`/name (dir NULL: in the
  * corpus); the tally printed under `what` and checked. */
 static void check_set(const char *what, const char *dir, char **names, int n, bool need_nested)
@@ -606,16 +812,28 @@ static void check_set(const char *what, const char *dir, char **names, int n, bo
     bool cuda = pq_cuda_device_count(NULL) > 0;
     tally t;
     memset(&t, 0, sizeof t);
+    field_tally ft;
+    memset(&ft, 0, sizeof ft);
     for (int i = 0; i < n; i++) {
         char *path = dir ? malloc(strlen(dir) + strlen(names[i]) + 2) : pq_test_corpus_path(names[i]);
         ck_assert_ptr_nonnull(path);
         if (dir) sprintf(path, "%s/%s", dir, names[i]);
         check_file(&t, path, names[i], cuda);
+        check_fields_of_file(&ft, path, names[i]);
         free(path);
     }
     char title[128];
     snprintf(title, sizeof title, "%s (host launches%s)", what, cuda ? " and CUDA" : "; no CUDA device");
     print_tally(title, &t);
+    printf("%s, fields of several leaves (host launches): %ld fields (%ld also with a leaf's levels changed): %ld "
+           "equal every way, %ld failed the same way (%ld as leaves that disagree on their nesting), %ld "
+           "mismatches; %ld not compared (a leaf not decoded or not laid out by the kernels)\n",
+           what, ft.fields, ft.mutated, ft.equal, ft.both_failed, ft.disagree, ft.mismatches, ft.skipped);
+    ck_assert_int_eq(ft.mismatches, 0);
+    if (need_nested) { /* the corpus has structs, maps and lists of structs */
+        ck_assert_int_gt(ft.equal, 0);
+        ck_assert_int_gt(ft.disagree, 0);
+    }
     ck_assert_int_eq(t.mismatches, 0);
     /* Every type, nesting and output (values, string views, dictionary
      * indices of flat leaves) is covered. */

@@ -4,10 +4,11 @@
  * host memory stands for the device, so the whole path runs here: values
  * left where the device executor decoded them (outputs_on_device), Arrow
  * arrays built there by the Arrow kernels (pages/device_arrow.h) and
- * adopted as the reader's columns, what the host built copied "to the
- * device" at the end of the stage (string views, dictionaries, nested
- * fields, a filter's rows), and device batches handed out as slices of
- * those arrays.
+ * adopted as the reader's columns (nested fields too, of one leaf or of
+ * several joined into one tree), what the host built copied "to the
+ * device" at the end of the stage (dictionary arrays of chunks not
+ * dictionary-encoded throughout, a filter's rows of columns decoded
+ * whole), and device batches handed out as slices of those arrays.
  *
  * Oracle: the same read on the CPU executor (opts.device PQ_DEVICE_CPU,
  * no device output), batch for batch, compared value by value
@@ -239,6 +240,32 @@ START_TEST(nested_fields_built_on_the_device)
 }
 END_TEST
 
+/* Nested fields of several leaves (structs of many fields, maps of keys
+ * and values, lists of structs) are built where the kernels decoded them
+ * too: each leaf by the Arrow kernels, the leaves joined into one tree
+ * (pq_darrow_field_export), nothing copied, equal to the CPU read. */
+START_TEST(fields_of_several_leaves_built_on_the_device)
+{
+    static const char *const files[] = {"data/nested_structs.rust.parquet", "data/nested_maps.snappy.parquet",
+                                        "data/map_no_value.parquet"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *p = pq_test_corpus_path(files[i]);
+        FILE *f = fopen(p, "rb");
+        if (!f) {
+            free(p);
+            pq_test_skip("no corpus (data/nested_structs.rust.parquet)");
+        }
+        fclose(f);
+        totals t = {0};
+        ck_assert(same_reads(p, PQ_STRINGS_STRING, PQ_DECIMALS_128, NULL, false, &t));
+        ck_assert_msg(t.built > 0 && t.copied == 0, "%s: %llu built, %llu copied", files[i], t.built, t.copied);
+        ck_assert_int_gt(t.rows, 0);
+        printf("%s: %llu arrays built by the kernels, none copied\n", files[i], t.built);
+        free(p);
+    }
+}
+END_TEST
+
 /* The comparator finds a difference: batches 0 and 1 of the sample. */
 START_TEST(comparator_can_fail)
 {
@@ -361,6 +388,7 @@ static Suite *suite(void)
     tcase_add_test(tc, corpus_equals_the_cpu_read);
     tcase_add_test(tc, sample_under_every_output_type);
     tcase_add_test(tc, nested_fields_built_on_the_device);
+    tcase_add_test(tc, fields_of_several_leaves_built_on_the_device);
     tcase_add_test(tc, comparator_can_fail);
     tcase_add_test(tc, device_file_reads_equal_the_cpu_read);
     tcase_add_test(tc, device_file_is_what_is_decoded);
