@@ -347,14 +347,17 @@ typedef struct pq_reader_options {
  * and the selection-vector decode of a filtered read's payload columns
  * (each selected page decoded whole, then the matching rows compacted by
  * the kernels, pages/device_rows.h). A nested column's chunks are decoded
- * there too, a plan each, and their fields assembled on the host. The
+ * there too, a plan each, and their fields assembled on the host (or,
+ * with device_output, built on the device). The
  * chunks it does not cover (a selection of a chunk that fails decoded
  * whole, an encoding not valid for its type) are decoded by the CPU
  * executor, counted in the decode stage's stats
  * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
- * stage ran and why. With a filter, the predicate kernel
- * (predicate/device_filter.h) evaluates it on each selected row group's
- * decoded filter columns (on the CUDA device, the columns copied there);
+ * stage ran and why. With a filter, the filter's columns are decoded by
+ * the kernels too (a plan each, their values back in host memory, where
+ * their arrays are built; the note counts them), and the predicate kernel
+ * (predicate/device_filter.h) evaluates the filter on each selected row
+ * group's columns (on the CUDA device, the columns copied there);
  * a row group whose predicate or column types it does not cover is
  * evaluated by the CPU evaluator, with the same result (the stats'
  * device_filtered_groups, cpu_filtered_groups). The payload columns are

@@ -77,6 +77,8 @@ typedef struct pq_filter_outcome {
     bool on_kernels;                /* the predicate kernel evaluated it */
     bool fell_back;                 /* the kernel does not cover it: the CPU evaluator did (why) */
     char why[PQ_ERROR_MESSAGE_SIZE];
+    uint32_t kernel_chunks;         /* the filter's columns decoded by the device executor's kernels */
+    uint32_t cpu_chunks;            /* ... by the CPU (no kernels, or not covered) */
 } pq_filter_outcome;
 
 /* Late materialization's state: made, written and freed by
@@ -87,6 +89,8 @@ typedef struct pq_filter_state {
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first row group left to the CPU evaluator was */
     uint64_t kernel_groups;         /* row groups the predicate kernel evaluated */
     uint64_t cpu_groups;            /* ... left to the CPU evaluator (not covered) */
+    uint64_t kernel_chunks;         /* the filter's columns' chunks the kernels decoded */
+    uint64_t cpu_chunks;            /* ... the CPU decoded, where the predicate kernel is in use */
     uint8_t **keep;                 /* per selected row group: the filter's bits over its rows
                                      * (sel.rows), or NULL */
     size_t groups;
@@ -115,7 +119,7 @@ typedef struct pq_decoded {
     pq_row_set *rows;               /* per selected row group: the rows delivered (the select
                                      * stage's, or [0, matches) once filtered) */
     size_t groups;
-    char device_note[400];          /* where the stage ran and why (pq_reader_device_note) */
+    char device_note[640];          /* where the stage ran and why (pq_reader_device_note) */
     bool on_cuda;                   /* decoded by the CUDA executor: device batches go to CUDA */
     output_memory memory;           /* where cols' arrays are */
     uint64_t device_built;          /* device_output: chunks the Arrow kernels built in place */
@@ -319,6 +323,23 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);
 pq_status pq_reader_decode_chunk_flags(const pq_reader *r, struct pq_codec_ctx *cctx, size_t i,
                                        const pq_decode_rows *rows, unsigned more, pq_column_values *v,
                                        pq_error *err);
+
+/* How pq_reader_decode_chunk_kernels decodes a chunk, and how it went. */
+typedef struct pq_kernel_decode {
+    bool cuda;          /* in: the kernels on the CUDA device, else on the host */
+    bool keep;          /* in: the values left in device memory (outputs_on_device) */
+    bool on_kernels;    /* out: the kernels decoded it (else the CPU: not covered or not planned) */
+    bool kept;          /* out: the values are in device memory (free with pq_device_values_free) */
+    uint64_t resident;  /* out: 1 when decoded from opts.device_file */
+    char why[PQ_ERROR_MESSAGE_SIZE]; /* out: why the kernels did not, or "" */
+} pq_kernel_decode;
+
+/* Chunk i decoded as pq_reader_decode_chunk_flags decodes it (all rows,
+ * `more`), by the device executor's kernels (a plan of its own), the
+ * values back in host memory or with kd->keep left in device memory; a
+ * chunk the kernels do not cover is the CPU's, errors too (stage_decode.c). */
+pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, struct pq_codec_ctx *cctx, size_t i, unsigned more,
+                                         pq_kernel_decode *kd, pq_column_values *v, pq_error *err);
 
 /* Column `col`, decoded over the rows of chunk ch's kept pages, reduced to
  * the rows of `want` whose bit in `keep` (one per row of want; NULL: all)

@@ -616,41 +616,70 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
     return PQ_OK;
 }
 
+pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, pq_codec_ctx *cctx, size_t i, unsigned more,
+                                         pq_kernel_decode *kd, pq_column_values *v, pq_error *err)
+{
+    kd->on_kernels = kd->kept = false;
+    kd->resident = 0;
+    kd->why[0] = '\0';
+    const pq_reader_chunk *ch = &r->pages.chunks[i];
+    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
+    int32_t codec = pq_metadata_file(r->md)->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
+    unsigned flags = (more & PQ_DECODE_INDICES)         ? PQ_PLAN_INDICES
+                     : uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS
+                                                      : 0;
+    pq_decode_plan plan = {0};
+    pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, ch->data_len, ch->pages, ch->info.npages,
+                                            flags, NULL, err);
+    bool planned = st == PQ_OK;
+    if (planned) {
+        const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, i) : NULL};
+        pq_device_exec_stats dxs = {0};
+        bool keep = kd->keep;
+        pq_device_exec_options o = {.use_cuda = kd->cuda, .memory_limit = r->opts.memory_limit, .cctx = cctx,
+                                    .outputs_on_device = &keep, .resident = res[0] ? res : NULL, .stats = &dxs};
+        pq_device_exec_run(&o, &plan, v, &st, err);
+        kd->resident = dxs.resident_chunks;
+    }
+    pq_decode_plan_free(&plan);
+    if (st == PQ_ERR_UNSUPPORTED || !planned) { /* not covered (or not planned): the CPU's, errors too */
+        if (st == PQ_ERR_UNSUPPORTED) snprintf(kd->why, sizeof kd->why, "%s", err->message);
+        return pq_reader_decode_chunk_flags(r, cctx, i, NULL, more, v, err);
+    }
+    kd->on_kernels = true;
+    if (!kd->keep || st != PQ_OK) return check_decoded(r, i, NULL, st, v, err); /* a failed v is zeroed */
+    kd->kept = true; /* in device memory: counted, not read (no validate_utf8 here) */
+    if ((st = check_count(r, i, NULL, v, err)) != PQ_OK) {
+        pq_device_values_free(kd->cuda, v);
+        kd->kept = false;
+    }
+    return st;
+}
+
 /* A nested unit's chunk k: decoded by the device executor when the decode
- * runs there (a plan of its own; the levels and values come back to host
- * memory, where the fields are assembled, or with `keep` stay in device
- * memory for build_nested_on_device: *kept says they did), by the CPU
- * where the kernels do not cover it, as decode_chunk decodes it. */
+ * runs there (the levels and values come back to host memory, where the
+ * fields are assembled, or with `keep` stay in device memory: *kept says
+ * they did), by the CPU where the kernels do not cover it, as decode_chunk
+ * decodes it. */
 static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *cctx, size_t k, pq_column_values *v,
                                    bool keep, bool *kept, pq_error *err)
 {
     *kept = false;
     if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
-    pq_decode_plan plan = {0};
-    pq_status st = add_chunk(r, k, NULL, false, &plan, err);
-    bool planned = st == PQ_OK;
-    if (planned) {
-        const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, k) : NULL};
-        pq_device_exec_stats dxs = {0};
-        pq_device_exec_options o = {.use_cuda = job->cuda, .memory_limit = r->opts.memory_limit, .cctx = cctx,
-                                    .outputs_on_device = &keep, .resident = res[0] ? res : NULL, .stats = &dxs};
-        pq_device_exec_run(&o, &plan, v, &st, err);
-        atomic_fetch_add(&job->nested_resident, dxs.resident_chunks);
-    }
-    pq_decode_plan_free(&plan);
-    if (st == PQ_ERR_UNSUPPORTED || !planned) { /* not covered (or not planned): the CPU's, errors too */
-        if (st == PQ_ERR_UNSUPPORTED && atomic_exchange(&job->fallback_taken, 1) == 0)
-            snprintf(job->fallback, sizeof job->fallback, "%s", err->message);
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    bool indices = pq_output_dictionary(r->sel.outputs, ch->info.column) &&
+                   pq_pages_all_dictionary(ch->pages, ch->info.npages);
+    pq_kernel_decode kd = {.cuda = job->cuda, .keep = keep};
+    pq_status st = pq_reader_decode_chunk_kernels(r, cctx, k, indices ? PQ_DECODE_INDICES : 0, &kd, v, err);
+    atomic_fetch_add(&job->nested_resident, kd.resident);
+    if (kd.on_kernels) {
+        atomic_fetch_add(&job->nested_device, 1);
+    } else {
         atomic_fetch_add(&job->nested_cpu, 1);
-        return decode_chunk(r, cctx, k, v, err);
+        if (kd.why[0] && atomic_exchange(&job->fallback_taken, 1) == 0)
+            snprintf(job->fallback, sizeof job->fallback, "%s", kd.why);
     }
-    atomic_fetch_add(&job->nested_device, 1);
-    if (!keep || st != PQ_OK) return check_decoded(r, k, NULL, st, v, err); /* a failed v is zeroed */
-    *kept = true; /* in device memory: counted, not read (no validate_utf8 here) */
-    if ((st = check_count(r, k, NULL, v, err)) != PQ_OK) {
-        pq_device_values_free(job->cuda, v);
-        *kept = false;
-    }
+    *kept = kd.kept;
     return st;
 }
 
@@ -1126,9 +1155,11 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
             const char *why = r->filt.fallback;
             at = strlen(r->out.device_note);
             snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
-                     "; filter: %llu row groups on the kernels, %llu on the CPU%s%.120s%s",
+                     "; filter: %llu row groups on the kernels, %llu on the CPU%s%.120s%s; its columns: %llu "
+                     "chunks decoded on the kernels, %llu on the CPU",
                      (unsigned long long)ds->device_filtered_groups, (unsigned long long)ds->cpu_filtered_groups,
-                     why[0] ? " (first: " : "", why, why[0] ? ")" : "");
+                     why[0] ? " (first: " : "", why, why[0] ? ")" : "", (unsigned long long)r->filt.kernel_chunks,
+                     (unsigned long long)r->filt.cpu_chunks);
         }
     }
     return PQ_OK;

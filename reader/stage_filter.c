@@ -86,6 +86,8 @@ void pq_filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n)
 {
     pq_filter_state *f = &r->filt;
     for (size_t g = 0; outcomes && g < n; g++) {
+        f->kernel_chunks += outcomes[g].kernel_chunks;
+        f->cpu_chunks += outcomes[g].cpu_chunks;
         if (outcomes[g].on_kernels) f->kernel_groups++;
         if (!outcomes[g].fell_back) continue;
         f->cpu_groups++;
@@ -324,6 +326,7 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     if (outcome) {
         outcome->on_kernels = outcome->fell_back = false;
         outcome->why[0] = '\0';
+        outcome->kernel_chunks = outcome->cpu_chunks = 0;
     }
     size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
     const pq_row_set *rows = &r->sel.rows[g];
@@ -371,7 +374,15 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
                        pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
                        (!projected || pq_decode_rows_supported(leaf));
         pq_column_values v;
-        st = pq_reader_decode_chunk_flags(r, cctx, ck, NULL, by_dict ? PQ_DECODE_INDICES : 0, &v, err);
+        unsigned more = by_dict ? PQ_DECODE_INDICES : 0;
+        if (r->filt.device != FILTER_ON_CPU) { /* decoded by the kernels where the predicate kernel runs */
+            pq_kernel_decode kd = {.cuda = r->filt.device == FILTER_ON_CUDA};
+            st = pq_reader_decode_chunk_kernels(r, cctx, ck, more, &kd, &v, err);
+            if (outcome && kd.on_kernels) outcome->kernel_chunks++;
+            else if (outcome) outcome->cpu_chunks++;
+        } else {
+            st = pq_reader_decode_chunk_flags(r, cctx, ck, NULL, more, &v, err);
+        }
         if (st != PQ_OK) break;
         if (by_dict) { /* the dictionary as a column of its own; the indices as int32 */
             pq_column_values *d = v.dictionary;

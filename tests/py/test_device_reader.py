@@ -151,11 +151,14 @@ def check_matrix():
             nfiles += 1
         assert totals["files"] > 0 and totals["kernels"] > 0, totals
         assert ftotals["reads"] > 100 and ftotals["kernels"] > ftotals["cpu"], ftotals
+        assert ftotals["col_kernels"] > 0 and ftotals["col_cpu"] == 0, ftotals
         print("matrix: %d files equal the CPU executor's read; %d chunks on the kernels, %d left to the CPU"
               % (totals["files"], totals["kernels"], totals["cpu"]))
-        print("matrix filters: %d filtered reads equal the CPU's; %d row groups on the kernel, %d on the CPU%s"
+        print("matrix filters: %d filtered reads equal the CPU's; %d row groups on the kernel, %d on the CPU%s; "
+              "the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
               % (ftotals["reads"], ftotals["kernels"], ftotals["cpu"],
-                 " (%s)" % "; ".join(sorted(ftotals["why"])) if ftotals["why"] else ""))
+                 " (%s)" % "; ".join(sorted(ftotals["why"])) if ftotals["why"] else "", ftotals["col_kernels"],
+                 ftotals["col_cpu"]))
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
@@ -288,6 +291,11 @@ def filtered(path, text, totals, prune=True, columns=None, **kw):
     if d["device_filtered_groups"] or d["cpu_filtered_groups"]:
         assert "; filter: %d row groups on the kernels, %d on the CPU" % (
             d["device_filtered_groups"], d["cpu_filtered_groups"]) in note, note
+        # The filter's columns were decoded by the kernels too.
+        m = re.search(r"its columns: (\d+) chunks decoded on the kernels, (\d+) on the CPU", note)
+        assert m, note
+        totals["col_kernels"] += int(m.group(1))
+        totals["col_cpu"] += int(m.group(2))
     if d["cpu_filtered_groups"] and len(totals["why"]) < 5:
         totals["why"].add(note.split("; filter: ", 1)[1])
     totals["last"] = d
@@ -299,7 +307,7 @@ def filtered(path, text, totals, prune=True, columns=None, **kw):
 
 
 def new_totals():
-    return dict(reads=0, kernels=0, cpu=0, why=set(), last=None, pruned=0)
+    return dict(reads=0, kernels=0, cpu=0, why=set(), last=None, pruned=0, col_kernels=0, col_cpu=0)
 
 
 def group_cases():
@@ -343,9 +351,10 @@ def check_filter_cases():
                              "not (cat = 'RAIL' or score > 0)"):
                     got = filtered(path, text, totals, **kw)
                     assert got is not None and totals["last"]["device_filtered_groups"] > 0, (name, text, kw)
-        assert totals["cpu"] == 0, totals
+        assert totals["cpu"] == 0 and totals["col_kernels"] > 0 and totals["col_cpu"] == 0, totals
         print("filter cases: %d filtered reads equal pyarrow's and the CPU's; %d row groups evaluated by the "
-              "kernel, %d by the CPU" % (totals["reads"], totals["kernels"], totals["cpu"]))
+              "kernel, %d by the CPU; the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
+              % (totals["reads"], totals["kernels"], totals["cpu"], totals["col_kernels"], totals["col_cpu"]))
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
@@ -414,9 +423,12 @@ def check_filter_corpus():
                 assert got.num_rows == want, "%s: %s: %d rows, pyarrow %d" % (
                     os.path.basename(path), text, got.num_rows, want)
     assert totals["reads"] > 200 and totals["kernels"] > totals["cpu"], totals
+    assert totals["col_kernels"] > totals["col_cpu"], totals
     print("filter corpus: %d filtered reads equal the CPU's and pyarrow's row counts; %d row groups on the "
-          "kernel, %d on the CPU%s" % (totals["reads"], totals["kernels"], totals["cpu"],
-                                       " (%s)" % "; ".join(sorted(totals["why"])) if totals["why"] else ""))
+          "kernel, %d on the CPU%s; the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
+          % (totals["reads"], totals["kernels"], totals["cpu"],
+             " (%s)" % "; ".join(sorted(totals["why"])) if totals["why"] else "", totals["col_kernels"],
+             totals["col_cpu"]))
 
 
 def check_device_batches():
