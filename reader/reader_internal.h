@@ -77,6 +77,7 @@ typedef struct pq_filter_outcome {
     bool on_kernels;                /* the predicate kernel evaluated it */
     bool fell_back;                 /* the kernel does not cover it: the CPU evaluator did (why) */
     char why[PQ_ERROR_MESSAGE_SIZE];
+    bool kept_there;                /* its columns built and evaluated where the kernels decoded them */
     uint32_t kernel_chunks;         /* the filter's columns decoded by the device executor's kernels */
     uint32_t cpu_chunks;            /* ... by the CPU (no kernels, or not covered) */
 } pq_filter_outcome;
@@ -89,6 +90,7 @@ typedef struct pq_filter_state {
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first row group left to the CPU evaluator was */
     uint64_t kernel_groups;         /* row groups the predicate kernel evaluated */
     uint64_t cpu_groups;            /* ... left to the CPU evaluator (not covered) */
+    uint64_t kept_groups;           /* ... of the kernel's: their columns never left the device */
     uint64_t kernel_chunks;         /* the filter's columns' chunks the kernels decoded */
     uint64_t cpu_chunks;            /* ... the CPU decoded, where the predicate kernel is in use */
     uint8_t **keep;                 /* per selected row group: the filter's bits over its rows

@@ -1156,10 +1156,11 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
             at = strlen(r->out.device_note);
             snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
                      "; filter: %llu row groups on the kernels, %llu on the CPU%s%.120s%s; its columns: %llu "
-                     "chunks decoded on the kernels, %llu on the CPU",
+                     "chunks decoded on the kernels, %llu on the CPU, %llu row groups evaluated where they were "
+                     "decoded",
                      (unsigned long long)ds->device_filtered_groups, (unsigned long long)ds->cpu_filtered_groups,
                      why[0] ? " (first: " : "", why, why[0] ? ")" : "", (unsigned long long)r->filt.kernel_chunks,
-                     (unsigned long long)r->filt.cpu_chunks);
+                     (unsigned long long)r->filt.cpu_chunks, (unsigned long long)r->filt.kept_groups);
         }
     }
     return PQ_OK;

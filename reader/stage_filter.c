@@ -23,6 +23,8 @@
 #include "kernels/k_decode.h"
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
+#include "pages/device_arrow.h"
+#include "pages/device_exec.h"
 #include "predicate/device_filter.h"
 #include "predicate/predicate_eval.h"
 #include "reader/device_export.h"
@@ -87,6 +89,7 @@ void pq_filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n)
     pq_filter_state *f = &r->filt;
     for (size_t g = 0; outcomes && g < n; g++) {
         f->kernel_chunks += outcomes[g].kernel_chunks;
+        f->kept_groups += outcomes[g].kept_there;
         f->cpu_chunks += outcomes[g].cpu_chunks;
         if (outcomes[g].on_kernels) f->kernel_groups++;
         if (!outcomes[g].fell_back) continue;
@@ -313,12 +316,146 @@ static pq_status evaluate(const pq_reader *r, const struct ArrowArray *const *by
     return st;
 }
 
-/* Evaluate the filter on selected row group g's rows (sel.rows[g]). The
- * filter's columns are decoded here as flat columns of their own, and
+/* ---------------------------------------------------------------------------
+ * The filter where the kernels decode: columns built and evaluated there
+ * ------------------------------------------------------------------------- */
+
+/* Whether the filter's leaves `leaves` (nl) of row group g can be
+ * evaluated where the kernels leave them: each a flat leaf whose values
+ * the filter reads (no group's IS NULL), its chunk's pages holding the
+ * row group's rows as one run, and its Arrow array laid out by the Arrow
+ * kernels; *by_dict per leaf: evaluated at the dictionary. */
+static bool device_filter_applies(const pq_reader *r, size_t g, const uint32_t *leaves, size_t nl, bool *by_dict)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    for (size_t k = 0; k < nl; k++) {
+        size_t c = walk_index(r, leaves[k]), ck = pq_reader_chunk_at(r, g, c);
+        const pq_reader_chunk *ch = &r->pages.chunks[ck];
+        const pq_leaf *leaf = &schema->leaves[leaves[k]];
+        bool want_values = false, want_defs = false;
+        filter_leaf_uses(r->sel.filter, (int32_t)leaves[k], &want_values, &want_defs);
+        if (!want_values || want_defs || !pq_reader_leaf_is_flat(schema, leaf) ||
+            !pq_reader_lined_up(&ch->rows, &r->sel.rows[g]))
+            return false;
+        by_dict[k] = !r->opts.prune_only && pq_pages_all_dictionary(ch->pages, ch->info.npages);
+        pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
+        unsigned flags = by_dict[k] ? PQ_DECODE_INDICES : pq_output_views(r->sel.outputs, leaves[k]) ? PQ_DECODE_STRING_VIEWS : 0;
+        if (!pq_darrow_covers(&lf, flags)) return false;
+    }
+    return true;
+}
+
+/* The filter on selected row group g with its columns decoded by the
+ * kernels and left where they are (device memory on a CUDA device), built
+ * into their Arrow arrays there by the Arrow kernels, and evaluated there
+ * by the predicate kernel: only the keep bits come back. Nothing is handed
+ * to the decode stage (a projected filter column is decoded again there,
+ * for its matching rows where it can be). PQ_ERR_UNSUPPORTED, with
+ * nothing kept, where this does not apply (device_filter_applies, a chunk
+ * the kernels leave to the CPU, a predicate the kernel does not cover):
+ * the caller evaluates the row group its own way. */
+static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, const uint32_t *leaves, size_t nl,
+                                  uint8_t *keep, int64_t *kept, pq_filter_outcome *outcome, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_row_set *rows = &r->sel.rows[g];
+    int64_t len = (int64_t)rows->rows;
+    bool cuda = r->filt.device == FILTER_ON_CUDA;
+    bool *by_dict = calloc(nl ? nl : 1, sizeof *by_dict);
+    struct ArrowArray *arrays = calloc(nl ? nl : 1, sizeof *arrays);
+    struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
+    struct ArrowSchema *wrap_types = calloc(nl ? nl : 1, sizeof *wrap_types);
+    const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
+    const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
+    const int16_t **defs_by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *defs_by_leaf);
+    struct ArrowSchema bschema = {0};
+    pq_darrow_ctx dx = {0};
+    bool open = false;
+    uint32_t chunks = 0;
+    pq_status st = by_dict && arrays && dict_types && wrap_types && by_leaf && types && defs_by_leaf
+                       ? PQ_OK
+                       : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK && !device_filter_applies(r, g, leaves, nl, by_dict))
+        st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: a column the kernels do not keep");
+    if (st == PQ_OK) {
+        pq_darrow_options dopt = {.use_cuda = cuda};
+        st = pq_darrow_open(&dx, &dopt, err); /* a context a row group: row groups run in parallel */
+        open = st == PQ_OK;
+    }
+    if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, leaves, nl, &bschema, err);
+    if (st == PQ_OK) st = pq_output_schema(r->sel.outputs, schema, leaves, nl, true, true, &bschema, err);
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        size_t ck = pq_reader_chunk_at(r, g, walk_index(r, leaves[k]));
+        const pq_reader_chunk *ch = &r->pages.chunks[ck];
+        pq_column_values v;
+        pq_kernel_decode kd = {.cuda = cuda, .keep = true};
+        st = pq_reader_decode_chunk_kernels(r, cctx, ck, by_dict[k] ? PQ_DECODE_INDICES : 0, &kd, &v, err);
+        if (st == PQ_OK && !kd.kept) { /* the CPU decoded it: the host way takes the row group */
+            pq_column_values_free(&v);
+            st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: %.200s", kd.why);
+            break;
+        }
+        if (st != PQ_OK) break;
+        chunks++;
+        pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
+        pq_darrow_array a;
+        st = pq_darrow_build_flat(&dx, &lf, &v, &a, err);
+        pq_device_values_free(cuda, &v);
+        if (st == PQ_OK) st = pq_darrow_array_export(&dx, &a, &arrays[k], err);
+        if (st != PQ_OK) break;
+        /* The row group's rows: the chunk's from their first. */
+        arrays[k].offset = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
+        by_leaf[leaves[k]] = &arrays[k];
+        types[leaves[k]] = bschema.children[k];
+        if (!by_dict[k]) continue;
+        /* A dictionary array: int32 indices, the dictionary's type the leaf's. */
+        st = pq_arrow_leaf_schema(r->md, &leaves[k], 1, &dict_types[k], err);
+        if (st == PQ_OK && pq_output_types_leaf(r->sel.outputs, leaves[k])->decimal64) {
+            char fmt[40];
+            st = pq_arrow_format(&lf.arrow, fmt, sizeof fmt);
+            if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
+        }
+        if (st != PQ_OK) break;
+        wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
+                                             .flags = bschema.children[k]->flags,
+                                             .dictionary = dict_types[k].children[0]};
+        types[leaves[k]] = &wrap_types[k];
+    }
+    if (st == PQ_OK) {
+        pq_dfilter_exec ex = {.where = cuda ? PQ_DFILTER_CUDA : PQ_DFILTER_HOST, .stream = dx.stream};
+        st = pq_device_filter_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, &ex, keep, NULL, err);
+    }
+    if (st == PQ_OK) {
+        *kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
+        if (outcome) {
+            outcome->on_kernels = outcome->kept_there = true;
+            outcome->kernel_chunks += chunks;
+        }
+    }
+    for (size_t k = 0; arrays && k < nl; k++)
+        if (arrays[k].release) arrays[k].release(&arrays[k]);
+    for (size_t k = 0; dict_types && k < nl; k++)
+        if (dict_types[k].release) dict_types[k].release(&dict_types[k]);
+    if (bschema.release) bschema.release(&bschema);
+    if (open) pq_darrow_close(&dx);
+    free(by_dict);
+    free(arrays);
+    free(dict_types);
+    free(wrap_types);
+    free(by_leaf);
+    free(types);
+    free(defs_by_leaf);
+    return st;
+}
+
+/* Evaluate the filter on selected row group g's rows (sel.rows[g]) on the
+ * host: the filter's columns are decoded as flat columns of their own
+ * (by the kernels where they are in use), built into host arrays and
  * lined up with those rows; a leaf that stands for a group's nullness
  * gives its definition levels per row instead (or as well). */
-pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome, pq_error *err)
+static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
+                                     uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome,
+                                     pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
     *keep_out = NULL;
@@ -505,4 +642,38 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
     *keep_out = keep;
     *kept_out = kept;
     return PQ_OK;
+}
+
+pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
+                                uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome, pq_error *err)
+{
+    *keep_out = NULL;
+    *kept_out = 0;
+    if (r->filt.device != FILTER_ON_CPU) { /* where the kernels decode, the columns stay there if they can */
+        if (outcome) memset(outcome, 0, sizeof *outcome);
+        size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
+        uint64_t len = r->sel.rows[g].rows;
+        uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
+        uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
+        if (leaves && keep) {
+            pq_expr_columns(r->sel.filter, leaves, nl);
+            pq_error derr = {0};
+            int64_t kept = 0;
+            pq_status st = filter_on_device(r, cctx, g, leaves, nl, keep, &kept, outcome, &derr);
+            if (st != PQ_ERR_UNSUPPORTED) {
+                free(leaves);
+                if (st == PQ_OK) {
+                    *keep_out = keep;
+                    *kept_out = kept;
+                    return PQ_OK;
+                }
+                free(keep);
+                if (err) *err = derr;
+                return st;
+            }
+        }
+        free(leaves);
+        free(keep);
+    }
+    return filter_rows_on_host(r, cctx, g, hand_over, keep_out, kept_out, outcome, err);
 }

@@ -151,12 +151,13 @@ def check_matrix():
             nfiles += 1
         assert totals["files"] > 0 and totals["kernels"] > 0, totals
         assert ftotals["reads"] > 100 and ftotals["kernels"] > ftotals["cpu"], ftotals
-        assert ftotals["col_kernels"] > 0 and ftotals["col_cpu"] == 0, ftotals
+        assert ftotals["col_kernels"] > 0 and ftotals["col_cpu"] == 0 and ftotals["kept_there"] > 0, ftotals
         print("matrix: %d files equal the CPU executor's read; %d chunks on the kernels, %d left to the CPU"
               % (totals["files"], totals["kernels"], totals["cpu"]))
-        print("matrix filters: %d filtered reads equal the CPU's; %d row groups on the kernel, %d on the CPU%s; "
-              "the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
-              % (ftotals["reads"], ftotals["kernels"], ftotals["cpu"],
+        print("matrix filters: %d filtered reads equal the CPU's; %d row groups on the kernel (%d with the filter's "
+              "columns kept where the kernels decoded them), %d on the CPU%s; the filter's columns: %d chunks "
+              "decoded by the kernels, %d by the CPU"
+              % (ftotals["reads"], ftotals["kernels"], ftotals["kept_there"], ftotals["cpu"],
                  " (%s)" % "; ".join(sorted(ftotals["why"])) if ftotals["why"] else "", ftotals["col_kernels"],
                  ftotals["col_cpu"]))
     finally:
@@ -176,10 +177,16 @@ def check_options():
     with pqstep.Reader(sample, device="host-kernels") as r:
         got = r.read(filter=flt)
         d = r.stage_stats("decode")
+        note = r.device_note
     same(got, want, "sample filtered")
-    # The filter's columns are decoded by late materialization (on the CPU),
-    # the others by the kernels (whole, then taken: these columns are optional).
-    assert 0 < d["device_chunks"] < 976, d
+    # Late materialization decodes the filter's 2 columns of each of the 61
+    # row groups by the kernels, keeps them there and evaluates the filter
+    # there (nothing handed over); the decode stage then decodes every
+    # selected chunk by the kernels (whole, then taken: these columns are
+    # optional), the filter's columns again.
+    assert d["device_chunks"] == 976 and d["cpu_chunks"] == 0, d
+    assert ("its columns: 122 chunks decoded on the kernels, 0 on the CPU, 61 row groups evaluated where they were "
+            "decoded") in note, note
     # The filter is evaluated by the predicate kernel on every row group.
     assert d["device_filtered_groups"] == 61 and d["cpu_filtered_groups"] == 0, d
     with pqstep.Reader(sample) as r:
@@ -257,12 +264,15 @@ def check_required_filter():
                 m = re.search(r"(\d+) arrays built there, (\d+) copied there", note)
                 assert m, note
                 built, copied = int(m.group(1)), int(m.group(2))
-                assert built > 0, (text, strings, note)
+                # Every column is built there (the filter's decoded again for
+                # the matching rows) but a dictionary array of the PLAIN
+                # strings, an entry a slot, which is the host's.
+                assert built > 0 and (copied == 0 or strings == "dictionary"), (text, strings, note)
                 totals_built += built
                 totals_copied += copied
     print("required columns: 3 filtered reads equal pyarrow's with every payload chunk's matching rows decoded "
           "and compacted by the kernels; with device_output under 3 string types, %d arrays built by the Arrow "
-          "kernels from the compacted rows, %d (the filter's columns, taken on the host) copied"
+          "kernels from the compacted rows, %d (dictionary arrays of PLAIN strings) copied"
           % (totals_built, totals_copied))
 
 
@@ -292,10 +302,12 @@ def filtered(path, text, totals, prune=True, columns=None, **kw):
         assert "; filter: %d row groups on the kernels, %d on the CPU" % (
             d["device_filtered_groups"], d["cpu_filtered_groups"]) in note, note
         # The filter's columns were decoded by the kernels too.
-        m = re.search(r"its columns: (\d+) chunks decoded on the kernels, (\d+) on the CPU", note)
+        m = re.search(r"its columns: (\d+) chunks decoded on the kernels, (\d+) on the CPU, (\d+) row groups "
+                      r"evaluated where they were decoded", note)
         assert m, note
         totals["col_kernels"] += int(m.group(1))
         totals["col_cpu"] += int(m.group(2))
+        totals["kept_there"] += int(m.group(3))
     if d["cpu_filtered_groups"] and len(totals["why"]) < 5:
         totals["why"].add(note.split("; filter: ", 1)[1])
     totals["last"] = d
@@ -307,7 +319,7 @@ def filtered(path, text, totals, prune=True, columns=None, **kw):
 
 
 def new_totals():
-    return dict(reads=0, kernels=0, cpu=0, why=set(), last=None, pruned=0, col_kernels=0, col_cpu=0)
+    return dict(reads=0, kernels=0, cpu=0, why=set(), last=None, pruned=0, col_kernels=0, col_cpu=0, kept_there=0)
 
 
 def group_cases():
@@ -352,9 +364,12 @@ def check_filter_cases():
                     got = filtered(path, text, totals, **kw)
                     assert got is not None and totals["last"]["device_filtered_groups"] > 0, (name, text, kw)
         assert totals["cpu"] == 0 and totals["col_kernels"] > 0 and totals["col_cpu"] == 0, totals
+        assert 0 < totals["kept_there"] <= totals["kernels"], totals
         print("filter cases: %d filtered reads equal pyarrow's and the CPU's; %d row groups evaluated by the "
-              "kernel, %d by the CPU; the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
-              % (totals["reads"], totals["kernels"], totals["cpu"], totals["col_kernels"], totals["col_cpu"]))
+              "kernel (%d with the filter's columns built and evaluated where the kernels decoded them), %d by the "
+              "CPU; the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
+              % (totals["reads"], totals["kernels"], totals["kept_there"], totals["cpu"], totals["col_kernels"],
+                 totals["col_cpu"]))
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
@@ -423,10 +438,11 @@ def check_filter_corpus():
                 assert got.num_rows == want, "%s: %s: %d rows, pyarrow %d" % (
                     os.path.basename(path), text, got.num_rows, want)
     assert totals["reads"] > 200 and totals["kernels"] > totals["cpu"], totals
-    assert totals["col_kernels"] > totals["col_cpu"], totals
+    assert totals["col_kernels"] > totals["col_cpu"] and totals["kept_there"] > 0, totals
     print("filter corpus: %d filtered reads equal the CPU's and pyarrow's row counts; %d row groups on the "
-          "kernel, %d on the CPU%s; the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
-          % (totals["reads"], totals["kernels"], totals["cpu"],
+          "kernel (%d with the filter's columns kept where the kernels decoded them), %d on the CPU%s; the "
+          "filter's columns: %d chunks decoded by the kernels, %d by the CPU"
+          % (totals["reads"], totals["kernels"], totals["kept_there"], totals["cpu"],
              " (%s)" % "; ".join(sorted(totals["why"])) if totals["why"] else "", totals["col_kernels"],
              totals["col_cpu"]))
 
