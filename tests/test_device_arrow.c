@@ -524,15 +524,10 @@ static int32_t top_field(const pq_schema *s, int32_t j)
 static void check_file(tally *t, const char *path, const char *name, bool cuda)
 {
     size_t len = 0;
-    uint8_t *file = pq_test_read_file(path, &len);
-    ck_assert_msg(file != NULL, "%s: cannot read", path);
+    uint8_t *file = NULL;
     pq_error err = {0};
-    size_t needed = 0;
-    pq_metadata *md = pq_metadata_parse_tail(file, len, NULL, &needed, &err);
-    if (!md) {
-        free(file);
-        return;
-    }
+    pq_metadata *md = pq_test_read_parsed(path, &file, &len, &err);
+    if (!md) return;
     const pq_file_metadata *fm = pq_metadata_file(md);
     const pq_schema *schema = pq_metadata_schema(md);
     shape *sh = calloc(1, sizeof *sh);
@@ -739,15 +734,10 @@ static bool mutate_second_leaf(pq_column_values *v, int16_t max_def)
 static void check_fields_of_file(field_tally *t, const char *path, const char *name)
 {
     size_t len = 0;
-    uint8_t *file = pq_test_read_file(path, &len);
-    ck_assert_msg(file != NULL, "%s: cannot read", path);
+    uint8_t *file = NULL;
     pq_error err = {0};
-    size_t needed = 0;
-    pq_metadata *md = pq_metadata_parse_tail(file, len, NULL, &needed, &err);
-    if (!md) {
-        free(file);
-        return;
-    }
+    pq_metadata *md = pq_test_read_parsed(path, &file, &len, &err);
+    if (!md) return;
     const pq_file_metadata *fm = pq_metadata_file(md);
     const pq_schema *schema = pq_metadata_schema(md);
     uint32_t *cols = calloc(schema->leaves_len + 1, sizeof *cols);

@@ -292,15 +292,10 @@ static uint8_t *select_rows(uint64_t n)
 static void check_file(tally *t, const char *path, const char *name, bool cuda)
 {
     size_t len = 0;
-    uint8_t *file = pq_test_read_file(path, &len);
-    ck_assert_msg(file != NULL, "%s: cannot read", path);
+    uint8_t *file = NULL;
     pq_error err = {0};
-    size_t needed = 0;
-    pq_metadata *md = pq_metadata_parse_tail(file, len, NULL, &needed, &err);
-    if (!md) {
-        free(file);
-        return;
-    }
+    pq_metadata *md = pq_test_read_parsed(path, &file, &len, &err);
+    if (!md) return;
     const pq_file_metadata *fm = pq_metadata_file(md);
     const pq_schema *schema = pq_metadata_schema(md);
     for (uint32_t rg = 0; rg < fm->row_groups_len; rg++) {

@@ -120,14 +120,11 @@ static void walk_file(const char *rel, unsigned flags, file_walk *out)
     memset(out, 0, sizeof *out);
     char *path = pq_test_corpus_path(rel);
     size_t len = 0;
-    uint8_t *file = pq_test_read_file(path, &len);
-    ck_assert_msg(file != NULL, "%s: cannot read", rel);
+    uint8_t *file = NULL;
     pq_error err = {0};
-    size_t needed = 0;
-    pq_metadata *md = pq_metadata_parse_tail(file, len, NULL, &needed, &err);
+    pq_metadata *md = pq_test_read_parsed(path, &file, &len, &err);
     if (!md) {
         out->footer_status = err.code;
-        free(file);
         free(path);
         return;
     }

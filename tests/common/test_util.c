@@ -1,3 +1,4 @@
+#include <check.h>
 #include <dirent.h>
 #include "test_util.h"
 
@@ -56,6 +57,20 @@ uint8_t *pq_test_read_file(const char *path, size_t *len)
     fclose(f);
     if (buf) *len = (size_t)sz;
     return buf;
+}
+
+pq_metadata *pq_test_read_parsed(const char *path, uint8_t **file, size_t *len, pq_error *err)
+{
+    *len = 0;
+    *file = pq_test_read_file(path, len);
+    ck_assert_msg(*file != NULL, "%s: cannot read", path);
+    size_t needed = 0;
+    pq_metadata *md = pq_metadata_parse_tail(*file, *len, NULL, &needed, err);
+    if (!md) {
+        free(*file);
+        *file = NULL;
+    }
+    return md;
 }
 
 static int64_t parse_count(const char *s)

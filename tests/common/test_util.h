@@ -21,6 +21,11 @@ char *pq_test_corpus_path(const char *rel);
 /* Read a whole file into a malloc'd buffer; NULL on failure. */
 uint8_t *pq_test_read_file(const char *path, size_t *len);
 
+/* The file at `path` read whole (*file, *len: the caller frees *file) and
+ * its footer parsed: the metadata, or NULL with err saying why (*file
+ * freed and NULL then). A file that cannot be read fails the test. */
+pq_metadata *pq_test_read_parsed(const char *path, uint8_t **file, size_t *len, pq_error *err);
+
 /* One row of manifest.tsv. */
 typedef struct pq_test_manifest_row {
     char file[256];          /* relative path: data/... or bad_data/... */
