@@ -154,12 +154,7 @@ def check_matrix():
         assert ftotals["col_kernels"] > 0 and ftotals["col_cpu"] == 0 and ftotals["kept_there"] > 0, ftotals
         print("matrix: %d files equal the CPU executor's read; %d chunks on the kernels, %d left to the CPU"
               % (totals["files"], totals["kernels"], totals["cpu"]))
-        print("matrix filters: %d filtered reads equal the CPU's; %d row groups on the kernel (%d with the filter's "
-              "columns kept where the kernels decoded them), %d on the CPU%s; the filter's columns: %d chunks "
-              "decoded by the kernels, %d by the CPU"
-              % (ftotals["reads"], ftotals["kernels"], ftotals["kept_there"], ftotals["cpu"],
-                 " (%s)" % "; ".join(sorted(ftotals["why"])) if ftotals["why"] else "", ftotals["col_kernels"],
-                 ftotals["col_cpu"]))
+        print(filter_summary("matrix filters: %d filtered reads equal the CPU's" % ftotals["reads"], ftotals))
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
@@ -318,6 +313,15 @@ def filtered(path, text, totals, prune=True, columns=None, **kw):
     return got
 
 
+def filter_summary(head, totals):
+    """A line on filtered reads' totals (filtered()'s counters)."""
+    return ("%s; %d row groups evaluated by the kernel (%d with the filter's columns built and evaluated where the "
+            "kernels decoded them), %d by the CPU%s; the filter's columns: %d chunks decoded by the kernels, %d by "
+            "the CPU" % (head, totals["kernels"], totals["kept_there"], totals["cpu"],
+                         " (%s)" % "; ".join(sorted(totals["why"])) if totals["why"] else "", totals["col_kernels"],
+                         totals["col_cpu"]))
+
+
 def new_totals():
     return dict(reads=0, kernels=0, cpu=0, why=set(), last=None, pruned=0, col_kernels=0, col_cpu=0, kept_there=0)
 
@@ -365,11 +369,7 @@ def check_filter_cases():
                     assert got is not None and totals["last"]["device_filtered_groups"] > 0, (name, text, kw)
         assert totals["cpu"] == 0 and totals["col_kernels"] > 0 and totals["col_cpu"] == 0, totals
         assert 0 < totals["kept_there"] <= totals["kernels"], totals
-        print("filter cases: %d filtered reads equal pyarrow's and the CPU's; %d row groups evaluated by the "
-              "kernel (%d with the filter's columns built and evaluated where the kernels decoded them), %d by the "
-              "CPU; the filter's columns: %d chunks decoded by the kernels, %d by the CPU"
-              % (totals["reads"], totals["kernels"], totals["kept_there"], totals["cpu"], totals["col_kernels"],
-                 totals["col_cpu"]))
+        print(filter_summary("filter cases: %d filtered reads equal pyarrow's and the CPU's" % totals["reads"], totals))
     finally:
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
@@ -439,12 +439,8 @@ def check_filter_corpus():
                     os.path.basename(path), text, got.num_rows, want)
     assert totals["reads"] > 200 and totals["kernels"] > totals["cpu"], totals
     assert totals["col_kernels"] > totals["col_cpu"] and totals["kept_there"] > 0, totals
-    print("filter corpus: %d filtered reads equal the CPU's and pyarrow's row counts; %d row groups on the "
-          "kernel (%d with the filter's columns kept where the kernels decoded them), %d on the CPU%s; the "
-          "filter's columns: %d chunks decoded by the kernels, %d by the CPU"
-          % (totals["reads"], totals["kernels"], totals["kept_there"], totals["cpu"],
-             " (%s)" % "; ".join(sorted(totals["why"])) if totals["why"] else "", totals["col_kernels"],
-             totals["col_cpu"]))
+    print(filter_summary("filter corpus: %d filtered reads equal the CPU's and pyarrow's row counts" % totals["reads"],
+                         totals))
 
 
 def check_device_batches():
