@@ -137,7 +137,7 @@ typedef struct dx_chunk {
     page_slot *slots;       /* ndata + 1 */
     size_t nbytes;          /* the page buffer: every page decompressed, back to back */
     uint8_t *hbytes;        /* host-decompressed pages (host memory) */
-    size_t nhost;
+    size_t nhost, nhost_pages; /* its bytes; the pages (an empty one included) */
     size_t nraw;            /* the raw buffer: batch pages as stored */
     size_t nbatch, batch_max;
     uint8_t *h_batch;       /* the batch arrays (host) */
@@ -924,6 +924,7 @@ static pq_status layout(dx_chunk *c)
         } else if (s->route == ROUTE_HOST) {
             s->host_at = (size_t)host;
             host += s->vals;
+            c->nhost_pages++;
         }
         if (total > SIZE_MAX / 2 || raw > SIZE_MAX / 2 || host > SIZE_MAX / 2)
             return pq_error_set(c->err, PQ_ERR_MEMORY_LIMIT, "device executor: the chunk's pages overflow");
@@ -943,9 +944,9 @@ static pq_status stage_chunk(dx_chunk *c)
     dx_run *x = c->x;
     pq_status st = layout(c);
     if (st != PQ_OK) return st;
-    if (c->nhost) {
+    if (c->nhost_pages) { /* a page that decompresses to nothing still has a place */
         if ((st = hold(c, c->nhost, "host-decompressed pages")) != PQ_OK) return st;
-        if (!(c->hbytes = malloc(c->nhost)))
+        if (!(c->hbytes = malloc(c->nhost ? c->nhost : 1)))
             return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: page bytes: cannot allocate %zu bytes",
                                 c->nhost);
     }

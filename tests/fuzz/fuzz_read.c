@@ -5,7 +5,9 @@
  * and exports every row group in batches, which are then released. The
  * first input byte picks a row range, so the offset-index path is fuzzed
  * too, and whether a filter on the first column (or its top-level group's
- * nullness) is pushed down. Nothing may crash, leak, race or read out of bounds; the exported
+ * nullness) is pushed down; the input's size picks the output types and
+ * whether the device executor's kernels decode (on the host, the output
+ * kept "on the device" or not). Nothing may crash, leak, race or read out of bounds; the exported
  * batches must keep their promises (lengths as asked, children present).
  */
 #include <stdint.h>
@@ -47,6 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.string_type = (uint32_t)((size & 1) | ((size >> 1) & 2));
     opts.decimal_type = (size & 2) ? PQ_DECIMALS_64 : PQ_DECIMALS_128;
     opts.follow_arrow_schema = (size & 8) != 0;
+    /* ... and the decode on the device executor's kernels, run on the host
+     * (bit 4: decode plans, nested units, the filter's columns decoded,
+     * built and evaluated there), its output kept "on the device" (bit 5:
+     * the Arrow kernels, fields joined into trees). */
+    if (size & 16) {
+        opts.device = PQ_DEVICE_HOST_KERNELS;
+        opts.device_output = (size & 32) != 0;
+    }
     if (mode != 'P') {
         opts.row_offset = (mode >> 2) & 7;
         opts.row_limit = (mode >> 5) & 7;
