@@ -339,7 +339,9 @@ static bool device_filter_applies(const pq_reader *r, size_t g, const uint32_t *
             return false;
         by_dict[k] = !r->opts.prune_only && pq_pages_all_dictionary(ch->pages, ch->info.npages);
         pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
-        unsigned flags = by_dict[k] ? PQ_DECODE_INDICES : pq_output_views(r->sel.outputs, leaves[k]) ? PQ_DECODE_STRING_VIEWS : 0;
+        unsigned flags = by_dict[k]                                    ? PQ_DECODE_INDICES
+                         : pq_output_views(r->sel.outputs, leaves[k]) ? PQ_DECODE_STRING_VIEWS
+                                                                       : 0;
         if (!pq_darrow_covers(&lf, flags)) return false;
     }
     return true;
