@@ -1439,8 +1439,10 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     usable, else the CPU) or "host-kernels" (the same kernels run on the
     host, as CI checks them); chunks the kernels do not cover are decoded
     on the CPU (Reader.stage_stats("decode"): device_chunks, cpu_chunks;
-    Reader.device_note says where and why). With a filter, the predicate
-    kernel evaluates it there too, row group by row group, and the CPU
+    Reader.device_note says where and why). With a filter, the kernels
+    decode the filter's columns too and the predicate kernel evaluates it
+    there, row group by row group (where the columns hold the row group's
+    rows as one run, without their leaving the device), and the CPU
     evaluator what the kernel does not cover (device_filtered_groups,
     cpu_filtered_groups). device_output: with the decode on a CUDA device
     (or "host-kernels", standing in for one), the decoded arrays stay in
