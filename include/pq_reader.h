@@ -297,13 +297,14 @@ typedef struct pq_reader_options {
      * consumer wants them. The chunks the kernels decode stay there and
      * are built into their Arrow arrays there (pages/device_arrow.h:
      * every fixed-width type and conversion, booleans, string / binary
-     * and their large forms, string views, dictionary arrays of chunks
-     * dictionary-encoded throughout, and nested fields: their struct and
-     * list levels' validity and offsets, the leaves of a field joined
-     * into one tree, and in a filtered read the matching rows of the
-     * payload columns decoded for them alone, required flat ones); the
-     * rest (dictionary arrays of other chunks, string views and dictionary
-     * arrays of nested leaves, in a filtered read the columns decoded
+     * and their large forms, string views, dictionary arrays (of indices,
+     * or of an entry a slot for a chunk not dictionary-encoded
+     * throughout), and nested fields: their struct and list levels'
+     * validity and offsets, the leaves of a field joined into one tree,
+     * and in a filtered read the matching rows of the payload columns
+     * decoded for them alone, required flat ones); the rest (string views
+     * and dictionary arrays of nested leaves, in a filtered read the
+     * columns decoded
      * whole and then taken (the filter's own, optional ones),
      * validate_utf8, and what the kernels do not cover) is
      * built on the host and copied to the device once, at the end of the

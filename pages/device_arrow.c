@@ -502,6 +502,43 @@ static pq_status build_dictionary(pq_darrow_ctx *x, const pq_leaf *leaf, pq_colu
     return PQ_OK;
 }
 
+pq_status pq_darrow_build_dictionary_slots(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v,
+                                           pq_darrow_array *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (v->dictionary) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "column '%s': indices, not values", leaf->path);
+    if (v->n_levels > INT32_MAX)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': %zu values exceed int32 dictionary indices",
+                            leaf->path, v->n_levels);
+    pq_darrow_array *entries = calloc(1, sizeof *entries);
+    if (!entries) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", leaf->path);
+    pq_status st = pq_darrow_build_flat(x, leaf, v, entries, err);
+    size_t n = (size_t)entries->length;
+    int32_t *idx = st == PQ_OK ? malloc(n ? n * 4 : 4) : NULL;
+    if (st == PQ_OK && !idx) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", leaf->path);
+    for (size_t i = 0; st == PQ_OK && i < n; i++) idx[i] = (int32_t)i;
+    if (st == PQ_OK) st = pq_darrow_alloc(x, n * 4, &out->values, err);
+    if (st == PQ_OK) st = pq_darrow_upload(x, out->values, idx, n * 4, err);
+    free(idx);
+    if (st != PQ_OK) {
+        pq_darrow_array_free(x, out);
+        pq_darrow_array_free(x, entries);
+        free(entries);
+        return st;
+    }
+    /* The slots' validity moves to the indices; a null's entry is empty. */
+    out->length = entries->length;
+    out->layout = PQ_DARROW_FIXED;
+    out->width = 4;
+    out->values_bytes = n * 4;
+    out->validity = entries->validity;
+    out->null_count = entries->null_count;
+    entries->validity = NULL;
+    entries->null_count = 0;
+    out->dictionary = entries;
+    return PQ_OK;
+}
+
 pq_status pq_darrow_build_flat(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v, pq_darrow_array *out,
                                pq_error *err)
 {

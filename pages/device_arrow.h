@@ -134,6 +134,16 @@ void pq_darrow_nested_free(pq_darrow_ctx *x, pq_darrow_nested *n);
 pq_status pq_darrow_build_flat(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v, pq_darrow_array *out,
                                pq_error *err);
 
+/* A dictionary array of a chunk whose values were decoded (its pages not
+ * all dictionary-encoded), as pq_arrow_column_build_dictionary builds one:
+ * an entry per slot (the slots' array as pq_darrow_build_flat builds it,
+ * without its validity: a null's entry is empty) and int32 indices 0..n-1
+ * that carry the slots' validity (the indices made on the host and
+ * uploaded, 4 bytes a slot). Errors: pq_darrow_build_flat's,
+ * PQ_ERR_UNSUPPORTED past int32 indices. */
+pq_status pq_darrow_build_dictionary_slots(pq_darrow_ctx *x, const pq_leaf *leaf, pq_column_values *v,
+                                           pq_darrow_array *out, pq_error *err);
+
 /* Whether pq_darrow_build_flat lays out leaf `leaf`'s type decoded with
  * column_decode.h's `flags` (0: values or byte arrays;
  * PQ_DECODE_STRING_VIEWS; PQ_DECODE_INDICES): false for what it would

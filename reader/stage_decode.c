@@ -324,27 +324,24 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
 /* Whether the Arrow kernels lay out flat chunk k's output type as add_chunk
  * plans it decoded (string views, dictionary indices for a dictionary
  * array of a chunk dictionary-encoded throughout; a dictionary array of
- * another chunk takes an entry a slot, which is the host's). */
+ * another chunk from its values, an entry a slot). */
 static bool flat_laid_out(const pq_reader *r, size_t k)
 {
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     uint32_t column = ch->info.column;
     unsigned flags = uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
-    if (pq_output_dictionary(r->sel.outputs, column)) {
-        if (!pq_pages_all_dictionary(ch->pages, ch->info.npages)) return false;
-        flags = PQ_DECODE_INDICES;
-    }
+    if (pq_output_dictionary(r->sel.outputs, column))
+        flags = pq_pages_all_dictionary(ch->pages, ch->info.npages) ? PQ_DECODE_INDICES : 0;
     pq_leaf lf = output_leaf(r, column, false);
     return pq_darrow_covers(&lf, flags);
 }
 
 /* device_output: whether slot s's chunk (k) is built into its Arrow array
  * where the device executor leaves its values (the Arrow kernels lay out
- * its output type, string views and dictionary arrays of indices
- * included). Under a filter only a chunk decoded for the matching rows
- * alone (selection-vector decode, compacted by the kernels) is: a chunk
- * decoded whole needs the filter's take, which is the host's, as is a
- * dictionary array of a chunk not dictionary-encoded throughout. */
+ * its output type, string views and dictionary arrays included). Under a
+ * filter only a chunk decoded for the matching rows alone
+ * (selection-vector decode, compacted by the kernels) is: a chunk decoded
+ * whole needs the filter's take, which is the host's. */
 static bool built_in_place(const pq_reader *r, const decode_job *djob, const group_job *job, size_t s, size_t k)
 {
     if (!djob->build_on_device || (r->sel.filter && !r->opts.prune_only && !job->selected[s])) return false;
@@ -362,8 +359,11 @@ static pq_status build_flat_on_device(const pq_reader *r, pq_darrow_ctx *dx, boo
     if (st == PQ_OK) st = check_count(r, k, rows, v, err); /* check_decoded's, without freeing v */
     pq_darrow_array a;
     if (st == PQ_OK) {
-        pq_leaf lf = output_leaf(r, r->pages.chunks[k].info.column, false);
-        st = pq_darrow_build_flat(dx, &lf, v, &a, err);
+        uint32_t column = r->pages.chunks[k].info.column;
+        pq_leaf lf = output_leaf(r, column, false);
+        st = pq_output_dictionary(r->sel.outputs, column) && !v->dictionary
+                 ? pq_darrow_build_dictionary_slots(dx, &lf, v, &a, err) /* values: an entry a slot */
+                 : pq_darrow_build_flat(dx, &lf, v, &a, err);
         if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
     }
     pq_device_values_free(cuda, v);

@@ -279,6 +279,7 @@ typedef struct tally {
     long mismatches;
     long not_decoded;           /* the CPU decoder refused the chunk: nothing to build */
     long views, indices;        /* of the chunks: decoded as string views, as dictionary indices */
+    long slot_dictionaries;     /* ... built as dictionary arrays of an entry a slot */
     struct {
         char what[96];
         long n;
@@ -318,6 +319,7 @@ typedef struct shape {
     size_t n_levels;
     int64_t num_rows;
     unsigned flags;         /* how the chunk was decoded (PQ_DECODE_*) */
+    bool slot_dictionary;   /* built as a dictionary array of its decoded values, an entry a slot */
 } shape;
 
 /* The host build of v: status, message, and on success the exported array
@@ -401,7 +403,7 @@ static void oracle_build(const shape *sh, const pq_leaf *leaf, const pq_column_v
     pq_arrow_column *col = NULL;
     o->st = sh->nested                         ? pq_arrow_nested_build(sh->schema, sh->field, &leaf, &c, 1, sh->num_rows,
                                                                      &col, &o->err)
-            : (sh->flags & PQ_DECODE_INDICES) ? pq_arrow_column_build_dictionary(leaf, &c, &col, &o->err)
+            : (sh->flags & PQ_DECODE_INDICES) || sh->slot_dictionary ? pq_arrow_column_build_dictionary(leaf, &c, &col, &o->err)
                                                : pq_arrow_column_build(leaf, &c, &col, &o->err);
     pq_column_values_free(&c);
     if (o->st != PQ_OK) return;
@@ -430,8 +432,9 @@ static const char *device_way(pq_darrow_ctx *x, const shape *sh, const pq_leaf *
     pq_darrow_nested *nest = calloc(1, sizeof *nest);
     pq_darrow_array flat;
     ck_assert_ptr_nonnull(nest);
-    pq_status st = sh->nested ? pq_darrow_build_nested(x, leaf, sh->levels, sh->n_levels, &dv, o->records, nest, &err)
-                              : pq_darrow_build_flat(x, leaf, &dv, &flat, &err);
+    pq_status st = sh->nested            ? pq_darrow_build_nested(x, leaf, sh->levels, sh->n_levels, &dv, o->records, nest, &err)
+                   : sh->slot_dictionary ? pq_darrow_build_dictionary_slots(x, leaf, &dv, &flat, &err)
+                                         : pq_darrow_build_flat(x, leaf, &dv, &flat, &err);
     const char *bad = NULL;
     unsupported_msg[0] = 0;
     if (st == PQ_ERR_UNSUPPORTED && strstr(err.message, "device arrow: ")) {
@@ -473,6 +476,7 @@ static void check_values(tally *t, const char *what, shape *sh, const pq_leaf *l
         snprintf(sh->format, sizeof sh->format, "v%c", leaf->arrow.id == PQ_ARROW_BINARY ? 'z' : 'u');
     if (v->views) t->views++;
     if (v->dictionary) t->indices++;
+    if (sh->slot_dictionary) t->slot_dictionaries++;
     oracle o;
     oracle_build(sh, leaf, v, &o);
     t->chunks++;
@@ -553,8 +557,10 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
             bool big = unpacked > ((uint64_t)64 << 20);
             /* As values; then as string views and as dictionary indices
              * where the chunk can be (not the big ones: the decode's time). */
-            unsigned ways[3] = {0, PQ_DECODE_STRING_VIEWS, PQ_DECODE_INDICES};
-            for (int k = 0; k < 3; k++) {
+            /* As values, string views, dictionary indices, and values built
+             * as a dictionary array of an entry a slot. */
+            unsigned ways[4] = {0, PQ_DECODE_STRING_VIEWS, PQ_DECODE_INDICES, 0};
+            for (int k = 0; k < 4; k++) {
                 if (k > 0 && big) break;
                 bool flat = leaf->max_rep == 0 && top_field(schema, leaf->node) == leaf->node;
                 if (k > 0 && !flat) break; /* views and indices of flat leaves (nested: the host's) */
@@ -572,6 +578,7 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
                 sh->column = col;
                 sh->num_rows = g->num_rows;
                 sh->flags = ways[k];
+                sh->slot_dictionary = k == 3;
                 sh->field = top_field(schema, leaf->node);
                 sh->nested = leaf->max_rep > 0 || sh->field != leaf->node;
                 if (sh->nested &&
@@ -582,7 +589,7 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
                 }
                 char what[512];
                 snprintf(what, sizeof what, "%s rg %u col %u%s", name, rg, col,
-                         k == 1 ? " (views)" : k == 2 ? " (indices)" : "");
+                         k == 1 ? " (views)" : k == 2 ? " (indices)" : k == 3 ? " (a dictionary of its slots)" : "");
                 check_values(t, what, sh, leaf, &v, big, cuda);
                 pq_column_values_free(&v);
             }
@@ -596,9 +603,11 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
 
 static void print_tally(const char *what, const tally *t)
 {
-    printf("%s: %ld chunks (%ld flat, %ld nested; %ld as string views, %ld as dictionary indices): %ld equal every "
-           "way, %ld failed the same way, %ld unsupported, %ld mismatches (%ld not decoded); %llu kernel launches\n",
-           what, t->chunks, t->flat, t->nested, t->views, t->indices, t->equal, t->both_failed, t->unsupported,
+    printf("%s: %ld chunks (%ld flat, %ld nested; %ld as string views, %ld as dictionary indices, %ld as dictionary "
+           "arrays of an entry a slot): %ld equal every way, %ld failed the same way, %ld unsupported, %ld "
+           "mismatches (%ld not decoded); %llu kernel launches\n",
+           what, t->chunks, t->flat, t->nested, t->views, t->indices, t->slot_dictionaries, t->equal, t->both_failed,
+           t->unsupported,
            t->mismatches, t->not_decoded, (unsigned long long)t->launches);
     for (int i = 0; i < t->nreasons; i++) printf("  unsupported: %ld x %s\n", t->reasons[i].n, t->reasons[i].what);
 }
