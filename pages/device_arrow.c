@@ -506,7 +506,8 @@ pq_status pq_darrow_build_dictionary_slots(pq_darrow_ctx *x, const pq_leaf *leaf
                                            pq_darrow_array *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (v->dictionary) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "column '%s': indices, not values", leaf->path);
+    if (v->dictionary)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "column '%s': indices, not values", leaf->path);
     if (v->n_levels > INT32_MAX)
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': %zu values exceed int32 dictionary indices",
                             leaf->path, v->n_levels);
@@ -889,34 +890,61 @@ static level_view level_at(const pq_darrow_field_leaf *l, size_t k)
     return (level_view){PQ_ASM_LEAF, n->leaf.length, n->leaf.null_count, n->leaf.validity, NULL};
 }
 
-/* *same: whether n bytes of device memory at a and b are equal (the last
- * byte's bits under `last_mask` only), compared on the host. */
-static pq_status same_device_bytes(pq_darrow_ctx *x, const void *a, const void *b, size_t n, uint8_t last_mask,
-                                   bool *same, pq_error *err)
+/* Level k of a node's first leaf, the one the node takes: its validity and
+ * offsets brought to the host once, the first time another leaf's level is
+ * compared with it. */
+typedef struct level_ref {
+    level_view v;
+    bool fetched;
+    uint8_t *validity; /* (length + 7) / 8 bytes, when a slot is null */
+    int32_t *offsets;  /* a list's length + 1 */
+} level_ref;
+
+static void level_ref_free(level_ref *r)
 {
-    *same = a == b || n == 0;
-    if (*same || !a || !b) return PQ_OK;
-    uint8_t *ha = malloc(n), *hb = malloc(n);
-    pq_status st = ha && hb ? pq_darrow_download(x, ha, a, n, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st == PQ_OK) st = pq_darrow_download(x, hb, b, n, err);
-    if (st == PQ_OK) *same = memcmp(ha, hb, n - 1) == 0 && ((ha[n - 1] ^ hb[n - 1]) & last_mask) == 0;
-    free(ha);
-    free(hb);
+    free(r->validity);
+    free(r->offsets);
+}
+
+/* *same: whether n bytes of device memory at dev equal `host` (the last
+ * byte's bits under `last_mask` only). */
+static pq_status same_as_host(pq_darrow_ctx *x, const void *host, const void *dev, size_t n, uint8_t last_mask,
+                              bool *same, pq_error *err)
+{
+    *same = n == 0;
+    if (*same || !dev) return PQ_OK;
+    uint8_t *h = malloc(n);
+    pq_status st = h ? pq_darrow_download(x, h, dev, n, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    const uint8_t *want = host;
+    if (st == PQ_OK) *same = memcmp(want, h, n - 1) == 0 && ((want[n - 1] ^ h[n - 1]) & last_mask) == 0;
+    free(h);
     return st;
 }
 
-/* *same: whether two leaves' level agrees, as the host build compares
- * them: the kind, the slots, each slot's validity and a list's offsets. */
-static pq_status same_level(pq_darrow_ctx *x, const level_view *a, const level_view *b, bool *same, pq_error *err)
+/* *same: whether another leaf's level b agrees with the reference level, as
+ * the host build compares them: the kind, the slots, each slot's validity
+ * (NULL exactly when no slot is null) and a list's offsets. */
+static pq_status same_level(pq_darrow_ctx *x, level_ref *ref, const level_view *b, bool *same, pq_error *err)
 {
+    const level_view *a = &ref->v;
     *same = a->kind == b->kind && a->length == b->length && a->null_count == b->null_count;
-    size_t count = (size_t)a->length;
+    bool list = a->kind == PQ_ASM_LIST;
+    if (!*same || (!a->null_count && !list)) return PQ_OK;
+    size_t count = (size_t)a->length, vbytes = (count + 7) / 8, obytes = (count + 1) * sizeof(int32_t);
     pq_status st = PQ_OK;
-    if (*same && a->null_count) /* validity is NULL exactly when no slot is null */
-        st = same_device_bytes(x, a->validity, b->validity, (count + 7) / 8,
-                               count % 8 ? (uint8_t)((1u << (count % 8)) - 1) : 0xff, same, err);
-    if (st == PQ_OK && *same && a->kind == PQ_ASM_LIST)
-        st = same_device_bytes(x, a->offsets, b->offsets, (count + 1) * sizeof(int32_t), 0xff, same, err);
+    if (!ref->fetched) {
+        ref->fetched = true;
+        if (a->null_count && !(ref->validity = malloc(vbytes ? vbytes : 1)))
+            return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        if (list && !(ref->offsets = malloc(obytes))) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        if (a->null_count) st = pq_darrow_download(x, ref->validity, a->validity, vbytes, err);
+        if (st == PQ_OK && list) st = pq_darrow_download(x, ref->offsets, a->offsets, obytes, err);
+        if (st != PQ_OK) return st;
+    }
+    if (a->null_count)
+        st = same_as_host(x, ref->validity, b->validity, vbytes, count % 8 ? (uint8_t)((1u << (count % 8)) - 1) : 0xff,
+                          same, err);
+    if (st == PQ_OK && *same && list) st = same_as_host(x, ref->offsets, b->offsets, obytes, 0xff, same, err);
     return st;
 }
 
@@ -934,19 +962,25 @@ static pq_status tree_node(field_tree *t, const size_t *idx, size_t nl, size_t k
 {
     memset(out, 0, sizeof *out);
     pq_darrow_field_leaf *f = &t->ls[idx[0]];
-    level_view lv = f->nest.n_levels > k ? level_at(f, k) : (level_view){0};
+    level_ref ref = {.v = f->nest.n_levels > k ? level_at(f, k) : (level_view){0}};
+    const level_view lv = ref.v;
     for (size_t i = 0; i < nl; i++) {
         const pq_darrow_field_leaf *l = &t->ls[idx[i]];
         bool same = l->nest.n_levels > k && f->nest.n_levels > k && l->keys[k] == f->keys[k];
+        pq_status st = PQ_OK;
         if (same && i > 0) {
             level_view o = level_at(l, k);
-            pq_status st = same_level(t->x, &o, &lv, &same, err);
-            if (st != PQ_OK) return st;
+            st = same_level(t->x, &ref, &o, &same, err);
         }
-        if (!same)
-            return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "columns '%s' and '%s' disagree on their nesting",
-                                f->path, l->path);
+        if (st == PQ_OK && !same)
+            st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "columns '%s' and '%s' disagree on their nesting", f->path,
+                              l->path);
+        if (st != PQ_OK) {
+            level_ref_free(&ref);
+            return st;
+        }
     }
+    level_ref_free(&ref);
     if (lv.kind == PQ_ASM_LEAF) {
         if (nl != 1 || k + 1 != f->nest.n_levels)
             return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': bad leaf level", f->path);
