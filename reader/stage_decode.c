@@ -71,6 +71,31 @@ static pq_leaf output_leaf(const pq_reader *r, uint32_t leaf, bool for_filter)
     return pq_output_leaf(r->sel.outputs, pq_metadata_schema(r->md), leaf, for_filter);
 }
 
+/* Chunk k's codec, as its column chunk's metadata says. */
+static int32_t chunk_codec(const pq_reader *r, size_t k)
+{
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    return pq_metadata_file(r->md)->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
+}
+
+/* PQ_DECODE_INDICES when chunk k comes out as a dictionary array and every
+ * data page is dictionary-encoded (its indices and dictionary are decoded),
+ * else 0 (its values). */
+static unsigned chunk_more(const pq_reader *r, size_t k)
+{
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    return pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages)
+               ? PQ_DECODE_INDICES
+               : 0;
+}
+
+/* The PQ_DECODE_* flags column `column` decodes with, extra flags `more`
+ * given: indices when asked, else string views when its output is views. */
+static unsigned decode_flags(const pq_reader *r, uint32_t column, unsigned more)
+{
+    return (more & PQ_DECODE_INDICES) ? PQ_DECODE_INDICES : uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
+}
+
 /* Build decoded chunk v of leaf `leaf` into its output column. */
 static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_values *v, pq_arrow_column **out,
                               pq_error *err)
@@ -90,10 +115,7 @@ static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_value
 static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
                               pq_error *err)
 {
-    const pq_reader_chunk *ch = &r->pages.chunks[i];
-    bool indices = pq_output_dictionary(r->sel.outputs, ch->info.column) &&
-                   pq_pages_all_dictionary(ch->pages, ch->info.npages);
-    return pq_reader_decode_chunk_flags(r, cctx, i, NULL, indices ? PQ_DECODE_INDICES : 0, v, err);
+    return pq_reader_decode_chunk_flags(r, cctx, i, NULL, chunk_more(r, i), v, err);
 }
 
 /* The first of v's n_values byte arrays that is not valid UTF-8: *k, and
@@ -175,17 +197,11 @@ static size_t chunk_kept(const pq_reader_chunk *ch)
 pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
                                     unsigned more, pq_column_values *v, pq_error *err)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
     const pq_reader_chunk *ch = &r->pages.chunks[i];
-    const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
-    const pq_leaf *leaf = &schema->leaves[ch->info.column];
-    int32_t codec = rg->columns[ch->info.column]->meta_data.codec;
-    unsigned flags = (more & PQ_DECODE_INDICES)        ? PQ_DECODE_INDICES
-                     : uses_views(r, ch->info.column) ? PQ_DECODE_STRING_VIEWS
-                                                      : 0;
-    pq_status st = pq_column_decode_flags(cctx, leaf, codec, ch->data, ch->data_len, ch->pages, ch->info.npages,
-                                          r->opts.memory_limit, flags, rows, v, err);
+    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
+    pq_status st = pq_column_decode_flags(cctx, leaf, chunk_codec(r, i), ch->data, ch->data_len, ch->pages,
+                                          ch->info.npages, r->opts.memory_limit,
+                                          decode_flags(r, ch->info.column, more), rows, v, err);
     return check_decoded(r, i, rows, st, v, err);
 }
 
@@ -327,13 +343,9 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
  * another chunk from its values, an entry a slot). */
 static bool flat_laid_out(const pq_reader *r, size_t k)
 {
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    uint32_t column = ch->info.column;
-    unsigned flags = uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
-    if (pq_output_dictionary(r->sel.outputs, column))
-        flags = pq_pages_all_dictionary(ch->pages, ch->info.npages) ? PQ_DECODE_INDICES : 0;
+    uint32_t column = r->pages.chunks[k].info.column;
     pq_leaf lf = output_leaf(r, column, false);
-    return pq_darrow_covers(&lf, flags);
+    return pq_darrow_covers(&lf, decode_flags(r, column, chunk_more(r, k)));
 }
 
 /* device_output: whether slot s's chunk (k) is built into its Arrow array
@@ -395,25 +407,24 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     job->status[j] = st;
 }
 
-/* Add chunk k to `plan`: its leaf, codec, output flags (dictionary
- * indices for a dictionary array of a chunk dictionary-encoded throughout,
- * else string views when asked for, and with `widen` INT32/INT64 decimals
- * widened to decimal128 by the CPU executor's gathers and copies) and the
+/* Add chunk k to `plan`: its leaf, codec, output flags (as
+ * decode_flags says with `more`: dictionary indices, else string views
+ * when asked for, and with `widen` INT32/INT64 decimals widened to
+ * decimal128 by the CPU executor's gathers and copies) and the
  * selection-vector rows, or NULL. */
-static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *rows, bool widen,
+static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *rows, unsigned more, bool widen,
                            pq_decode_plan *plan, pq_error *err)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    int32_t codec = fm->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
-    unsigned flags = uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS : 0;
-    if (pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages))
-        flags = PQ_PLAN_INDICES;
-    else if (widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
+    unsigned d = decode_flags(r, ch->info.column, more);
+    unsigned flags = (d & PQ_DECODE_INDICES)        ? PQ_PLAN_INDICES
+                     : (d & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS
+                                                    : 0;
+    if (!(d & PQ_DECODE_INDICES) && widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
         flags |= PQ_PLAN_DECIMAL128;
-    return pq_decode_plan_add_chunk(plan, leaf, codec, ch->data, ch->data_len, ch->pages, ch->info.npages, flags,
-                                    rows, err);
+    return pq_decode_plan_add_chunk(plan, leaf, chunk_codec(r, k), ch->data, ch->data_len, ch->pages, ch->info.npages,
+                                    flags, rows, err);
 }
 
 /* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
@@ -421,7 +432,7 @@ static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *r
 static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, bool widen,
                                 pq_decode_plan *plan, pq_error *err)
 {
-    return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, widen, plan, err);
+    return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, chunk_more(r, k), widen, plan, err);
 }
 
 /* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk whose
@@ -622,15 +633,8 @@ pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, pq_codec_ctx *cctx,
     kd->on_kernels = kd->kept = false;
     kd->resident = 0;
     kd->why[0] = '\0';
-    const pq_reader_chunk *ch = &r->pages.chunks[i];
-    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    int32_t codec = pq_metadata_file(r->md)->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
-    unsigned flags = (more & PQ_DECODE_INDICES)         ? PQ_PLAN_INDICES
-                     : uses_views(r, ch->info.column) ? PQ_PLAN_STRING_VIEWS
-                                                      : 0;
     pq_decode_plan plan = {0};
-    pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, ch->data, ch->data_len, ch->pages, ch->info.npages,
-                                            flags, NULL, err);
+    pq_status st = add_chunk(r, i, NULL, more, false, &plan, err);
     bool planned = st == PQ_OK;
     if (planned) {
         const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, i) : NULL};
@@ -666,11 +670,8 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
 {
     *kept = false;
     if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    bool indices = pq_output_dictionary(r->sel.outputs, ch->info.column) &&
-                   pq_pages_all_dictionary(ch->pages, ch->info.npages);
     pq_kernel_decode kd = {.cuda = job->cuda, .keep = keep};
-    pq_status st = pq_reader_decode_chunk_kernels(r, cctx, k, indices ? PQ_DECODE_INDICES : 0, &kd, v, err);
+    pq_status st = pq_reader_decode_chunk_kernels(r, cctx, k, chunk_more(r, k), &kd, v, err);
     atomic_fetch_add(&job->nested_resident, kd.resident);
     if (kd.on_kernels) {
         atomic_fetch_add(&job->nested_device, 1);
