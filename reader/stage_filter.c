@@ -320,6 +320,27 @@ static pq_status evaluate(const pq_reader *r, const struct ArrowArray *const *by
  * The filter where the kernels decode: columns built and evaluated there
  * ------------------------------------------------------------------------- */
 
+/* The evaluator's type of filter leaf `leaf` evaluated at the dictionary
+ * (field: its type in the filter's batch schema): *wrap, int32 indices
+ * named as the field, whose dictionary is the leaf's type as output_leaf
+ * builds it (decimal64 when asked), held by *dict_type, which the caller
+ * releases (*wrap borrows from both). */
+static pq_status dictionary_type(const pq_reader *r, uint32_t leaf, const struct ArrowSchema *field,
+                                 struct ArrowSchema *dict_type, struct ArrowSchema *wrap, pq_error *err)
+{
+    pq_status st = pq_arrow_leaf_schema(r->md, &leaf, 1, dict_type, err);
+    if (st == PQ_OK && pq_output_types_leaf(r->sel.outputs, leaf)->decimal64) {
+        char fmt[40];
+        pq_leaf dl = pq_output_leaf(r->sel.outputs, pq_metadata_schema(r->md), leaf, true);
+        st = pq_arrow_format(&dl.arrow, fmt, sizeof fmt);
+        if (st == PQ_OK) st = pq_arrow_schema_retype(dict_type->children[0], fmt, NULL, err);
+    }
+    if (st == PQ_OK)
+        *wrap = (struct ArrowSchema){.format = "i", .name = field->name, .flags = field->flags,
+                                     .dictionary = dict_type->children[0]};
+    return st;
+}
+
 /* Whether the filter's leaves `leaves` (nl) of row group g can be
  * evaluated where the kernels leave them: each a flat leaf whose values
  * the filter reads (no group's IS NULL), its chunk's pages holding the
@@ -410,17 +431,8 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
         by_leaf[leaves[k]] = &arrays[k];
         types[leaves[k]] = bschema.children[k];
         if (!by_dict[k]) continue;
-        /* A dictionary array: int32 indices, the dictionary's type the leaf's. */
-        st = pq_arrow_leaf_schema(r->md, &leaves[k], 1, &dict_types[k], err);
-        if (st == PQ_OK && pq_output_types_leaf(r->sel.outputs, leaves[k])->decimal64) {
-            char fmt[40];
-            st = pq_arrow_format(&lf.arrow, fmt, sizeof fmt);
-            if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
-        }
+        st = dictionary_type(r, leaves[k], bschema.children[k], &dict_types[k], &wrap_types[k], err);
         if (st != PQ_OK) break;
-        wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
-                                             .flags = bschema.children[k]->flags,
-                                             .dictionary = dict_types[k].children[0]};
         types[leaves[k]] = &wrap_types[k];
     }
     if (st == PQ_OK) {
@@ -590,20 +602,10 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
          * Arrow dictionary array), shallow copies for the evaluator. */
         pq_arrow_column *dc = vdicts[k];
         st = pq_arrow_batch_export(&dc, NULL, 1, pq_arrow_column_length(dc), &dicts[k], err);
-        if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, &vleaves[k], 1, &dict_types[k], err);
+        if (st == PQ_OK) st = dictionary_type(r, vleaves[k], bschema.children[k], &dict_types[k], &wrap_types[k], err);
         if (st != PQ_OK) break;
-        if (pq_output_types_leaf(r->sel.outputs, vleaves[k])->decimal64) { /* as output_leaf built it */
-            char fmt[40];
-            pq_leaf dl = pq_output_leaf(r->sel.outputs, schema, vleaves[k], true);
-            st = pq_arrow_format(&dl.arrow, fmt, sizeof fmt);
-            if (st == PQ_OK) st = pq_arrow_schema_retype(dict_types[k].children[0], fmt, NULL, err);
-            if (st != PQ_OK) break;
-        }
         wraps[k] = *batch.children[k];
         wraps[k].dictionary = dicts[k].children[0];
-        wrap_types[k] = (struct ArrowSchema){.format = "i", .name = bschema.children[k]->name,
-                                             .flags = bschema.children[k]->flags,
-                                             .dictionary = dict_types[k].children[0]};
         by_leaf[vleaves[k]] = &wraps[k];
         types[vleaves[k]] = &wrap_types[k];
     }
