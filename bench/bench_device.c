@@ -71,7 +71,7 @@
 #define BENCH_NAME "pqstep-bench-device"
 #include "bench_util.h"
 
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "kernels/k_decode.h"
 #include "pq_arrow.h"
 #include "pq_metadata.h"
@@ -772,10 +772,10 @@ static void make_resident(const config *c, file_in *f)
     if (!c->modes[MODE_CUDA_RES] || c->cuda_devices <= 0) return;
     const char *why = NULL;
     void *d = NULL;
-    if (pq_kcuda_alloc(&d, f->size, &why) || pq_kcuda_upload(NULL, d, f->data, f->size, &why)) {
+    if (pq_cuda_alloc(&d, f->size, &why) || pq_cuda_upload(NULL, d, f->data, f->size, &why)) {
         snprintf(f->resident_why, sizeof f->resident_why, "the file could not be copied to the device: %s",
                  why ? why : "?");
-        if (d) pq_kcuda_free(d);
+        if (d) pq_cuda_free(d);
         return;
     }
     f->resident[MODE_CUDA_RES] = d;
@@ -784,7 +784,7 @@ static void make_resident(const config *c, file_in *f)
 static void drop_resident(file_in *f)
 {
     free(f->resident[MODE_HOST_RES]);
-    if (f->resident[MODE_CUDA_RES]) pq_kcuda_free(f->resident[MODE_CUDA_RES]);
+    if (f->resident[MODE_CUDA_RES]) pq_cuda_free(f->resident[MODE_CUDA_RES]);
     memset(f->resident, 0, sizeof f->resident);
 }
 

@@ -203,7 +203,7 @@ class PqstepRunner:
             t = r.read(filter=q["pqstep"])
             # Counters are read after the timer (see measure()); keep the reader.
             self.stats = {s: r.stage_stats(s) for s in ("footer", "select", "page headers",
-                                                         "decode")}
+                                                         "filter", "decode")}
         return t
 
     def extra(self):
@@ -219,9 +219,9 @@ class PqstepRunner:
             "index_pages_pruned": "%d/%d" % (st["select"].get("pages_pruned", 0),
                                              st["select"].get("pages_considered", 0)),
             "prune_warnings": st["select"].get("prune_warnings", 0),
-            "pages": st["page headers"]["pages"],
-            "chunks": st["page headers"]["chunks"],
-            "rows_filtered": st["decode"].get("rows_filtered", 0),
+            "pages": st["page headers"]["pages"] + st["filter"]["pages"],
+            "chunks": st["page headers"]["chunks"] + st["filter"]["chunks"],
+            "rows_filtered": st["filter"].get("rows_filtered", 0),
         }
 
 

@@ -6,8 +6,16 @@
  *   PQ_STAGE_FOOTER      footer parsed (or adopted from metadata / a cache)
  *   PQ_STAGE_SELECT      row groups and columns chosen (options row_groups
  *                        and columns; statistics/index pruning comes later)
- *   PQ_STAGE_PAGE_HEADERS every selected chunk read and its pages walked
- *   PQ_STAGE_DECODE      values decoded into Arrow arrays
+ *   PQ_STAGE_PAGE_HEADERS every selected chunk read and its pages walked (with
+ *                        a filter: the filter's columns, and the projected
+ *                        columns that cannot wait for it)
+ *   PQ_STAGE_FILTER      with a filter: the filter evaluated on every
+ *                        selected row group's rows (its columns decoded), and
+ *                        the other projected columns read only for the pages
+ *                        that hold a kept row (late materialization);
+ *                        without one it does nothing
+ *   PQ_STAGE_DECODE      values decoded into Arrow arrays (with a filter, the
+ *                        kept rows)
  *
  * A reader moves forward with pq_reader_advance(). Each stage can say which
  * byte ranges of the file it needs before it reads them
@@ -75,11 +83,12 @@ typedef enum pq_stage {
     PQ_STAGE_FOOTER,
     PQ_STAGE_SELECT,
     PQ_STAGE_PAGE_HEADERS,
+    PQ_STAGE_FILTER,
     PQ_STAGE_DECODE,
     PQ_STAGE_COUNT
 } pq_stage;
 
-/* "init", "footer", "select", "page headers", "decode". */
+/* "init", "footer", "select", "page headers", "filter", "decode". */
 PQ_API const char *pq_stage_name(pq_stage stage);
 
 
@@ -95,9 +104,10 @@ typedef struct pq_stage_stats {
                              * page headers: chunks taken over from the previous selection (reselect) */
     uint64_t chunks;        /* select: column chunks selected; page headers: chunks walked */
     uint64_t pages;         /* page headers stage: page headers decoded */
-    uint64_t chunks_skipped;/* page headers stage: chunks of projected columns not read because the
-                             * filter's columns left their row group no matching row */
-    uint64_t rows;          /* decode stage: rows decoded, all selected row groups */
+    uint64_t chunks_skipped;/* filter stage: chunks of projected columns not read because the
+                             * filter left their row group no matching row */
+    uint64_t rows;          /* decode stage: rows delivered, all selected row groups; filter
+                             * stage: rows the filter kept */
     uint64_t bytes_out;     /* decode stage: bytes of the Arrow buffers made */
     uint64_t pruned_statistics; /* select: row groups pruned by statistics */
     uint64_t pruned_dictionary; /* select: row groups pruned by dictionary pages (beyond statistics) */
@@ -107,26 +117,32 @@ typedef struct pq_stage_stats {
     uint64_t pruned_page_index; /* select: row groups the page index left no row of */
     uint64_t pages_considered;  /* select: pages of the filter's columns the page index judged */
     uint64_t pages_pruned;      /* select: ... of which outside the rows kept */
-    uint64_t rows_filtered;     /* decode: rows decoded that the filter removed */
+    uint64_t rows_filtered;     /* filter: rows it removed (rows_in - rows); decode: rows decoded
+                                 * that the filter removed (taken out after decoding) */
     uint64_t pages_skipped;     /* page headers: data pages of chunks read in part (offset index)
                                  * that were not read: they hold no row needed (row range, page
-                                 * index, late materialization) */
+                                 * index); filter: ... of the deferred columns' chunks, that hold
+                                 * no kept row (late materialization) */
     uint64_t requests;          /* readers over a URL (pq_reader_open_url): HTTP requests sent for
                                  * the stage, retries included (the footer stage counts the open's) */
     uint64_t retries;           /* ... of which tries after a failure */
     uint64_t device_chunks;     /* decode: chunks the device executor's kernels decoded */
     uint64_t cpu_chunks;        /* decode, with opts.device not CPU: chunks left to the CPU
                                  * executor (not covered by the kernels, or nested) */
-    uint64_t device_filtered_groups; /* decode, with a filter and the kernels in use (host kernels,
-                                      * or a usable CUDA device): selected row groups whose filter
-                                      * the predicate kernel evaluated (late materialization runs
-                                      * it in the page-header stage; counted here) */
+    uint64_t device_filtered_groups; /* filter, with the kernels in use (host kernels, or a usable
+                                      * CUDA device): selected row groups whose filter the
+                                      * predicate kernel evaluated */
     uint64_t cpu_filtered_groups;    /* ... whose filter the kernel does not cover, evaluated by
                                       * the CPU evaluator instead */
     uint64_t dictionary_bytes_skipped; /* decode (CPU executor): bytes of dictionary pages, as
                                         * decompressed, that were not decompressed: the tail of
                                         * a sparse selection's dictionary past the largest index
                                         * its rows use, and dictionaries no decoded page uses */
+    uint64_t rows_in;           /* filter: rows of the selected row groups it evaluated */
+    uint64_t groups;            /* filter: selected row groups it evaluated */
+    uint64_t groups_without_match; /* filter: ... of which it kept no row (nothing more of them is
+                                    * read or decoded) */
+    uint64_t bytes_skipped;     /* filter: bytes of the chunks counted in chunks_skipped */
 } pq_stage_stats;
 
 /* ---------------------------------------------------------------------------
@@ -295,7 +311,7 @@ typedef struct pq_reader_options {
     /* Decode stage, with the decode on a CUDA device (device CUDA, or AUTO
      * finding one): keep the decoded columns in device memory, as a GPU
      * consumer wants them. The chunks the kernels decode stay there and
-     * are built into their Arrow arrays there (pages/device_arrow.h:
+     * are built into their Arrow arrays there (device/arrow.h:
      * every fixed-width type and conversion, booleans, string / binary
      * and their large forms, string views, dictionary arrays (of indices,
      * or of an entry a slot for a chunk not dictionary-encoded
@@ -340,14 +356,14 @@ typedef struct pq_reader_options {
 } pq_reader_options;
 
 /* Where the decode stage runs (pq_reader_options.device). The device
- * executor (pages/device_exec.h) runs the decode plan with the kernels of
+ * executor (device/exec.h) runs the decode plan with the kernels of
  * kernels/k_decode.h, one block per page: on a CUDA device, or on the host
  * (the same kernel code, phase by phase). It covers every value encoding
  * of every physical type with RLE / BIT_PACKED levels in flat selections,
  * into every output type (string views and dictionary indices included),
  * and the selection-vector decode of a filtered read's payload columns
  * (each selected page decoded whole, then the matching rows compacted by
- * the kernels, pages/device_rows.h). A nested column's chunks are decoded
+ * the kernels, device/rows.h). A nested column's chunks are decoded
  * there too, a plan each, and their fields assembled on the host (or,
  * with device_output, built on the device). The
  * chunks it does not cover (a selection of a chunk that fails decoded
@@ -357,7 +373,7 @@ typedef struct pq_reader_options {
  * stage ran and why. With a filter, the filter's columns are decoded by
  * the kernels too (a plan each, their values back in host memory, where
  * their arrays are built; the note counts them), and the predicate kernel
- * (predicate/device_filter.h) evaluates the filter on each selected row
+ * (device/filter.h) evaluates the filter on each selected row
  * group's columns (on the CUDA device, the columns copied there);
  * a row group whose predicate or column types it does not cover is
  * evaluated by the CPU evaluator, with the same result (the stats'

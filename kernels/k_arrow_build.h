@@ -5,9 +5,9 @@
  * kept, for selection-vector decode) and the two ways to launch them, as
  * k_decode.h does for the decode kernels: pq_kbuild_host runs the phases
  * on the host (k_arrow_build_host.c, through pq_klaunch_host_ex),
- * pq_kbuild_cuda on the GPU (k_arrow_build.cu, __global__ wrappers made
- * from the same phase lists; k_arrow_build_nocuda.c without CUDA). The
- * CUDA memory calls are k_decode.h's (pq_kcuda_alloc, ...).
+ * pq_kbuild_cuda on the GPU (k_arrow_build_cuda.cu, __global__ wrappers made
+ * from the same phase lists; k_arrow_build_stub.c without CUDA). The
+ * CUDA memory calls are k_decode.h's (pq_cuda_alloc, ...).
  *
  * Every kernel is launched over `nblocks` blocks of `nthreads` threads
  * with PQ_KSHARED_BYTES(nthreads) of shared scratch; `args` points at a

@@ -2,7 +2,7 @@
  * k_compact.h — the compaction kernels of selection-vector decode on the
  * device: a chunk of a required flat column decoded whole (every value of
  * each page that holds a selected row), then its selected rows kept, in
- * order, at the output offsets the plan gives them (pages/device_rows.c).
+ * order, at the output offsets the plan gives them (device/rows.c).
  *
  * One block per page, as the decode kernels: block b reads pages[b] and
  * writes results[b] and the page's slice of the output. A page's values

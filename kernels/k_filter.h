@@ -1,6 +1,6 @@
 /*
  * k_filter.h — the predicate kernel: a compiled, flat predicate program
- * (predicate/device_filter.c makes it from a bound pq_expr) evaluated over
+ * (device/filter.c makes it from a bound pq_expr) evaluated over
  * the rows of Arrow columns in device memory, into keep bits equal to
  * pq_predicate_eval's (predicate/predicate_eval.h).
  *
@@ -144,9 +144,9 @@ typedef struct pq_kfilter_args {
  * not start (bad arguments, no memory for the shared scratch). */
 int pq_kfilter_host(const pq_kfilter_args *a, uint32_t nblocks, uint32_t nthreads, unsigned flags);
 
-/* Runs it on the stream (a cudaStream_t) and waits (k_filter.cu;
- * k_filter_nocuda.c without CUDA). 0, or -1 with *why (when not NULL) a
- * constant string saying why. Memory calls: k_decode.h's pq_kcuda_*. */
+/* Runs it on the stream (a cudaStream_t) and waits (k_filter_cuda.cu;
+ * k_filter_stub.c without CUDA). 0, or -1 with *why (when not NULL) a
+ * constant string saying why. Memory calls: k_decode.h's pq_cuda_*. */
 int pq_kfilter_cuda(void *stream, const pq_kfilter_args *a, uint32_t nblocks, uint32_t nthreads,
                     const char **why);
 

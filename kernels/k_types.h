@@ -11,7 +11,7 @@
  * miniblock tables).
  *
  * Errors. A kernel never formats a message: it records what failed and
- * where in the page's pq_kerror, and the host (pages/device_exec.c) turns
+ * where in the page's pq_kerror, and the host (device/exec.c) turns
  * the record into PQ_ERR_CORRUPT_DATA (or PQ_ERR_UNSUPPORTED for
  * PQ_KF_OVERFLOW) with the page named. A structural failure (a malformed
  * run header, a truncated length) is found by the one thread that scans

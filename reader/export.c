@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/copies.h"
 #include "metadata/error.h"
+#include "reader/context.h"
+#include "reader/export.h"
 #include "reader/output_type.h"
-#include "reader/reader_internal.h"
 
 /* Index of file row group `row_group` in the selection, or SIZE_MAX. */
 static size_t selected_index(const pq_reader *r, uint32_t row_group)
@@ -63,18 +65,10 @@ pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_ro
     return PQ_OK;
 }
 
-/* The schema of every batch of the selection: flat selections one field
- * per selected leaf, in order; nested ones one per top-level field. */
-pq_status pq_reader_selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
+/* The schema of every batch of the selection. */
+static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
 {
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    bool flat = pq_reader_selection_is_flat(r, schema);
-    size_t n = r->sel.columns_len;
-    pq_status st = flat ? pq_arrow_batch_schema(r->md, r->sel.columns, n, out, err)
-                        : pq_metadata_arrow_schema(r->md, r->sel.columns, n, out, err);
-    if (st == PQ_OK) st = pq_output_schema(r->sel.outputs, schema, r->sel.columns, n, flat, false, out, err);
-    if (st != PQ_OK && out->release) out->release(out);
-    return st;
+    return pq_output_selection_schema(r->sel.outputs, r->md, r->sel.columns, r->sel.columns_len, out, err);
 }
 
 pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
@@ -82,7 +76,7 @@ pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, p
     if (out) memset(out, 0, sizeof *out);
     if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
     if (!r->sel.outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
-    return pq_reader_selection_schema(r, out, err);
+    return selection_schema(r, out, err);
 }
 
 /* Rows [first, first + count) of selected row group g: slices of the
@@ -102,7 +96,7 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
         while (ncols < n && cols[ncols]) ncols++;
     }
     if (out_schema) {
-        st = pq_reader_selection_schema(r, out_schema, err);
+        st = selection_schema(r, out_schema, err);
         if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
             st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
                               (long long)out_schema->n_children);
@@ -121,8 +115,8 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
     if (st == PQ_OK && !as_stored && r->out.memory == OUTPUT_ON_CUDA) { /* a host copy */
         struct ArrowSchema own = {0};
         const struct ArrowSchema *s = out_schema;
-        if (!s && (st = pq_reader_selection_schema(r, &own, err)) == PQ_OK) s = &own;
-        if (st == PQ_OK) st = pq_reader_batch_to_host(r, out_array, s, err);
+        if (!s && (st = selection_schema(r, &own, err)) == PQ_OK) s = &own;
+        if (st == PQ_OK) st = pq_device_array_to_host(out_array, s, err);
         if (own.release) own.release(&own);
         if (st != PQ_OK && out_array->release) out_array->release(out_array);
     }
@@ -178,6 +172,8 @@ pq_status pq_reader_next_batch_as(pq_reader *r, uint64_t max_rows, bool as_store
 {
     pq_status st = export_check(r, out_array, out_schema, err);
     if (st != PQ_OK) return st;
+    if (r->cursor.decoded != r->out.generation) /* a new decode: from its first row */
+        r->cursor = (pq_batch_cursor){.decoded = r->out.generation};
     while (r->cursor.group < r->sel.row_groups_len) {
         size_t g = r->cursor.group;
         uint64_t lo = pq_row_set_first(&r->out.rows[g]), hi = pq_row_set_end(&r->out.rows[g]);

@@ -10,7 +10,7 @@
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
 #include "reader/output_type.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 struct pq_output_types {
     size_t n;
@@ -207,4 +207,17 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
         }
     }
     return PQ_OK;
+}
+
+pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns,
+                                     size_t n, struct ArrowSchema *out, pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(md);
+    bool flat = true;
+    for (size_t c = 0; c < n && flat; c++) flat = pq_reader_leaf_is_flat(schema, &schema->leaves[columns[c]]);
+    pq_status st = flat ? pq_arrow_batch_schema(md, columns, n, out, err)
+                        : pq_metadata_arrow_schema(md, columns, n, out, err);
+    if (st == PQ_OK) st = pq_output_schema(t, schema, columns, n, flat, false, out, err);
+    if (st != PQ_OK && out->release) out->release(out);
+    return st;
 }

@@ -67,4 +67,11 @@ bool pq_output_dictionary(const pq_output_types *t, uint32_t leaf);
 pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
                            bool flat, bool for_filter, struct ArrowSchema *s, pq_error *err);
 
+/* The schema of every batch of a selection of the leaves columns[0..n):
+ * a flat selection one field per leaf, in order, a nested one a field per
+ * top-level field (pq_metadata_arrow_schema), with t's output types. The
+ * caller releases *out. */
+pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns,
+                                     size_t n, struct ArrowSchema *out, pq_error *err);
+
 #endif

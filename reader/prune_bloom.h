@@ -7,7 +7,7 @@
 #define PQ_READER_PRUNE_BLOOM_H
 
 #include "predicate/judge_stats.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 #include "reader/supplied.h"
 
 /* The truth values r->sel.filter may take over file row group `rg`, judging

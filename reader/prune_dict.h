@@ -8,7 +8,7 @@
 #define PQ_READER_PRUNE_DICT_H
 
 #include "predicate/judge_stats.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 /* The truth values r->sel.filter may take over file row group `rg`, judging
  * each leaf by its statistics (unless disabled) and, for = and IN on a fully

@@ -10,7 +10,7 @@
 #define PQ_READER_PRUNE_MEMBER_H
 
 #include "predicate/judge_stats.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 /* One kind of index. Each is loaded at most once per row group and leaf,
  * when a node first asks, into a zeroed slot of `slot_size` bytes. */

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 /* Narrow selected row group g (index into the selection) by the page
  * indexes: its rows (sel.rows[g]) keep only those whose pages may hold a

@@ -18,21 +18,12 @@
 #include "metadata/error.h"
 #include "pages/buffer_pool.h"
 #include "predicate/predicate.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 #include "pq_remote.h"
 
 #define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)
 #define PARQUET_MAGIC_LEN 4
 #define FOOTER_TRAILER_LEN 8 /* 4-byte footer length + "PAR1" */
-
-static const char *const stage_names[PQ_STAGE_COUNT] = {
-    "init", "footer", "select", "page headers", "decode"};
-
-const char *pq_stage_name(pq_stage stage)
-{
-    return (unsigned)stage < PQ_STAGE_COUNT ? stage_names[stage] : "unknown";
-}
-
 
 uint64_t pq_default_memory_limit(void)
 {
@@ -280,6 +271,7 @@ void pq_reader_close(pq_reader *r)
 {
     if (!r) return;
     pq_reader_free_decoded(r);
+    pq_reader_free_filter(r);
     pq_reader_free_chunks(r);
     pq_reader_free_selection(r);
     pq_metadata_release(r->md);
@@ -330,6 +322,7 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
     /* Keep the walked chunks for the next page-header stage to reuse; an
      * unfinished (sans-IO) walk is dropped. */
     pq_reader_free_decoded(r);
+    pq_reader_free_filter(r); /* the filter's rows were the old selection's */
     pq_reader_keep_chunks_for_reuse(r);
     pq_reader_free_selection(r);
     pq_supplied_free(&r->supplied);
@@ -362,26 +355,6 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
     if (sel->columns) free(saved_columns);
     else free(own_columns);
     r->stage = PQ_STAGE_SELECT;
-    return PQ_OK;
-}
-
-/* ---------------------------------------------------------------------------
- * Reading bytes: supplied ranges first, then the source
- * ------------------------------------------------------------------------- */
-
-pq_status pq_reader_read_range(pq_reader *r, pq_stage stage, uint64_t offset, size_t len,
-                               void *dst, pq_error *err)
-{
-    if (pq_supplied_copy(&r->supplied, offset, len, dst)) return PQ_OK;
-    if (pq_reader_sans_io(r))
-        return pq_error_set(err, PQ_ERR_NEED_DATA,
-                            "the %s stage needs bytes [%llu, %llu); supply them "
-                            "(see pq_reader_needed_ranges)", pq_stage_name(stage),
-                            (unsigned long long)offset, (unsigned long long)(offset + len));
-    pq_status st = r->src.read_at(r->src.user, offset, len, dst, err);
-    if (st != PQ_OK) return st;
-    r->stats[stage].bytes_read += len;
-    r->stats[stage].reads++;
     return PQ_OK;
 }
 
@@ -624,6 +597,23 @@ static pq_status advance_stage(pq_reader *r, pq_error *err)
     }
     case PQ_STAGE_PAGE_HEADERS: {
         uint64_t t0 = pq_reader_now_ns();
+        pq_status st = pq_reader_stage_filter(r, err);
+        r->stats[PQ_STAGE_FILTER].nanoseconds += pq_reader_now_ns() - t0;
+        if (st == PQ_ERR_NEED_DATA) return st;
+        if (st != PQ_OK) {
+            /* The chunks may have been emptied or freed: the page-header
+             * stage runs again on the next advance. */
+            pq_reader_free_filter(r);
+            pq_reader_free_chunks(r);
+            r->stage = PQ_STAGE_SELECT;
+            return st;
+        }
+        r->stage = PQ_STAGE_FILTER;
+        pq_supplied_free(&r->supplied);
+        return PQ_OK;
+    }
+    case PQ_STAGE_FILTER: {
+        uint64_t t0 = pq_reader_now_ns();
         pq_status st = pq_reader_stage_decode(r, err);
         r->stats[PQ_STAGE_DECODE].nanoseconds += pq_reader_now_ns() - t0;
         if (st != PQ_OK) return st;
@@ -689,7 +679,7 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
     if (!r) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader is NULL");
     pq_error local;
     if (!err) err = &local; /* stages read err->code back */
-    if (!r->src.read_ranges || r->kind == SOURCE_NONE || r->stage >= PQ_STAGE_PAGE_HEADERS) {
+    if (!r->src.read_ranges || r->kind == SOURCE_NONE || r->stage >= PQ_STAGE_FILTER) {
         pq_stage target = r->stage + 1 < PQ_STAGE_COUNT ? r->stage + 1 : r->stage;
         pq_status st = advance_stage(r, err);
         count_requests(r, target);
@@ -739,7 +729,9 @@ pq_status pq_reader_advance_to(pq_reader *r, pq_stage stage, pq_error *err)
 size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap)
 {
     if (!r) return 0;
-    if (r->stage == PQ_STAGE_SELECT) {
+    if (r->stage == PQ_STAGE_SELECT || r->stage == PQ_STAGE_PAGE_HEADERS) {
+        /* The page-header stage's chunks, then the filter stage's deferred
+         * ones, once it has evaluated the filter and planned them. */
         if (!r->pages.chunks) return 0; /* planned by the stage's first advance */
         return pq_reader_pages_needed(r, out, cap);
     }

@@ -19,14 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
+#include "device/arrow.h"
+#include "device/copies.h"
+#include "device/exec.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
-#include "pages/device_arrow.h"
-#include "pages/device_exec.h"
+#include "reader/chunk_decode.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 void pq_reader_free_decoded(pq_reader *r)
 {
@@ -43,20 +44,11 @@ void pq_reader_free_decoded(pq_reader *r)
     r->out.len = 0;
     r->out.memory = OUTPUT_ON_HOST;
     r->out.device_built = r->out.copied_to_device = r->out.resident_chunks = 0;
-    r->cursor.group = 0;
-    r->cursor.row = 0;
+    r->out.generation++; /* a batch cursor over the old arrays starts again */
     for (size_t g = 0; r->out.rows && g < r->out.groups; g++) pq_row_set_free(&r->out.rows[g]);
     free(r->out.rows);
     r->out.rows = NULL;
     r->out.groups = 0;
-    r->cursor.step = CURSOR_GROUP_START;
-}
-
-bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema)
-{
-    for (size_t c = 0; c < r->sel.columns_len; c++)
-        if (!pq_reader_leaf_is_flat(schema, &schema->leaves[r->sel.columns[c]])) return false;
-    return true;
 }
 
 /* Whether leaf `leaf` decodes into string views. */
@@ -71,138 +63,12 @@ static pq_leaf output_leaf(const pq_reader *r, uint32_t leaf, bool for_filter)
     return pq_output_leaf(r->sel.outputs, pq_metadata_schema(r->md), leaf, for_filter);
 }
 
-/* Chunk k's codec, as its column chunk's metadata says. */
-static int32_t chunk_codec(const pq_reader *r, size_t k)
-{
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    return pq_metadata_file(r->md)->row_groups[ch->info.row_group].columns[ch->info.column]->meta_data.codec;
-}
-
-/* PQ_DECODE_INDICES when chunk k comes out as a dictionary array and every
- * data page is dictionary-encoded (its indices and dictionary are decoded),
- * else 0 (its values). */
-static unsigned chunk_more(const pq_reader *r, size_t k)
-{
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    return pq_output_dictionary(r->sel.outputs, ch->info.column) && pq_pages_all_dictionary(ch->pages, ch->info.npages)
-               ? PQ_DECODE_INDICES
-               : 0;
-}
-
-/* The PQ_DECODE_* flags column `column` decodes with, extra flags `more`
- * given: indices when asked, else string views when its output is views. */
-static unsigned decode_flags(const pq_reader *r, uint32_t column, unsigned more)
-{
-    return (more & PQ_DECODE_INDICES) ? PQ_DECODE_INDICES : uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
-}
-
-/* Build decoded chunk v of leaf `leaf` into its output column. */
-static pq_status build_output(const pq_reader *r, uint32_t leaf, pq_column_values *v, pq_arrow_column **out,
-                              pq_error *err)
-{
-    pq_leaf lf = output_leaf(r, leaf, false);
-    if (pq_output_dictionary(r->sel.outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
-    return pq_arrow_column_build(&lf, v, out, err);
-}
-
-/* Decode one chunk's kept pages and check the value count against the rows
- * they hold (levels of a flat column; records of a nested one are checked
- * when assembled). */
-
-/* Chunk i decoded for its output column: its dictionary indices when it
- * comes out as a dictionary array and every data page is
- * dictionary-encoded. */
-static pq_status decode_chunk(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v,
-                              pq_error *err)
-{
-    return pq_reader_decode_chunk_flags(r, cctx, i, NULL, chunk_more(r, i), v, err);
-}
-
-/* The first of v's n_values byte arrays that is not valid UTF-8: *k, and
- * the byte *bad of its *len; false when all are valid. */
-static bool invalid_utf8(const pq_column_values *v, size_t *k, size_t *bad, size_t *len)
-{
-    for (*k = 0; *k < v->n_values; (*k)++) {
-        const uint8_t *p;
-        pq_column_values_bytes(v, *k, &p, len);
-        *bad = pq_utf8_invalid_at(p, *len);
-        if (*bad < *len) return true;
-    }
-    return false;
-}
-
-/* A flat column's value count (v, chunk i, wherever its buffers are)
- * against the rows its pages hold; a selection (rows) is checked by the
- * decoder. */
-static pq_status check_count(const pq_reader *r, size_t i, const pq_decode_rows *rows, const pq_column_values *v,
-                             pq_error *err)
-{
-    const pq_reader_chunk *ch = &r->pages.chunks[i];
-    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    if (leaf->max_rep == 0 && !rows && v->n_levels != ch->rows.rows)
-        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "row group %u, column '%s': %zu values for %llu rows",
-                            ch->info.row_group, leaf->path, v->n_levels, (unsigned long long)ch->rows.rows);
-    return PQ_OK;
-}
-
-/* Chunk i's decode result checked as the stage needs it: an error named
- * with the chunk, UTF-8 when asked for, and a flat column's value count
- * against the rows its pages hold. `v` is freed on failure. */
-static pq_status check_decoded(const pq_reader *r, size_t i, const pq_decode_rows *rows, pq_status st,
-                               pq_column_values *v, pq_error *err)
-{
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    const pq_reader_chunk *ch = &r->pages.chunks[i];
-    const pq_leaf *leaf = &schema->leaves[ch->info.column];
-    if (st != PQ_OK) { /* name the chunk, as the page-header stage does */
-        char what[PQ_ERROR_MESSAGE_SIZE];
-        memcpy(what, err->message, sizeof what);
-        return pq_error_set(err, st, "RowGroup[%u].columns[%u] '%s': %s", ch->info.row_group, ch->info.column,
-                            leaf->path, what);
-    }
-    bool utf8 = leaf->arrow.id == PQ_ARROW_STRING || leaf->arrow.id == PQ_ARROW_EXTENSION_JSON;
-    if (r->opts.validate_utf8 && utf8 && v->dictionary) { /* indices: the entries are the strings */
-        size_t k, bad, len;
-        if (invalid_utf8(v->dictionary, &k, &bad, &len)) {
-            pq_column_values_free(v);
-            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                "row group %u, column '%s': dictionary entry %zu is not valid UTF-8 (byte %zu of "
-                                "%zu)",
-                                ch->info.row_group, leaf->path, k, bad, len);
-        }
-    }
-    if (r->opts.validate_utf8 && utf8 && (v->offsets || v->views)) {
-        size_t k, bad, len;
-        if (invalid_utf8(v, &k, &bad, &len)) {
-            pq_column_values_free(v);
-            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                                "row group %u, column '%s': non-null value %zu is not valid UTF-8 (byte %zu of %zu)",
-                                ch->info.row_group, leaf->path, k, bad, len);
-        }
-    }
-    if ((st = check_count(r, i, rows, v, err)) != PQ_OK) pq_column_values_free(v);
-    return st;
-}
-
 /* The kept bytes of chunk i (its parts' lengths summed). */
 static size_t chunk_kept(const pq_reader_chunk *ch)
 {
     uint64_t kept = 0;
     for (size_t p = 0; p < ch->nparts; p++) kept += ch->parts[p].length;
     return (size_t)kept;
-}
-
-/* decode_chunk of only the rows `rows` selects (NULL: all), with extra
- * PQ_DECODE_* flags. */
-pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
-                                    unsigned more, pq_column_values *v, pq_error *err)
-{
-    const pq_reader_chunk *ch = &r->pages.chunks[i];
-    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    pq_status st = pq_column_decode_flags(cctx, leaf, chunk_codec(r, i), ch->data, ch->data_len, ch->pages,
-                                          ch->info.npages, r->opts.memory_limit,
-                                          decode_flags(r, ch->info.column, more), rows, v, err);
-    return check_decoded(r, i, rows, st, v, err);
 }
 
 /* The threads to decode with: as asked, or with threads 0 (one per core)
@@ -324,10 +190,10 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     pq_reader *r = job->r;
     size_t n = r->sel.columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = pq_reader_chunk_at(r, i / n, i % n);
-    pq_status st = check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
+    pq_status st = pq_chunk_check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        st = build_output(r, r->pages.chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
+        st = pq_chunk_build_output(r, r->pages.chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
         r->out.filtered[i] = true;
@@ -345,7 +211,7 @@ static bool flat_laid_out(const pq_reader *r, size_t k)
 {
     uint32_t column = r->pages.chunks[k].info.column;
     pq_leaf lf = output_leaf(r, column, false);
-    return pq_darrow_covers(&lf, decode_flags(r, column, chunk_more(r, k)));
+    return pq_darrow_covers(&lf, pq_chunk_decode_flags(r, column, pq_chunk_more(r, k)));
 }
 
 /* device_output: whether slot s's chunk (k) is built into its Arrow array
@@ -368,7 +234,7 @@ static pq_status build_flat_on_device(const pq_reader *r, pq_darrow_ctx *dx, boo
                                       const pq_decode_rows *rows, pq_status st, pq_column_values *v,
                                       pq_arrow_column **out, pq_error *err)
 {
-    if (st == PQ_OK) st = check_count(r, k, rows, v, err); /* check_decoded's, without freeing v */
+    if (st == PQ_OK) st = pq_chunk_check_count(r, k, rows, v, err); /* check_decoded's, without freeing v */
     pq_darrow_array a;
     if (st == PQ_OK) {
         uint32_t column = r->pages.chunks[k].info.column;
@@ -376,7 +242,7 @@ static pq_status build_flat_on_device(const pq_reader *r, pq_darrow_ctx *dx, boo
         st = pq_output_dictionary(r->sel.outputs, column) && !v->dictionary
                  ? pq_darrow_build_dictionary_slots(dx, &lf, v, &a, err) /* values: an entry a slot */
                  : pq_darrow_build_flat(dx, &lf, v, &a, err);
-        if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
+        if (st != PQ_OK) st = pq_chunk_check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
     }
     pq_device_values_free(cuda, v);
     struct ArrowArray exported;
@@ -407,44 +273,12 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     job->status[j] = st;
 }
 
-/* Add chunk k to `plan`: its leaf, codec, output flags (as
- * decode_flags says with `more`: dictionary indices, else string views
- * when asked for, and with `widen` INT32/INT64 decimals widened to
- * decimal128 by the CPU executor's gathers and copies) and the
- * selection-vector rows, or NULL. */
-static pq_status add_chunk(const pq_reader *r, size_t k, const pq_decode_rows *rows, unsigned more, bool widen,
-                           pq_decode_plan *plan, pq_error *err)
-{
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    unsigned d = decode_flags(r, ch->info.column, more);
-    unsigned flags = (d & PQ_DECODE_INDICES)        ? PQ_PLAN_INDICES
-                     : (d & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS
-                                                    : 0;
-    if (!(d & PQ_DECODE_INDICES) && widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
-        flags |= PQ_PLAN_DECIMAL128;
-    return pq_decode_plan_add_chunk(plan, leaf, chunk_codec(r, k), ch->data, ch->data_len, ch->pages, ch->info.npages,
-                                    flags, rows, err);
-}
-
 /* Add slot s's chunk (k) to `plan`: its leaf, codec, output flags and the
  * selection-vector rows of the job; `widen` as for add_chunk. */
 static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t s, size_t k, bool widen,
                                 pq_decode_plan *plan, pq_error *err)
 {
-    return add_chunk(r, k, job->selected[s] ? &job->rows[s] : NULL, chunk_more(r, k), widen, plan, err);
-}
-
-/* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk whose
- * kept bytes are laid as in the file (one part, or used in place) has
- * them there as one piece, at the same offsets. */
-static const uint8_t *resident_bytes(const pq_reader *r, size_t k)
-{
-    const pq_reader_chunk *ch = &r->pages.chunks[k];
-    if (ch->origin == UINT64_MAX || ch->origin > r->opts.device_file_size ||
-        ch->data_len > r->opts.device_file_size - ch->origin)
-        return NULL;
-    return (const uint8_t *)r->opts.device_file + ch->origin;
+    return pq_chunk_plan_add(r, k, job->selected[s] ? &job->rows[s] : NULL, pq_chunk_more(r, k), widen, plan, err);
 }
 
 /* The decode stage's count of dictionary bytes the CPU executor left
@@ -471,7 +305,7 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
     const uint8_t **resident = r->opts.device_file ? calloc(n ? n : 1, sizeof *resident) : NULL;
     for (size_t j = 0; resident && j < n; j++) {
         size_t slot = job->slot_of[j];
-        resident[j] = resident_bytes(r, pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len));
+        resident[j] = pq_chunk_resident_bytes(r, pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len));
     }
     pq_device_exec_stats dxs = {0};
     pq_device_exec_options o = {.use_cuda = djob->cuda, .memory_limit = r->opts.memory_limit,
@@ -561,7 +395,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
         /* No device: decimals widened as they are decoded (the kernels
          * widen theirs in the Arrow build). */
         st = add_slot_chunk(r, &job, s, k, !djob->kernels, &plan, err);
-        if (st != PQ_OK) st = check_decoded(r, k, NULL, st, NULL, err);
+        if (st != PQ_OK) st = pq_chunk_check_decoded(r, k, NULL, st, NULL, err);
         else job.slot_of[plan.nchunks - 1] = i;
     }
     if (st == PQ_OK && plan.nchunks && djob->kernels) {
@@ -627,39 +461,6 @@ static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_e
     return PQ_OK;
 }
 
-pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, pq_codec_ctx *cctx, size_t i, unsigned more,
-                                         pq_kernel_decode *kd, pq_column_values *v, pq_error *err)
-{
-    kd->on_kernels = kd->kept = false;
-    kd->resident = 0;
-    kd->why[0] = '\0';
-    pq_decode_plan plan = {0};
-    pq_status st = add_chunk(r, i, NULL, more, false, &plan, err);
-    bool planned = st == PQ_OK;
-    if (planned) {
-        const uint8_t *res[1] = {r->opts.device_file ? resident_bytes(r, i) : NULL};
-        pq_device_exec_stats dxs = {0};
-        bool keep = kd->keep;
-        pq_device_exec_options o = {.use_cuda = kd->cuda, .memory_limit = r->opts.memory_limit, .cctx = cctx,
-                                    .outputs_on_device = &keep, .resident = res[0] ? res : NULL, .stats = &dxs};
-        pq_device_exec_run(&o, &plan, v, &st, err);
-        kd->resident = dxs.resident_chunks;
-    }
-    pq_decode_plan_free(&plan);
-    if (st == PQ_ERR_UNSUPPORTED || !planned) { /* not covered (or not planned): the CPU's, errors too */
-        if (st == PQ_ERR_UNSUPPORTED) snprintf(kd->why, sizeof kd->why, "%s", err->message);
-        return pq_reader_decode_chunk_flags(r, cctx, i, NULL, more, v, err);
-    }
-    kd->on_kernels = true;
-    if (!kd->keep || st != PQ_OK) return check_decoded(r, i, NULL, st, v, err); /* a failed v is zeroed */
-    kd->kept = true; /* in device memory: counted, not read (no validate_utf8 here) */
-    if ((st = check_count(r, i, NULL, v, err)) != PQ_OK) {
-        pq_device_values_free(kd->cuda, v);
-        kd->kept = false;
-    }
-    return st;
-}
-
 /* A nested unit's chunk k: decoded by the device executor when the decode
  * runs there (the levels and values come back to host memory, where the
  * fields are assembled, or with `keep` stay in device memory: *kept says
@@ -669,9 +470,9 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
                                    bool keep, bool *kept, pq_error *err)
 {
     *kept = false;
-    if (!job->kernels) return decode_chunk(r, cctx, k, v, err);
+    if (!job->kernels) return pq_chunk_decode(r, cctx, k, v, err);
     pq_kernel_decode kd = {.cuda = job->cuda, .keep = keep};
-    pq_status st = pq_reader_decode_chunk_kernels(r, cctx, k, chunk_more(r, k), &kd, v, err);
+    pq_status st = pq_reader_decode_chunk_kernels(r, cctx, k, pq_chunk_more(r, k), &kd, v, err);
     atomic_fetch_add(&job->nested_resident, kd.resident);
     if (kd.on_kernels) {
         atomic_fetch_add(&job->nested_device, 1);
@@ -784,7 +585,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
              * leaves before it decoded there again. */
             for (size_t i = 0; st == PQ_OK && i < done; i++) {
                 pq_device_values_free(job->cuda, &vals[i]);
-                st = decode_chunk(r, cctx, pq_reader_chunk_at(r, g, job->order[a + i]), &vals[i], err);
+                st = pq_chunk_decode(r, cctx, pq_reader_chunk_at(r, g, job->order[a + i]), &vals[i], err);
                 if (st != PQ_OK) memset(&vals[i], 0, sizeof vals[i]);
             }
             kept = keep = false;
@@ -800,7 +601,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
         if (flat && kept) {
             st = build_flat_unit_on_device(r, job, first_k, &vals[0], &r->out.cols[slot], err);
         } else if (flat) {
-            st = build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
+            st = pq_chunk_build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
         } else if (kept) {
             st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves, vals, m,
                                         (int64_t)first->rows.rows, &r->out.cols[slot], err);
@@ -863,65 +664,79 @@ static pq_status plan_fields(const pq_reader *r, decode_job *job, pq_error *err)
 }
 
 /* ---------------------------------------------------------------------------
- * The filter on the output
+ * The decode stage's arrays in device memory (opts.device_output)
  * ------------------------------------------------------------------------- */
 
-typedef struct filter_job {
+/* Column c (rows of its whole length) copied through mem and adopted in its
+ * place; `field` is its schema. */
+static pq_status column_to_device(pq_arrow_column **c, const struct ArrowSchema *field, const pq_device_memory *mem,
+                                  pq_error *err)
+{
+    struct ArrowArray batch, copy;
+    pq_status st = pq_arrow_batch_export(c, NULL, 1, pq_arrow_column_length(*c), &batch, err);
+    if (st != PQ_OK) return st;
+    st = pq_arrow_array_copy(batch.children[0], field, mem, &copy, err);
+    batch.release(&batch);
+    if (st != PQ_OK) return st;
+    uint64_t bytes = pq_arrow_column_bytes(*c);
+    pq_arrow_column *adopted = NULL;
+    if ((st = pq_arrow_column_adopt(&copy, bytes, &adopted, err)) != PQ_OK) return st;
+    pq_arrow_column_release(*c);
+    *c = adopted;
+    return PQ_OK;
+}
+
+/* device_output, at the end of the stage: every array of r->out.cols not
+ * yet in device memory (r->out.memory) copied there and adopted in its
+ * place, counted in copied_to_device. */
+static pq_status output_to_device(pq_reader *r, pq_error *err)
+{
+    if (r->out.memory == OUTPUT_ON_HOST) return PQ_OK;
+    struct ArrowSchema schema;
+    pq_status st = pq_output_selection_schema(r->sel.outputs, r->md, r->sel.columns, r->sel.columns_len, &schema, err);
+    if (st != PQ_OK) return st;
+    pq_device_memory mem = r->out.memory == OUTPUT_ON_CUDA ? pq_device_memory_to_cuda(NULL) : pq_device_memory_host_copy();
+    size_t n = r->sel.columns_len;
+    for (size_t i = 0; st == PQ_OK && i < r->out.len; i++) {
+        pq_arrow_column **c = &r->out.cols[i];
+        if (!*c || pq_arrow_column_is_adopted(*c)) continue;
+        size_t field = n ? i % n : 0; /* nested: the fields are packed first in a row group's slots */
+        if ((int64_t)field >= schema.n_children) {
+            st = pq_error_set(err, PQ_ERR_SCHEMA, "output slot %zu has no field in the batch schema", i);
+            break;
+        }
+        if ((st = column_to_device(c, schema.children[field], &mem, err)) == PQ_OK) r->out.copied_to_device++;
+    }
+    schema.release(&schema);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * The filter's rows taken from the output
+ * ------------------------------------------------------------------------- */
+
+typedef struct take_job {
     pq_reader *r;
     pq_status *status;      /* per selected row group */
     pq_error *errors;
     uint64_t *removed;
-    pq_filter_outcome *outcomes; /* per selected row group: where its filter was evaluated */
-    pq_codec_ctx *codecs;   /* per worker thread */
-} filter_job;
+} take_job;
 
-/* Column `col`, decoded over the rows of `have` (a chunk's kept pages),
- * reduced to the rows of `want` whose bit in `keep` (one per row of want;
- * NULL: all) is set, `kept` of them: *out gets a new column. */
-pq_status pq_reader_take_rows(const pq_reader_chunk *ch, pq_arrow_column *col, const pq_row_set *want,
-                               const uint8_t *keep, int64_t kept, pq_arrow_column **out, pq_error *err)
-{
-    const pq_row_set *have = &ch->rows;
-    if (pq_reader_lined_up(have, want) && keep) {
-        uint64_t a = pq_row_set_first(have), b = pq_row_set_end(have);
-        uint64_t x = want->rows ? pq_row_set_first(want) : a, y = x + want->rows;
-        /* (A late column may lack rows that do not match: gathered below.) */
-        if (x >= a && y <= b) return pq_arrow_column_take(col, (int64_t)(x - a), (int64_t)want->rows, keep, out, err);
-    }
-    uint8_t *bits = malloc((size_t)(have->rows + 7) / 8 + 1);
-    if (!bits) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    int64_t set = pq_row_set_map_bits(have, want, keep, bits);
-    pq_status st = PQ_OK;
-    if (set == kept) st = pq_arrow_column_take(col, 0, (int64_t)have->rows, bits, out, err);
-    free(bits);
-    if (set == kept) return st;
-    return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
-                        "RowGroup[%u].columns[%u]: the pages read hold rows [%llu, %llu) in %zu run%s, "
-                        "not every row needed (the offset index is wrong)",
-                        ch->info.row_group, ch->info.column, (unsigned long long)pq_row_set_first(have),
-                        (unsigned long long)pq_row_set_end(have), have->n, have->n == 1 ? "" : "s");
-}
-
-/* Selected row group g's output columns reduced to the matching rows of
- * its rows (out.rows[g], the select stage's until now). A column decoded
- * from runs of pages is gathered; one that lines up with the rows is left
- * as it is (export slices it) unless the filter drops rows. The row
- * group's rows become [0, kept). */
-static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *removed,
-                              pq_filter_outcome *outcome, pq_error *err)
+/* Selected row group g's output columns reduced to the rows the filter
+ * stage kept of its rows (out.rows[g], the select stage's until now). A
+ * column decoded from runs of pages is gathered; one that lines up with
+ * the rows is left as it is (export slices it) unless the filter drops
+ * rows. The row group's rows become [0, kept). */
+static pq_status take_group(pq_reader *r, size_t g, uint64_t *removed, pq_error *err)
 {
     size_t n = r->sel.columns_len;
     pq_row_set *rows = &r->out.rows[g];
     int64_t len = (int64_t)rows->rows, kept = 0;
-    const uint8_t *keep = pq_filter_keep(r, g); /* evaluated by late materialization */
-    uint8_t *own = NULL;
+    const uint8_t *keep = pq_filter_keep(r, g);
+    if (!keep) return pq_error_set(err, PQ_ERR_STAGE, "row group %u: the filter stage has not evaluated it",
+                                   r->sel.row_groups[g]);
+    kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
     pq_status st = PQ_OK;
-    if (keep) {
-        kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
-    } else {
-        st = pq_reader_filter_rows(r, cctx, g, false, &own, &kept, outcome, err);
-        keep = own;
-    }
     bool aligned = true;
     for (size_t c = 0; c < n; c++)
         if (r->out.cols[g * n + c]) aligned = aligned && pq_reader_lined_up(&r->pages.chunks[r->out.chunk[g * n + c]].rows, rows);
@@ -956,38 +771,33 @@ static pq_status filter_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64
             *removed = (uint64_t)(len - kept);
         }
     }
-    free(own);
     return st;
 }
 
-static bool filter_unit(void *ctx, size_t g, unsigned worker)
+static bool take_unit(void *ctx, size_t g, unsigned worker)
 {
-    filter_job *job = ctx;
-    job->status[g] = filter_group(job->r, &job->codecs[worker], g, &job->removed[g], &job->outcomes[g],
-                                  &job->errors[g]);
+    (void)worker;
+    take_job *job = ctx;
+    job->status[g] = take_group(job->r, g, &job->removed[g], &job->errors[g]);
     return job->status[g] == PQ_OK;
 }
 
-/* The filter on every selected row group, in parallel; the first failing
- * row group's error is the stage's. */
-static pq_status filter_rows(pq_reader *r, pq_error *err)
+/* The filter stage's rows taken from every selected row group's output,
+ * in parallel; the first failing row group's error is the stage's. */
+static pq_status take_filtered(pq_reader *r, pq_error *err)
 {
     size_t groups = r->sel.row_groups_len;
     if (!groups) return PQ_OK;
-    filter_job job = {.r = r};
+    take_job job = {.r = r};
     job.status = calloc(groups, sizeof *job.status);
     job.errors = calloc(groups, sizeof *job.errors);
     job.removed = calloc(groups, sizeof *job.removed);
-    job.outcomes = calloc(groups, sizeof *job.outcomes);
-    job.codecs = codecs_new();
     pq_status st = PQ_OK;
-    if (!job.status || !job.errors || !job.removed || !job.outcomes || !job.codecs) {
+    if (!job.status || !job.errors || !job.removed) {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     } else {
         for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
-        pq_filter_choose_device(r); /* before the row groups run in parallel */
-        pq_parallel_for(groups, threads_for(r), filter_unit, &job);
-        pq_filter_count(r, job.outcomes, groups);
+        pq_parallel_for(groups, threads_for(r), take_unit, &job);
         for (size_t g = 0; g < groups && st == PQ_OK; g++) {
             if (job.status[g] != PQ_OK) {
                 *err = job.errors[g];
@@ -999,43 +809,19 @@ static pq_status filter_rows(pq_reader *r, pq_error *err)
     free(job.status);
     free(job.errors);
     free(job.removed);
-    free(job.outcomes);
-    codecs_free(job.codecs);
     return st;
 }
 
-/* opts.device: whether flat plans go to the device executor, and on what. */
+/* The select stage's device choice: whether flat plans go to the device
+ * executor, and on what. */
 static pq_status choose_device(pq_reader *r, decode_job *job, pq_error *err)
 {
-    const char *why = NULL;
-    char *note = r->out.device_note;
-    size_t cap = sizeof r->out.device_note;
-    switch (r->opts.device) {
-    case PQ_DEVICE_HOST_KERNELS:
-        job->kernels = true;
-        r->out.on_cuda = false;
-        snprintf(note, cap, "host kernels");
-        return PQ_OK;
-    case PQ_DEVICE_CUDA:
-        if (pq_cuda_device_count(&why) == 0)
-            return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device cuda: no usable CUDA device (%s)", why);
-        job->kernels = job->cuda = r->out.on_cuda = true;
-        snprintf(note, cap, "cuda");
-        return PQ_OK;
-    case PQ_DEVICE_AUTO:
-        if (pq_cuda_device_count(&why) > 0) {
-            job->kernels = job->cuda = r->out.on_cuda = true;
-            snprintf(note, cap, "cuda (auto)");
-        } else {
-            r->out.on_cuda = false;
-            snprintf(note, cap, "cpu (auto: %s)", why);
-        }
-        return PQ_OK;
-    default:
-        r->out.on_cuda = false;
-        snprintf(note, cap, "cpu");
-        return PQ_OK;
-    }
+    const pq_device_choice *dc = &r->sel.device;
+    if (dc->missing) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device cuda: no usable CUDA device (%s)", dc->why);
+    job->kernels = pq_device_choice_kernels(dc);
+    job->cuda = r->out.on_cuda = dc->where == PQ_EXEC_CUDA;
+    snprintf(r->out.device_note, sizeof r->out.device_note, "%s", dc->note);
+    return PQ_OK;
 }
 
 const char *pq_reader_device_note(const pq_reader *r)
@@ -1116,19 +902,17 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         return st;
     }
     /* Prune-only mode delivers whole row groups: nothing to filter. */
-    if (r->sel.filter && !r->opts.prune_only && (st = filter_rows(r, err)) != PQ_OK) {
+    if (r->sel.filter && !r->opts.prune_only && (st = take_filtered(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
     /* device_output: what was built on the host goes to the device once. */
-    if ((st = pq_reader_output_to_device(r, err)) != PQ_OK) {
+    if ((st = output_to_device(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }
     pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
     ds->chunks = r->pages.chunks_len;
-    ds->device_filtered_groups = r->filt.kernel_groups; /* the filter's, wherever it ran */
-    ds->cpu_filtered_groups = r->filt.cpu_groups;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
     for (size_t g = 0; g < r->sel.row_groups_len; g++) ds->rows += r->out.rows[g].rows;
     if (job.kernels) {
@@ -1152,14 +936,14 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
             snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
                      "; %llu chunks decoded from device_file", (unsigned long long)r->out.resident_chunks);
         }
-        if (ds->device_filtered_groups || ds->cpu_filtered_groups) { /* late materialization's filter too */
+        if (r->filt.kernel_groups || r->filt.cpu_groups) { /* the filter stage's, as it ran */
             const char *why = r->filt.fallback;
             at = strlen(r->out.device_note);
             snprintf(r->out.device_note + at, sizeof r->out.device_note - at,
                      "; filter: %llu row groups on the kernels, %llu on the CPU%s%.120s%s; its columns: %llu "
                      "chunks decoded on the kernels, %llu on the CPU, %llu row groups evaluated where they were "
                      "decoded",
-                     (unsigned long long)ds->device_filtered_groups, (unsigned long long)ds->cpu_filtered_groups,
+                     (unsigned long long)r->filt.kernel_groups, (unsigned long long)r->filt.cpu_groups,
                      why[0] ? " (first: " : "", why, why[0] ? ")" : "", (unsigned long long)r->filt.kernel_chunks,
                      (unsigned long long)r->filt.cpu_chunks, (unsigned long long)r->filt.kept_groups);
         }

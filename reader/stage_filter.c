@@ -11,7 +11,7 @@
  * and freed here alone; the other stages read it.
  *
  * Where opts.device puts the kernels (host kernels, or a usable CUDA
- * device), the predicate kernel (predicate/device_filter.h) evaluates the
+ * device), the predicate kernel (device/filter.h) evaluates the
  * filter; a row group it does not cover is evaluated by the CPU evaluator,
  * which gives the same bits, and counted.
  */
@@ -19,17 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
-#include "kernels/k_decode.h"
+#include "device/arrow.h"
+#include "device/exec.h"
+#include "device/filter.h"
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
-#include "pages/device_arrow.h"
-#include "pages/device_exec.h"
-#include "predicate/device_filter.h"
 #include "predicate/predicate_eval.h"
-#include "reader/device_export.h"
+#include "reader/chunk_decode.h"
 #include "reader/output_type.h"
-#include "reader/reader_internal.h"
+#include "reader/parallel.h"
+#include "reader/context.h"
 
 void pq_reader_free_filter(pq_reader *r)
 {
@@ -41,7 +40,7 @@ void pq_reader_free_filter(pq_reader *r)
     memset(f, 0, sizeof *f);
 }
 
-pq_status pq_filter_begin(pq_reader *r, pq_error *err)
+static pq_status filter_begin(pq_reader *r, pq_error *err)
 {
     pq_filter_state *f = &r->filt;
     size_t n = r->sel.row_groups_len;
@@ -55,12 +54,18 @@ pq_status pq_filter_begin(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, int64_t *kept,
-                                   pq_filter_outcome *outcome, pq_error *err)
+static pq_status filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t **keep_out, int64_t *kept_out,
+                             pq_filter_outcome *outcome, pq_error *err);
+
+/* The filter on selected row group g, its bits kept in r->filt (and the
+ * filter's projected columns as decoded, for the decode stage); *kept the
+ * matches. */
+static pq_status evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, int64_t *kept,
+                                pq_filter_outcome *outcome, pq_error *err)
 {
     pq_filter_state *f = &r->filt;
     uint8_t *keep;
-    pq_status st = pq_reader_filter_rows(r, cctx, g, true, &keep, kept, outcome, err);
+    pq_status st = filter_rows(r, cctx, g, &keep, kept, outcome, err);
     if (st != PQ_OK) return st;
     f->keep[g] = keep;
     if (*kept == 0 && f->cols) /* no match: none of the row group's columns is delivered */
@@ -71,20 +76,7 @@ pq_status pq_filter_evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, i
     return PQ_OK;
 }
 
-void pq_filter_choose_device(pq_reader *r)
-{
-    const char *why = NULL;
-    switch (r->opts.device) {
-    case PQ_DEVICE_HOST_KERNELS: r->filt.device = FILTER_ON_HOST_KERNELS; break;
-    case PQ_DEVICE_CUDA:
-    case PQ_DEVICE_AUTO: /* without a device: CUDA's decode stage says why; auto decodes on the CPU */
-        r->filt.device = pq_cuda_device_count(&why) > 0 ? FILTER_ON_CUDA : FILTER_ON_CPU;
-        break;
-    default: r->filt.device = FILTER_ON_CPU; break;
-    }
-}
-
-void pq_filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n)
+static void filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n)
 {
     pq_filter_state *f = &r->filt;
     for (size_t g = 0; outcomes && g < n; g++) {
@@ -177,114 +169,7 @@ static pq_status row_defs(const pq_leaf *leaf, const pq_column_values *v, const 
  * Where the filter is evaluated
  * ------------------------------------------------------------------------- */
 
-/* CUDA memory for pq_arrow_array_copy: each buffer copied on the stream
- * in `user` (the upload waits for the copy). */
-static int cuda_copy_in(void *user, const void *host, size_t n, void **dev, const char **why)
-{
-    *dev = NULL;
-    if (pq_kcuda_alloc(dev, n, why) != 0) return -1;
-    if (pq_kcuda_upload(user, *dev, host, n, why) != 0) {
-        pq_kcuda_free(*dev);
-        *dev = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-static void cuda_release(void *user, void *dev)
-{
-    (void)user;
-    pq_kcuda_free(dev);
-}
-
-/* A zero-byte buffer gets no device copy (pq_arrow_array_copy leaves it
- * NULL) where the kernel takes a present buffer to be non-NULL: point it
- * at `stub`, which holds no byte the kernel reads. */
-static void stub_empty_buffers(struct ArrowArray *dev, const struct ArrowArray *src, const void *stub)
-{
-    for (int64_t i = 0; i < dev->n_buffers && i < src->n_buffers; i++)
-        if (src->buffers[i] && !dev->buffers[i]) dev->buffers[i] = stub;
-    if (dev->dictionary && src->dictionary) stub_empty_buffers(dev->dictionary, src->dictionary, stub);
-}
-
-/* Back to NULL before the copy releases its buffers (the stub is freed once). */
-static void unstub_buffers(struct ArrowArray *dev, const void *stub)
-{
-    for (int64_t i = 0; i < dev->n_buffers; i++)
-        if (dev->buffers[i] == stub) dev->buffers[i] = NULL;
-    if (dev->dictionary) unstub_buffers(dev->dictionary, stub);
-}
-
-/* The predicate kernel on the CUDA device: the filter's columns (leaves[0..nl),
- * schema->leaves_len entries by leaf) and definition levels copied to device
- * memory on a stream of this call's own (row groups run in parallel), the
- * keep bits brought back. A failed CUDA call is PQ_ERR_UNSUPPORTED, naming
- * it, so the caller evaluates on the CPU instead. */
-static pq_status eval_on_cuda(const pq_expr *filter, const struct ArrowArray *const *by_leaf,
-                              const struct ArrowSchema *const *types, const int16_t *const *defs_by_leaf,
-                              const uint32_t *leaves, size_t nl, size_t leaves_len, int64_t len, uint8_t *keep,
-                              pq_error *err)
-{
-    void *stream = NULL;
-    const char *why = NULL;
-    if (pq_kcuda_stream_create(&stream, &why) != 0)
-        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: creating a CUDA stream failed: %s",
-                            why ? why : "?");
-    pq_device_memory mem = {cuda_copy_in, cuda_release, stream, NULL};
-    void *stub = NULL;
-    if (pq_kcuda_alloc(&stub, 8, &why) != 0) {
-        pq_kcuda_stream_destroy(stream);
-        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: cudaMalloc failed: %s", why ? why : "?");
-    }
-    const struct ArrowArray **dev_cols = calloc(leaves_len ? leaves_len : 1, sizeof *dev_cols);
-    const int16_t **dev_defs = calloc(leaves_len ? leaves_len : 1, sizeof *dev_defs);
-    struct ArrowArray *copies = calloc(nl ? nl : 1, sizeof *copies);
-    void **defs_mem = calloc(nl ? nl : 1, sizeof *defs_mem);
-    pq_status st = dev_cols && dev_defs && copies && defs_mem ? PQ_OK
-                                                               : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
-        uint32_t leaf = leaves[k];
-        if (leaf >= leaves_len) continue; /* pq_expr_columns gives bound leaves */
-        if (by_leaf[leaf] && !dev_cols[leaf]) {
-            st = pq_arrow_array_copy(by_leaf[leaf], types[leaf], &mem, &copies[k], err);
-            if (st != PQ_OK && st != PQ_ERR_NOMEM && st != PQ_ERR_UNSUPPORTED) { /* the CPU may still take it */
-                char what[PQ_ERROR_MESSAGE_SIZE];
-                snprintf(what, sizeof what, "%s", err ? err->message : "?");
-                st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: copying a column to the device: %.180s",
-                                  what);
-            }
-            if (st == PQ_OK) {
-                stub_empty_buffers(&copies[k], by_leaf[leaf], stub);
-                dev_cols[leaf] = &copies[k];
-            }
-        }
-        if (st == PQ_OK && defs_by_leaf[leaf] && !dev_defs[leaf] && len > 0) {
-            if (cuda_copy_in(stream, defs_by_leaf[leaf], (size_t)len * sizeof(int16_t), &defs_mem[k], &why) != 0)
-                st = pq_error_set(err, PQ_ERR_UNSUPPORTED,
-                                  "device filter: copying definition levels to the device failed: %s",
-                                  why ? why : "?");
-            else
-                dev_defs[leaf] = defs_mem[k];
-        }
-    }
-    pq_dfilter_exec ex = {.where = PQ_DFILTER_CUDA, .stream = stream};
-    if (st == PQ_OK) st = pq_device_filter_eval(filter, dev_cols, types, dev_defs, len, &ex, keep, NULL, err);
-    for (size_t k = 0; copies && k < nl; k++)
-        if (copies[k].release) {
-            unstub_buffers(&copies[k], stub);
-            copies[k].release(&copies[k]);
-        }
-    pq_kcuda_free(stub);
-    for (size_t k = 0; defs_mem && k < nl; k++) pq_kcuda_free(defs_mem[k]);
-    free(copies);
-    free(defs_mem);
-    free(dev_cols);
-    free(dev_defs);
-    pq_kcuda_stream_destroy(stream);
-    return st;
-}
-
-/* The filter on a row group's `len` rows where r->filt.device says: the
+/* The filter on a row group's `len` rows where the select stage's device choice says: the
  * predicate kernel, or the CPU evaluator for what the kernel does not
  * cover (PQ_ERR_UNSUPPORTED; *outcome says which ran). *kept: the rows
  * selected, counted from the bits the stages go by. */
@@ -294,13 +179,10 @@ static pq_status evaluate(const pq_reader *r, const struct ArrowArray *const *by
                           pq_filter_outcome *outcome, pq_error *err)
 {
     *kept = 0;
-    if (r->filt.device != FILTER_ON_CPU) {
-        static const pq_dfilter_exec host = {.where = PQ_DFILTER_HOST};
-        pq_status st = r->filt.device == FILTER_ON_CUDA
-                           ? eval_on_cuda(r->sel.filter, by_leaf, types, defs_by_leaf, leaves, nl,
-                                          pq_metadata_schema(r->md)->leaves_len, len, keep, err)
-                           : pq_device_filter_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, &host, keep,
-                                                   NULL, err);
+    if (pq_device_choice_kernels(&r->sel.device)) {
+        pq_status st = pq_device_filter_run(r->sel.filter, by_leaf, types, defs_by_leaf, leaves, nl,
+                                            pq_metadata_schema(r->md)->leaves_len, len,
+                                            r->sel.device.where == PQ_EXEC_CUDA, keep, err);
         if (st != PQ_ERR_UNSUPPORTED) {
             if (st == PQ_OK) *kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
             if (outcome) outcome->on_kernels = st == PQ_OK;
@@ -383,7 +265,7 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
     const pq_schema *schema = pq_metadata_schema(r->md);
     const pq_row_set *rows = &r->sel.rows[g];
     int64_t len = (int64_t)rows->rows;
-    bool cuda = r->filt.device == FILTER_ON_CUDA;
+    bool cuda = r->sel.device.where == PQ_EXEC_CUDA;
     bool *by_dict = calloc(nl ? nl : 1, sizeof *by_dict);
     struct ArrowArray *arrays = calloc(nl ? nl : 1, sizeof *arrays);
     struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
@@ -467,8 +349,7 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
  * (by the kernels where they are in use), built into host arrays and
  * lined up with those rows; a leaf that stands for a group's nullness
  * gives its definition levels per row instead (or as well). */
-static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                     uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome,
+static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome,
                                      pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -526,8 +407,8 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
                        (!projected || pq_decode_rows_supported(leaf));
         pq_column_values v;
         unsigned more = by_dict ? PQ_DECODE_INDICES : 0;
-        if (r->filt.device != FILTER_ON_CPU) { /* decoded by the kernels where the predicate kernel runs */
-            pq_kernel_decode kd = {.cuda = r->filt.device == FILTER_ON_CUDA};
+        if (pq_device_choice_kernels(&r->sel.device)) { /* decoded by the kernels where the predicate kernel runs */
+            pq_kernel_decode kd = {.cuda = r->sel.device.where == PQ_EXEC_CUDA};
             st = pq_reader_decode_chunk_kernels(r, cctx, ck, more, &kd, &v, err);
             if (outcome && kd.on_kernels) outcome->kernel_chunks++;
             else if (outcome) outcome->cpu_chunks++;
@@ -567,7 +448,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         if (!want_values) continue;
         /* A projected column: the decode stage takes it as decoded here
          * instead of decoding the chunk again. */
-        bool give = hand_over && projected && !by_dict && r->filt.cols && ck < r->filt.cols_len && !r->filt.cols[ck] &&
+        bool give = projected && !by_dict && r->filt.cols && ck < r->filt.cols_len && !r->filt.cols[ck] &&
                     pq_output_same_for_filter(r->sel.outputs, schema, leaves[k]);
         if (pq_reader_lined_up(&ch->rows, rows)) {
             offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
@@ -648,12 +529,12 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     return PQ_OK;
 }
 
-pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                uint8_t **keep_out, int64_t *kept_out, pq_filter_outcome *outcome, pq_error *err)
+static pq_status filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t **keep_out, int64_t *kept_out,
+                             pq_filter_outcome *outcome, pq_error *err)
 {
     *keep_out = NULL;
     *kept_out = 0;
-    if (r->filt.device != FILTER_ON_CPU) { /* where the kernels decode, the columns stay there if they can */
+    if (pq_device_choice_kernels(&r->sel.device)) { /* where the kernels decode, the columns stay there if they can */
         if (outcome) memset(outcome, 0, sizeof *outcome);
         size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
         uint64_t len = r->sel.rows[g].rows;
@@ -679,5 +560,107 @@ pq_status pq_reader_filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, bool
         free(leaves);
         free(keep);
     }
-    return filter_rows_on_host(r, cctx, g, hand_over, keep_out, kept_out, outcome, err);
+    return filter_rows_on_host(r, cctx, g, keep_out, kept_out, outcome, err);
+}
+
+/* ---------------------------------------------------------------------------
+ * The stage
+ * ------------------------------------------------------------------------- */
+
+typedef struct filter_job {
+    pq_reader *r;
+    pq_codec_ctx codecs[PQ_PARALLEL_MAX_THREADS];
+    pq_status *status;           /* per selected row group */
+    pq_error *errors;
+    int64_t *kept;
+    pq_filter_outcome *outcomes; /* where its filter was evaluated */
+} filter_job;
+
+static bool filter_task(void *ctx, size_t g, unsigned worker)
+{
+    filter_job *job = ctx;
+    job->status[g] = evaluate_group(job->r, &job->codecs[worker], g, &job->kept[g], &job->outcomes[g],
+                                    &job->errors[g]);
+    return job->status[g] == PQ_OK;
+}
+
+/* The filter on every selected row group (in parallel), then the deferred
+ * chunks of each planned for its kept rows. The first failing row group's
+ * error is the stage's. */
+static pq_status evaluate_all(pq_reader *r, pq_error *err)
+{
+    size_t n = r->sel.row_groups_len;
+    pq_stage_stats *fs = &r->stats[PQ_STAGE_FILTER];
+    pq_status st = filter_begin(r, err);
+    filter_job *job = st == PQ_OK ? calloc(1, sizeof *job) : NULL;
+    if (job) {
+        job->status = calloc(n ? n : 1, sizeof *job->status);
+        job->errors = calloc(n ? n : 1, sizeof *job->errors);
+        job->kept = calloc(n ? n : 1, sizeof *job->kept);
+        job->outcomes = calloc(n ? n : 1, sizeof *job->outcomes);
+    }
+    if (st == PQ_OK && (!job || !job->status || !job->errors || !job->kept || !job->outcomes))
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK) {
+        job->r = r;
+        for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&job->codecs[t]);
+        for (size_t g = 0; g < n; g++) job->status[g] = PQ_ERR_STAGE; /* not run */
+        uint64_t walked = 0; /* the filter's chunks, decoded here */
+        for (size_t k = 0; k < r->pages.chunks_len; k++)
+            for (size_t p = 0; r->pages.chunks[k].step == CHUNK_WALKED && p < r->pages.chunks[k].nparts; p++)
+                walked += r->pages.chunks[k].parts[p].length;
+        unsigned threads = r->opts.threads ? r->opts.threads : (walked >= PQ_PARALLEL_MIN_BYTES ? 0 : 1);
+        pq_parallel_for(n, threads, filter_task, job);
+        filter_count(r, job->outcomes, n);
+        for (size_t g = 0; g < n && st == PQ_OK; g++)
+            if (job->status[g] != PQ_OK) {
+                *err = job->errors[g];
+                st = job->status[g];
+            }
+        for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_free(&job->codecs[t]);
+    }
+    pq_late_plan late = {0};
+    for (size_t g = 0; st == PQ_OK && g < n; g++) {
+        fs->rows_in += r->sel.rows[g].rows;
+        fs->rows += (uint64_t)job->kept[g];
+        fs->groups_without_match += job->kept[g] == 0;
+        st = pq_reader_pages_plan_late(r, g, job->kept[g], &late, err);
+    }
+    if (st == PQ_OK) {
+        fs->groups += n;
+        fs->rows_filtered = fs->rows_in - fs->rows;
+        fs->chunks_skipped += late.chunks_skipped;
+        fs->bytes_skipped += late.bytes_skipped;
+        fs->device_filtered_groups = r->filt.kernel_groups;
+        fs->cpu_filtered_groups = r->filt.cpu_groups;
+        r->filt.step = FILTER_EVALUATED;
+    }
+    if (job) {
+        free(job->status);
+        free(job->errors);
+        free(job->kept);
+        free(job->outcomes);
+        free(job);
+    }
+    return st;
+}
+
+pq_status pq_reader_stage_filter(pq_reader *r, pq_error *err)
+{
+    if (!r->sel.filter || r->opts.prune_only) { /* nothing to evaluate: the stage passes the rows on */
+        pq_reader_free_filter(r);
+        return PQ_OK;
+    }
+    if (r->filt.step != FILTER_EVALUATED) {
+        pq_status st = evaluate_all(r, err);
+        if (st != PQ_OK) {
+            pq_reader_free_filter(r);
+            return st;
+        }
+    }
+    /* The other projected columns' offset indexes and kept pages; a sans-IO
+     * caller is asked for them only now. */
+    pq_status st = pq_reader_pages_walk_late(r, (const uint8_t *const *)r->filt.keep, err);
+    if (st != PQ_OK && st != PQ_ERR_NEED_DATA) pq_reader_free_filter(r);
+    return st;
 }

@@ -20,7 +20,7 @@
 #include "metadata/page_index.h"
 #include "predicate/predicate.h"
 #include "reader/parallel.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 /* Free what one chunk owns and zero it. */
 static void chunk_clear(pq_reader_chunk *ch)
@@ -53,7 +53,6 @@ void pq_reader_free_chunks(pq_reader *r)
 
 void pq_reader_keep_chunks_for_reuse(pq_reader *r)
 {
-    pq_reader_free_filter(r); /* the filter's rows were the old selection's */
     pq_reader_chunk *chunks = r->pages.chunks;
     size_t n = r->pages.chunks_len;
     r->pages.chunks = NULL;
@@ -263,8 +262,7 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
                                   "RowGroup[%u].columns[%u]: chunk of %llu bytes exceeds the memory limit", rg,
                                   col, (unsigned long long)ch->info.length);
             } else if (r->pages.walk_flags[c] & WALK_DEFERRED) {
-                ch->step = CHUNK_DEFERRED;
-                r->filt.step = FILTER_WAITING;
+                ch->step = CHUNK_DEFERRED; /* planned by the filter stage (pq_reader_pages_plan_late) */
             } else if (cut && has_offset_index(cc) && (r->pages.walk_flags[c] & WALK_SKIPPABLE)) {
                 ch->step = CHUNK_NEED_OFFSET_INDEX;
             } else {
@@ -327,8 +325,9 @@ static size_t chunk_group(const pq_reader *r, size_t k)
     return r->sel.walk_columns_len ? k / r->sel.walk_columns_len : 0;
 }
 
-/* Read and decode the offset index of entry k; plan its parts. */
-static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
+/* Read and decode the offset index of entry k; plan its parts (a deferred
+ * column's for the rows whose bit in late_keep[g] is set). */
+static pq_status read_offset_index(pq_reader *r, size_t k, const uint8_t *const *late_keep, pq_error *err)
 {
     pq_reader_chunk *ch = &r->pages.chunks[k];
     const pq_file_metadata *fm = pq_metadata_file(r->md);
@@ -342,7 +341,7 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
                                              (unsigned long long)off, len), ch);
     uint8_t *buf = malloc(len);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for an offset index");
-    pq_status st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, off, len, buf, err);
+    pq_status st = pq_reader_read_range(r, r->pages.walk_stage, off, len, buf, err);
     if (st == PQ_OK) {
         pq_offset_index oi;
         st = pq_offset_index_decode(buf, len, ch->info.offset, ch->info.length, rg->num_rows, &oi, err);
@@ -350,9 +349,9 @@ static pq_status read_offset_index(pq_reader *r, size_t k, pq_error *err)
             /* A deferred column needs only the pages that hold a matching row. */
             size_t g = chunk_group(r, k);
             const uint8_t *keep =
-                (r->pages.walk_flags[k % r->sel.walk_columns_len] & WALK_DEFERRED) ? pq_filter_keep(r, g) : NULL;
+                late_keep && (r->pages.walk_flags[k % r->sel.walk_columns_len] & WALK_DEFERRED) ? late_keep[g] : NULL;
             st = plan_parts(ch, &oi, &r->sel.rows[g], keep, rg->num_rows, err);
-            if (st == PQ_OK) r->stats[PQ_STAGE_PAGE_HEADERS].pages_skipped += oi.npages - ch->data_pages;
+            if (st == PQ_OK) r->stats[r->pages.walk_stage].pages_skipped += oi.npages - ch->data_pages;
             pq_offset_index_free(&oi);
         } else {
             st = chunk_error(err, st, ch);
@@ -489,13 +488,13 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
                 st = status[i];
                 break;
             }
-            r->stats[PQ_STAGE_PAGE_HEADERS].bytes_read += ranges[i].length;
-            r->stats[PQ_STAGE_PAGE_HEADERS].reads++;
+            r->stats[r->pages.walk_stage].bytes_read += ranges[i].length;
+            r->stats[r->pages.walk_stage].reads++;
         }
     } else {
         for (size_t i = 0; st == PQ_OK && i < n; i++)
             if (bufs[i])
-                st = pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, ranges[i].offset, (size_t)ranges[i].length,
+                st = pq_reader_read_range(r, r->pages.walk_stage, ranges[i].offset, (size_t)ranges[i].length,
                                           bufs[i], err);
     }
     for (size_t i = 0; i < n; i++) {
@@ -548,7 +547,7 @@ typedef struct walk_acc {
 
 static void acc_merge(pq_reader *r, const walk_acc *a)
 {
-    pq_stage_stats *st = &r->stats[PQ_STAGE_PAGE_HEADERS];
+    pq_stage_stats *st = &r->stats[r->pages.walk_stage];
     st->bytes_read += a->bytes;
     st->reads += a->reads;
     st->chunks += a->chunks;
@@ -569,7 +568,7 @@ static void acc_merge(pq_reader *r, const walk_acc *a)
 static pq_status read_part(pq_reader *r, bool direct, uint64_t off, size_t len, uint8_t *dst, walk_acc *acc,
                            pq_error *err)
 {
-    if (!direct) return pq_reader_read_range(r, PQ_STAGE_PAGE_HEADERS, off, len, dst, err);
+    if (!direct) return pq_reader_read_range(r, r->pages.walk_stage, off, len, dst, err);
     if (pq_supplied_copy(&r->supplied, off, len, dst)) return PQ_OK; /* prefetched, counted there */
     pq_status st = r->src.read_at(r->src.user, off, len, dst, err);
     if (st == PQ_OK) {
@@ -789,13 +788,13 @@ static uint64_t pending_bytes(const pq_reader *r)
 }
 
 /* Offset indexes, then pages, of every chunk that waits for them. */
-static pq_status walk_pending(pq_reader *r, pq_error *err)
+static pq_status walk_pending(pq_reader *r, const uint8_t *const *late_keep, pq_error *err)
 {
     /* Every offset index the row range needs, before any page. */
     bool missing = false;
     for (size_t k = 0; k < r->pages.chunks_len; k++) {
         if (r->pages.chunks[k].step != CHUNK_NEED_OFFSET_INDEX) continue;
-        pq_status st = read_offset_index(r, k, err);
+        pq_status st = read_offset_index(r, k, late_keep, err);
         if (st == PQ_ERR_NEED_DATA) {
             missing = true;
             continue;
@@ -823,120 +822,74 @@ static pq_status walk_pending(pq_reader *r, pq_error *err)
     return PQ_OK;
 }
 
-/* Late materialization, selected row group g: evaluate the filter on its
- * rows, keep the bits for the decode stage, and plan its deferred chunks
- * for the pages that hold a matching row. Touches only g's entries, so row
- * groups run in parallel. */
-static pq_status narrow_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint64_t *skipped,
-                              pq_filter_outcome *outcome, pq_error *err)
+/* An emptied chunk: nothing of it is read or decoded any more. */
+static void chunk_drop(pq_reader_chunk *ch)
+{
+    free(ch->pages);
+    pq_pool_give(ch->bytes);
+    pq_shared_bytes_release(ch->hold);
+    ch->pages = NULL;
+    ch->bytes = NULL;
+    ch->hold = NULL;
+    ch->data = NULL;
+    ch->data_len = 0;
+    ch->origin = UINT64_MAX;
+    ch->info.pages = NULL;
+    ch->info.npages = 0;
+    plan_empty(ch);
+}
+
+pq_status pq_reader_pages_plan_late(pq_reader *r, size_t g, int64_t kept, pq_late_plan *out, pq_error *err)
 {
     const pq_file_metadata *fm = pq_metadata_file(r->md);
     const pq_row_group *rg = &fm->row_groups[r->sel.row_groups[g]];
-    int64_t kept;
-    /* The decode stage filters with the filter's bits (stage_filter.c)
-     * instead of decoding its columns again. */
-    pq_status st = pq_filter_evaluate_group(r, cctx, g, &kept, outcome, err);
-    if (st != PQ_OK) return st;
     for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
-        pq_reader_chunk *ch = &r->pages.chunks[g * r->sel.walk_columns_len + c];
+        pq_reader_chunk *ch = &r->pages.chunks[pq_reader_chunk_at(r, g, c)];
         if (kept == 0) {
-            /* No match: nothing of the row group is read or decoded any more. */
-            if (ch->step == CHUNK_DEFERRED) (*skipped)++;
-            free(ch->pages);
-            pq_pool_give(ch->bytes);
-            pq_shared_bytes_release(ch->hold);
-            ch->pages = NULL;
-            ch->bytes = NULL;
-            ch->hold = NULL;
-            ch->data = NULL;
-            ch->data_len = 0;
-            ch->origin = UINT64_MAX;
-            ch->info.pages = NULL;
-            ch->info.npages = 0;
-            plan_empty(ch);
+            if (ch->step == CHUNK_DEFERRED) {
+                out->chunks_skipped++;
+                out->bytes_skipped += ch->info.length;
+            }
+            chunk_drop(ch);
             continue;
         }
         if (ch->step != CHUNK_DEFERRED) continue;
+        pq_status st = PQ_OK;
         if ((uint64_t)kept < (uint64_t)rg->num_rows && has_offset_index(rg->columns[ch->info.column]) &&
             (r->pages.walk_flags[c] & WALK_SKIPPABLE))
-            ch->step = CHUNK_NEED_OFFSET_INDEX; /* then plan_parts with the bits */
-        else if ((st = plan_whole(ch, rg->num_rows, err)) != PQ_OK)
-            return st;
+            ch->step = CHUNK_NEED_OFFSET_INDEX; /* then plan_parts with the filter's bits */
+        else
+            st = plan_whole(ch, rg->num_rows, err);
+        if (st != PQ_OK) return st;
+        out->chunks_late++;
     }
     return PQ_OK;
 }
 
-typedef struct narrow_job {
-    pq_reader *r;
-    pq_codec_ctx codecs[PQ_PARALLEL_MAX_THREADS];
-    pq_status *status;
-    pq_error *errors;
-    uint64_t *skipped;
-    pq_filter_outcome *outcomes; /* per row group: where its filter was evaluated */
-} narrow_job;
-
-static bool narrow_task(void *ctx, size_t g, unsigned worker)
+/* Walk what is pending, counted against `stage`; in the page-header stage
+ * the deferred chunks wait. */
+static pq_status walk_for(pq_reader *r, pq_stage stage, const uint8_t *const *late_keep, pq_error *err)
 {
-    narrow_job *job = ctx;
-    job->status[g] = narrow_group(job->r, &job->codecs[worker], g, &job->skipped[g], &job->outcomes[g],
-                                  &job->errors[g]);
-    return job->status[g] == PQ_OK;
+    /* Mapped before any walk, on this thread (a failed map reads by pread). */
+    if (r->kind == SOURCE_FILE && !r->opts.no_mmap && !pq_reader_sans_io(r)) pq_file_source_map(&r->file);
+    r->pages.walk_stage = stage;
+    pq_status st = walk_pending(r, late_keep, err);
+    if (st == PQ_ERR_NEED_DATA) return st;
+    if (st != PQ_OK) {
+        pq_reader_free_chunks(r);
+        return st;
+    }
+    r->pages.chunks_walked = r->pages.chunks_len;
+    return PQ_OK;
 }
 
-/* Late materialization: the filter's columns are walked; evaluate the
- * filter on each row group (in parallel) and plan the deferred chunks for
- * the pages that hold a matching row (none: nothing more is read). The
- * first failing row group's error is the stage's. */
-static pq_status narrow_by_filter(pq_reader *r, pq_error *err)
+pq_status pq_reader_pages_walk_late(pq_reader *r, const uint8_t *const *keep, pq_error *err)
 {
-    size_t n = r->sel.row_groups_len;
-    if (!n) return PQ_OK;
-    narrow_job *job = calloc(1, sizeof *job);
-    pq_status st = pq_filter_begin(r, err);
-    if (job) {
-        job->status = calloc(n, sizeof *job->status);
-        job->errors = calloc(n, sizeof *job->errors);
-        job->skipped = calloc(n, sizeof *job->skipped);
-        job->outcomes = calloc(n, sizeof *job->outcomes);
-    }
-    if (st == PQ_OK && (!job || !job->status || !job->errors || !job->skipped || !job->outcomes))
-        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st == PQ_OK) {
-        job->r = r;
-        pq_filter_choose_device(r); /* before the row groups run in parallel */
-        for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_init(&job->codecs[t]);
-        for (size_t g = 0; g < n; g++) job->status[g] = PQ_ERR_STAGE; /* not run */
-        uint64_t walked = 0; /* the filter's chunks, decoded here */
-        for (size_t k = 0; k < r->pages.chunks_len; k++)
-            for (size_t p = 0; r->pages.chunks[k].step == CHUNK_WALKED && p < r->pages.chunks[k].nparts; p++)
-                walked += r->pages.chunks[k].parts[p].length;
-        unsigned threads = r->opts.threads ? r->opts.threads : (walked >= PQ_PARALLEL_MIN_BYTES ? 0 : 1);
-        pq_parallel_for(n, threads, narrow_task, job);
-        pq_filter_count(r, job->outcomes, n);
-        for (size_t g = 0; g < n; g++) {
-            r->stats[PQ_STAGE_PAGE_HEADERS].chunks_skipped += job->skipped[g];
-            if (st == PQ_OK && job->status[g] != PQ_OK) {
-                *err = job->errors[g];
-                st = job->status[g];
-            }
-        }
-        for (unsigned t = 0; t < PQ_PARALLEL_MAX_THREADS; t++) pq_codec_ctx_free(&job->codecs[t]);
-    }
-    r->filt.step = st == PQ_OK ? FILTER_EVALUATED : FILTER_OFF;
-    if (job) {
-        free(job->status);
-        free(job->errors);
-        free(job->skipped);
-        free(job->outcomes);
-        free(job);
-    }
-    return st;
+    return walk_for(r, PQ_STAGE_FILTER, keep, err);
 }
 
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
 {
-    /* Mapped before any walk, on this thread (a failed map reads by pread). */
-    if (r->kind == SOURCE_FILE && !r->opts.no_mmap && !pq_reader_sans_io(r)) pq_file_source_map(&r->file);
     if (!r->pages.chunks) {
         pq_status st = plan_chunks(r, err);
         /* What the new plan did not take over is not needed any more. */
@@ -948,21 +901,7 @@ pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err)
             return st;
         }
     }
-    for (;;) {
-        pq_status st = walk_pending(r, err);
-        if (st == PQ_OK && r->filt.step == FILTER_WAITING) {
-            st = narrow_by_filter(r, err);
-            if (st == PQ_OK) continue; /* now the deferred chunks */
-        }
-        if (st == PQ_ERR_NEED_DATA) return st;
-        if (st != PQ_OK) {
-            pq_reader_free_chunks(r);
-            return st;
-        }
-        break;
-    }
-    r->pages.chunks_walked = r->pages.chunks_len;
-    return PQ_OK;
+    return walk_for(r, PQ_STAGE_PAGE_HEADERS, NULL, err);
 }
 
 pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t column, pq_chunk_plan *out,

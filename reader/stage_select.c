@@ -15,7 +15,7 @@
 #include "reader/prune_dict.h"
 #include "reader/prune_pages.h"
 #include "predicate/judge_stats.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 void pq_reader_free_selection(pq_reader *r)
 {
@@ -32,7 +32,6 @@ void pq_reader_free_selection(pq_reader *r)
     r->sel.step = SELECT_START;
     pq_output_types_free(r->sel.outputs);
     r->sel.outputs = NULL;
-    pq_reader_free_filter(r);
     r->sel.filter = NULL;
     r->sel.walk_columns = NULL;
     r->sel.walk_columns_len = 0;
@@ -289,6 +288,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
                   &r->sel.columns, &r->sel.columns_len, err);
     if (st == PQ_OK && r->opts.device > PQ_DEVICE_HOST_KERNELS)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "device %u is not a pq_device", r->opts.device);
+    if (st == PQ_OK) pq_device_choose(r->opts.device, &r->sel.device); /* once, for the later stages */
     if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->file_size)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                           "device_file_size %llu is not the file's size %llu: the device copy must be the whole file",

@@ -18,7 +18,7 @@
 
 #include "metadata/error.h"
 #include "predicate/predicate.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 /* Steps of a stream. */
 typedef enum stream_step {

@@ -85,8 +85,8 @@ START_TEST(filtered_reads_on_host_kernels)
             pq_reader *r = open_filtered(path, cases[k].text, PQ_DEVICE_HOST_KERNELS, threads[t]);
             pq_reader *ref = open_filtered(path, cases[k].text, PQ_DEVICE_CPU, threads[t]);
             pq_stage_stats d, dref, sel;
-            pq_reader_stage_stats(r, PQ_STAGE_DECODE, &d);
-            pq_reader_stage_stats(ref, PQ_STAGE_DECODE, &dref);
+            pq_reader_stage_stats(r, PQ_STAGE_FILTER, &d);
+            pq_reader_stage_stats(ref, PQ_STAGE_FILTER, &dref);
             pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
             /* Every row group the select stage kept was evaluated, each by the kernel. */
             uint64_t kept = 61 - sel.pruned_statistics - sel.pruned_dictionary - sel.pruned_bloom_filter -
@@ -127,7 +127,7 @@ START_TEST(uncovered_filter_falls_back_to_cpu)
         pq_reader *r = open_filtered(path, text, PQ_DEVICE_HOST_KERNELS, threads[t]);
         pq_reader *ref = open_filtered(path, text, PQ_DEVICE_CPU, threads[t]);
         pq_stage_stats d, sel;
-        pq_reader_stage_stats(r, PQ_STAGE_DECODE, &d);
+        pq_reader_stage_stats(r, PQ_STAGE_FILTER, &d);
         pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
         uint64_t kept = 61 - sel.pruned_statistics - sel.pruned_dictionary - sel.pruned_bloom_filter -
                         sel.pruned_page_index;

@@ -1,6 +1,6 @@
 /*
  * test_device_array.c — batches as Arrow C device data interface arrays
- * (reader/device_export.h, pq_reader_next_device_batch).
+ * (device/copies.h, pq_reader_next_device_batch).
  *
  * Without a GPU the copy to a device is checked through a "device" of host
  * memory (pq_device_memory over malloc): for every corpus file the reader
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "pqstep.h"
-#include "kernels/device.h"
-#include "reader/device_export.h"
+#include "device/cuda_runtime.h"
+#include "device/copies.h"
 #include "test_util.h"
 
 typedef struct host_device {

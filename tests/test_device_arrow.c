@@ -1,6 +1,6 @@
 /*
  * test_device_arrow.c — Arrow buffers built by the kernels
- * (pages/device_arrow.h, kernels/k_arrow_build.h) run on the host, phase
+ * (device/arrow.h, kernels/k_arrow_build.h) run on the host, phase
  * by phase, against the host build of reader/arrow_batch.c.
  *
  * Oracle: pq_arrow_column_build (flat leaves) and pq_arrow_nested_build
@@ -35,10 +35,10 @@
 #include <string.h>
 
 #include "kernels/assemble.h"
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "kernels/k_launch.h"
 #include "pages/column_decode.h"
-#include "pages/device_arrow.h"
+#include "device/arrow.h"
 #include "pages/page_walk.h"
 #include "pqstep.h"
 #include "reader/arrow_batch.h"

@@ -1,5 +1,5 @@
 /*
- * test_device_exec.c — the device executor (pages/device_exec.h) with its
+ * test_device_exec.c — the device executor (device/exec.h) with its
  * kernels run on the host, phase by phase (kernels/k_launch.h), against the
  * CPU executor (pq_decode_plan_execute).
  *
@@ -33,12 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "kernels/k_decode.h"
 #include "kernels/k_launch.h"
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
-#include "pages/device_exec.h"
+#include "device/exec.h"
 #include "pages/page_walk.h"
 #include "pqstep.h"
 #include "test_util.h"
@@ -151,9 +151,9 @@ static uint8_t *resident_copy(const uint8_t *bytes, size_t len, bool cuda)
 {
     void *p = NULL;
     if (cuda) {
-        if (pq_kcuda_alloc(&p, len, NULL)) return NULL;
-        if (pq_kcuda_upload(NULL, p, bytes, len, NULL)) {
-            pq_kcuda_free(p);
+        if (pq_cuda_alloc(&p, len, NULL)) return NULL;
+        if (pq_cuda_upload(NULL, p, bytes, len, NULL)) {
+            pq_cuda_free(p);
             return NULL;
         }
         return p;
@@ -164,7 +164,7 @@ static uint8_t *resident_copy(const uint8_t *bytes, size_t len, bool cuda)
 
 static void resident_free(uint8_t *p, bool cuda)
 {
-    if (cuda) pq_kcuda_free(p);
+    if (cuda) pq_cuda_free(p);
     else free(p);
 }
 

@@ -1,6 +1,6 @@
 /*
  * test_device_filter.c — the predicate kernel (kernels/k_filter.h) through
- * its compiler and driver (predicate/device_filter.h), run on the host
+ * its compiler and driver (device/filter.h), run on the host
  * launcher, against the CPU evaluator (pq_predicate_eval).
  *
  * Oracle: pq_predicate_eval's keep bits and status on the same Arrow
@@ -30,9 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "kernels/k_launch.h"
-#include "predicate/device_filter.h"
+#include "device/filter.h"
 #include "predicate/predicate.h"
 #include "predicate/predicate_eval.h"
 #include "pqstep.h"

@@ -3,7 +3,7 @@
  * (opts.device_output), checked without a GPU: with PQ_DEVICE_HOST_KERNELS
  * host memory stands for the device, so the whole path runs here: values
  * left where the device executor decoded them (outputs_on_device), Arrow
- * arrays built there by the Arrow kernels (pages/device_arrow.h) and
+ * arrays built there by the Arrow kernels (device/arrow.h) and
  * adopted as the reader's columns (nested fields too, of one leaf or of
  * several joined into one tree), what the host built copied "to the
  * device" at the end of the stage (dictionary arrays of chunks not

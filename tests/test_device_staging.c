@@ -1,6 +1,6 @@
 /*
  * test_device_staging.c — the device executor's transfers and batch
- * decompression (pages/device_exec.h), with the kernels run on the host:
+ * decompression (device/exec.h), with the kernels run on the host:
  * the same staging (two halves, pieces, coalescing), prefetch of the next
  * chunk, passes and batch (the host codecs in nvCOMP's place) as on a GPU.
  *
@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
-#include "pages/device_exec.h"
+#include "device/exec.h"
 #include "pages/page_walk.h"
 #include "pqstep.h"
 #include "test_util.h"

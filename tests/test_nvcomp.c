@@ -1,5 +1,5 @@
 /*
- * test_nvcomp.c — the nvCOMP loader (kernels/k_nvcomp.h) in whatever way
+ * test_nvcomp.c — the nvCOMP loader (device/nvcomp.h) in whatever way
  * this build was configured: with nvCOMP's headers (PQ_HAVE_NVCOMP), the
  * library must open with dlopen, be nvCOMP 6 and name its statuses (on a
  * machine without a GPU it may fail to open, with a reason, where
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/device.h"
-#include "kernels/k_nvcomp.h"
+#include "device/cuda_runtime.h"
+#include "device/nvcomp.h"
 #include "pqstep.h"
 
 START_TEST(codecs_are_nvcomps)

@@ -117,8 +117,17 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_int_eq(cp->pages[1].num_values, 8);
     ck_assert_ptr_null(pq_reader_chunk_pages(r, 1, 0)); /* no row group 1 */
 
-    /* The decode stage (flat columns), then no further stage: a clean
-     * PQ_ERR_STAGE, the reader stays. */
+    /* The filter stage, which without a filter evaluates nothing and reads
+     * nothing, then the decode stage (flat columns), then no further
+     * stage: a clean PQ_ERR_STAGE, the reader stays. */
+    ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
+    ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_FILTER);
+    ck_assert_str_eq(pq_stage_name(PQ_STAGE_FILTER), "filter");
+    pq_stage_stats fs;
+    pq_reader_stage_stats(r, PQ_STAGE_FILTER, &fs);
+    ck_assert_uint_eq(fs.groups, 0);
+    ck_assert_uint_eq(fs.reads, 0);
+    ck_assert_uint_eq(fs.bytes_read, 0);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
     ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_DECODE);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_STAGE);

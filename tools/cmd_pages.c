@@ -1,10 +1,13 @@
 /*
  * cmd_pages.c — `pqstep pages FILE [--column PATH] [--row-group N]
- * [--verify-checksums] [--json]`: every page of the selected column chunks,
- * as the reader's page-header stage walked them.
+ * [--where EXPR] [--verify-checksums] [--json]`: every page of the selected
+ * column chunks, as the reader's page-header stage walked them (with
+ * --where, as the filter stage left them: the other columns' pages that
+ * hold a kept row).
  *
- * The command drives the reader through footer, select and page headers and
- * prints what the last stage keeps, so it shows exactly what a read would use.
+ * The command drives the reader through footer, select, page headers and,
+ * with --where, the filter stage, and prints what the last stage keeps, so
+ * it shows exactly what a read would use.
  */
 #include "cli.h"
 
@@ -15,7 +18,7 @@
 #include "json_writer.h"
 
 static const char pages_usage[] =
-    "pqstep pages [--column PATH] [--row-group N] [--verify-checksums] [--json] FILE";
+    "pqstep pages [--column PATH] [--row-group N] [--where EXPR] [--verify-checksums] [--json] FILE";
 
 static void pages_help(void)
 {
@@ -29,6 +32,11 @@ static void pages_help(void)
            "options:\n"
            "  --column PATH         one leaf column, by dotted path (default: all)\n"
            "  --row-group N         one row group (default: all)\n"
+           "  --where EXPR          a filter (as pqstep cat --where takes it): the reader runs\n"
+           "                        its filter stage too, and the pages listed are those a\n"
+           "                        filtered read decodes (the filter's columns whole, the\n"
+           "                        other columns only where a row is kept); the filter\n"
+           "                        stage's counts come first\n"
            "  --verify-checksums    check each page's CRC-32; a mismatch is an error\n"
            "  --json                one JSON document (layout in docs/cli.md)\n"
            "  -h, --help            show this help\n",
@@ -38,6 +46,7 @@ static void pages_help(void)
 typedef struct pages_args {
     const char *file;
     const char *column;
+    const char *where;
     long row_group; /* -1: all */
     bool verify;
     bool json;
@@ -57,6 +66,7 @@ static int parse_args(int argc, char **argv, pages_args *a, bool *help)
             else if (strcmp(s, "--json") == 0) a->json = true;
             else if (strcmp(s, "--verify-checksums") == 0) a->verify = true;
             else if (strcmp(s, "--column") == 0 && i + 1 < argc) a->column = argv[++i];
+            else if (strcmp(s, "--where") == 0 && i + 1 < argc) a->where = argv[++i];
             else if (strcmp(s, "--row-group") == 0 && i + 1 < argc) {
                 char *end;
                 a->row_group = strtol(argv[++i], &end, 10);
@@ -78,6 +88,19 @@ static int parse_args(int argc, char **argv, pages_args *a, bool *help)
 static const char *level_encoding(const pq_page_info *p)
 {
     return p->type == PQ_PAGE_DATA ? pq_encoding_name(p->def_level_encoding) : NULL;
+}
+
+/* The filter stage's counts, for --where. */
+static void print_filter_text(const pq_reader *r)
+{
+    pq_stage_stats st;
+    pq_reader_stage_stats(r, PQ_STAGE_FILTER, &st);
+    char text[512];
+    pq_reader_filter_text(r, text, sizeof text);
+    printf("filter %s: kept %" PRIu64 " of %" PRIu64 " rows in %" PRIu64 " row groups (%" PRIu64
+           " without a match); never read: %" PRIu64 " chunks (%" PRIu64 " bytes) and %" PRIu64 " pages\n",
+           text, st.rows, st.rows_in, st.groups, st.groups_without_match, st.chunks_skipped, st.bytes_skipped,
+           st.pages_skipped);
 }
 
 static void print_text(const pq_reader *r, const pq_metadata *md)
@@ -127,7 +150,7 @@ static void print_text(const pq_reader *r, const pq_metadata *md)
     }
 }
 
-static void print_json(const pq_reader *r, const pq_metadata *md, const char *file, bool verified)
+static void print_json(const pq_reader *r, const pq_metadata *md, const char *file, bool verified, bool filtered)
 {
     const pq_schema *schema = pq_metadata_schema(md);
     size_t nrg, ncol;
@@ -140,6 +163,31 @@ static void print_json(const pq_reader *r, const pq_metadata *md, const char *fi
     cli_json_cstring(&j, file);
     cli_json_key(&j, "checksums_verified");
     cli_json_bool(&j, verified);
+    if (filtered) { /* the filter stage's counts */
+        pq_stage_stats st;
+        pq_reader_stage_stats(r, PQ_STAGE_FILTER, &st);
+        char text[512];
+        pq_reader_filter_text(r, text, sizeof text);
+        cli_json_key(&j, "filter");
+        cli_json_begin_object(&j);
+        cli_json_key(&j, "expression");
+        cli_json_cstring(&j, text);
+        cli_json_key(&j, "rows_in");
+        cli_json_int(&j, (int64_t)st.rows_in);
+        cli_json_key(&j, "rows_kept");
+        cli_json_int(&j, (int64_t)st.rows);
+        cli_json_key(&j, "row_groups");
+        cli_json_int(&j, (int64_t)st.groups);
+        cli_json_key(&j, "row_groups_without_match");
+        cli_json_int(&j, (int64_t)st.groups_without_match);
+        cli_json_key(&j, "chunks_skipped");
+        cli_json_int(&j, (int64_t)st.chunks_skipped);
+        cli_json_key(&j, "bytes_skipped");
+        cli_json_int(&j, (int64_t)st.bytes_skipped);
+        cli_json_key(&j, "pages_skipped");
+        cli_json_int(&j, (int64_t)st.pages_skipped);
+        cli_json_end_object(&j);
+    }
     cli_json_key(&j, "chunks");
     cli_json_begin_array(&j);
     for (size_t g = 0; g < nrg; g++) {
@@ -246,10 +294,22 @@ int pq_cmd_pages(int argc, char **argv)
     }
 
     pq_error err;
+    pq_expr *filter = NULL;
+    if (a.where && !(filter = pq_expr_parse(a.where, &err))) {
+        pq_metadata_release(md);
+        return cli_usage_error(pages_usage, "--where: %s", err.message);
+    }
+    opts.filter = filter;
     pq_reader *r = cli_open_reader(a.file, &opts, &err);
-    if (r && pq_reader_advance_to(r, PQ_STAGE_PAGE_HEADERS, &err) == PQ_OK) {
-        if (a.json) print_json(r, md, a.file, a.verify);
-        else print_text(r, md);
+    pq_expr_free(filter); /* the reader has its own copy */
+    pq_stage last = a.where ? PQ_STAGE_FILTER : PQ_STAGE_PAGE_HEADERS;
+    if (r && pq_reader_advance_to(r, last, &err) == PQ_OK) {
+        if (a.json) {
+            print_json(r, md, a.file, a.verify, a.where != NULL);
+        } else {
+            if (a.where) print_filter_text(r);
+            print_text(r, md);
+        }
         rc = CLI_EXIT_OK;
     } else {
         rc = cli_file_error(a.file, &err);

@@ -78,8 +78,9 @@ PQ_STAGE_INIT = 0
 PQ_STAGE_FOOTER = 1
 PQ_STAGE_SELECT = 2
 PQ_STAGE_PAGE_HEADERS = 3
-PQ_STAGE_DECODE = 4
-PQ_STAGE_COUNT = 5
+PQ_STAGE_FILTER = 4
+PQ_STAGE_DECODE = 5
+PQ_STAGE_COUNT = 6
 
 PQ_FMD_HAS_KEY_VALUE = 1 << 0
 PQ_FMD_HAS_CREATED_BY = 1 << 1
@@ -133,6 +134,10 @@ class pq_stage_stats(ctypes.Structure):
         ("device_filtered_groups", ctypes.c_uint64),
         ("cpu_filtered_groups", ctypes.c_uint64),
         ("dictionary_bytes_skipped", ctypes.c_uint64),
+        ("rows_in", ctypes.c_uint64),
+        ("groups", ctypes.c_uint64),
+        ("groups_without_match", ctypes.c_uint64),
+        ("bytes_skipped", ctypes.c_uint64),
     ]
 
 

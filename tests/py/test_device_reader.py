@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The reader's decode stage on the device executor (opts.device,
-pages/device_exec.h): its kernels run on the host (device="host-kernels",
+device/exec.h): its kernels run on the host (device="host-kernels",
 the same kernel code a CUDA build runs on the GPU), through the whole
 reader, against pyarrow and the CPU executor.
 
@@ -30,7 +30,7 @@ reader, against pyarrow and the CPU executor.
   size or type is refused;
 - device="cuda" without a device fails the decode stage with the reason;
   "auto" falls back to the CPU and says why; an unknown device is refused;
-- filtered reads: the predicate kernel (predicate/device_filter.h) on the
+- filtered reads: the predicate kernel (device/filter.h) on the
   host evaluates the filter row group by row group (the decode stage's
   device_filtered_groups / cpu_filtered_groups say where): every predicate
   of test_filter.py (comparisons, IN, IS NULL, AND / OR / NOT, strings,
@@ -172,6 +172,7 @@ def check_options():
     with pqstep.Reader(sample, device="host-kernels") as r:
         got = r.read(filter=flt)
         d = r.stage_stats("decode")
+        fs = r.stage_stats("filter")
         note = r.device_note
     same(got, want, "sample filtered")
     # Late materialization decodes the filter's 2 columns of each of the 61
@@ -182,12 +183,14 @@ def check_options():
     assert d["device_chunks"] == 976 and d["cpu_chunks"] == 0, d
     assert ("its columns: 122 chunks decoded on the kernels, 0 on the CPU, 61 row groups evaluated where they were "
             "decoded") in note, note
-    # The filter is evaluated by the predicate kernel on every row group.
-    assert d["device_filtered_groups"] == 61 and d["cpu_filtered_groups"] == 0, d
+    # The filter stage evaluates the filter by the predicate kernel on every row group.
+    assert fs["device_filtered_groups"] == 61 and fs["cpu_filtered_groups"] == 0, fs
+    assert fs["groups"] == 61 and fs["rows"] == want.num_rows, fs
     with pqstep.Reader(sample) as r:
         r.read(filter=flt)
-        d = r.stage_stats("decode")
-    assert d["device_filtered_groups"] == 0 and d["cpu_filtered_groups"] == 0, d
+        fs = r.stage_stats("filter")
+    assert fs["device_filtered_groups"] == 0 and fs["cpu_filtered_groups"] == 0, fs
+    assert fs["groups"] == 61 and fs["rows"] == want.num_rows, fs
     with pqstep.Reader(sample, device="host-kernels") as r:
         same(r.read(), cpu, "sample")
         d = r.stage_stats("decode")
@@ -285,7 +288,7 @@ def filtered(path, text, totals, prune=True, columns=None, **kw):
         except pqstep.Error as e:
             assert cpu is None, "%s: %s: host kernels failed (%s) where the CPU read" % (path, text, e)
             return None
-        d = r.stage_stats("decode")
+        d = r.stage_stats("filter")  # where the filter stage evaluated it
         sel = r.stage_stats("select")
         note = r.device_note
     assert cpu is not None, "%s: %s: host kernels read what the CPU refused" % (path, text)

@@ -72,6 +72,14 @@ CASES = [
 ]
 
 
+
+def walked(r):
+    """What the page-header stage and the filter stage read together (the
+    filter's columns, then the other columns' pages that hold a kept row):
+    their counters summed."""
+    ph, fs = r.stage_stats("page headers"), r.stage_stats("filter")
+    return {k: ph[k] + fs[k] for k in ph}
+
 def generate(out):
     subprocess.check_call([sys.executable, os.path.join(SOURCE, "tests", "fixtures", "gen_filter.py"), out],
                           stdout=subprocess.DEVNULL)
@@ -159,7 +167,7 @@ def check_page_index(files):
             if not prune_pages:  # the whole row group for comparison
                 ours = r.read(filter="key >= 1000 and key < 1500", columns=cols)
             sel = r.stage_stats("select")
-            read[prune_pages] = r.stage_stats("page headers")["pages"]
+            read[prune_pages] = walked(r)["pages"]
         if prune_pages:
             same(ours, expected(pq.read_table(path, columns=cols), expr), text, float_bits=True)
             assert sel["pages_pruned"] > 0 and sel["pruned_page_index"] == 0, sel
@@ -176,9 +184,11 @@ def check_page_index(files):
     with pqstep.Reader(path) as r:
         t = r.read(filter="key > 1234 and key < 1235")
         sel = r.stage_stats("select")
-        pages = r.stage_stats("page headers")
+        fs = r.stage_stats("filter")
     assert t.num_rows == 0 and sel["pruned_statistics"] == 7, sel
-    assert pages["chunks_skipped"] == md.num_columns - 2 - 1, pages  # all but key and the struct's two leaves
+    assert fs["chunks_skipped"] == md.num_columns - 2 - 1, fs  # all but key and the struct's two leaves
+    assert fs["groups"] == 1 and fs["groups_without_match"] == 1 and fs["rows"] == 0, fs
+    assert fs["rows_in"] == fs["rows_filtered"] > 0 and fs["bytes_skipped"] > 0, fs
 
 
 def check_late_materialization(files):
@@ -189,7 +199,7 @@ def check_late_materialization(files):
     text = "name = 'customer#000002718'"
     with pqstep.Reader(path) as r:
         ours = r.read(filter=text, columns=["key", "name", "score", "ts", "day"])
-        pages = r.stage_stats("page headers")
+        pages = walked(r)
     theirs = pq.read_table(path, columns=["key", "name", "score", "ts", "day"])
     same(ours, expected(theirs, f("name") == "customer#000002718"), text, float_bits=True)
     with pqstep.Reader(path) as r:
@@ -233,7 +243,8 @@ def check_page_runs(path):
     expr = (f("key") == 5) | ((f("key") >= 300) & (f("key") < 330)) | ((f("key") >= 1020) & (f("key") < 1030))
     with pqstep.Reader(path) as r:  # (a reader's counters add up over its reads)
         ours = r.read(filter=text, columns=["key", "val"])
-        sel, ph = r.stage_stats("select"), r.stage_stats("page headers")
+        sel, ph = r.stage_stats("select"), walked(r)
+        fs, own = r.stage_stats("filter"), r.stage_stats("page headers")
         runs = r.kept_rows(filter=text)
     # keys 300..329 lie on pages [256, 320) and [320, 384)
     assert runs == {0: [(0, 64), (256, 128), (960, 64)], 1: [(0, 64)]}, runs
@@ -241,6 +252,10 @@ def check_page_runs(path):
     assert sel["pages_considered"] == 32 and sel["pages_pruned"] == 27, sel
     assert ph["pages"] == 2 * 5, ph  # key and val: 5 pages each (the spans would hold 16 + 1)
     assert ph["pages_skipped"] == 2 * (32 - 5), ph
+    # the page-header stage walked key (the filter's column); the filter
+    # stage val, only its pages with a kept row
+    assert own["pages"] == 5 and fs["pages"] == 5, (own, fs)
+    assert fs["rows"] == 1 + 30 + 10 and fs["rows_in"] == 64 + 128 + 64 + 64, fs
 
     # Shuffled values: the page index keeps the pages whose [min, max] holds
     # a literal (computed here from the data); late materialization then
@@ -257,7 +272,7 @@ def check_page_runs(path):
             want_runs[g] = runs_of(hit)
     with pqstep.Reader(path) as r:
         ours = r.read(filter=text, columns=["key", "val"])
-        ph = r.stage_stats("page headers")
+        ph = walked(r)
         runs = r.kept_rows(filter=text)
     assert runs == want_runs, (runs, want_runs)
     same(ours, expected(t.select(["key", "val", "rnd"]), f("rnd").isin(lits)).select(["key", "val"]), text)

@@ -343,7 +343,7 @@ def test_read_table_reuse(path):
 
 def test_stage_names():
     names = [pqstep._STAGE_NAMES[i] for i in range(_lib.PQ_STAGE_COUNT)]
-    assert names == ["init", "footer", "select", "page headers", "decode"], names
+    assert names == ["init", "footer", "select", "page headers", "filter", "decode"], names
 
 
 def test_library_lookup():

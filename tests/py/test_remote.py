@@ -179,7 +179,7 @@ def check_faults(ng, path, table):
             px.set_faults(**faults)
             with pqstep.Reader(url, remote=fast) as r:
                 got = r.read()
-                retries = sum(r.stage_stats(s)["retries"] for s in ("footer", "select", "page headers"))
+                retries = sum(r.stage_stats(s)["retries"] for s in ("footer", "select", "page headers", "filter"))
             px.clear_faults()
             same(got, table, "read through %s faults" % kind)
             assert px.faults_injected >= 2, (kind, px.faults_injected)

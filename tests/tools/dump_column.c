@@ -10,7 +10,7 @@
  * INT96 as lowercase hex strings of the stored bytes. On error: one line on
  * stderr, exit 1.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime in reader_internal.h */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in context.h */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +21,7 @@
 
 #include "pages/column_decode.h"
 #include "pq_reader.h"
-#include "reader/reader_internal.h"
+#include "reader/context.h"
 
 static int parse_u64(const char *s, uint64_t *out)
 {

@@ -1,7 +1,7 @@
-/* k_nvcomp_codecs.c — the parts of k_nvcomp.h every build has: which
+/* nvcomp_codecs.c — the parts of nvcomp.h every build has: which
  * codecs nvCOMP covers and the names of its statuses (nvCOMP 6's
  * nvcompStatus_t values, from its shared_types.h). */
-#include "kernels/k_nvcomp.h"
+#include "device/nvcomp.h"
 
 bool pq_nvcomp_codec(int32_t codec)
 {

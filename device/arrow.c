@@ -1,6 +1,6 @@
 /*
- * device_arrow.c — Arrow buffers built by the kernels of
- * kernels/k_arrow_build.h (see device_arrow.h).
+ * arrow.c — Arrow buffers built by the kernels of
+ * kernels/k_arrow_build.h (see arrow.h).
  *
  * The host does what needs the whole column between launches: the scan of
  * the blocks' counts into each block's first value or slot, the checks of
@@ -8,12 +8,12 @@
  * Everything the kernels read or write is the context's device memory;
  * the host reaches it only through upload and download.
  */
-#include "pages/device_arrow.h"
+#include "device/arrow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "kernels/k_arrow_build.h"
 #include "kernels/k_decode.h"
 #include "metadata/error.h"
@@ -49,7 +49,7 @@ pq_status pq_darrow_open(pq_darrow_ctx *x, const pq_darrow_options *o, pq_error 
         const char *why = NULL;
         if (pq_cuda_device_count(&why) <= 0)
             return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device arrow: no CUDA device: %s", why ? why : "none found");
-        if (pq_kcuda_stream_create(&x->stream, &why)) return cuda_error(err, "stream creation", why);
+        if (pq_cuda_stream_create(&x->stream, &why)) return cuda_error(err, "stream creation", why);
         x->cuda = true;
     }
     x->apart = x->cuda || o->host_apart;
@@ -58,7 +58,7 @@ pq_status pq_darrow_open(pq_darrow_ctx *x, const pq_darrow_options *o, pq_error 
 
 void pq_darrow_close(pq_darrow_ctx *x)
 {
-    if (x->stream) pq_kcuda_stream_destroy(x->stream);
+    if (x->stream) pq_cuda_stream_destroy(x->stream);
     memset(x, 0, sizeof *x);
 }
 
@@ -67,7 +67,7 @@ pq_status pq_darrow_alloc(pq_darrow_ctx *x, size_t n, void **p, pq_error *err)
     *p = NULL;
     if (x->cuda) {
         const char *why = NULL;
-        return pq_kcuda_alloc(p, n, &why) ? cuda_error(err, "cudaMalloc", why) : PQ_OK;
+        return pq_cuda_alloc(p, n, &why) ? cuda_error(err, "cudaMalloc", why) : PQ_OK;
     }
     *p = malloc(n ? n : 1);
     if (!*p) return pq_error_set(err, PQ_ERR_NOMEM, "device arrow: cannot allocate %zu bytes", n);
@@ -81,7 +81,7 @@ pq_status pq_darrow_alloc(pq_darrow_ctx *x, size_t n, void **p, pq_error *err)
 static void free_buffer(bool cuda, void *p)
 {
     if (!p) return;
-    if (cuda) pq_kcuda_free(p);
+    if (cuda) pq_cuda_free(p);
     else pq_pool_give(p); /* host buffers may be the decoder's pool blocks */
 }
 
@@ -98,7 +98,7 @@ pq_status pq_darrow_upload(pq_darrow_ctx *x, void *dev, const void *host, size_t
         return PQ_OK;
     }
     const char *why = NULL;
-    return pq_kcuda_upload(x->stream, dev, host, n, &why) ? cuda_error(err, "upload", why) : PQ_OK;
+    return pq_cuda_upload(x->stream, dev, host, n, &why) ? cuda_error(err, "upload", why) : PQ_OK;
 }
 
 pq_status pq_darrow_download(pq_darrow_ctx *x, void *host, const void *dev, size_t n, pq_error *err)
@@ -109,7 +109,7 @@ pq_status pq_darrow_download(pq_darrow_ctx *x, void *host, const void *dev, size
         return PQ_OK;
     }
     const char *why = NULL;
-    return pq_kcuda_download(x->stream, host, dev, n, &why) ? cuda_error(err, "download", why) : PQ_OK;
+    return pq_cuda_download(x->stream, host, dev, n, &why) ? cuda_error(err, "download", why) : PQ_OK;
 }
 
 static pq_status dev_zero(pq_darrow_ctx *x, void *dev, size_t n, pq_error *err)
@@ -120,7 +120,7 @@ static pq_status dev_zero(pq_darrow_ctx *x, void *dev, size_t n, pq_error *err)
         return PQ_OK;
     }
     const char *why = NULL;
-    return pq_kcuda_memset(x->stream, dev, 0, n, &why) ? cuda_error(err, "memset", why) : PQ_OK;
+    return pq_cuda_memset(x->stream, dev, 0, n, &why) ? cuda_error(err, "memset", why) : PQ_OK;
 }
 
 /* Zeroed device memory. */

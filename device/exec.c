@@ -1,5 +1,5 @@
 /*
- * device_exec.c — the device executor of decode plans (see device_exec.h).
+ * exec.c — the device executor of decode plans (see exec.h).
  *
  * One chunk at a time: the host prepares every page (decompressed, split
  * into sections, each size checked), builds the page table, and between
@@ -16,21 +16,21 @@
  * headers, and the string-size pass of byte arrays), then the offsets,
  * then the remaining values.
  */
-#include "pages/device_exec.h"
+#include "device/exec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
+#include "device/cuda_runtime.h"
 #include "kernels/k_decode.h"
-#include "kernels/k_nvcomp.h"
+#include "device/nvcomp.h"
 #include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pages/codec.h"
 #include "pages/column_decode.h"
-#include "pages/device_rows.h"
+#include "device/rows.h"
 
 #define DEFAULT_THREADS 256u
 
@@ -472,7 +472,7 @@ static pq_status dev_alloc(dx_chunk *c, void **p, size_t n, const char *what)
     if (st != PQ_OK) return st;
     if (c->x->cuda) {
         const char *why = NULL;
-        if (pq_kcuda_alloc(p, n, &why)) return cuda_failed(c, "cudaMalloc", why);
+        if (pq_cuda_alloc(p, n, &why)) return cuda_failed(c, "cudaMalloc", why);
         return PQ_OK;
     }
     *p = malloc(n ? n : 1);
@@ -523,7 +523,7 @@ static void copy_on_copy_stream(dx_run *x, uint8_t *dst, const uint8_t *src, siz
 static void dev_free(dx_run *x, void *p)
 {
     if (x->cuda) {
-        pq_kcuda_free(p);
+        pq_cuda_free(p);
         return;
     }
     if (p) copies_until(x, x->qn); /* cudaFree waits for the device's work */
@@ -537,7 +537,7 @@ static pq_status upload(dx_chunk *c, void *dev, const void *host, size_t n)
         return PQ_OK;
     }
     const char *why = NULL;
-    if (pq_kcuda_upload(c->x->stream, dev, host, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
+    if (pq_cuda_upload(c->x->stream, dev, host, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
     return PQ_OK;
 }
 
@@ -548,7 +548,7 @@ static pq_status download(dx_chunk *c, void *host, const void *dev, size_t n)
         return PQ_OK;
     }
     const char *why = NULL;
-    if (pq_kcuda_download(c->x->stream, host, dev, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
+    if (pq_cuda_download(c->x->stream, host, dev, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
     return PQ_OK;
 }
 
@@ -559,7 +559,7 @@ static pq_status dev_zero(dx_chunk *c, void *dev, size_t n)
         return PQ_OK;
     }
     const char *why = NULL;
-    if (pq_kcuda_memset(c->x->stream, dev, 0, n, &why)) return cuda_failed(c, "cudaMemsetAsync", why);
+    if (pq_cuda_memset(c->x->stream, dev, 0, n, &why)) return cuda_failed(c, "cudaMemsetAsync", why);
     return PQ_OK;
 }
 
@@ -639,7 +639,7 @@ static pq_status launch(dx_chunk *c, pq_kernel k, const pq_kargs *a)
     if (x->cuda) {
         const char *why = NULL;
         if (x->stats) x->stats->cuda_launches++;
-        if (pq_kcuda_launch(x->stream, k, a, x->threads, &why)) return cuda_failed(c, "kernel launch", why);
+        if (pq_kdecode_cuda(x->stream, k, a, x->threads, &why)) return cuda_failed(c, "kernel launch", why);
         return PQ_OK;
     }
     if (pq_kdecode_host(k, a, x->threads, x->host_flags))
@@ -682,8 +682,8 @@ static pq_status stage_ready(dx_chunk *c)
     for (int h = 0; h < 2; h++) {
         if (c->x->cuda) {
             const char *why = NULL;
-            if (pq_kcuda_host_alloc((void **)&s->buf[h], s->half, &why)) return cuda_failed(c, "cudaHostAlloc", why);
-            if (pq_kcuda_event_create(&s->ev[h], &why)) return cuda_failed(c, "cudaEventCreate", why);
+            if (pq_cuda_host_alloc((void **)&s->buf[h], s->half, &why)) return cuda_failed(c, "cudaHostAlloc", why);
+            if (pq_cuda_event_create(&s->ev[h], &why)) return cuda_failed(c, "cudaEventCreate", why);
         } else if (!(s->buf[h] = malloc(s->half))) {
             return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: staging buffer: cannot allocate %zu bytes",
                                 s->half);
@@ -705,9 +705,9 @@ static pq_status stage_flush(dx_chunk *c)
     }
     if (x->cuda) {
         const char *why = NULL;
-        if (pq_kcuda_upload_async(x->copy_stream, s->dst, s->buf[h], s->used, &why))
+        if (pq_cuda_upload_async(x->copy_stream, s->dst, s->buf[h], s->used, &why))
             return cuda_failed(c, "cudaMemcpyAsync", why);
-        if (pq_kcuda_event_record(s->ev[h], x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
+        if (pq_cuda_event_record(s->ev[h], x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
         s->busy[h] = true;
     } else {
         copy_on_copy_stream(x, s->dst, s->buf[h], s->used);
@@ -744,7 +744,7 @@ static pq_status stage_put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t
             if (s->busy[h]) { /* its last copy must be done before it is refilled */
                 const char *why = NULL;
                 if (!x->cuda) copies_until(x, s->ev_pos[h]);
-                else if (pq_kcuda_event_sync(s->ev[h], &why)) return cuda_failed(c, "cudaEventSynchronize", why);
+                else if (pq_cuda_event_sync(s->ev[h], &why)) return cuda_failed(c, "cudaEventSynchronize", why);
                 s->busy[h] = false;
             }
             s->base = base;
@@ -786,7 +786,7 @@ static pq_status put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src,
         return PQ_OK;
     }
     const char *why = NULL;
-    if (pq_kcuda_copy_async(c->x->copy_stream, base + off, from, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
+    if (pq_cuda_copy_async(c->x->copy_stream, base + off, from, n, &why)) return cuda_failed(c, "cudaMemcpyAsync", why);
     return PQ_OK;
 }
 
@@ -798,7 +798,7 @@ static pq_status stage_end(dx_chunk *c)
     c->up_pos = c->x->qn;
     if (st != PQ_OK || !c->x->cuda) return st;
     const char *why = NULL;
-    if (pq_kcuda_event_record(c->ev_up, c->x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
+    if (pq_cuda_event_record(c->ev_up, c->x->copy_stream, &why)) return cuda_failed(c, "cudaEventRecord", why);
     return PQ_OK;
 }
 
@@ -1025,7 +1025,7 @@ static pq_status batch_start(dx_chunk *c)
     /* Everything after this on the compute stream (the batch, the splits'
      * level peeks, the kernels) waits for the chunk's staging copies, batch
      * or not: uncompressed pages and v2 levels come by the copy stream too. */
-    if (x->cuda && pq_kcuda_stream_wait(x->stream, c->ev_up, &why)) return cuda_failed(c, "cudaStreamWaitEvent", why);
+    if (x->cuda && pq_cuda_stream_wait(x->stream, c->ev_up, &why)) return cuda_failed(c, "cudaStreamWaitEvent", why);
     if (!x->cuda) copies_until(x, c->up_pos);
     if (n == 0) return PQ_OK;
     pq_status st;
@@ -1068,7 +1068,7 @@ static pq_status batch_start(dx_chunk *c)
     if (pq_nvcomp_decompress_async(c->pc->codec, d.in, d.in_bytes, d.out_cap, d.actual, n, c->d_temp, temp,
                                    d.out, d.status, x->stream, &why))
         return cuda_failed(c, "nvCOMP decompression", why);
-    if (pq_kcuda_download_async(x->stream, h.actual, d.actual, BATCH_BYTES(n) - BATCH_ARGS(n), &why))
+    if (pq_cuda_download_async(x->stream, h.actual, d.actual, BATCH_BYTES(n) - BATCH_ARGS(n), &why))
         return cuda_failed(c, "cudaMemcpyAsync", why);
     c->batch_pending = true;
     if (x->stats) {
@@ -1089,7 +1089,7 @@ static pq_status batch_finish(dx_chunk *c)
     const char *why = NULL;
     if (c->batch_pending) {
         c->batch_pending = false;
-        if (pq_kcuda_stream_sync(x->stream, &why)) return cuda_failed(c, "nvCOMP decompression", why);
+        if (pq_cuda_stream_sync(x->stream, &why)) return cuda_failed(c, "nvCOMP decompression", why);
     }
     batch_view h = batch_at(c->h_batch, n);
     for (size_t i = 0; i <= c->ndata; i++) {
@@ -1249,14 +1249,14 @@ static pq_status split_pages(dx_chunk *c)
             page_slot *s = &c->slots[i];
             if (!s->wanting) continue;
             if (c->x->cuda) {
-                if (pq_kcuda_download_async(c->x->stream, &words[k], c->d_bytes + s->at + s->want, 4, &why))
+                if (pq_cuda_download_async(c->x->stream, &words[k], c->d_bytes + s->at + s->want, 4, &why))
                     st = cuda_failed(c, "cudaMemcpyAsync", why);
             } else {
                 memcpy(&words[k], c->d_bytes + s->at + s->want, 4);
             }
             k++;
         }
-        if (st == PQ_OK && c->x->cuda && pq_kcuda_stream_sync(c->x->stream, &why))
+        if (st == PQ_OK && c->x->cuda && pq_cuda_stream_sync(c->x->stream, &why))
             st = cuda_failed(c, "cudaMemcpyAsync", why);
         k = 0;
         for (size_t i = 0; i < n && st == PQ_OK; i++) {
@@ -1602,7 +1602,7 @@ static pq_status finish(dx_chunk *c, pq_column_values *out)
     bool keep = c->x->o->outputs_on_device && c->x->o->outputs_on_device[c->k];
     if (keep && c->x->cuda) {
         const char *why = NULL;
-        if (pq_kcuda_stream_sync(c->x->stream, &why)) return cuda_failed(c, "cudaStreamSynchronize", why);
+        if (pq_cuda_stream_sync(c->x->stream, &why)) return cuda_failed(c, "cudaStreamSynchronize", why);
     }
     if ((st = hand_over(c, keep, (void **)&c->d_def, c->def_bytes, (void **)&out->def_levels)) != PQ_OK ||
         (st = hand_over(c, keep, (void **)&c->d_rep, c->rep_bytes, (void **)&out->rep_levels)) != PQ_OK)
@@ -1635,7 +1635,7 @@ static pq_status finish(dx_chunk *c, pq_column_values *out)
 static void free_chunk(dx_chunk *c)
 {
     dx_run *x = c->x;
-    if (c->batch_pending) (void)pq_kcuda_stream_sync(x->stream, NULL); /* nvCOMP still writes */
+    if (c->batch_pending) (void)pq_cuda_stream_sync(x->stream, NULL); /* nvCOMP still writes */
     void *dev[] = {c->d_runs,    c->d_idx,     c->d_minis,    c->d_def,   c->d_rep,   c->d_values,
                    c->d_offsets, c->d_data,    c->d_views,    c->d_dvalues, c->d_doffsets, c->d_ddata,
                    c->d_bytes,   c->d_raw,     c->d_batch,    c->d_temp};
@@ -1674,7 +1674,7 @@ const char *pq_dx_reason_name(pq_dx_reason r)
 static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t cap)
 {
     const pq_plan_chunk *pc = &plan->chunks[k];
-    if (pc->rows) { /* what pq_device_exec_run does not compact (device_rows.h) */
+    if (pc->rows) { /* what pq_device_exec_run does not compact (rows.h) */
         snprintf(what, cap, "row selections of columns with levels");
         return PQ_DX_ROWS;
     }
@@ -1788,18 +1788,18 @@ static void free_run(dx_run *x)
 {
     for (int h = 0; h < 2; h++) {
         if (x->cuda) {
-            if (x->st.busy[h]) (void)pq_kcuda_event_sync(x->st.ev[h], NULL);
-            pq_kcuda_host_free(x->st.buf[h]);
-            pq_kcuda_event_destroy(x->st.ev[h]);
-            pq_kcuda_event_destroy(x->ev_up[h]);
+            if (x->st.busy[h]) (void)pq_cuda_event_sync(x->st.ev[h], NULL);
+            pq_cuda_host_free(x->st.buf[h]);
+            pq_cuda_event_destroy(x->st.ev[h]);
+            pq_cuda_event_destroy(x->ev_up[h]);
         } else {
             copies_until(x, x->qn); /* before the halves they read go */
             free(x->st.buf[h]);
         }
     }
     free(x->q);
-    if (x->copy_stream) pq_kcuda_stream_destroy(x->copy_stream);
-    if (x->stream) pq_kcuda_stream_destroy(x->stream);
+    if (x->copy_stream) pq_cuda_stream_destroy(x->copy_stream);
+    if (x->stream) pq_cuda_stream_destroy(x->stream);
 }
 
 /* The staging halves: half the staging size, no more than the largest
@@ -1816,7 +1816,7 @@ static size_t staging_half(const pq_decode_plan *plan, uint64_t staging)
     return half ? (size_t)half : 1;
 }
 
-/* A run of a plan whose row selections were lifted (device_rows.h): the
+/* A run of a plan whose row selections were lifted (rows.h): the
  * caller's plan, outputs and outputs_on_device. */
 typedef struct rows_pass {
     pq_decode_plan *plan;
@@ -1825,7 +1825,7 @@ typedef struct rows_pass {
 } rows_pass;
 
 /* Chunk k of the whole plan's run, whose row selection was lifted, made
- * the selected rows of the caller's chunk k (device_rows.h), on the run's
+ * the selected rows of the caller's chunk k (rows.h), on the run's
  * stream as soon as it is decoded, so that its whole decode is freed before
  * the next chunk's; one whose whole decode failed is left to the CPU
  * executor. */
@@ -1886,8 +1886,8 @@ static pq_status run_plan(const pq_device_exec_options *o, pq_decode_plan *plan,
     if (o->use_cuda) {
         const char *why = NULL;
         if (pq_cuda_device_count(&why) <= 0) x.no_device = why ? why : "none found";
-        else if (pq_kcuda_stream_create(&x.stream, &why) || pq_kcuda_stream_create(&x.copy_stream, &why) ||
-                 pq_kcuda_event_create(&x.ev_up[0], &why) || pq_kcuda_event_create(&x.ev_up[1], &why))
+        else if (pq_cuda_stream_create(&x.stream, &why) || pq_cuda_stream_create(&x.copy_stream, &why) ||
+                 pq_cuda_event_create(&x.ev_up[0], &why) || pq_cuda_event_create(&x.ev_up[1], &why))
             x.no_device = why ? why : "no stream";
         else x.cuda = true;
     }
@@ -1998,8 +1998,8 @@ void pq_device_values_free(bool on_cuda, pq_column_values *v)
         return;
     }
     void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data, v->views};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pq_kcuda_free(bufs[i]);
-    for (size_t i = 0; i < v->n_view_bufs && i < 2; i++) pq_kcuda_free(v->view_bufs[i]);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pq_cuda_free(bufs[i]);
+    for (size_t i = 0; i < v->n_view_bufs && i < 2; i++) pq_cuda_free(v->view_bufs[i]);
     if (v->dictionary) {
         pq_device_values_free(true, v->dictionary);
         free(v->dictionary); /* the struct itself is host memory */

@@ -1,5 +1,5 @@
 /*
- * device_exec.h — the device executor of decode plans (pages/decode_plan.h):
+ * exec.h — the device executor of decode plans (pages/decode_plan.h):
  * the plan's chunks decoded by the kernels of kernels/k_decode.h, run on a
  * CUDA device or, phase by phase, on the host (the same kernel code; CI has
  * no GPU and runs it that way, against the CPU executor).
@@ -36,7 +36,7 @@
  *
  * Decompression and transfers. Pages of SNAPPY, GZIP, ZSTD and LZ4_RAW go
  * to the device as stored and are decompressed there, one batch a chunk,
- * by nvCOMP (kernels/k_nvcomp.h: on a CUDA device, when libnvcomp loads);
+ * by nvCOMP (device/nvcomp.h: on a CUDA device, when libnvcomp loads);
  * the sizes and statuses nvCOMP reports are checked against the page
  * headers, and a page it fails is decompressed again on the host, so that
  * a corrupt page fails with the CPU executor's message (a page only
@@ -87,7 +87,7 @@
  * than int32 offsets reach.
  *
  * Row selections (rows != NULL: required flat columns) are decoded whole
- * and compacted (pages/device_rows.h): every data page with a selected row
+ * and compacted (device/rows.h): every data page with a selected row
  * in full, then the selected rows kept by the compaction kernels, equal to
  * the CPU executor's selection-vector decode; a chunk that fails decoded
  * whole is left to the CPU executor (PQ_ERR_UNSUPPORTED, PQ_DX_ROWS),
@@ -183,7 +183,7 @@ typedef struct pq_device_exec_options {
      * blocks, which pq_column_values_free frees as usual), its counts host
      * values (with indices out, the dictionary's struct is host memory and
      * its buffers the device's); the stream's work on them is complete on return. For a
-     * consumer that keeps building there (pages/device_arrow.h) instead of
+     * consumer that keeps building there (device/arrow.h) instead of
      * copying every buffer back. A failed chunk's outs[k] is zeroed. */
     const bool *outputs_on_device;
     /* NULL, or per plan chunk: the address, in device memory (host memory

@@ -1,5 +1,5 @@
 /*
- * device_arrow.h — Arrow buffers built where the decoded values are: a
+ * arrow.h — Arrow buffers built where the decoded values are: a
  * chunk's pq_column_values (in device memory after the device executor)
  * into the buffers of its Arrow array by the kernels of
  * kernels/k_arrow_build.h, on a CUDA device or, phase by phase, on the

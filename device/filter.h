@@ -1,5 +1,5 @@
 /*
- * device_filter.h — a bound predicate evaluated by the predicate kernel
+ * filter.h — a bound predicate evaluated by the predicate kernel
  * (kernels/k_filter.h), on a CUDA device or, phase by phase, on the host:
  * the same inputs and the same keep bits as pq_predicate_eval
  * (predicate_eval.h), which stays the reference.
@@ -54,5 +54,18 @@ pq_status pq_device_filter_eval(const pq_expr *e, const struct ArrowArray *const
                                 const struct ArrowSchema *const *schemas, const int16_t *const *row_defs,
                                 int64_t length, const pq_dfilter_exec *ex, uint8_t *keep_bits, int64_t *kept,
                                 pq_error *err);
+
+/* The predicate kernel over a row group's `len` rows whose filter columns
+ * are in host memory (by_leaf, types and defs_by_leaf indexed by leaf,
+ * leaves_len entries; leaves[0..nl) the filter's leaves): on the host
+ * launcher over the columns as they are, or with `cuda` on the CUDA device,
+ * each column and its levels copied there first on a stream of this call's
+ * own (row groups run in parallel), the keep bits brought back. A failed
+ * CUDA call is PQ_ERR_UNSUPPORTED naming it, as is a predicate the kernel
+ * does not cover: the caller evaluates on the CPU instead. */
+pq_status pq_device_filter_run(const pq_expr *filter, const struct ArrowArray *const *by_leaf,
+                               const struct ArrowSchema *const *types, const int16_t *const *defs_by_leaf,
+                               const uint32_t *leaves, size_t nl, size_t leaves_len, int64_t len, bool cuda,
+                               uint8_t *keep, pq_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * device_filter.c — a bound predicate compiled into the predicate kernel's
+ * filter.c — a bound predicate compiled into the predicate kernel's
  * flat program (kernels/k_filter.h) and run on the host launcher or a CUDA
  * device. Argument checks and their messages are predicate_eval.c's, so a
  * caller sees the same errors whichever evaluates.
@@ -11,7 +11,9 @@
 #include "kernels/k_decode.h"
 #include "kernels/k_filter.h"
 #include "metadata/error.h"
-#include "predicate/device_filter.h"
+#include "device/filter.h"
+#include "device/copies.h"
+#include "device/cuda_runtime.h"
 #include "predicate/predicate_eval.h"
 
 /* Deepest expression the compiler recurses into. */
@@ -69,7 +71,7 @@ static pq_status mem_alloc(compiler *c, size_t n, void **out)
     void *p = NULL;
     if (on_cuda(c)) {
         const char *why = NULL;
-        if (pq_kcuda_alloc(&p, n ? n : 1, &why)) return cuda_failed(c, "cudaMalloc", why);
+        if (pq_cuda_alloc(&p, n ? n : 1, &why)) return cuda_failed(c, "cudaMalloc", why);
     } else if (!(p = calloc(1, n ? n : 1))) {
         return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
     }
@@ -88,7 +90,7 @@ static pq_status mem_put(compiler *c, const void *src, size_t n, void **out)
         return PQ_OK;
     }
     const char *why = NULL;
-    if (pq_kcuda_upload(c->ex->stream, *out, src, n, &why)) return cuda_failed(c, "upload", why);
+    if (pq_cuda_upload(c->ex->stream, *out, src, n, &why)) return cuda_failed(c, "upload", why);
     return PQ_OK;
 }
 
@@ -100,14 +102,14 @@ static pq_status mem_get(compiler *c, void *dst, const void *src, size_t n)
         return PQ_OK;
     }
     const char *why = NULL;
-    if (pq_kcuda_download(c->ex->stream, dst, src, n, &why)) return cuda_failed(c, "download", why);
+    if (pq_cuda_download(c->ex->stream, dst, src, n, &why)) return cuda_failed(c, "download", why);
     return PQ_OK;
 }
 
 static void compiler_free(compiler *c)
 {
     for (size_t k = 0; k < c->nmem; k++) {
-        if (on_cuda(c)) pq_kcuda_free(c->mem[k]);
+        if (on_cuda(c)) pq_cuda_free(c->mem[k]);
         else free(c->mem[k]);
     }
     free(c->mem);
@@ -530,4 +532,105 @@ pq_status pq_device_filter_eval(const pq_expr *e, const struct ArrowArray *const
     compiler_free(&c);
     if (st != PQ_OK && nbytes) memset(keep_bits, 0, nbytes);
     return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Columns on the host, the kernel where the caller says
+ * ------------------------------------------------------------------------- */
+
+/* A zero-byte buffer gets no device copy (pq_arrow_array_copy leaves it
+ * NULL) where the kernel takes a present buffer to be non-NULL: point it
+ * at `stub`, which holds no byte the kernel reads. */
+static void stub_empty_buffers(struct ArrowArray *dev, const struct ArrowArray *src, const void *stub)
+{
+    for (int64_t i = 0; i < dev->n_buffers && i < src->n_buffers; i++)
+        if (src->buffers[i] && !dev->buffers[i]) dev->buffers[i] = stub;
+    if (dev->dictionary && src->dictionary) stub_empty_buffers(dev->dictionary, src->dictionary, stub);
+}
+
+/* Back to NULL before the copy releases its buffers (the stub is freed once). */
+static void unstub_buffers(struct ArrowArray *dev, const void *stub)
+{
+    for (int64_t i = 0; i < dev->n_buffers; i++)
+        if (dev->buffers[i] == stub) dev->buffers[i] = NULL;
+    if (dev->dictionary) unstub_buffers(dev->dictionary, stub);
+}
+
+/* The predicate kernel on the CUDA device: the filter's columns (leaves[0..nl),
+ * schema->leaves_len entries by leaf) and definition levels copied to device
+ * memory on a stream of this call's own (row groups run in parallel), the
+ * keep bits brought back. A failed CUDA call is PQ_ERR_UNSUPPORTED, naming
+ * it, so the caller evaluates on the CPU instead. */
+static pq_status run_on_cuda(const pq_expr *filter, const struct ArrowArray *const *by_leaf,
+                              const struct ArrowSchema *const *types, const int16_t *const *defs_by_leaf,
+                              const uint32_t *leaves, size_t nl, size_t leaves_len, int64_t len, uint8_t *keep,
+                              pq_error *err)
+{
+    void *stream = NULL;
+    const char *why = NULL;
+    if (pq_cuda_stream_create(&stream, &why) != 0)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: creating a CUDA stream failed: %s",
+                            why ? why : "?");
+    pq_device_memory mem = pq_device_memory_to_cuda(stream);
+    void *stub = NULL;
+    if (pq_cuda_alloc(&stub, 8, &why) != 0) {
+        pq_cuda_stream_destroy(stream);
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: cudaMalloc failed: %s", why ? why : "?");
+    }
+    const struct ArrowArray **dev_cols = calloc(leaves_len ? leaves_len : 1, sizeof *dev_cols);
+    const int16_t **dev_defs = calloc(leaves_len ? leaves_len : 1, sizeof *dev_defs);
+    struct ArrowArray *copies = calloc(nl ? nl : 1, sizeof *copies);
+    void **defs_mem = calloc(nl ? nl : 1, sizeof *defs_mem);
+    pq_status st = dev_cols && dev_defs && copies && defs_mem ? PQ_OK
+                                                               : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; st == PQ_OK && k < nl; k++) {
+        uint32_t leaf = leaves[k];
+        if (leaf >= leaves_len) continue; /* pq_expr_columns gives bound leaves */
+        if (by_leaf[leaf] && !dev_cols[leaf]) {
+            st = pq_arrow_array_copy(by_leaf[leaf], types[leaf], &mem, &copies[k], err);
+            if (st != PQ_OK && st != PQ_ERR_NOMEM && st != PQ_ERR_UNSUPPORTED) { /* the CPU may still take it */
+                char what[PQ_ERROR_MESSAGE_SIZE];
+                snprintf(what, sizeof what, "%s", err ? err->message : "?");
+                st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: copying a column to the device: %.180s",
+                                  what);
+            }
+            if (st == PQ_OK) {
+                stub_empty_buffers(&copies[k], by_leaf[leaf], stub);
+                dev_cols[leaf] = &copies[k];
+            }
+        }
+        if (st == PQ_OK && defs_by_leaf[leaf] && !dev_defs[leaf] && len > 0) {
+            if (mem.copy_in(stream, defs_by_leaf[leaf], (size_t)len * sizeof(int16_t), &defs_mem[k], &why) != 0)
+                st = pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                                  "device filter: copying definition levels to the device failed: %s",
+                                  why ? why : "?");
+            else
+                dev_defs[leaf] = defs_mem[k];
+        }
+    }
+    pq_dfilter_exec ex = {.where = PQ_DFILTER_CUDA, .stream = stream};
+    if (st == PQ_OK) st = pq_device_filter_eval(filter, dev_cols, types, dev_defs, len, &ex, keep, NULL, err);
+    for (size_t k = 0; copies && k < nl; k++)
+        if (copies[k].release) {
+            unstub_buffers(&copies[k], stub);
+            copies[k].release(&copies[k]);
+        }
+    pq_cuda_free(stub);
+    for (size_t k = 0; defs_mem && k < nl; k++) pq_cuda_free(defs_mem[k]);
+    free(copies);
+    free(defs_mem);
+    free(dev_cols);
+    free(dev_defs);
+    pq_cuda_stream_destroy(stream);
+    return st;
+}
+
+pq_status pq_device_filter_run(const pq_expr *filter, const struct ArrowArray *const *by_leaf,
+                               const struct ArrowSchema *const *types, const int16_t *const *defs_by_leaf,
+                               const uint32_t *leaves, size_t nl, size_t leaves_len, int64_t len, bool cuda,
+                               uint8_t *keep, pq_error *err)
+{
+    if (cuda) return run_on_cuda(filter, by_leaf, types, defs_by_leaf, leaves, nl, leaves_len, len, keep, err);
+    static const pq_dfilter_exec host = {.where = PQ_DFILTER_HOST};
+    return pq_device_filter_eval(filter, by_leaf, types, defs_by_leaf, len, &host, keep, NULL, err);
 }

@@ -1,15 +1,19 @@
 /*
- * reader_internal.h — the reader's context, shared by the files of reader/:
- * reader.c (opening, driving, the footer stage), stage_select.c,
- * stage_pages.c, stage_filter.c (late materialization), stage_decode.c and
- * export.c. Each stage's state is a group of fields below that its own
+ * context.h — the reader's context, beneath every file of reader/: the
+ * reader struct and each stage's state, and what all stages use (the
+ * reads of file bytes and the stages' names, context.c). Above it: the
+ * pruning steps, stage_select.c, stage_pages.c, chunk_decode.c,
+ * stage_filter.c, stage_decode.c, export.c and export_device.c, and at
+ * the top reader.c (opening, the footer stage, driving the stages) and
+ * stream.c. Each stage's state is a group of fields below that its own
  * file makes, writes and frees; the later stages only read it.
  */
-#ifndef PQ_READER_INTERNAL_H
-#define PQ_READER_INTERNAL_H
+#ifndef PQ_READER_CONTEXT_H
+#define PQ_READER_CONTEXT_H
 
 #include <time.h>
 
+#include "device/choice.h"
 #include "pages/page_walk.h"
 #include "reader/arrow_batch.h"
 #include "reader/row_set.h"
@@ -57,20 +61,12 @@ typedef enum footer_step {
     FOOTER_DONE
 } footer_step;
 
-/* Steps of late materialization (stage_filter.c). */
+/* Steps of the filter stage (stage_filter.c). */
 typedef enum filter_step {
-    FILTER_OFF = 0,   /* no column waits for the filter (none, prune_only, or nothing deferred) */
-    FILTER_WAITING,   /* the page-header stage deferred chunks until the filter has run */
-    FILTER_EVALUATED  /* the filter's bits are made for every selected row group */
+    FILTER_OFF = 0,   /* not evaluated (no filter, prune_only, or not yet) */
+    FILTER_EVALUATED  /* the filter's bits are made for every selected row group; the deferred
+                       * chunks are planned (their walk may still wait for a sans-IO caller) */
 } filter_step;
-
-/* Where pq_reader_filter_rows evaluates the filter (opts.device; chosen
- * by pq_filter_choose_device before row groups run in parallel). */
-typedef enum filter_device {
-    FILTER_ON_CPU = 0,      /* the CPU evaluator (predicate_eval.h) */
-    FILTER_ON_HOST_KERNELS, /* the predicate kernel on the host launcher (device_filter.h) */
-    FILTER_ON_CUDA          /* the predicate kernel on the CUDA device, the columns copied there */
-} filter_device;
 
 /* Where one row group's filter was evaluated (pq_reader_filter_rows). */
 typedef struct pq_filter_outcome {
@@ -86,7 +82,6 @@ typedef struct pq_filter_outcome {
  * stage_filter.c; read by the page-header and decode stages. */
 typedef struct pq_filter_state {
     filter_step step;
-    filter_device device;
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first row group left to the CPU evaluator was */
     uint64_t kernel_groups;         /* row groups the predicate kernel evaluated */
     uint64_t cpu_groups;            /* ... left to the CPU evaluator (not covered) */
@@ -105,7 +100,7 @@ typedef struct pq_filter_state {
 typedef enum output_memory {
     OUTPUT_ON_HOST = 0,     /* host memory (every read without device_output) */
     OUTPUT_ON_HOST_DEVICE,  /* host kernels' stand-in for device memory: host memory, the
-                             * arrays adopted as a CUDA decode's are (device_export.c) */
+                             * arrays adopted as a CUDA decode's are (stage_decode.c) */
     OUTPUT_ON_CUDA          /* CUDA device memory: host batches are copies */
 } output_memory;
 
@@ -127,15 +122,18 @@ typedef struct pq_decoded {
     uint64_t device_built;          /* device_output: chunks the Arrow kernels built in place */
     uint64_t copied_to_device;      /* ... arrays built on the host, then copied to the device */
     uint64_t resident_chunks;       /* opts.device_file: chunks decoded from the device copy */
+    uint64_t generation;            /* counts the decodes (and their frees): a batch cursor of an
+                                     * older one starts again */
 } pq_decoded;
 
-/* Where pq_reader_next_batch is (export.c). */
+/* Where pq_reader_next_batch is (export.c, which alone writes it). */
 typedef enum cursor_step {
     CURSOR_GROUP_START = 0,         /* at cursor.group's first row (not yet looked at) */
     CURSOR_IN_GROUP                 /* cursor.row is the next row of cursor.group */
 } cursor_step;
 
 typedef struct pq_batch_cursor {
+    uint64_t decoded;               /* the decode (pq_decoded.generation) it walks */
     size_t group;                   /* next selected row group */
     uint64_t row;                   /* and the row in it (row-group numbering) */
     cursor_step step;
@@ -174,6 +172,8 @@ typedef struct pq_selection_state {
     size_t rows_alloc;              /* entries allocated (the selection only shrinks) */
     bool row_range;                 /* options set row_offset or row_limit */
     struct pq_output_types *outputs;/* per leaf: the Arrow type it decodes to (output_type.h) */
+    pq_device_choice device;        /* where the filter and decode stages run (opts.device, resolved
+                                     * once here) */
 } pq_selection_state;
 
 /* The page-header stage's state (stage_pages.c): one chunk per selected
@@ -187,6 +187,8 @@ typedef struct pq_pages_state {
     pq_reader_chunk *prev_chunks;   /* the previous selection's chunks, until planned */
     size_t prev_chunks_len;
     size_t prev_hint;               /* where reuse_walked's next search starts */
+    pq_stage walk_stage;            /* the stage the walk in progress counts against (page headers,
+                                     * or the filter stage for the deferred chunks) */
     pq_page_walk_counters walk_counters;
 } pq_pages_state;
 
@@ -245,7 +247,7 @@ pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err);
 
 /* Bytes [offset, offset+len) into dst: from supplied ranges first, else the
  * source; PQ_ERR_NEED_DATA for a sans-IO reader without them. Counts the
- * read against `stage`. */
+ * read against `stage` (context.c). */
 pq_status pq_reader_read_range(pq_reader *r, pq_stage stage, uint64_t offset, size_t len,
                                void *dst, pq_error *err);
 
@@ -259,98 +261,47 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap);
 /* The page-header stage (stage_pages.c): walk every selected chunk. */
 pq_status pq_reader_stage_pages(pq_reader *r, pq_error *err);
 
-/* Ranges the page-header stage still needs (stage_pages.c). */
+/* Ranges the page-header stage still needs (stage_pages.c); after it, the
+ * ranges the filter stage needs for the deferred chunks it planned. */
 size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
-/* The schema of every batch of the selection (export.c); the caller owns *out. */
-pq_status pq_reader_selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err);
+/* What pq_reader_pages_plan_late did to a row group's chunks. */
+typedef struct pq_late_plan {
+    uint64_t chunks_late;     /* deferred chunks planned (for the pages of kept rows, or whole) */
+    uint64_t chunks_skipped;  /* deferred chunks never to be read: their row group kept no row */
+    uint64_t bytes_skipped;   /* ... their bytes */
+} pq_late_plan;
 
-/* device_output (device_export.c, called by the decode stage at its end):
- * every array of r->out.cols not yet in device memory (r->out.memory)
- * copied there and adopted in its place, counted in copied_to_device. */
-pq_status pq_reader_output_to_device(pq_reader *r, pq_error *err);
+/* Late materialization (called by the filter stage once the filter kept
+ * `kept` rows of selected row group g): g's deferred chunks planned for
+ * the pages that hold a kept row (pq_reader_pages_walk_late then reads
+ * their offset indexes and those pages), or, with no row kept, every chunk
+ * of g emptied (nothing of it is read or decoded any more). Adds to *out. */
+pq_status pq_reader_pages_plan_late(pq_reader *r, size_t g, int64_t kept, pq_late_plan *out, pq_error *err);
 
-/* pq_reader_next_batch, with as_stored the arrays' slices where the decode
- * stage left them (device memory with device_output) instead of a host copy. */
-pq_status pq_reader_next_batch_as(pq_reader *r, uint64_t max_rows, bool as_stored, struct ArrowArray *out_array,
-                                  struct ArrowSchema *out_schema, pq_error *err);
+/* The chunks pq_reader_pages_plan_late planned, read and walked, counted
+ * against the filter stage: offset indexes (pages over the rows whose bit
+ * in keep[g] is set), then pages. PQ_ERR_NEED_DATA for a sans-IO reader
+ * until their ranges are supplied; on another error the chunks are freed. */
+pq_status pq_reader_pages_walk_late(pq_reader *r, const uint8_t *const *keep, pq_error *err);
 
-/* A batch of adopted device arrays (r->out.memory OUTPUT_ON_CUDA) replaced
- * by a host copy (*a released, then the copy in its place); other batches
- * are left as they are. */
-pq_status pq_reader_batch_to_host(const pq_reader *r, struct ArrowArray *a, const struct ArrowSchema *s,
-                                  pq_error *err);
-
-/* The filter over selected row group g's rows (sel.rows[g]): its columns'
- * walked chunks decoded and evaluated (stage_filter.c), where
- * r->filt.device says. *keep (malloc'd, a bit per row of sel.rows[g]) gets
- * the matching rows, *kept their count, *outcome (when not NULL) where it
- * was evaluated. cctx may be NULL. With hand_over, the decoded arrays of
- * the filter's projected columns go to r->filt.cols for the decode stage
- * (entries of g alone, so row groups run in parallel; only
- * pq_filter_evaluate_group hands over). */
-pq_status pq_reader_filter_rows(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, bool hand_over,
-                                uint8_t **keep, int64_t *kept, pq_filter_outcome *outcome, pq_error *err);
-
-/* r->filt.device from opts.device: the predicate kernel for host kernels,
- * and for CUDA / auto when a CUDA device is usable. Call before evaluating
- * row groups (after pq_filter_begin, which clears it). */
-void pq_filter_choose_device(pq_reader *r);
-
-/* Row groups' outcomes (n of them) counted in r->filt (kernel_groups,
- * cpu_groups; the decode stage reports them as its stats'
- * device_filtered_groups / cpu_filtered_groups), the first fallback's
- * reason kept in r->filt.fallback. Call after the parallel run. */
-void pq_filter_count(pq_reader *r, const pq_filter_outcome *outcomes, size_t n);
-
-/* Late materialization (stage_filter.c): make the state for the
- * selection's row groups (the old one freed); evaluate the filter on
- * selected row group g, keeping its bits (and the filter's projected
- * columns) in r->filt, *kept the matches; the bits of row group g, or NULL
- * before the filter ran (or where it did not); chunk k's column as the
- * filter decoded it, or NULL (borrowed: take a reference to keep it). */
-pq_status pq_filter_begin(pq_reader *r, pq_error *err);
-pq_status pq_filter_evaluate_group(pq_reader *r, struct pq_codec_ctx *cctx, size_t g, int64_t *kept,
-                                   pq_filter_outcome *outcome, pq_error *err);
+/* The filter stage (stage_filter.c): with a filter (and not prune_only),
+ * the filter's columns, walked by the page-header stage, are decoded and
+ * the filter evaluated on every selected row group; then the deferred
+ * columns are planned for the pages that hold a kept row and those are
+ * read and walked (pq_reader_pages_walk_late). Without a filter it does
+ * nothing. PQ_ERR_NEED_DATA: a sans-IO caller supplies the deferred
+ * chunks' ranges and advances again (the filter is not evaluated again).
+ * The bits of row group g, or NULL before the filter ran (or where it did
+ * not); chunk k's column as the filter decoded it, or NULL (borrowed:
+ * take a reference to keep it); the stage's state freed. */
+pq_status pq_reader_stage_filter(pq_reader *r, pq_error *err);
 const uint8_t *pq_filter_keep(const pq_reader *r, size_t g);
 struct pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k);
 void pq_reader_free_filter(pq_reader *r);
 
 /* The decode stage (stage_decode.c): decode every selected chunk. */
 pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err);
-
-/* Chunk i's kept pages decoded (only the rows `rows` selects, NULL: all;
- * extra PQ_DECODE_* flags `more`) and checked: errors named with the
- * chunk, UTF-8 when asked for, a flat column's value count (stage_decode.c). */
-pq_status pq_reader_decode_chunk_flags(const pq_reader *r, struct pq_codec_ctx *cctx, size_t i,
-                                       const pq_decode_rows *rows, unsigned more, pq_column_values *v,
-                                       pq_error *err);
-
-/* How pq_reader_decode_chunk_kernels decodes a chunk, and how it went. */
-typedef struct pq_kernel_decode {
-    bool cuda;          /* in: the kernels on the CUDA device, else on the host */
-    bool keep;          /* in: the values left in device memory (outputs_on_device) */
-    bool on_kernels;    /* out: the kernels decoded it (else the CPU: not covered or not planned) */
-    bool kept;          /* out: the values are in device memory (free with pq_device_values_free) */
-    uint64_t resident;  /* out: 1 when decoded from opts.device_file */
-    char why[PQ_ERROR_MESSAGE_SIZE]; /* out: why the kernels did not, or "" */
-} pq_kernel_decode;
-
-/* Chunk i decoded as pq_reader_decode_chunk_flags decodes it (all rows,
- * `more`), by the device executor's kernels (a plan of its own), the
- * values back in host memory or with kd->keep left in device memory; a
- * chunk the kernels do not cover is the CPU's, errors too (stage_decode.c). */
-pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, struct pq_codec_ctx *cctx, size_t i, unsigned more,
-                                         pq_kernel_decode *kd, pq_column_values *v, pq_error *err);
-
-/* Column `col`, decoded over the rows of chunk ch's kept pages, reduced to
- * the rows of `want` whose bit in `keep` (one per row of want; NULL: all)
- * is set, `kept` of them: *out gets a new column (stage_decode.c). */
-pq_status pq_reader_take_rows(const pq_reader_chunk *ch, struct pq_arrow_column *col, const pq_row_set *want,
-                              const uint8_t *keep, int64_t kept, struct pq_arrow_column **out, pq_error *err);
-
-/* Whether every selected leaf is flat (stage_decode.c). */
-bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema);
 
 /* Move the walked chunks aside for the next plan to take over
  * (stage_pages.c); chunks not walked to the end are freed. */
@@ -379,6 +330,14 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
 {
     return leaf->max_rep == 0 && leaf->node > 0 && (uint32_t)leaf->node < schema->nodes_len &&
            schema->nodes[leaf->node].parent == 0;
+}
+
+/* Whether every selected leaf is flat. */
+static inline bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema)
+{
+    for (size_t c = 0; c < r->sel.columns_len; c++)
+        if (!pq_reader_leaf_is_flat(schema, &schema->leaves[r->sel.columns[c]])) return false;
+    return true;
 }
 
 /* The chunk of selected row group g and walk column c. */

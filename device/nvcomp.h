@@ -1,5 +1,5 @@
 /*
- * k_nvcomp.h — batched page decompression on the GPU through nvCOMP's C
+ * nvcomp.h — batched page decompression on the GPU through nvCOMP's C
  * API (nvcompBatched*DecompressAsync), for the device executor.
  *
  * nvCOMP is not linked: libnvcomp is opened with dlopen on first use, so
@@ -10,7 +10,7 @@
  * configure time (PQ_NVCOMP_LIBRARY_PATH, CMakeLists.txt). The symbols'
  * types come from nvCOMP's headers, so a build has them only where the
  * headers were found (PQ_HAVE_NVCOMP); other CUDA builds and builds
- * without CUDA (k_nvcomp_nocuda.c) fail every call with a reason.
+ * without CUDA (nvcomp_stub.c) fail every call with a reason.
  *
  * Codecs, by Parquet codec number: SNAPPY (raw snappy), GZIP (gzip
  * members; nvCOMP's Gzip), ZSTD, LZ4_RAW (one bare LZ4 block; nvCOMP's

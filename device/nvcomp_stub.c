@@ -1,6 +1,6 @@
-/* k_nvcomp_nocuda.c — k_nvcomp.h in a build without nvcc: every call
+/* nvcomp_stub.c — nvcomp.h in a build without nvcc: every call
  * fails, saying so (the device executor never asks: it has no device). */
-#include "kernels/k_nvcomp.h"
+#include "device/nvcomp.h"
 
 #include <stddef.h>
 

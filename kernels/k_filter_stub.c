@@ -1,4 +1,4 @@
-/* k_filter_nocuda.c — pq_kfilter_cuda in a build without nvcc: it fails,
+/* k_filter_stub.c — pq_kfilter_cuda in a build without nvcc: it fails,
  * saying so. */
 #include "kernels/k_filter.h"
 

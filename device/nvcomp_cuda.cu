@@ -1,9 +1,9 @@
-/* k_nvcomp.cu — nvCOMP's batched decompressors, opened with dlopen
- * (k_nvcomp.h). The function types are taken from nvCOMP's own
+/* nvcomp_cuda.cu — nvCOMP's batched decompressors, opened with dlopen
+ * (nvcomp.h). The function types are taken from nvCOMP's own
  * declarations (decltype), so a header that changes a signature breaks the
  * build, not a call. Builds with CUDA but without nvCOMP's headers compile
  * the stubs at the end. */
-#include "kernels/k_nvcomp.h"
+#include "device/nvcomp.h"
 
 #ifdef PQ_HAVE_NVCOMP
 

@@ -1,6 +1,6 @@
 /*
- * device_rows.h — selection-vector decode on the device executor
- * (pages/device_exec.h): a chunk with a row selection (pq_decode_rows: a
+ * rows.h — selection-vector decode on the device executor
+ * (device/exec.h): a chunk with a row selection (pq_decode_rows: a
  * required flat column, pq_decode_rows_supported) is decoded whole by the
  * kernels, every data page that holds a selected row in full and the others
  * not at all, as in its plan; then the compaction kernels
@@ -31,7 +31,7 @@
 
 #include "pages/column_decode.h"
 #include "pages/decode_plan.h"
-#include "pages/device_arrow.h"
+#include "device/arrow.h"
 #include "pq_error.h"
 
 /* Whether plan chunk pc is decoded whole, then compacted: a row selection

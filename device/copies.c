@@ -1,17 +1,16 @@
 /*
- * device_export.c — batches handed out on a device: sizing each Arrow
- * buffer from its type, the deep copy through a pq_device_memory, and
- * pq_reader_next_device_batch.
+ * copies.c — Arrow arrays copied between host and device memory: each
+ * buffer sized from its type, the deep copy through a pq_device_memory,
+ * the memories the GPU path copies through (CUDA, or host memory standing
+ * for a device), and batches handed out as ArrowDeviceArrays.
  */
-#include "reader/device_export.h"
+#include "device/copies.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/device.h"
-#include "kernels/k_decode.h"
+#include "device/cuda_runtime.h"
 #include "metadata/error.h"
-#include "reader/reader_internal.h"
 
 #define MAX_DEPTH 64
 
@@ -215,7 +214,7 @@ static int host_copy_in(void *user, const void *dev, size_t n, void **host, cons
         *why = "out of host memory";
         return -1;
     }
-    if (pq_kcuda_download(NULL, *host, dev, n, why) != 0) {
+    if (pq_cuda_download(NULL, *host, dev, n, why) != 0) {
         free(*host);
         *host = NULL;
         return -1;
@@ -233,7 +232,7 @@ static int cuda_peek(void *user, void *host, const void *src, size_t n)
 {
     (void)user;
     const char *why = NULL;
-    return pq_kcuda_download(NULL, host, src, n, &why);
+    return pq_cuda_download(NULL, host, src, n, &why);
 }
 
 /* Host memory standing for a device (host kernels): plain copies. */
@@ -249,57 +248,40 @@ static int plain_copy_in(void *user, const void *src, size_t n, void **dst, cons
     return 0;
 }
 
-/* ---------------------------------------------------------------------------
- * The decode stage's arrays in device memory (opts.device_output)
- * ------------------------------------------------------------------------- */
-
-/* Column c (rows of its whole length) copied through mem and adopted in its
- * place; `field` is its schema. */
-static pq_status column_to_device(pq_arrow_column **c, const struct ArrowSchema *field, const pq_device_memory *mem,
-                                  pq_error *err)
+/* Host to CUDA device, each buffer copied on a stream (the copy is
+ * waited for). */
+static int stream_copy_in(void *user, const void *host, size_t n, void **dev, const char **why)
 {
-    struct ArrowArray batch, copy;
-    pq_status st = pq_arrow_batch_export(c, NULL, 1, pq_arrow_column_length(*c), &batch, err);
-    if (st != PQ_OK) return st;
-    st = pq_arrow_array_copy(batch.children[0], field, mem, &copy, err);
-    batch.release(&batch);
-    if (st != PQ_OK) return st;
-    uint64_t bytes = pq_arrow_column_bytes(*c);
-    pq_arrow_column *adopted = NULL;
-    if ((st = pq_arrow_column_adopt(&copy, bytes, &adopted, err)) != PQ_OK) return st;
-    pq_arrow_column_release(*c);
-    *c = adopted;
-    return PQ_OK;
-}
-
-pq_status pq_reader_output_to_device(pq_reader *r, pq_error *err)
-{
-    if (r->out.memory == OUTPUT_ON_HOST) return PQ_OK;
-    struct ArrowSchema schema;
-    pq_status st = pq_reader_selection_schema(r, &schema, err);
-    if (st != PQ_OK) return st;
-    pq_device_memory mem = r->out.memory == OUTPUT_ON_CUDA ? (pq_device_memory){cuda_copy_in, cuda_release, NULL, NULL}
-                                                           : (pq_device_memory){plain_copy_in, host_release, NULL, NULL};
-    size_t n = r->sel.columns_len;
-    for (size_t i = 0; st == PQ_OK && i < r->out.len; i++) {
-        pq_arrow_column **c = &r->out.cols[i];
-        if (!*c || pq_arrow_column_is_adopted(*c)) continue;
-        size_t field = n ? i % n : 0; /* nested: the fields are packed first in a row group's slots */
-        if ((int64_t)field >= schema.n_children) {
-            st = pq_error_set(err, PQ_ERR_SCHEMA, "output slot %zu has no field in the batch schema", i);
-            break;
-        }
-        if ((st = column_to_device(c, schema.children[field], &mem, err)) == PQ_OK) r->out.copied_to_device++;
+    *dev = NULL;
+    if (pq_cuda_alloc(dev, n, why) != 0) return -1;
+    if (pq_cuda_upload(user, *dev, host, n, why) != 0) {
+        pq_cuda_free(*dev);
+        *dev = NULL;
+        return -1;
     }
-    schema.release(&schema);
-    return st;
+    return 0;
 }
 
-pq_status pq_reader_batch_to_host(const pq_reader *r, struct ArrowArray *a, const struct ArrowSchema *s,
-                                  pq_error *err)
+pq_device_memory pq_device_memory_to_cuda(void *stream)
 {
-    if (r->out.memory != OUTPUT_ON_CUDA || !a->release) return PQ_OK;
-    pq_device_memory mem = {host_copy_in, host_release, NULL, cuda_peek};
+    return stream ? (pq_device_memory){stream_copy_in, cuda_release, stream, NULL}
+                  : (pq_device_memory){cuda_copy_in, cuda_release, NULL, NULL};
+}
+
+pq_device_memory pq_device_memory_host_copy(void)
+{
+    return (pq_device_memory){plain_copy_in, host_release, NULL, NULL};
+}
+
+pq_device_memory pq_device_memory_from_cuda(void)
+{
+    return (pq_device_memory){host_copy_in, host_release, NULL, cuda_peek};
+}
+
+pq_status pq_device_array_to_host(struct ArrowArray *a, const struct ArrowSchema *s, pq_error *err)
+{
+    if (!a->release) return PQ_OK;
+    pq_device_memory mem = pq_device_memory_from_cuda();
     struct ArrowArray copy;
     pq_status st = pq_arrow_array_copy(a, s, &mem, &copy, err);
     a->release(a);
@@ -307,43 +289,35 @@ pq_status pq_reader_batch_to_host(const pq_reader *r, struct ArrowArray *a, cons
     return st;
 }
 
-/* ---------------------------------------------------------------------------
- * pq_reader_next_device_batch
- * ------------------------------------------------------------------------- */
-
-pq_status pq_reader_next_device_batch(pq_reader *r, uint64_t max_rows, struct ArrowDeviceArray *out,
-                                      struct ArrowSchema *out_schema, pq_error *err)
+pq_status pq_device_batch_export(struct ArrowArray *a, const struct ArrowSchema *s, pq_batch_memory where,
+                                 struct ArrowDeviceArray *out, pq_error *err)
 {
-    if (out) memset(out, 0, sizeof *out);
-    if (out_schema) memset(out_schema, 0, sizeof *out_schema);
-    if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and array must not be NULL");
-    struct ArrowArray a;
-    struct ArrowSchema s;
-    /* The arrays where they are: slices of the device's with device_output. */
-    pq_status st = pq_reader_next_batch_as(r, max_rows, true, &a, &s, err); /* the schema sizes copies */
-    if (st != PQ_OK || !a.release) return st;                              /* an error, or the end of data */
-    if (r->out.memory == OUTPUT_ON_CUDA) {
-        out->array = a;
+    memset(out, 0, sizeof *out);
+    switch (where) {
+    case PQ_BATCH_ON_CUDA:
+        out->array = *a;
         out->device_type = ARROW_DEVICE_CUDA;
         out->device_id = pq_cuda_current_device();
-    } else if (!r->out.on_cuda) {
-        out->array = a;
-        out->device_type = ARROW_DEVICE_CPU;
-        out->device_id = -1;
-    } else {
-        pq_device_memory mem = {cuda_copy_in, cuda_release, NULL, NULL};
-        st = pq_arrow_array_copy(&a, &s, &mem, &out->array, err);
-        a.release(&a);
+        break;
+    case PQ_BATCH_COPY_TO_CUDA: {
+        pq_device_memory mem = pq_device_memory_to_cuda(NULL);
+        pq_status st = pq_arrow_array_copy(a, s, &mem, &out->array, err);
+        a->release(a);
         if (st != PQ_OK) {
-            s.release(&s);
             memset(out, 0, sizeof *out);
             return st;
         }
         out->device_type = ARROW_DEVICE_CUDA;
         out->device_id = pq_cuda_current_device();
+        break;
     }
+    default:
+        out->array = *a;
+        out->device_type = ARROW_DEVICE_CPU;
+        out->device_id = -1;
+        break;
+    }
+    memset(a, 0, sizeof *a); /* moved into out */
     out->sync_event = NULL; /* the device's work is complete on return */
-    if (out_schema) *out_schema = s;
-    else s.release(&s);
     return PQ_OK;
 }

@@ -1,13 +1,13 @@
 /*
- * device_rows.c — selection-vector decode on the device: the whole decode
- * of a chunk compacted to its selected rows (see device_rows.h).
+ * rows.c — selection-vector decode on the device: the whole decode
+ * of a chunk compacted to its selected rows (see rows.h).
  *
  * The host does what needs the whole chunk between the two launches: each
  * page's selected count checked against the plan, the pages' selected
  * bytes summed into string offsets (pq_decode_plan_place), the outputs
  * allocated at their exact size.
  */
-#include "pages/device_rows.h"
+#include "device/rows.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #include "kernels/k_arrow_build.h"
 #include "kernels/k_decode.h"
 #include "metadata/error.h"
-#include "pages/device_exec.h"
+#include "device/exec.h"
 
 bool pq_dx_rows_compacted(const pq_plan_chunk *pc)
 {
@@ -65,7 +65,7 @@ pq_status pq_dx_rows_whole_plan(const pq_decode_plan *plan, pq_decode_plan *whol
 
 /* ---------------------------------------------------------------------------
  * Memory: the device executor's, through the Arrow kernels' context
- * (pages/device_arrow.h: cudaMalloc'd on a device; malloc'd on the host,
+ * (device/arrow.h: cudaMalloc'd on a device; malloc'd on the host,
  * garbage-filled when apart)
  * ------------------------------------------------------------------------- */
 

@@ -1,11 +1,12 @@
 /*
- * device_export.h — record batches on a device (the Arrow C device data
- * interface): a batch's buffers copied into device memory, and the
- * ArrowArray tree over them. Internal; the API is
- * pq_reader_next_device_batch (pq_reader.h).
+ * copies.h — Arrow arrays between host and device memory: a deep copy of
+ * an array tree whose every buffer goes through a pq_device_memory (CUDA
+ * memory, or host memory standing for a device so that CI checks the same
+ * path), and record batches handed out as ArrowDeviceArrays (the Arrow C
+ * device data interface).
  */
-#ifndef PQ_READER_DEVICE_EXPORT_H
-#define PQ_READER_DEVICE_EXPORT_H
+#ifndef PQ_DEVICE_COPIES_H
+#define PQ_DEVICE_COPIES_H
 
 #include <stddef.h>
 
@@ -43,5 +44,31 @@ int64_t pq_arrow_buffer_size_in(const struct ArrowSchema *s, const struct ArrowA
  * NULL and nothing is left allocated. */
 pq_status pq_arrow_array_copy(const struct ArrowArray *src, const struct ArrowSchema *s, const pq_device_memory *mem,
                               struct ArrowArray *dst, pq_error *err);
+
+/* The memories the GPU path copies through: host to CUDA device (on
+ * `stream`, a cudaStream_t, or NULL for synchronous copies), host memory
+ * standing for a device (plain copies), and CUDA device back to the host. */
+pq_device_memory pq_device_memory_to_cuda(void *stream);
+pq_device_memory pq_device_memory_host_copy(void);
+pq_device_memory pq_device_memory_from_cuda(void);
+
+/* A batch of CUDA device arrays (*a) replaced by a host copy: *a is
+ * released and the copy takes its place. An array already released (end
+ * of data) is left as it is. */
+pq_status pq_device_array_to_host(struct ArrowArray *a, const struct ArrowSchema *s, pq_error *err);
+
+/* Where a batch handed out by pq_device_batch_export is. */
+typedef enum pq_batch_memory {
+    PQ_BATCH_ON_HOST = 0,   /* host memory: handed out as ARROW_DEVICE_CPU */
+    PQ_BATCH_ON_CUDA,       /* already in CUDA device memory: handed out as it is */
+    PQ_BATCH_COPY_TO_CUDA   /* host memory, copied to the current CUDA device */
+} pq_batch_memory;
+
+/* *a (typed by s) moved into *out as an ArrowDeviceArray, copied to the
+ * current CUDA device first with PQ_BATCH_COPY_TO_CUDA (then *a is
+ * released). *a is left released (moved) either way. On error *out is
+ * zeroed. */
+pq_status pq_device_batch_export(struct ArrowArray *a, const struct ArrowSchema *s, pq_batch_memory where,
+                                 struct ArrowDeviceArray *out, pq_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* k_arrow_build_nocuda.c — pq_kbuild_cuda in a build without nvcc: it
+/* k_arrow_build_stub.c — pq_kbuild_cuda in a build without nvcc: it
  * fails, saying so (callers check for a device before they get here). */
 #include "kernels/k_arrow_build.h"
 

@@ -1,0 +1,38 @@
+/*
+ * choice.h — where a read's decode and filter run, resolved once from
+ * pq_reader_options.device (the select stage keeps the answer; the filter
+ * and decode stages only read it).
+ */
+#ifndef PQ_DEVICE_CHOICE_H
+#define PQ_DEVICE_CHOICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum pq_exec_where {
+    PQ_EXEC_CPU = 0,         /* the CPU executor and the CPU evaluator */
+    PQ_EXEC_HOST_KERNELS,    /* the device executor's kernels and the predicate kernel, run on the host */
+    PQ_EXEC_CUDA             /* ... on the CUDA device */
+} pq_exec_where;
+
+typedef struct pq_device_choice {
+    pq_exec_where where;
+    bool missing;            /* PQ_DEVICE_CUDA asked for and no CUDA device is usable: the
+                              * decode stage fails with `why` */
+    char note[160];          /* how the choice reads in pq_reader_device_note: "cpu", "host
+                              * kernels", "cuda", "cuda (auto)", "cpu (auto: why)" */
+    const char *why;         /* no usable device: why (a constant string), else NULL */
+} pq_device_choice;
+
+/* The choice for `device` (a pq_device value the select stage checked):
+ * CUDA where asked for or, with AUTO, where pq_cuda_device_count finds a
+ * usable device. */
+void pq_device_choose(uint32_t device, pq_device_choice *out);
+
+/* Whether the choice runs the kernels (host or CUDA). */
+static inline bool pq_device_choice_kernels(const pq_device_choice *c)
+{
+    return c->where != PQ_EXEC_CPU;
+}
+
+#endif
