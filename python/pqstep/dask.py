@@ -119,14 +119,12 @@ import threading
 
 import pqstep
 
+from ._options import ReadOptions as _ReadOptions
+from ._remote import is_url as _is_url
+
 __all__ = ["read_parquet", "worker_counters", "reset_worker_counters"]
 
-_URL_PREFIXES = ("http://", "https://", "s3://")
 _GLOB_CHARS = "*?["
-
-
-def _is_url(path):
-    return isinstance(path, str) and path.startswith(_URL_PREFIXES)
 
 
 # ---------------------------------------------------------------------------
@@ -219,16 +217,17 @@ def _check_unchanged(path, identity):
 
 def _read_partition(path, identity, footer, row_groups, leaves, filter, order, options):
     """One partition: `row_groups` of the file, as a pandas DataFrame. Runs
-    on a worker; `footer` is the file's footer bytes (a graph dependency)."""
-    kw = dict(options["reader"])
+    on a worker; `footer` is the file's footer bytes (a graph dependency),
+    options["reader"] the ReadOptions read_parquet made."""
+    remote = None
     if _is_url(path):
         # The object as the client found it: the open sends no request, and
         # every read carries If-Match with its version.
-        kw["remote"] = dict(options["remote"] or {}, known_size=identity[1], known_version=identity[2])
+        remote = dict(options["remote"] or {}, known_size=identity[1], known_version=identity[2])
     else:
         _check_unchanged(path, identity)
     md = _metadata(identity, footer)
-    with pqstep.Reader(path, metadata=md, columns=leaves, **kw) as r:
+    with pqstep.Reader._with_options(path, options["reader"], columns=leaves, metadata=md, remote=remote) as r:
         table = r.read(row_groups=row_groups, filter=filter)
         st = r.stage_stats("footer")
     if order is not None:
@@ -312,19 +311,19 @@ class _File:
         self.rows = rows
 
 
-def _open_file(path, cache, reader_opts, remote):
-    """A Reader over `path` (its footer parsed, or found in `cache`) and the
-    file's identity: (url, size, version) for a URL (version: the ETag or
-    Last-Modified the open found, "" when none), else (path, size,
-    mtime_ns)."""
+def _open_file(path, cache, options, remote):
+    """A Reader over `path` with `options` (a ReadOptions; its footer
+    parsed, or found in `cache`) and the file's identity: (url, size,
+    version) for a URL (version: the ETag or Last-Modified the open found,
+    "" when none), else (path, size, mtime_ns)."""
     if _is_url(path):
-        r = pqstep.Reader(path, cache=cache, remote=remote, **reader_opts)
+        r = pqstep.Reader._with_options(path, options, cache=cache, remote=remote)
         return r, (path, r.file_size, r.version or "")
     st = os.stat(path)
-    return pqstep.Reader(path, cache=cache, **reader_opts), (path, st.st_size, st.st_mtime_ns)
+    return pqstep.Reader._with_options(path, options, cache=cache), (path, st.st_size, st.st_mtime_ns)
 
 
-def _plan(paths, columns, filter, reader_opts, remote):
+def _plan(paths, columns, filter, options, remote):
     """Open every file once: (files, leaves, order, empty pyarrow table of
     the output schema)."""
     cache = pqstep.MetadataCache(1 << 40)  # a bound only: holds what the footers take
@@ -335,7 +334,7 @@ def _plan(paths, columns, filter, reader_opts, remote):
         files = []
         leaves = order = empty = None
         for n, path in enumerate(names):
-            r, identity = _open_file(path, cache, reader_opts, remote)
+            r, identity = _open_file(path, cache, options, remote)
             with r:
                 md = r.metadata
                 if n == 0:
@@ -410,13 +409,16 @@ def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, thr
         raise TypeError("filter must be a string in pqstep's predicate syntax, not %r" % (filter,))
     if not isinstance(min_rows_per_partition, int) or min_rows_per_partition < 0:
         raise ValueError("min_rows_per_partition must be a non-negative int")
-    reader_opts = dict(strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema)
-    files, leaves, order, empty = _plan(paths, columns, filter, reader_opts, storage_options)
+    # The client's readers and the tasks' share one ReadOptions (the
+    # threads are the tasks' decode threads).
+    reader_options = _ReadOptions(threads=threads, strings=strings, decimals=decimals,
+                                  follow_arrow_schema=follow_arrow_schema)
+    files, leaves, order, empty = _plan(paths, columns, filter, reader_options, storage_options)
     to_pandas = dict(arrow_to_pandas or {})
     if pyarrow_strings_enabled():
         to_pandas["types_mapper"] = functools.partial(_types_mapper, to_pandas.get("types_mapper"))
     meta = empty.to_pandas(**to_pandas)
-    options = {"reader": dict(reader_opts, threads=threads), "remote": storage_options, "to_pandas": to_pandas}
+    options = {"reader": reader_options, "remote": storage_options, "to_pandas": to_pandas}
 
     parts = []
     name = "pqstep-read-parquet-" + tokenize(tuple(f.identity for f in files), tuple(tuple(f.kept) for f in files),

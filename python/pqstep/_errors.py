@@ -1,0 +1,42 @@
+"""pqstep.Error and the mapping of a C pq_error onto it."""
+import os
+
+from . import _lib as _c
+
+
+class Error(Exception):
+    """An error reported by libpqstep.
+
+    .code    the status name, e.g. "I/O error", "not a Parquet file"
+    .status  the numeric pq_status
+    .message the library's message
+    .path    the file, when the error concerns one
+    """
+
+    def __init__(self, code, message, status=None, path=None):
+        text = message if message.startswith(code) else "%s: %s" % (code, message)
+        if path is not None:
+            text = "%s: %s" % (os.fsdecode(path), text)
+        super().__init__(text)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.path = path
+
+
+def status_name(status):
+    """The library's name of a pq_status ("invalid argument", "I/O error", ...)."""
+    return _c.pq_status_name(status).decode()
+
+
+def error(err, path=None):
+    """A pq_error the library filled in, as a pqstep.Error (about `path`)."""
+    status = int(err.code)
+    msg = err.message.decode("utf-8", "replace")
+    return Error(status_name(status), msg, status, path)
+
+
+def invalid_argument(message, path=None):
+    """A pqstep.Error with the library's PQ_ERR_INVALID_ARGUMENT status, for
+    the argument checks the binding makes itself."""
+    return Error(status_name(_c.PQ_ERR_INVALID_ARGUMENT), message, _c.PQ_ERR_INVALID_ARGUMENT, path)

@@ -1,0 +1,445 @@
+"""Reader (one file's C reader, advanced to the footer stage on open, and
+the reads made with its parsed footer), and the functions that open one:
+read_metadata, read_table, scan."""
+import ctypes
+import weakref
+
+from . import _lib as _c
+from ._arrow import device_batches as _device_batches, export_batches, output_schema
+from ._errors import error, invalid_argument
+from ._metadata import FileMetadata, MetadataCache
+from ._options import ReadOptions, batch_rows
+from ._remote import is_url, location, open_handle, url
+from ._stream import Scan, decoded_batches
+
+# Stage names as the library spells them ("init", "footer", ...), by value.
+STAGE_NAMES = [_c.pq_stage_name(i).decode() for i in range(_c.PQ_STAGE_COUNT)]
+
+
+def _stage_value(stage):
+    if isinstance(stage, int):
+        if 0 <= stage < _c.PQ_STAGE_COUNT:
+            return stage
+    elif stage in STAGE_NAMES:
+        return STAGE_NAMES.index(stage)
+    raise ValueError("unknown stage %r (one of %s)" % (stage, ", ".join(STAGE_NAMES)))
+
+
+class Reader:
+    """A reader over one file, advanced to the footer stage on open.
+
+    metadata     a FileMetadata to adopt (no I/O, no parse for the footer)
+    footer_bytes footer bytes to parse instead of reading the file's footer
+    cache        a MetadataCache to look the footer up in (and store it)
+    remote       for http://, https:// and s3:// URLs: a dict of remote
+                 options (endpoint, region, access_key_id, secret_access_key,
+                 session_token, anonymous, addressing, max_connections,
+                 max_retries, retry_base_ms, request_timeout_ms,
+                 connect_timeout_ms, tail_bytes, verify_tls, known_size,
+                 known_version, ca_file; see pq_remote.h); S3 settings not given come
+                 from the AWS_* environment variables
+    columns      leaf indexes (ints: the footer parse decodes only their
+                 column chunks) or dotted paths; kept for the later stages
+    footer_read_size  bytes read from the end of the file to catch the
+                 footer in one read (0: the library's 64 KiB; for a URL,
+                 the remote option tail_bytes unless that is given)
+    memory_limit bytes one step may hold, the footer's included (see
+                 read_table)
+    threads      decode threads of the reads (None: one per core)
+    validate_utf8  fail on a string value that is not UTF-8 (see read_table)
+    strings      "string", "string_view", "large_string" or "dictionary":
+                 the type of string and binary columns in what the reader
+                 returns (see read_table)
+    decimals     "decimal128" or "decimal64" (see read_table)
+    follow_arrow_schema  follow the Arrow types the writer stored (see
+                 read_table)
+    device       "cpu" (default), "cuda", "auto" or "host-kernels": where
+                 the decode stage runs (see read_table); scans decode on
+                 the CPU
+    device_output  keep the decoded arrays in device memory (see
+                 read_table): device_batches() then hands out slices of
+                 them without a copy
+    device_file  the whole file already in device memory, decoded from
+                 there (see read_table); kept alive by the reader
+    mmap         map a local file and decode its pages where they lie
+                 (default True; see read_table)
+    At most one of metadata and footer_bytes. Bad option values raise
+    ValueError or TypeError naming the option.
+    """
+
+    def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
+                 footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
+                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
+                 device="cpu", device_output=False, device_file=None, mmap=True):
+        options = ReadOptions(footer_read_size=footer_read_size, memory_limit=memory_limit, threads=threads,
+                              validate_utf8=validate_utf8, strings=strings, decimals=decimals,
+                              follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
+                              device_file=device_file, mmap=mmap)
+        self._start(path, options, columns, metadata, cache, footer_bytes, remote)
+
+    @classmethod
+    def _with_options(cls, path, options, columns=None, metadata=None, cache=None, footer_bytes=None,
+                      remote=None):
+        """A Reader opened with `options` (a ReadOptions) rather than
+        keyword arguments: what read_table, scan and pqstep.dask use. The
+        reader keeps them without their selection (row groups, row range,
+        filter, pruning), which each read gives."""
+        self = cls.__new__(cls)
+        self._start(path, options, columns, metadata, cache, footer_bytes, remote)
+        return self
+
+    def _start(self, path, options, columns, metadata, cache, footer_bytes, remote):
+        self._handle = None
+        self._md = None
+        self.path = location(path, remote, options.footer_read_size)
+        if metadata is not None and not isinstance(metadata, FileMetadata):
+            raise TypeError("metadata must be a pqstep.FileMetadata")
+        if cache is not None and not isinstance(cache, MetadataCache):
+            raise TypeError("cache must be a pqstep.MetadataCache")
+        self._cache = cache
+        names = projection = None
+        if columns is not None:
+            columns = list(columns)
+            if all(isinstance(c, int) and not isinstance(c, bool) for c in columns):
+                projection = columns  # the footer parse decodes only their chunks
+            else:
+                names = columns
+        options = options.without_selection()
+        opts, keep = options.replace(columns=projection).to_c(
+            self.path, metadata=metadata._live() if metadata is not None else None, footer_bytes=footer_bytes,
+            cache=cache._live() if cache is not None else None)
+        err = _c.pq_error()
+        h = open_handle(self.path, opts, err)
+        if not h:
+            raise error(err, self.path)
+        self._handle = h
+        self._finalizer = weakref.finalize(self, _c.pq_reader_close, h)
+        st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_FOOTER, ctypes.byref(err))
+        del keep  # the footer stage is done: the library holds what it needs
+        if st != _c.PQ_OK:
+            self.close()
+            raise error(err, self.path)
+        self.columns = projection if names is None else self._resolve(names)
+        # What every later read starts from (ReadOptions.replace).
+        self._options = options.replace(columns=self.columns)
+        if is_url(self.path):
+            # Readers opened later for this one (reads, scans) know the
+            # object: no request to find its size again.
+            self.path = url(self.path, dict(self.path.remote, known_size=self.file_size,
+                                            known_version=self.version or ""))
+
+    def _resolve(self, names):
+        md = self.metadata
+        out = []
+        for c in names:
+            if isinstance(c, int) and not isinstance(c, bool):
+                i = c if 0 <= c < md.num_columns else None
+            elif isinstance(c, str):
+                i = md.find_column(c)
+            else:
+                raise TypeError("columns holds leaf indexes or paths, not %r" % (c,))
+            if i is None:
+                self.close()
+                raise invalid_argument("no leaf column %r" % (c,), self.path)
+            out.append(i)
+        return out
+
+    def _columns(self, columns):
+        """columns= of a read: the reader's when None, else resolved."""
+        return self.columns if columns is None else self._resolve(list(columns))
+
+    def _live(self):
+        if self._handle is None or not self._finalizer.alive:
+            raise ValueError("Reader is closed")
+        return self._handle
+
+    @property
+    def stage(self):
+        """The last completed stage: "footer" once open."""
+        return STAGE_NAMES[_c.pq_reader_stage(self._live())]
+
+    @property
+    def metadata(self):
+        """The footer as a FileMetadata sharing the reader's reference."""
+        h = self._live()
+        if self._md is None:
+            self._md = FileMetadata(_c.pq_metadata_retain(_c.pq_reader_metadata(h)))
+        return self._md
+
+    @property
+    def num_row_groups(self):
+        return self.metadata.num_row_groups
+
+    @property
+    def file_size(self):
+        return int(_c.pq_reader_file_size(self._live()))
+
+    def footer_bytes(self):
+        return self.metadata.footer_bytes()
+
+    @property
+    def device_note(self):
+        """After a decode: where it ran and why ("cpu", "host kernels: 12
+        chunks on the kernels, 1 on the CPU (first: ...)")."""
+        return _c.pq_reader_device_note(self._live()).decode("utf-8", "replace")
+
+    @property
+    def version(self):
+        """For a URL: the object's ETag (else its Last-Modified) as the open
+        found it; None for files."""
+        v = _c.pq_reader_source_version(self._live())
+        return None if v is None else v.decode("utf-8", "replace")
+
+    def stage_stats(self, stage="footer"):
+        """Counters of one stage (a name from pq_stage_name or its number):
+        bytes_read, reads, nanoseconds, parses, reused, chunks, pages, and
+        the rest of pq_stage_stats (pruning, filtering, remote and device
+        counts)."""
+        st = _c.pq_stage_stats()
+        _c.pq_reader_stage_stats(self._live(), _stage_value(stage), ctypes.byref(st))
+        return {name: int(getattr(st, name)) for name, _ in st._fields_}
+
+    def select(self, columns=None, row_groups=None, filter=None):
+        """The rows of `row_groups` (None: all) for which `filter` is true,
+        as a pyarrow.Table of `columns`: Reader.read with a filter."""
+        return self.read(row_groups=row_groups, columns=columns, filter=filter)
+
+    def read_row_group(self, i, columns=None):
+        """Row group `i` as a pyarrow.RecordBatch. `columns`: leaf indexes or
+        paths, default the reader's columns (all when none were given). With
+        a nested column selected, the batch has one field per top-level
+        field holding selected leaves, in file order."""
+        self._live()
+        options = self._options.replace(columns=self._columns(columns), row_groups=[i], device_output=False)
+        return list(decoded_batches(self.path, self.metadata, options))[0]
+
+    def _reselect(self, options):
+        """Back to the select stage with the selection of `options`
+        (pq_reader_reselect); returns the handle."""
+        h = self._live()
+        sel, keep = options.selection(self.path)
+        err = _c.pq_error()
+        if _c.pq_reader_reselect(h, ctypes.byref(sel), ctypes.byref(err)) != _c.PQ_OK:
+            raise error(err, self.path)
+        del keep  # the reader copied the selection
+        return h
+
+    def kept_rows(self, filter=None, row_groups=None, row_offset=0, row_limit=None, prune=True):
+        """Run the select stage only (no data page is read) and return, for
+        each row group kept, the runs of rows a read fetches, as
+        {row_group: [(first_row, num_rows), ...]} in the row group's own
+        numbering: the whole row group, the row range, or with the page
+        index only the runs whose pages may match `filter`."""
+        cols = self.columns if self.columns is not None else list(range(self.metadata.num_columns))
+        h = self._reselect(self._options.replace(columns=cols, row_groups=row_groups, row_offset=row_offset,
+                                                 row_limit=row_limit, filter=filter, prune=prune))
+        err = _c.pq_error()
+        if _c.pq_reader_advance_to(h, _c.PQ_STAGE_SELECT, ctypes.byref(err)) != _c.PQ_OK:
+            raise error(err, self.path)
+        out = {}
+        for g in range(self.metadata.num_row_groups):
+            n = ctypes.c_size_t()
+            if _c.pq_reader_row_group_runs(h, g, None, 0, ctypes.byref(n), ctypes.byref(err)) != _c.PQ_OK:
+                continue  # pruned or not selected
+            runs = (_c.pq_row_run * max(n.value, 1))()
+            _c.pq_reader_row_group_runs(h, g, runs, n.value, ctypes.byref(n), ctypes.byref(err))
+            out[g] = [(int(x.first_row), int(x.num_rows)) for x in runs[:n.value]]
+        return out
+
+    def read(self, row_groups=None, row_offset=0, row_limit=None, columns=None, filter=None,
+             prune=True):
+        """Decode with this reader's own stages and return a pyarrow.Table:
+        `row_groups` (None: all), rows [row_offset, row_offset + row_limit)
+        of them, `columns` (None: the reader's). Each call goes back to the
+        select stage (pq_reader_reselect), so a later read of chunks an
+        earlier one walked neither reads nor walks them again when they hold
+        the rows: see stage_stats("page headers")["reused"]. filter, prune:
+        as for read_table; stage_stats("select")["pruned_statistics"] and
+        stage_stats("decode")["rows_filtered"] count what they did."""
+        import pyarrow as pa
+        cols = self._columns(columns)
+        if cols is None:
+            cols = list(range(self.metadata.num_columns))
+        options = self._options.replace(columns=cols, row_groups=row_groups, row_offset=row_offset,
+                                        row_limit=row_limit, filter=filter, prune=prune)
+        h = self._reselect(options)
+        err = _c.pq_error()
+        stage = _c.PQ_STAGE_SELECT if options.no_rows else _c.PQ_STAGE_DECODE
+        if _c.pq_reader_advance_to(h, stage, ctypes.byref(err)) != _c.PQ_OK:
+            raise error(err, self.path)
+        batches = [] if options.no_rows else list(export_batches(h, 0, self.path))
+        if batches:
+            return pa.Table.from_batches(batches)
+        return output_schema(h, self.path).empty_table()
+
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
+        """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
+        row group by row group (a batch never spans two). Only one row group
+        is decoded at a time, and every row group reuses this reader's
+        parsed footer. `columns`, `row_groups`: as for read_row_group and
+        read_table; `threads`: decode threads (None: the reader's)."""
+        self._live()
+        batch_rows(batch_size, none_ok=False)
+        options = self._options.replace(columns=self._columns(columns), device_output=False)
+        if threads is not None:
+            options = options.replace(threads=threads)
+        md = self.metadata
+        groups = range(md.num_row_groups) if row_groups is None else list(row_groups)
+        for g in groups:
+            for b in decoded_batches(self.path, md, options.replace(row_groups=[g]), batch_size=batch_size):
+                if b.num_rows:  # an empty row group gives no batch, as in pyarrow
+                    yield b
+
+    def device_batches(self, batch_size=65536, columns=None, row_groups=None, filter=None):
+        """Yield DeviceBatch objects (Arrow C device data interface arrays)
+        of at most batch_size rows: on the CUDA device when this reader's
+        device= put the decode there ("cuda", or "auto" with a device),
+        else in host memory. Decodes with a reader of its own (the parsed
+        footer reused)."""
+        options = self._options.replace(columns=self._columns(columns), row_groups=row_groups, filter=filter)
+        return decoded_batches(self.path, self.metadata, options, batch_size=batch_size, export=_device_batches)
+
+    def scan(self, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
+             threads=None, validate_utf8=None, memory_limit=None, prune=True, strings=None, decimals=None,
+             follow_arrow_schema=None):
+        """A Scan (an Arrow C stream for DuckDB, polars, pyarrow) of this
+        reader's file with its parsed footer: `columns` (None: the
+        reader's), `row_groups`, `filter`, the row range and `prune` as for
+        read; batch_size the most rows a batch has (None: a row group per
+        batch); the output types, threads, validate_utf8 and memory_limit
+        default to the reader's. The scan decodes on the CPU."""
+        self._live()
+        inherited = dict(threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, strings=strings,
+                         decimals=decimals, follow_arrow_schema=follow_arrow_schema)
+        options = self._options.replace(
+            columns=self._columns(columns), row_groups=row_groups, filter=filter, row_offset=row_offset,
+            row_limit=row_limit, prune=prune, device="cpu", device_output=False, device_file=None,
+            **{k: v for k, v in inherited.items() if v is not None})
+        return Scan._with_options(self.path, self.metadata, options, batch_size)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule stream of the reader's columns, every row
+        group: self.scan().__arrow_c_stream__()."""
+        return self.scan().__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_schema__(self):
+        return self.scan().__arrow_c_schema__()
+
+    def to_reader(self, **scan_args):
+        """A pyarrow.RecordBatchReader: self.scan(**scan_args).to_reader()."""
+        return self.scan(**scan_args).to_reader()
+
+    def close(self):
+        """Close the file. self.metadata, once taken, stays usable."""
+        if self._handle is not None:
+            self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self._handle is None or not self._finalizer.alive else self.stage
+        return "Reader(%r, stage=%s)" % (self.path, state)
+
+
+def read_metadata(path, cache=None, remote=None):
+    """Read and parse a file's footer; returns a FileMetadata. remote: as
+    for Reader."""
+    with Reader(path, cache=cache, remote=remote) as r:
+        return r.metadata
+
+
+def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
+               threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
+               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
+               device="cpu", device_output=False, device_file=None, mmap=True):
+    """Read a file (a path, or an http://, https:// or s3:// URL, with
+    `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
+    of `row_groups` (indexes; default all), rows [row_offset, row_offset +
+    row_limit) of those (counted across them in order; pages outside the
+    range are skipped through the offset index where the file has one),
+    decoded on `threads` threads (None: one per core). validate_utf8: fail
+    on a string value that is not UTF-8 (pyarrow passes such bytes on).
+    memory_limit: bytes that file contents may make one step hold (a footer,
+    a chunk, one chunk's decode; None: pqstep.default_memory_limit(), a
+    quarter of physical memory, at most 1 GiB; 0: only what the file's declared sizes
+    allow); more is a pqstep.Error with code "memory limit exceeded",
+    raised before the allocation. filter: a predicate in pqstep's
+    syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
+    its statistics rule out are skipped, and only the rows where it is true
+    are returned (the row range counts rows before the filter); prune=False
+    turns the pruning steps off (the rows are the same), and a set of step
+    names ("statistics", "dictionary", "bloom_filter", "page_index") uses
+    only those. metadata (a
+    FileMetadata) or cache (a MetadataCache): reuse a parsed footer, as for
+    Reader. strings: "string" (the default: pa.string() / pa.binary(),
+    every value copied) or "string_view" (pa.string_view() /
+    pa.binary_view() for top-level columns: a dictionary-encoded value is
+    its dictionary entry's view, no bytes copied; what DuckDB, polars and
+    DataFusion use), "large_string" (pa.large_string() / pa.large_binary():
+    int64 offsets) or "dictionary" (pa.dictionary(pa.int32(), pa.string()):
+    a dictionary-encoded column chunk keeps the file's dictionary, no
+    string copied). Strings inside structs, lists and maps stay
+    pa.string(). decimals: "decimal128" (the default, as pyarrow) or
+    "decimal64" (pa.decimal64 for top-level decimals of at most 18 digits:
+    8 bytes a value, INT64-stored ones taken without conversion).
+    follow_arrow_schema: follow the Arrow schema the writer stored in the
+    footer (pyarrow and arrow-rs store one) where it names large strings,
+    string views, dictionaries, a timestamp's time zone or a duration;
+    elsewhere `strings` and `decimals` apply. device: "cpu" (the
+    default: the CPU executor), "cuda" (the device executor's kernels on
+    a CUDA device; pqstep.Error without one), "auto" (CUDA when a device is
+    usable, else the CPU) or "host-kernels" (the same kernels run on the
+    host, as CI checks them); chunks the kernels do not cover are decoded
+    on the CPU (Reader.stage_stats("decode"): device_chunks, cpu_chunks;
+    Reader.device_note says where and why). With a filter, the kernels
+    decode the filter's columns too and the predicate kernel evaluates it
+    there, row group by row group (where the columns hold the row group's
+    rows as one run, without their leaving the device), and the CPU
+    evaluator what the kernel does not cover (device_filtered_groups,
+    cpu_filtered_groups). device_output: with the decode on a CUDA device
+    (or "host-kernels", standing in for one), the decoded arrays stay in
+    device memory, built there by the Arrow kernels where they cover the
+    type (Reader.device_batches() hands them out without a copy); the
+    table read_table returns is then a host copy. device_file: the whole
+    file already in the device's memory (host memory with "host-kernels"),
+    so that the kernels decompress and decode its pages from there instead
+    of copying them from host memory: an object with
+    __cuda_array_interface__ (a CuPy array, say), any buffer (bytes, a
+    numpy array: host memory, for "host-kernels"), or an (address, size)
+    tuple; its bytes must be the file's (a size that is not the file's is a
+    pqstep.Error) and must not change during the read. The footer and page
+    headers are still read from `path`; the CPU executor ignores it.
+    mmap: a local file is mapped and its pages decoded where they lie in
+    the page cache, without pread's copy (the default; the mapping is kept
+    for the next reader of the same file, see set_file_map_limit);
+    mmap=False reads by pread alone. A file another process truncates while it is mapped
+    raises SIGBUS (as with pyarrow's memory_map=True and polars); without
+    the map it is a pqstep.Error."""
+    import pyarrow as pa
+    options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
+                          threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
+                          strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
+                          device=device, device_output=device_output, device_file=device_file, mmap=mmap)
+    with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
+        schema = []
+        batches = list(decoded_batches(r.path, r.metadata, options.replace(columns=r.columns), schema_out=schema))
+    if batches:
+        return pa.Table.from_batches(batches)
+    return schema[0].empty_table()
+
+
+def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
+         threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
+         strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+    """A Scan of one file: the arguments as for read_table, batch_size the
+    most rows a batch has (None: a row group per batch); it decodes on the
+    CPU. Nothing is decoded until a consumer pulls from it."""
+    options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
+                          threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
+                          strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema)
+    with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
+        return Scan._with_options(r.path, r.metadata, options.replace(columns=r.columns), batch_size)
