@@ -50,7 +50,7 @@
 #include <stdint.h>
 
 #include "kernels/assemble.h"
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "pq_arrow.h"
 #include "pq_error.h"
 #include "pq_metadata.h"

@@ -29,7 +29,7 @@
 #include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pages/codec.h"
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "pages/device_rows.h"
 
 #define DEFAULT_THREADS 256u

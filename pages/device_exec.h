@@ -101,7 +101,7 @@
 #include <stdint.h>
 
 #include "pages/codec.h"
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "pages/decode_plan.h"
 #include "pq_error.h"
 

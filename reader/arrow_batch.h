@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "kernels/assemble.h"
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "pq_arrow.h"
 
 typedef struct pq_arrow_column pq_arrow_column;

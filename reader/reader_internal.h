@@ -10,6 +10,8 @@
 
 #include <time.h>
 
+#include "pages/codec.h"
+#include "pages/decode_plan.h"
 #include "pages/page_walk.h"
 #include "reader/arrow_batch.h"
 #include "reader/row_set.h"

@@ -22,6 +22,7 @@
 #include "kernels/device.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
+#include "pages/cpu_exec.h"
 #include "pages/device_arrow.h"
 #include "pages/device_exec.h"
 #include "reader/output_type.h"

@@ -37,7 +37,7 @@
 #include "kernels/assemble.h"
 #include "kernels/device.h"
 #include "kernels/k_launch.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pages/device_arrow.h"
 #include "pages/page_walk.h"
 #include "pqstep.h"

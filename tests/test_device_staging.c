@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "kernels/device.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pages/decode_plan.h"
 #include "pages/device_exec.h"
 #include "pages/page_walk.h"
