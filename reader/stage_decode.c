@@ -25,6 +25,8 @@
 #include "pages/cpu_exec.h"
 #include "pages/device_arrow.h"
 #include "pages/device_exec.h"
+#include "reader/arrow_nested.h"
+#include "reader/arrow_take.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
 #include "reader/reader_internal.h"
