@@ -50,7 +50,7 @@
 #include <stdint.h>
 
 #include "kernels/assemble.h"
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "pq_arrow.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
@@ -145,7 +145,7 @@ pq_status pq_darrow_build_dictionary_slots(pq_darrow_ctx *x, const pq_leaf *leaf
                                            pq_darrow_array *out, pq_error *err);
 
 /* Whether pq_darrow_build_flat lays out leaf `leaf`'s type decoded with
- * column_decode.h's `flags` (0: values or byte arrays;
+ * page_values.h's `flags` (0: values or byte arrays;
  * PQ_DECODE_STRING_VIEWS; PQ_DECODE_INDICES): false for what it would
  * refuse as not supported. */
 bool pq_darrow_covers(const pq_leaf *leaf, unsigned flags);

@@ -321,3 +321,20 @@ pq_status pq_device_batch_export(struct ArrowArray *a, const struct ArrowSchema 
     out->sync_event = NULL; /* the device's work is complete on return */
     return PQ_OK;
 }
+
+void pq_device_values_free(bool on_cuda, pq_column_values *v)
+{
+    if (!v) return;
+    if (!on_cuda) {
+        pq_column_values_free(v);
+        return;
+    }
+    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data, v->views};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pq_cuda_free(bufs[i]);
+    for (size_t i = 0; i < v->n_view_bufs && i < 2; i++) pq_cuda_free(v->view_bufs[i]);
+    if (v->dictionary) {
+        pq_device_values_free(true, v->dictionary);
+        free(v->dictionary); /* the struct itself is host memory */
+    }
+    memset(v, 0, sizeof *v);
+}

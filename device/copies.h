@@ -12,6 +12,7 @@
 
 #include "pq_arrow.h"
 #include "pq_error.h"
+#include "pages/page_values.h"
 
 /* Where device buffers come from: copy_in makes a device copy of n host
  * bytes (*dev; NULL for n == 0), returning 0, or -1 with `why`; release
@@ -70,5 +71,10 @@ typedef enum pq_batch_memory {
  * zeroed. */
 pq_status pq_device_batch_export(struct ArrowArray *a, const struct ArrowSchema *s, pq_batch_memory where,
                                  struct ArrowDeviceArray *out, pq_error *err);
+
+/* Frees the buffers of an output left in device memory
+ * (outputs_on_device) and zeroes it; on_cuda says whether the run was on a
+ * CUDA device. */
+void pq_device_values_free(bool on_cuda, pq_column_values *v);
 
 #endif

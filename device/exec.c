@@ -29,7 +29,7 @@
 #include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pages/codec.h"
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "device/rows.h"
 
 #define DEFAULT_THREADS 256u
@@ -1990,19 +1990,3 @@ pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *pl
     return first;
 }
 
-void pq_device_values_free(bool on_cuda, pq_column_values *v)
-{
-    if (!v) return;
-    if (!on_cuda) {
-        pq_column_values_free(v);
-        return;
-    }
-    void *bufs[] = {v->def_levels, v->rep_levels, v->values, v->offsets, v->data, v->views};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pq_cuda_free(bufs[i]);
-    for (size_t i = 0; i < v->n_view_bufs && i < 2; i++) pq_cuda_free(v->view_bufs[i]);
-    if (v->dictionary) {
-        pq_device_values_free(true, v->dictionary);
-        free(v->dictionary); /* the struct itself is host memory */
-    }
-    memset(v, 0, sizeof *v);
-}

@@ -101,7 +101,8 @@
 #include <stdint.h>
 
 #include "pages/codec.h"
-#include "pages/column_decode.h"
+#include "device/copies.h"
+#include "pages/page_values.h"
 #include "pages/decode_plan.h"
 #include "pq_error.h"
 
@@ -215,9 +216,5 @@ typedef struct pq_device_exec_options {
 pq_status pq_device_exec_run(const pq_device_exec_options *o, pq_decode_plan *plan, pq_column_values *outs,
                              pq_status *status, pq_error *errors);
 
-/* Frees the buffers of an output left in device memory
- * (outputs_on_device) and zeroes it; on_cuda says whether the run was on a
- * CUDA device. */
-void pq_device_values_free(bool on_cuda, pq_column_values *v);
 
 #endif

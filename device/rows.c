@@ -16,7 +16,7 @@
 #include "kernels/k_arrow_build.h"
 #include "kernels/k_decode.h"
 #include "metadata/error.h"
-#include "device/exec.h"
+#include "device/copies.h"
 
 bool pq_dx_rows_compacted(const pq_plan_chunk *pc)
 {

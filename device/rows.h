@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pages/column_decode.h"
+#include "pages/page_values.h"
 #include "pages/decode_plan.h"
 #include "device/arrow.h"
 #include "pq_error.h"

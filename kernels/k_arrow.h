@@ -1,7 +1,7 @@
 /*
  * k_arrow.h — the Arrow kernels of a flat column: decoded values
  * (pq_column_values, in device memory) into the buffers of the column's
- * Arrow array, as reader/arrow_batch.c builds them on the host.
+ * Arrow array, as reader/arrow_column.c builds them on the host.
  *
  * Work is split by slot: block b owns the `tile` slots [b * tile, (b + 1) *
  * tile), tile a multiple of 8, so that a byte of a bitmap belongs to one
@@ -21,7 +21,7 @@
  *                   values come from a block scan of their valid counts
  *                   (k_block.h).
  *
- * Conversions are arrow_batch.c's, value for value: integers cut or
+ * Conversions are arrow_column.c's, value for value: integers cut or
  * extended (signed or not), INT96 to nanoseconds (wrapping as pyarrow
  * does), big-endian decimals of any length (FLBA or each value its own
  * BYTE_ARRAY length) sign-extended or cut to the output width, booleans to

@@ -39,7 +39,7 @@
 #include "kernels/primitives.h"
 
 /* What happens to the string bytes of a page of string views (as the CPU
- * executor does it, pages/column_decode.c): */
+ * executor does it, pages/page_values.c): */
 typedef enum pq_kc_views_mode {
     PQ_KC_VIEWS_KEEP = 0, /* dictionary-encoded: views into the dictionary, kept as they are */
     PQ_KC_VIEWS_COPY = 1, /* PLAIN: the selected strings copied out, the views made anew */

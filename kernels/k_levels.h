@@ -24,7 +24,7 @@
 
 #include "kernels/k_runs.h"
 
-/* Bits needed for levels 0..max (as column_decode.c). */
+/* Bits needed for levels 0..max (as page_values.c). */
 PQ_HD static inline int pq_k_level_bit_width(int16_t max)
 {
     int bw = 0;

@@ -7,7 +7,7 @@
  * chunk (leaf type, width, levels, codec, output kind) and one per page
  * (where its bytes are, its encoding and counts, and the offsets of its
  * output in the chunk's arrays). Every executor runs the same plan: the CPU
- * executor (pages/column_decode.c) now, a CUDA one later.
+ * executor (pages/cpu_exec.c) now, a CUDA one later.
  *
  * Output offsets. A page's level slots start at the sum of the earlier data
  * pages' num_values: known from the headers. Its first value and first

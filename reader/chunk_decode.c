@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "device/exec.h"
+#include "pages/cpu_exec.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
+#include "reader/arrow_take.h"
 #include "reader/chunk_decode.h"
 #include "reader/output_type.h"
 

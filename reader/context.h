@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "device/choice.h"
+#include "pages/codec.h"
+#include "pages/decode_plan.h"
 #include "pages/page_walk.h"
 #include "reader/arrow_batch.h"
 #include "reader/row_set.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pqstep.h"
 
 static pq_leaf string_leaf(int16_t max_def)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pqstep.h"
 #include "test_util.h"
 

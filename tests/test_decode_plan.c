@@ -17,7 +17,7 @@
 #include <zstd.h>
 
 #include "kernels/primitives.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pages/decode_plan.h"
 #include "pqstep.h"
 #include "test_util.h"

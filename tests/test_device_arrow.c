@@ -1,7 +1,7 @@
 /*
  * test_device_arrow.c — Arrow buffers built by the kernels
  * (device/arrow.h, kernels/k_arrow_build.h) run on the host, phase
- * by phase, against the host build of reader/arrow_batch.c.
+ * by phase, against the host build of reader/arrow_column.c and arrow_nested.c.
  *
  * Oracle: pq_arrow_column_build (flat leaves) and pq_arrow_nested_build
  * (a nested field of one leaf: its levels assembled by kernels/assemble.c)
@@ -37,11 +37,12 @@
 #include "kernels/assemble.h"
 #include "device/cuda_runtime.h"
 #include "kernels/k_launch.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "device/arrow.h"
 #include "pages/page_walk.h"
 #include "pqstep.h"
 #include "reader/arrow_batch.h"
+#include "reader/arrow_nested.h"
 #include "test_util.h"
 
 static const struct {

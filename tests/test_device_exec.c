@@ -36,7 +36,7 @@
 #include "device/cuda_runtime.h"
 #include "kernels/k_decode.h"
 #include "kernels/k_launch.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pages/decode_plan.h"
 #include "device/exec.h"
 #include "pages/page_walk.h"

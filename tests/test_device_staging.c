@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "device/cuda_runtime.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pages/decode_plan.h"
 #include "device/exec.h"
 #include "pages/page_walk.h"

@@ -37,7 +37,7 @@ int pq_cmd_prune(int argc, char **argv);
 int pq_cmd_cat(int argc, char **argv);
 
 /* ---------------------------------------------------------------------------
- * Arguments and errors (cli_util.c)
+ * Arguments, errors, allocation and escaped text (cli_util.c)
  * ------------------------------------------------------------------------- */
 
 typedef struct cli_args {
@@ -76,6 +76,13 @@ pq_reader *cli_open_reader(const char *location, const pq_reader_options *opts, 
 /* Allocation that cannot fail: prints "pqstep: out of memory" and exits 1. */
 void *cli_xrealloc(void *p, size_t size);
 
+/* Write bytes for a human: well-formed UTF-8 as is, control characters and
+ * stray bytes as \xNN. */
+void cli_print_text(FILE *out, const void *s, size_t len);
+
+/* Same escaping into a NUL-terminated malloc'd string. */
+char *cli_text_dup(const void *s, size_t len);
+
 /* ---------------------------------------------------------------------------
  * Formatting (cli_format.c)
  * ------------------------------------------------------------------------- */
@@ -99,13 +106,6 @@ const char *cli_fmt_stat(cli_buf *b, const pq_leaf *leaf, pq_bytes v, size_t *le
 
 /* "FIXED_LEN_BYTE_ARRAY(16)" or the plain physical type name, into `b`. */
 const char *cli_fmt_physical(cli_buf *b, int32_t type, int32_t type_length);
-
-/* Write bytes for a human: well-formed UTF-8 as is, control characters and
- * stray bytes as \xNN. */
-void cli_print_text(FILE *out, const void *s, size_t len);
-
-/* Same escaping into a NUL-terminated malloc'd string. */
-char *cli_text_dup(const void *s, size_t len);
 
 /* The min and max a column chunk's statistics give for `leaf`: min_value /
  * max_value when set, else the deprecated min / max but only when the

@@ -1,14 +1,12 @@
 /*
  * cli_format.c — turning metadata values into text for the commands:
- * library formatters into growable buffers, escaping of untrusted bytes,
- * and which statistics bounds are trustworthy.
+ * library formatters into growable buffers, and which statistics bounds
+ * are trustworthy.
  */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "json_writer.h"
 
 void cli_buf_free(cli_buf *b)
 {
@@ -77,50 +75,6 @@ const char *cli_fmt_physical(cli_buf *b, int32_t type, int32_t type_length)
     else
         snprintf(b->p, b->cap, "%s", name);
     return b->p;
-}
-
-/* Escape for a terminal into `out` (NULL: only count). Returns the length. */
-static size_t text_escape(char *out, const uint8_t *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    size_t i = 0;
-    while (i < len) {
-        uint8_t c = s[i];
-        size_t n = (c >= 0x20 && c != 0x7f) ? cli_utf8_seq_len(s + i, len - i) : 0;
-        if (n > 0) {
-            if (out)
-                memcpy(out + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            if (out) {
-                out[o] = '\\';
-                out[o + 1] = 'x';
-                out[o + 2] = hex[c >> 4];
-                out[o + 3] = hex[c & 15];
-            }
-            o += 4;
-            i++;
-        }
-    }
-    return o;
-}
-
-char *cli_text_dup(const void *s, size_t len)
-{
-    size_t n = text_escape(NULL, s, len);
-    char *out = cli_xrealloc(NULL, n + 1);
-    text_escape(out, s, len);
-    out[n] = '\0';
-    return out;
-}
-
-void cli_print_text(FILE *out, const void *s, size_t len)
-{
-    char *t = cli_text_dup(s, len);
-    fputs(t, out);
-    free(t);
 }
 
 bool cli_sort_order_signed(const pq_leaf *leaf)

@@ -1,5 +1,6 @@
 /*
- * cli_util.c — argument parsing, error lines and opening files for the
+ * cli_util.c — argument parsing, error lines, opening files, allocation
+ * that cannot fail, and escaping of untrusted bytes for a terminal, for the
  * pqstep commands.
  */
 #include "cli.h"
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "json_writer.h"
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
@@ -97,6 +100,50 @@ void *cli_xrealloc(void *p, size_t size)
         exit(CLI_EXIT_ERROR);
     }
     return q;
+}
+
+/* Escape for a terminal into `out` (NULL: only count). Returns the length. */
+static size_t text_escape(char *out, const uint8_t *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    size_t i = 0;
+    while (i < len) {
+        uint8_t c = s[i];
+        size_t n = (c >= 0x20 && c != 0x7f) ? cli_utf8_seq_len(s + i, len - i) : 0;
+        if (n > 0) {
+            if (out)
+                memcpy(out + o, s + i, n);
+            o += n;
+            i += n;
+        } else {
+            if (out) {
+                out[o] = '\\';
+                out[o + 1] = 'x';
+                out[o + 2] = hex[c >> 4];
+                out[o + 3] = hex[c & 15];
+            }
+            o += 4;
+            i++;
+        }
+    }
+    return o;
+}
+
+char *cli_text_dup(const void *s, size_t len)
+{
+    size_t n = text_escape(NULL, s, len);
+    char *out = cli_xrealloc(NULL, n + 1);
+    text_escape(out, s, len);
+    out[n] = '\0';
+    return out;
+}
+
+void cli_print_text(FILE *out, const void *s, size_t len)
+{
+    char *t = cli_text_dup(s, len);
+    fputs(t, out);
+    free(t);
 }
 
 bool cli_is_dataset(const char *const *files, size_t n)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "kernels/rle.h"
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pages/codec.h"
 #include "pages/page_header.h"
 #include "pages/page_walk.h"

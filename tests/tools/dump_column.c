@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pages/column_decode.h"
+#include "pages/cpu_exec.h"
 #include "pq_reader.h"
 #include "reader/context.h"
 

@@ -1,0 +1,916 @@
+/*
+ * cpu_exec.c — the CPU executor of decode plans (see cpu_exec.h): a plan's
+ * dictionary and data pages run as tasks on a thread pool, each page
+ * decoded by page_values.c, the chunks' arrays sized, allocated and
+ * finished; and pq_column_decode, one chunk run on the calling thread.
+ */
+#include "pages/cpu_exec.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/rle.h"
+#include "pages/buffer_pool.h"
+#include "metadata/error.h"
+#include "pages/codec.h"
+#include "pages/page_values_internal.h"
+
+/* ---------------------------------------------------------------------------
+ * The executor
+ *
+ * Phases over the plan, each a set of tasks run by ex->run:
+ *   1. dictionary pages, one task a chunk, and in the same run
+ *   2. data pages (a data page waits for its chunk's dictionary, or decodes
+ *      it itself when no thread has taken it yet: dictionary_ready): each
+ *      decompressed, its levels decoded into the chunk's
+ *      level arrays at its level offset, and then (page_mode) its values
+ *      decoded straight into the chunk's arrays at its value offset (direct:
+ *      the chunk is sized by its headers, so the arrays already exist), or
+ *      only counted (deferred: non-null values from the levels, string
+ *      bytes from the lengths or the dictionary indices), or decoded into
+ *      buffers of the page's own (staged): the size pass;
+ *      A late dictionary (late_dictionary) is decoded in the same run, by
+ *      the thread that finishes its chunk's last data page, as far as the
+ *      pages' selected indices reach (late_page_done);
+ *   3. on the calling thread: the other chunks' offsets summed
+ *      (pq_decode_plan_place) and their arrays allocated at the exact size;
+ *   4. deferred pages decoded into place and staged ones copied there, one
+ *      task a page;
+ *   5. each chunk finished: definition levels filled in or dropped, the
+ *      last offset, the view buffers.
+ * ------------------------------------------------------------------------- */
+
+/* How a data page is decoded. */
+typedef enum page_mode {
+    PAGE_DIRECT,    /* its offsets are known from the headers: decoded into place at once */
+    PAGE_DEFERRED,  /* levels and counts first (the size pass, its values section kept
+                     * decompressed), values into place once the offsets are summed */
+    PAGE_STAGED     /* decoded into buffers of its own (the size pass), then copied into
+                     * place: encodings whose sizes cost a full decode (DELTA_*), string
+                     * views of pages not dictionary-encoded, and selected rows of pages
+                     * not dictionary-encoded */
+} page_mode;
+
+typedef struct exec_page {
+    page_mode mode;
+    bool page_defs;          /* the page stored its definition levels */
+    pq_column_values local;  /* staged: the page's values, until placed */
+    size_t local_bytes;      /* what `local` holds, counted in the chunk's memory */
+    uint8_t *buf;            /* deferred: the decompressed page (NULL: the chunk's bytes) */
+    size_t buf_cap;
+    const uint8_t *vals;     /* deferred: its values section */
+    size_t vlen, nn;
+    cd_indices ix;           /* deferred strings of a dictionary-encoded page, or a page of a
+                              * late dictionary: the indices the size pass decoded (of the
+                              * selected rows alone); a late dictionary's page also notes its
+                              * largest index + 1 (ix.need; 0: none) */
+} exec_page;
+
+typedef struct exec {
+    const pq_cpu_executor *ex;
+    pq_decode_plan *plan;
+    pq_column_values *outs;  /* per chunk */
+    cd_chunk *chunks;        /* per chunk */
+    exec_page *pages;        /* per plan page */
+    _Atomic bool *chunk_failed;
+    size_t *fail_page;       /* per chunk: the plan page of its first failure (under err_lock) */
+    pq_status *status;       /* per chunk */
+    pq_error *errors;        /* per chunk */
+    pthread_mutex_t err_lock;
+    size_t *tasks;           /* plan page indexes of the phase */
+    size_t ntasks;
+    _Atomic size_t *remaining; /* per chunk: its pages' final tasks not done yet */
+    _Atomic bool *done;      /* per chunk: finished and handed to chunk_done */
+    _Atomic uint8_t *dict_state; /* per chunk: dict_state, its dictionary's step */
+    _Atomic size_t *late_left; /* per late chunk: its data pages not done yet; the page that
+                                * brings it to 0 decodes the late dictionary (late_page_done) */
+    size_t ndict;            /* phase 1-2: tasks[0, ndict) are dictionary pages, the rest data pages */
+    uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
+                              * deferred page keeps a buffer of its own) */
+    size_t *wbuf_cap;
+    unsigned nworkers;
+} exec;
+
+/* A chunk's dictionary in phase 1-2 (dictionary_ready). */
+enum dict_state {
+    DICT_READY,   /* decoded (or failed, or none to decode here): its data pages may run */
+    DICT_PENDING, /* to be decoded by whoever needs it first */
+    DICT_BUSY     /* being decoded by another thread */
+};
+
+/* A task's context for chunk k. */
+static void task_init(exec *x, size_t k, cd_ctx *c, pq_error *err, unsigned worker)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    memset(c, 0, sizeof *c);
+    c->leaf = pc->leaf;
+    c->codec = pc->codec;
+    c->limit = x->ex->memory_limit;
+    c->ch = &x->chunks[k];
+    c->err = err;
+    if (worker < x->ex->ncctx && x->ex->cctx) {
+        c->cctx = &x->ex->cctx[worker];
+    } else {
+        pq_codec_ctx_init(&c->own_cctx);
+        c->cctx = &c->own_cctx;
+    }
+    c->width = pc->width;
+    c->decimal128 = (pc->flags & PQ_PLAN_CHUNK_DECIMAL128) != 0;
+    c->stored_width = c->decimal128 ? pq_plan_value_width(pc->leaf) : pc->width;
+    c->views = pc->output == PQ_PLAN_VIEWS;
+    c->indices = (pc->flags & PQ_PLAN_CHUNK_INDICES) != 0;
+    c->rows = pc->rows;
+    c->defs_lazy = pc->max_rep == 0;
+    c->def_levels = x->outs[k].def_levels;
+    c->rep_levels = x->outs[k].rep_levels;
+}
+
+static void task_done(cd_ctx *c)
+{
+    if (c->cctx == &c->own_cctx) pq_codec_ctx_free(&c->own_cctx);
+    if (c->buf) release(c, c->buf, c->buf_cap);
+    c->buf = NULL;
+}
+
+/* Record a failure of plan page i (chunk k): the chunk keeps its first. */
+static void task_failed(exec *x, size_t k, size_t i, pq_status st, const pq_error *err)
+{
+    pthread_mutex_lock(&x->err_lock);
+    if (!atomic_load(&x->chunk_failed[k]) || i < x->fail_page[k]) {
+        x->fail_page[k] = i;
+        x->status[k] = st;
+        x->errors[k] = *err;
+        atomic_store(&x->chunk_failed[k], true);
+    }
+    pthread_mutex_unlock(&x->err_lock);
+}
+
+static void run_tasks(exec *x, bool (*task)(void *, size_t, unsigned))
+{
+    if (!x->ntasks) return;
+    if (x->ex->run) {
+        x->ex->run(x->ntasks, x->ex->threads, task, x);
+        return;
+    }
+    for (size_t t = 0; t < x->ntasks; t++) task(x, t, 0);
+}
+
+/* A dictionary task's context for plan page i, returned. */
+static const pq_plan_page *dictionary_task_init(exec *x, size_t i, unsigned worker, cd_ctx *c, pq_error *err)
+{
+    const pq_plan_page *pg = &x->plan->pages[i];
+    task_init(x, pg->chunk, c, err, worker);
+    c->page = pg->index;
+    c->pi = pg->info;
+    return pg;
+}
+
+/* The dictionary page (c->pi) of chunk pc decompressed whole; *p its bytes.
+ * A fixed-width dictionary is its page's bytes: decompressed straight into
+ * the chunk's dictionary (pq_page_decode_dictionary sees it in place). */
+static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const uint8_t **p)
+{
+    const pq_page_info *pi = c->pi;
+    bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
+    pq_status st = pq_page_decompress(c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
+                              (size_t)pi->uncompressed_size, p);
+    /* c->buf is set only when the page was decompressed into it (p). */
+    if (fixed && c->buf && !c->ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
+        c->ch->dict_values = c->buf;
+        c->ch->dict_values_cap = c->buf_cap;
+        c->buf = NULL;
+    }
+    return st;
+}
+
+/* Chunk k's dictionary page decoded whole. */
+static void decode_dictionary_page(exec *x, size_t k, unsigned worker)
+{
+    size_t i = (size_t)x->plan->chunks[k].dictionary;
+    pq_error err;
+    cd_ctx c;
+    dictionary_task_init(x, i, worker, &c, &err);
+    const uint8_t *p;
+    pq_status st = dictionary_page_whole(&c, &x->plan->chunks[k], &p);
+    if (st == PQ_OK) st = pq_page_decode_dictionary(&c, p, (size_t)c.pi->uncompressed_size, SIZE_MAX);
+    task_done(&c);
+    if (st != PQ_OK) task_failed(x, k, i, st, &err);
+}
+
+/* Chunk k's dictionary decoded before its data pages use it: by this
+ * thread when no other has taken it yet (its task, or the first of its
+ * data pages to run), else waited for. Phases 1 and 2 are one run, so a
+ * thread done with the dictionaries goes on to data pages instead of
+ * waiting at a barrier for the longest dictionary; a data page seldom
+ * waits, since every dictionary task is handed out before any data page. */
+static void dictionary_ready(exec *x, size_t k, unsigned worker)
+{
+    uint8_t s = atomic_load(&x->dict_state[k]);
+    if (s == DICT_READY) return;
+    uint8_t pending = DICT_PENDING;
+    if (s == DICT_PENDING && atomic_compare_exchange_strong(&x->dict_state[k], &pending, DICT_BUSY)) {
+        decode_dictionary_page(x, k, worker);
+        atomic_store(&x->dict_state[k], DICT_READY);
+        return;
+    }
+    while (atomic_load(&x->dict_state[k]) != DICT_READY) sched_yield();
+}
+
+/* The chunk's arrays seen from page pg's first value, with room for the
+ * page's own values alone. */
+static void page_window(cd_ctx *c, const exec *x, const pq_plan_page *pg, pq_column_values *w)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    *w = x->outs[pg->chunk];
+    w->n_values = (size_t)pg->value_offset;
+    w->data_len = (size_t)pg->string_offset;
+    c->out = w;
+    c->direct = true;
+    uint64_t end = pg->value_offset + pg->n_values;
+    c->values_cap = w->values ? (size_t)end * pc->width : 0;
+    c->views_cap = w->views ? (size_t)end * 16 : 0;
+    c->offsets_cap = w->offsets ? (size_t)(end + 1) * sizeof(int32_t) : 0;
+    c->data_cap = w->data ? (size_t)(pg->string_offset + pg->string_bytes) : 0;
+}
+
+/* Deferred pages' size pass: the string bytes of `nn` values. */
+static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info *pi, const uint8_t *p, size_t len,
+                                    size_t nn, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (nn == 0) return PQ_OK; /* writers differ on what an all-null page holds */
+    if (pi->encoding == PQ_ENC_PLAIN) {
+        size_t pos = 0;
+        for (size_t i = 0; i < nn; i++) {
+            uint32_t l;
+            pq_status st = pq_page_plain_length(c, p, len, &pos, i, nn, &l);
+            if (st != PQ_OK) return st;
+            pos += l;
+            if (!c->rows || row_wanted(c, c->page_row + i)) *bytes += l;
+        }
+        return PQ_OK;
+    }
+    /* Dictionary indices: the entries' lengths added up. */
+    if (!c->ch->have_dict) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary-encoded page without a dictionary page");
+    /* The indices are kept for the gather (phase 4): decoded once. */
+    pq_rle_decoder d;
+    pq_error kerr;
+    pq_status st = pq_rle_init_dict_indices(&d, p, len, &kerr);
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    if (nn > SIZE_MAX / sizeof(uint32_t)) return fail(c, PQ_ERR_MEMORY_LIMIT, "%zu values overflow", nn);
+    if ((st = grow(c, (void **)&ep->ix.idx, &ep->ix.idx_cap, nn * sizeof(uint32_t), "dictionary indices")) != PQ_OK)
+        return st;
+    const int32_t *off = c->ch->dict_offsets;
+    for (size_t done = 0; done < nn;) {
+        size_t want = nn - done < BATCH ? nn - done : BATCH, got = 0;
+        uint32_t *idx = ep->ix.idx + ep->ix.nidx;
+        if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        if (got < want)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                        done + got, nn);
+        size_t kept = 0;
+        for (size_t i = 0; i < got; i++) {
+            if (idx[i] >= c->ch->dict_n)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
+                            idx[i], done + i, c->ch->dict_n);
+            if (!c->rows || row_wanted(c, c->page_row + done + i)) { /* a selection gathers its rows alone */
+                *bytes += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
+                idx[kept++] = idx[i];
+            }
+        }
+        ep->ix.nidx += kept;
+        done += got;
+    }
+    return PQ_OK;
+}
+
+static pq_status finish_chunk(exec *x, size_t k);
+
+/* Chunk k made whole and handed over, once (whichever thread gets here). */
+static void complete_chunk(exec *x, size_t k)
+{
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&x->done[k], &expected, true)) return;
+    if (!atomic_load(&x->chunk_failed[k]) && finish_chunk(x, k) != PQ_OK) {
+        x->status[k] = pq_error_set(&x->errors[k], PQ_ERR_NOMEM, "out of memory");
+        atomic_store(&x->chunk_failed[k], true);
+    }
+    if (atomic_load(&x->chunk_failed[k])) pq_column_values_free(&x->outs[k]);
+    if (x->ex->chunk_done) x->ex->chunk_done(x->ex->user, k, x->status[k], &x->outs[k], &x->errors[k]);
+}
+
+/* One of chunk k's final tasks is done. */
+static void page_done(exec *x, size_t k)
+{
+    if (atomic_fetch_sub(&x->remaining[k], 1) == 1) complete_chunk(x, k);
+}
+
+/* A late dictionary's page (phase 2): the selected rows' indices, kept in
+ * ep for the gather of phase 4 (no value is written now). */
+static pq_status collect_page_indices(cd_ctx *c, exec_page *ep, const uint8_t *vals, size_t vlen, size_t nn)
+{
+    pq_column_values none;
+    memset(&none, 0, sizeof none);
+    c->out = &none;
+    c->collect = &ep->ix;
+    pq_status st = nn ? pq_page_values_dictionary(c, vals, vlen, nn) : PQ_OK;
+    c->collect = NULL;
+    c->out = NULL;
+    return st;
+}
+
+/* Whether chunk pc's dictionary is decoded late (pq_cpu_executor's
+ * whole_dictionaries says when). Not for string offsets: their size pass
+ * needs every entry's length before the data pages are counted. */
+static bool late_dictionary(const pq_cpu_executor *ex, const pq_decode_plan *plan, const pq_plan_chunk *pc)
+{
+    if (ex->whole_dictionaries || !pc->rows || pc->dictionary < 0 || (pc->flags & PQ_PLAN_CHUNK_INDICES) ||
+        pc->output == PQ_PLAN_BYTES || pc->physical_type == PQ_BOOLEAN || !pq_prefix_supported(pc->codec))
+        return false;
+    const pq_page_info *d = plan->pages[pc->dictionary].info;
+    if (d->num_values <= 0 || d->compressed_size < 0 || (size_t)d->uncompressed_size < PQ_LATE_DICT_MIN_BYTES ||
+        (uint64_t)d->uncompressed_size > PQ_MAX_PAGE_SIZE || d->data_offset > pc->len ||
+        (uint64_t)d->compressed_size > pc->len - d->data_offset)
+        return false;
+    /* A page stored as it is is read in place: nothing to save. */
+    if (pq_page_stored(pc->codec, pc->bytes + d->data_offset, (size_t)d->compressed_size,
+                       (size_t)d->uncompressed_size))
+        return false;
+    return pq_decode_rows_count(pc->rows, pc->rows->first, pc->rows->count) <= PQ_LATE_DICT_MAX_ROWS;
+}
+
+/* Whether a data page of chunk pc that the plan decodes is dictionary-
+ * encoded, or the dictionary is output itself (PQ_PLAN_INDICES): else its
+ * page need not be read at all. */
+static bool dictionary_used(const pq_decode_plan *plan, const pq_plan_chunk *pc)
+{
+    if (pc->flags & PQ_PLAN_CHUNK_INDICES) return true;
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && is_dict_page(plan->pages[i].info)) return true;
+    return false;
+}
+
+/* The uncompressed bytes of chunk pc's dictionary page. */
+static uint64_t dictionary_bytes(const pq_decode_plan *plan, const pq_plan_chunk *pc)
+{
+    int32_t u = plan->pages[pc->dictionary].info->uncompressed_size;
+    return u > 0 ? (uint64_t)u : 0;
+}
+
+/* Chunk k's late dictionary page decompressed only as far as its first
+ * late_need entries reach (SNAPPY and ZSTD stop there), and those entries
+ * decoded; near the whole page, all of it in one go. */
+static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
+{
+    size_t i = (size_t)x->plan->chunks[k].dictionary;
+    pq_error err;
+    cd_ctx c;
+    const pq_plan_page *pg = dictionary_task_init(x, i, worker, &c, &err);
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    cd_chunk *ch = c.ch;
+    size_t need = ch->late_need, total = ch->late_total, len = (size_t)pi->uncompressed_size;
+    const uint8_t *raw = pc->bytes + pi->data_offset, *p = NULL;
+    bool fixed = pc->physical_type != PQ_BYTE_ARRAY;
+    size_t width = pq_plan_value_width(pc->leaf), avail = len;
+    pq_status st = PQ_OK;
+    if (need * 8 >= total * 7) { /* most of it: decompressed whole */
+        st = dictionary_page_whole(&c, pc, &p);
+    } else {
+        uint8_t **dst = fixed ? &ch->dict_values : &c.buf;
+        size_t *cap = fixed ? &ch->dict_values_cap : &c.buf_cap;
+        pq_prefix_reader pr;
+        pq_error kerr;
+        if ((st = grow(&c, (void **)dst, cap, len, "dictionary")) == PQ_OK &&
+            (st = pq_prefix_open(&pr, c.cctx, c.codec, raw, (size_t)pi->compressed_size, *dst, len, &kerr)) != PQ_OK)
+            st = kfail(&c, st, &kerr);
+        p = *dst;
+        if (st == PQ_OK && fixed) {
+            avail = need * width; /* no overflow: need <= INT32_MAX, width <= INT32_MAX */
+            if (avail > len)
+                st = fail(&c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes",
+                          need, width, len);
+            else if ((st = pq_prefix_read_to(&pr, avail, &kerr)) != PQ_OK)
+                st = kfail(&c, st, &kerr);
+            else if (pq_prefix_out(&pr) < avail)
+                st = fail(&c, PQ_ERR_CORRUPT_DATA, "the dictionary page ends after %zu of its %zu bytes",
+                          pq_prefix_out(&pr), len);
+        } else if (st == PQ_OK) { /* entries 0..need - 1 whole; short: the decode below names what is wrong */
+            bool reached;
+            st = pq_page_plain_prefix(&c, &pr, p, len, total, need - 1, &avail, &reached);
+        }
+        if (st == PQ_OK) x->plan->chunks[k].dictionary_skipped = len - pq_prefix_out(&pr);
+    }
+    if (st == PQ_OK) st = pq_page_decode_dictionary(&c, p, avail, need);
+    if (st == PQ_OK && ch->dict_n < need)
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
+    task_done(&c);
+    if (st != PQ_OK) task_failed(x, k, i, st, &err);
+}
+
+/* A data page of chunk k is done: when it is a late chunk's last, the
+ * largest index its pages collected says how much of the dictionary to
+ * decode, now, in this run (no phase of its own to wait at the end of);
+ * none: the dictionary is not read at all. */
+static void late_page_done(exec *x, size_t k, unsigned worker)
+{
+    if (!x->chunks[k].late || atomic_fetch_sub(&x->late_left[k], 1) != 1 || atomic_load(&x->chunk_failed[k]))
+        return;
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    size_t need = 0;
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
+        need = x->pages[i].ix.need > need ? x->pages[i].ix.need : need;
+    x->chunks[k].late_need = need;
+    if (need) late_dictionary_decode(x, k, worker);
+    else x->plan->chunks[k].dictionary_skipped = dictionary_bytes(x->plan, pc); /* no selected row uses it */
+}
+
+static bool data_task(void *ctx, size_t t, unsigned worker);
+
+/* Phase 1-2's task t: a dictionary page (the first ndict), or a data page. */
+static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    if (t >= x->ndict) return data_task(ctx, t, worker);
+    dictionary_ready(x, x->plan->pages[x->tasks[t]].chunk, worker);
+    return true;
+}
+
+static bool data_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    size_t i = x->tasks[t];
+    pq_plan_page *pg = &x->plan->pages[i];
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    exec_page *ep = &x->pages[i];
+    dictionary_ready(x, pg->chunk, worker);
+    if (atomic_load(&x->chunk_failed[pg->chunk])) {
+        late_page_done(x, pg->chunk, worker);
+        if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
+        return true;
+    }
+    pq_error err;
+    cd_ctx c;
+    task_init(x, pg->chunk, &c, &err, worker);
+    c.page = pg->index;
+    c.pi = pi;
+    c.page_row = pg->first_row;
+    pq_column_values window;
+    pq_status st = PQ_OK;
+    if (ep->mode == PAGE_DIRECT) {
+        page_window(&c, x, pg, &window);
+    } else if (ep->mode == PAGE_STAGED) {
+        c.out = &ep->local;
+        ep->local.physical_type = pc->physical_type;
+        ep->local.width = c.width;
+        /* Room for every slot's offset once (values are at most the slots). */
+        if (pc->physical_type == PQ_BYTE_ARRAY &&
+            (st = pq_page_reserve_offsets(&c, (size_t)pi->num_values)) == PQ_OK)
+            ep->local.offsets[0] = 0;
+    }
+    /* A late dictionary's page: its selected indices are collected. */
+    bool late_page = c.ch->late && is_dict_page(pi);
+    /* The worker's page buffer (warm in its cache), counted in this chunk's
+     * memory while the page uses it. */
+    bool wb = (ep->mode != PAGE_DEFERRED || late_page) && worker < x->nworkers;
+    if (wb) {
+        c.buf = x->wbuf[worker];
+        c.buf_cap = x->wbuf_cap[worker];
+        atomic_fetch_add(&c.ch->held, c.buf_cap);
+    }
+    const uint8_t *raw = pc->bytes + pi->data_offset, *vals = NULL;
+    size_t vlen = 0, nn = 0;
+    size_t last;
+    if (st == PQ_OK && pq_page_from_prefix(&c, raw, &last))
+        st = pq_page_prefix_values(&c, raw, last, &vals, &vlen, &nn);
+    else if (st == PQ_OK) st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
+    if (st == PQ_OK && ep->mode != PAGE_DEFERRED) st = pq_page_decode_values(&c, pi->encoding, vals, vlen, nn);
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, the headers say %llu",
+                  (unsigned long long)(window.n_values - pg->value_offset), (unsigned long long)pg->n_values);
+    /* Views of a PLAIN page sized by its header: bytes after its last
+     * value leave a gap, zeroed (no view points there). */
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && c.views && window.data_len < pg->string_offset + pg->string_bytes)
+        memset(window.data + window.data_len, 0, (size_t)(pg->string_offset + pg->string_bytes - window.data_len));
+    if (st == PQ_OK && ep->mode == PAGE_STAGED) { /* the size pass */
+        pg->n_values = ep->local.n_values;
+        pg->string_bytes = ep->local.data_len;
+    }
+    if (ep->mode == PAGE_STAGED) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
+    if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
+        uint64_t bytes = 0;
+        if (late_page) st = collect_page_indices(&c, ep, vals, vlen, nn);
+        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, ep, pi, vals, vlen, nn, &bytes);
+        pg->n_values = c.rows ? pq_decode_rows_count(c.rows, pg->first_row, nn) : nn;
+        pg->string_bytes = bytes;
+        ep->vals = late_page ? NULL : vals;
+        ep->vlen = vlen;
+        ep->nn = nn;
+        if (!late_page && c.buf && vals >= c.buf && vals <= c.buf + c.buf_cap) { /* kept: still counted as held */
+            ep->buf = c.buf;
+            ep->buf_cap = c.buf_cap;
+            c.buf = NULL;
+        }
+    }
+    ep->page_defs = c.page_defs;
+    if (wb) {
+        x->wbuf[worker] = c.buf;
+        x->wbuf_cap[worker] = c.buf_cap;
+        atomic_fetch_sub(&c.ch->held, c.buf_cap);
+        c.buf = NULL;
+    }
+    task_done(&c);
+    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    late_page_done(x, pg->chunk, worker);
+    if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
+    return true;
+}
+
+/* Phase 4 for a deferred page: its values decoded into place. */
+static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *err)
+{
+    const pq_plan_page *pg = &x->plan->pages[i];
+    exec_page *ep = &x->pages[i];
+    cd_ctx c;
+    task_init(x, pg->chunk, &c, err, worker);
+    c.page = pg->index;
+    c.pi = pg->info;
+    c.page_row = pg->first_row;
+    pq_column_values window;
+    page_window(&c, x, pg, &window);
+    pq_status st = PQ_OK;
+    if (ep->ix.idx || (x->chunks[pg->chunk].late && is_dict_page(pg->info))) { /* the size pass's indices, gathered */
+        for (size_t done = 0; done < ep->ix.nidx && st == PQ_OK; done += BATCH) {
+            size_t want = ep->ix.nidx - done < BATCH ? ep->ix.nidx - done : BATCH;
+            st = pq_page_dict_gather(&c, ep->ix.idx + done, want, window.n_values + done);
+        }
+        window.n_values += ep->ix.nidx;
+    } else {
+        st = pq_page_decode_values(&c, pg->info->encoding, ep->vals, ep->vlen, ep->nn);
+    }
+    if (st == PQ_OK && (window.n_values != pg->value_offset + pg->n_values ||
+                        window.data_len != pg->string_offset + pg->string_bytes))
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page decoded to other sizes than its size pass found");
+    task_done(&c);
+    return st;
+}
+
+/* Phase 4: a deferred page decoded into place, or a staged page's values
+ * copied there. Each page writes offsets [value_offset + 1, value_offset +
+ * n]: entry value_offset is the previous page's (or the executor's, 0). */
+static bool place_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    size_t i = x->tasks[t];
+    const pq_plan_page *pg = &x->plan->pages[i];
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    exec_page *ep = &x->pages[i];
+    cd_chunk *ch = &x->chunks[pg->chunk];
+    if (ep->mode == PAGE_DEFERRED) {
+        if (!atomic_load(&x->chunk_failed[pg->chunk])) {
+            pq_error err;
+            pq_status st = decode_deferred(x, i, worker, &err);
+            if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+        }
+        if (ep->buf) {
+            pq_pool_give(ep->buf);
+            atomic_fetch_sub(&ch->held, ep->buf_cap);
+            ep->buf = NULL;
+        }
+        if (ep->ix.idx) {
+            pq_pool_give(ep->ix.idx);
+            atomic_fetch_sub(&ch->held, ep->ix.idx_cap);
+            ep->ix.idx = NULL;
+        }
+        page_done(x, pg->chunk);
+        return true;
+    }
+    pq_column_values *o = &x->outs[pg->chunk], *l = &ep->local;
+    if (!atomic_load(&x->chunk_failed[pg->chunk])) {
+        size_t n = l->n_values, vo = (size_t)pg->value_offset, so = (size_t)pg->string_offset;
+        if (pc->output == PQ_PLAN_FIXED) {
+            if (n) memcpy(o->values + vo * pc->width, l->values, n * pc->width);
+        } else if (pc->output == PQ_PLAN_BYTES) {
+            for (size_t k = 1; k <= n; k++) o->offsets[vo + k] = l->offsets[k] + (int32_t)so;
+            if (l->data_len) memcpy(o->data + so, l->data, l->data_len);
+        } else {
+            /* Views into the page's own bytes (buffer 0) move with them. */
+            for (size_t k = 0; k < n; k++) {
+                uint8_t *w = o->views + 16 * (vo + k);
+                memcpy(w, l->views + 16 * k, 16);
+                uint32_t len, buf, off;
+                memcpy(&len, w, 4);
+                memcpy(&buf, w + 8, 4);
+                if (len > 12 && buf == VIEW_BUF_DATA) {
+                    memcpy(&off, w + 12, 4);
+                    off += (uint32_t)so;
+                    memcpy(w + 12, &off, 4);
+                }
+            }
+            if (l->data_len) memcpy(o->data + so, l->data, l->data_len);
+        }
+    }
+    pq_column_values_free(l); /* into the pool for the next page */
+    atomic_fetch_sub(&ch->held, ep->local_bytes);
+    page_done(x, pg->chunk);
+    return true;
+}
+
+/* Allocate the chunk's arrays at their planned size. */
+static pq_status alloc_outputs(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    pq_error *err = &x->errors[k];
+    cd_ctx c;
+    task_init(x, k, &c, err, UINT32_MAX);
+    size_t n = (size_t)pc->n_values, bytes, cap = 0;
+    pq_status st = PQ_OK;
+    if (pc->n_values > SIZE_MAX / 16 - 1)
+        st = fail(&c, PQ_ERR_MEMORY_LIMIT, "%llu values overflow the address space",
+                  (unsigned long long)pc->n_values);
+    if (st == PQ_OK && pc->output == PQ_PLAN_BYTES && pc->string_bytes > (uint64_t)INT32_MAX)
+        st = fail(&c, PQ_ERR_UNSUPPORTED,
+                  "the chunk's values take at least %llu bytes, more than the 2147483647 that Arrow string "
+                  "and binary arrays (int32 offsets) hold; large_string or string_view would hold them",
+                  (unsigned long long)pc->string_bytes);
+    if (st == PQ_OK && pc->output == PQ_PLAN_FIXED && n) {
+        bytes = n * pc->width;
+        st = grow(&c, (void **)&o->values, &cap, bytes, "values");
+    } else if (st == PQ_OK && pc->output == PQ_PLAN_BYTES) {
+        st = grow(&c, (void **)&o->offsets, &cap, (n + 1) * sizeof(int32_t), "offsets");
+        if (st == PQ_OK) o->offsets[0] = 0; /* each page writes the entries after its first */
+        cap = 0;
+        if (st == PQ_OK) st = grow(&c, (void **)&o->data, &cap, (size_t)pc->string_bytes + 1, "byte array data");
+    } else if (st == PQ_OK && pc->output == PQ_PLAN_VIEWS) {
+        st = grow(&c, (void **)&o->views, &cap, (n ? n : 1) * 16, "string views");
+        cap = 0;
+        if (st == PQ_OK) st = grow(&c, (void **)&o->data, &cap, (size_t)pc->string_bytes + 1, "byte array data");
+    }
+    task_done(&c);
+    return st;
+}
+
+/* The level arrays (exact: the slots are known from the headers). */
+static pq_status alloc_levels(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    cd_ctx c;
+    task_init(x, k, &c, &x->errors[k], UINT32_MAX);
+    size_t bytes, cap = 0;
+    pq_status st = PQ_OK;
+    if (pc->n_levels > SIZE_MAX / sizeof(int16_t))
+        st = fail(&c, PQ_ERR_MEMORY_LIMIT, "%llu levels overflow the address space",
+                  (unsigned long long)pc->n_levels);
+    bytes = (size_t)pc->n_levels * sizeof(int16_t);
+    if (st == PQ_OK && pc->max_def > 0 && !pc->rows)
+        st = grow(&c, (void **)&o->def_levels, &cap, bytes ? bytes : 1, "definition levels");
+    cap = 0;
+    if (st == PQ_OK && pc->max_rep > 0)
+        st = grow(&c, (void **)&o->rep_levels, &cap, bytes ? bytes : 1, "repetition levels");
+    task_done(&c);
+    return st;
+}
+
+/* The chunk's output made whole. */
+static pq_status finish_chunk(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    cd_chunk *ch = &x->chunks[k];
+    o->n_levels = (size_t)pc->n_levels;
+    o->n_values = (size_t)pc->n_values;
+    if (o->def_levels) {
+        if (!atomic_load(&ch->defs_stored) && pc->max_rep == 0) { /* no null anywhere */
+            pq_pool_give(o->def_levels);
+            o->def_levels = NULL;
+        } else {
+            for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+                const pq_plan_page *pg = &x->plan->pages[i];
+                if (pg->kind != PQ_PLAN_PAGE_DATA || x->pages[i].page_defs) continue;
+                for (uint64_t s = 0; s < pg->n_levels; s++) o->def_levels[pg->level_offset + s] = pc->max_def;
+            }
+        }
+    }
+    if ((pc->flags & PQ_PLAN_CHUNK_INDICES) && !(o->dictionary = calloc(1, sizeof *o->dictionary)))
+        return PQ_ERR_NOMEM;
+    if (o->dictionary) { /* the chunk's dictionary goes with its indices */
+        pq_column_values *d = o->dictionary;
+        d->physical_type = pc->physical_type;
+        d->width = pq_plan_value_width(pc->leaf);
+        d->n_levels = d->n_values = ch->dict_n;
+        if (pc->physical_type == PQ_BYTE_ARRAY) {
+            if (!ch->dict_offsets && !(ch->dict_offsets = calloc(1, sizeof *ch->dict_offsets))) return PQ_ERR_NOMEM;
+            if (!ch->dict_data && !(ch->dict_data = calloc(1, 1))) return PQ_ERR_NOMEM;
+            d->offsets = ch->dict_offsets;
+            d->data = ch->dict_data;
+            d->data_len = (size_t)ch->dict_offsets[ch->dict_n];
+            ch->dict_offsets = NULL;
+            ch->dict_data = NULL;
+        } else {
+            d->values = ch->dict_values;
+            ch->dict_values = NULL;
+        }
+    }
+    if (pc->output == PQ_PLAN_BYTES) {
+        o->offsets[o->n_values] = (int32_t)pc->string_bytes;
+        o->data_len = (size_t)pc->string_bytes;
+    } else if (pc->output == PQ_PLAN_VIEWS) {
+        /* The chunk's bytes and the dictionary become its view buffers. */
+        o->view_bufs[VIEW_BUF_DATA] = o->data;
+        o->view_buf_lens[VIEW_BUF_DATA] = (size_t)pc->string_bytes;
+        o->data = NULL;
+        o->data_len = 0;
+        o->n_view_bufs = 1;
+        if (ch->have_dict) {
+            o->view_bufs[VIEW_BUF_DICT] = ch->dict_data;
+            o->view_buf_lens[VIEW_BUF_DICT] = (size_t)(ch->dict_offsets[ch->dict_n] - ch->dict_offsets[0]);
+            ch->dict_data = NULL;
+            o->n_view_bufs = 2;
+        }
+    }
+    return PQ_OK;
+}
+
+static void free_chunk_state(cd_chunk *ch)
+{
+    pq_pool_give(ch->dict_values);
+    pq_pool_give(ch->dict_wide);
+    pq_pool_give(ch->dict_offsets);
+    pq_pool_give(ch->dict_data);
+    pq_pool_give(ch->dict_views);
+    memset(ch, 0, sizeof *ch);
+}
+
+/* How page pi of chunk pc is decoded (page_mode). */
+static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_page_info *pi)
+{
+    bool dict = is_dict_page(pi);
+    /* Selection-vector decode of a page neither dictionary-encoded nor
+     * PLAIN decodes it whole, then keeps the selected rows: in buffers of
+     * its own (so do PLAIN pages into string views). */
+    if (pc->rows && !dict && (pi->encoding != PQ_ENC_PLAIN || pc->output == PQ_PLAN_VIEWS)) return PAGE_STAGED;
+    if (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) return PAGE_DIRECT;
+    if (pc->output == PQ_PLAN_FIXED) return PAGE_DEFERRED;
+    if (pc->output == PQ_PLAN_BYTES && (dict || pi->encoding == PQ_ENC_PLAIN)) return PAGE_DEFERRED;
+    if (pc->output == PQ_PLAN_VIEWS && dict) return PAGE_DEFERRED;
+    return PAGE_STAGED;
+}
+
+pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,
+                                 pq_status *status, pq_error *errors)
+{
+    size_t nc = plan->nchunks, np = plan->npages;
+    exec x = {.ex = ex, .plan = plan, .outs = outs, .status = status, .errors = errors};
+    x.chunks = calloc(nc ? nc : 1, sizeof *x.chunks);
+    x.pages = calloc(np ? np : 1, sizeof *x.pages);
+    x.chunk_failed = calloc(nc ? nc : 1, sizeof *x.chunk_failed);
+    x.fail_page = calloc(nc ? nc : 1, sizeof *x.fail_page);
+    x.tasks = malloc((np ? np : 1) * sizeof *x.tasks);
+    x.remaining = calloc(nc ? nc : 1, sizeof *x.remaining);
+    x.done = calloc(nc ? nc : 1, sizeof *x.done);
+    x.dict_state = calloc(nc ? nc : 1, sizeof *x.dict_state);
+    x.late_left = calloc(nc ? nc : 1, sizeof *x.late_left);
+    x.nworkers = ex->ncctx ? ex->ncctx : 1;
+    x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
+    x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
+    pthread_mutex_init(&x.err_lock, NULL);
+    pq_status first = PQ_OK;
+    for (size_t k = 0; k < nc; k++) {
+        memset(&outs[k], 0, sizeof outs[k]);
+        status[k] = PQ_OK;
+    }
+    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap ||
+        !x.remaining || !x.done || !x.dict_state || !x.late_left) {
+        for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
+        first = nc ? PQ_ERR_NOMEM : PQ_OK;
+        goto done;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        const pq_plan_chunk *pc = &plan->chunks[k];
+        x.chunks[k].pc = pc;
+        x.chunks[k].out = &outs[k];
+        outs[k].physical_type = pc->physical_type;
+        outs[k].width = pc->width;
+        outs[k].decimal128 = (pc->flags & PQ_PLAN_CHUNK_DECIMAL128) != 0;
+        if ((x.chunks[k].late = late_dictionary(ex, plan, pc)))
+            x.chunks[k].late_total = (size_t)plan->pages[pc->dictionary].info->num_values;
+        pq_status st = alloc_levels(&x, k);
+        if (st == PQ_OK && (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) st = alloc_outputs(&x, k);
+        if (st != PQ_OK) {
+            status[k] = st;
+            atomic_store(&x.chunk_failed[k], true);
+            x.fail_page[k] = 0;
+        }
+        for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+            const pq_plan_page *pg = &plan->pages[i];
+            x.pages[i].mode = page_mode_of(pc, pg->info);
+            if (x.chunks[k].late && pg->kind == PQ_PLAN_PAGE_DATA && is_dict_page(pg->info))
+                x.pages[i].mode = PAGE_DEFERRED; /* indices collected, gathered in phase 4 */
+            if (pg->kind == PQ_PLAN_PAGE_DATA) x.remaining[k]++; /* one final task a data page */
+        }
+        if (x.chunks[k].late) {
+            atomic_init(&x.late_left[k], (size_t)x.remaining[k]);
+            if (!x.remaining[k]) plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, pc); /* no page: unused */
+        }
+    }
+    /* 1-2. dictionaries (late ones after their chunk's data pages, unused
+     * ones never), then data pages, in one run (dictionary_ready,
+     * late_page_done) */
+    x.ntasks = 0;
+    for (size_t k = 0; k < nc; k++) {
+        bool early = plan->chunks[k].dictionary >= 0 && !x.chunks[k].late;
+        atomic_init(&x.dict_state[k], DICT_READY);
+        if (early && !dictionary_used(plan, &plan->chunks[k])) { /* never decompressed */
+            plan->chunks[k].dictionary_skipped = dictionary_bytes(plan, &plan->chunks[k]);
+        } else if (early && !atomic_load(&x.chunk_failed[k])) {
+            atomic_init(&x.dict_state[k], DICT_PENDING);
+            x.tasks[x.ntasks++] = (size_t)plan->chunks[k].dictionary;
+        }
+    }
+    x.ndict = x.ntasks;
+    for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
+    run_tasks(&x, dictionary_or_data_task);
+    x.ndict = 0;
+    /* 3. the other chunks' offsets and arrays */
+    for (size_t k = 0; k < nc; k++) {
+        const pq_plan_chunk *pc = &plan->chunks[k];
+        if (atomic_load(&x.chunk_failed[k]) || (pc->flags & PQ_PLAN_SIZED_BY_HEADERS)) continue;
+        pq_status st = pq_decode_plan_place(plan, k, &errors[k]);
+        if (st == PQ_OK) st = alloc_outputs(&x, k);
+        if (st != PQ_OK) {
+            status[k] = st;
+            atomic_store(&x.chunk_failed[k], true);
+        }
+    }
+    /* 4. deferred and staged pages into place (every one, so its buffers go) */
+    x.ntasks = 0;
+    for (size_t i = 0; i < np; i++)
+        if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA && x.pages[i].mode != PAGE_DIRECT) x.tasks[x.ntasks++] = i;
+    run_tasks(&x, place_task);
+    /* 5. chunks without data pages (the others were finished by their last
+     * page), then the first failure */
+    for (size_t k = 0; k < nc; k++) {
+        complete_chunk(&x, k);
+        if (first == PQ_OK && atomic_load(&x.chunk_failed[k])) first = status[k];
+        free_chunk_state(&x.chunks[k]);
+    }
+done:
+    for (unsigned w = 0; x.wbuf && w < x.nworkers; w++) pq_pool_give(x.wbuf[w]);
+    free(x.wbuf);
+    free(x.wbuf_cap);
+    free((void *)x.remaining);
+    free((void *)x.done);
+    free((void *)x.dict_state);
+    free((void *)x.late_left);
+    pthread_mutex_destroy(&x.err_lock);
+    free(x.chunks);
+    free(x.pages);
+    free((void *)x.chunk_failed);
+    free(x.fail_page);
+    free(x.tasks);
+    return first;
+}
+
+pq_status pq_column_decode(const pq_leaf *leaf, int32_t codec, const uint8_t *chunk, size_t chunk_len,
+                           const pq_page_info *pages, size_t npages, uint64_t memory_limit, pq_column_values *out,
+                           pq_error *err)
+{
+    return pq_column_decode_ctx(NULL, leaf, codec, chunk, chunk_len, pages, npages, memory_limit, out, err);
+}
+
+pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
+                               size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                               pq_column_values *out, pq_error *err)
+{
+    return pq_column_decode_flags(cctx, leaf, codec, chunk, chunk_len, pages, npages, memory_limit, 0, NULL, out,
+                                  err);
+}
+
+pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
+                                 size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
+                                 unsigned flags, const pq_decode_rows *rows, pq_column_values *out, pq_error *err)
+{
+    pq_error scratch;
+    if (!err) err = &scratch;
+    if (!out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL output");
+    memset(out, 0, sizeof *out);
+    pq_decode_plan plan = {0};
+    unsigned pflags = ((flags & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS : 0) |
+                      ((flags & PQ_DECODE_INDICES) ? PQ_PLAN_INDICES : 0);
+    pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, chunk, chunk_len, pages, npages, pflags, rows, err);
+    if (st == PQ_OK) {
+        pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = memory_limit};
+        pq_status cst;
+        st = pq_decode_plan_execute(&ex, &plan, out, &cst, err);
+    }
+    pq_decode_plan_free(&plan);
+    return st;
+}

@@ -1,0 +1,68 @@
+/*
+ * arrow_column.h — decoded flat columns as Arrow C Data Interface arrays.
+ *
+ * The decode stage turns each chunk's levels and values (pq_column_values)
+ * into a pq_arrow_column: the Arrow buffers of one flat column, reference
+ * counted. Exporting a record batch (arrow_batch.h) hands out ArrowArray
+ * structs that each hold a reference, so a batch outlives the reader that
+ * made it and one column may be exported any number of times without
+ * copying. Nested fields are assembled by arrow_nested.h, a filter's rows
+ * taken by arrow_take.h.
+ */
+#ifndef PQ_READER_ARROW_COLUMN_H
+#define PQ_READER_ARROW_COLUMN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pages/page_values.h"
+#include "pq_arrow.h"
+
+typedef struct pq_arrow_column pq_arrow_column;
+
+/* Build the Arrow buffers of flat leaf `leaf` (max_rep 0) from `v`, laid out
+ * for the leaf's Arrow type. May take buffers out of `v` (they are then NULL
+ * there); the caller still frees `v`. On success *out holds one reference.
+ * Errors: PQ_ERR_UNSUPPORTED (a type with no layout here, naming the column),
+ * PQ_ERR_CORRUPT_DATA (counts that do not add up), PQ_ERR_NOMEM. */
+pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
+                                pq_error *err);
+
+/* Build flat string or binary leaf `leaf` as an Arrow dictionary array:
+ * int32 indices ("i") with the leaf's validity, and a dictionary of the
+ * leaf's type without nulls. When `v` holds dictionary indices
+ * (PQ_DECODE_INDICES), the chunk's dictionary is the array's; otherwise
+ * each slot gets an entry of its own (a null's is empty), indices 0..n-1,
+ * so a chunk that fell back from dictionary encoding still has the type.
+ * Takes buffers out of `v` as pq_arrow_column_build does. Errors: those of
+ * pq_arrow_column_build; PQ_ERR_UNSUPPORTED past int32 indices. */
+pq_status pq_arrow_column_build_dictionary(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
+                                           pq_error *err);
+
+/* Drop one reference; frees with the last. NULL is ignored. Thread-safe. */
+void pq_arrow_column_release(pq_arrow_column *c);
+
+/* Take one more reference; returns c. NULL is ignored. Thread-safe. */
+pq_arrow_column *pq_arrow_column_retain(pq_arrow_column *c);
+
+/* A column over array *a, which it takes (a->release is NULL after):
+ * exporting it hands out a's buffers as they are, wherever they are (a
+ * batch in device memory is adopted so); the last reference releases a.
+ * nbytes: what pq_arrow_column_bytes reports. Every node's offset must be
+ * 0, with at most PQ_COLUMN_MAX_BUFFERS buffers. Such a column is never
+ * read here: pq_arrow_column_take refuses it. Errors:
+ * PQ_ERR_UNSUPPORTED (a shape not taken), PQ_ERR_NOMEM; a is released on
+ * error too. */
+pq_status pq_arrow_column_adopt(struct ArrowArray *a, uint64_t nbytes, pq_arrow_column **out, pq_error *err);
+
+/* Whether c was made by pq_arrow_column_adopt. */
+bool pq_arrow_column_is_adopted(const pq_arrow_column *c);
+
+/* Rows in the column. */
+int64_t pq_arrow_column_length(const pq_arrow_column *c);
+
+/* Bytes of the column's Arrow buffers, its children's included. */
+uint64_t pq_arrow_column_bytes(const pq_arrow_column *c);
+
+#endif
