@@ -70,7 +70,7 @@ typedef enum filter_step {
                        * chunks are planned (their walk may still wait for a sans-IO caller) */
 } filter_step;
 
-/* Where one row group's filter was evaluated (pq_reader_filter_rows). */
+/* Where one row group's filter was evaluated (stage_filter.c). */
 typedef struct pq_filter_outcome {
     bool on_kernels;                /* the predicate kernel evaluated it */
     bool fell_back;                 /* the kernel does not cover it: the CPU evaluator did (why) */

@@ -141,7 +141,7 @@ enum {
                          * alone in its field, waits until the filter has narrowed the rows */
 };
 
-/* What plan_chunks and narrow_by_filter need to know of each walk column,
+/* What plan_chunks and pq_reader_pages_plan_late need to know of each walk column,
  * the same in every row group: worked out once (the checks walk the
  * selection). */
 static pq_status plan_columns(pq_reader *r, pq_error *err)
