@@ -269,7 +269,6 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap);
 
 /* What pq_reader_pages_plan_late did to a row group's chunks. */
 typedef struct pq_late_plan {
-    uint64_t chunks_late;     /* deferred chunks planned (for the pages of kept rows, or whole) */
     uint64_t chunks_skipped;  /* deferred chunks never to be read: their row group kept no row */
     uint64_t bytes_skipped;   /* ... their bytes */
 } pq_late_plan;

@@ -651,16 +651,13 @@ pq_status pq_reader_stage_filter(pq_reader *r, pq_error *err)
         pq_reader_free_filter(r);
         return PQ_OK;
     }
+    /* On failure the driver (reader.c) frees this stage's and the page
+     * stage's state and goes back to the select stage. */
     if (r->filt.step != FILTER_EVALUATED) {
         pq_status st = evaluate_all(r, err);
-        if (st != PQ_OK) {
-            pq_reader_free_filter(r);
-            return st;
-        }
+        if (st != PQ_OK) return st;
     }
     /* The other projected columns' offset indexes and kept pages; a sans-IO
      * caller is asked for them only now. */
-    pq_status st = pq_reader_pages_walk_late(r, (const uint8_t *const *)r->filt.keep, err);
-    if (st != PQ_OK && st != PQ_ERR_NEED_DATA) pq_reader_free_filter(r);
-    return st;
+    return pq_reader_pages_walk_late(r, (const uint8_t *const *)r->filt.keep, err);
 }

@@ -861,7 +861,6 @@ pq_status pq_reader_pages_plan_late(pq_reader *r, size_t g, int64_t kept, pq_lat
         else
             st = plan_whole(ch, rg->num_rows, err);
         if (st != PQ_OK) return st;
-        out->chunks_late++;
     }
     return PQ_OK;
 }
