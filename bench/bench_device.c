@@ -10,7 +10,7 @@
  * headers, decode, every row group exported as an Arrow record batch and
  * released, close. Per read two figures:
  *   decode      the decode stage's bytes_out / its nanoseconds
- *               (pq_reader_stage_stats): with device = cuda, the stage as a
+ *               (pq_reader_decode_stats): with device = cuda, the stage as a
  *               whole, from page bytes in host memory to Arrow arrays in
  *               host memory: host decompression, uploads, kernels and
  *               downloads included;
@@ -69,6 +69,7 @@
 #include <unistd.h>
 
 #define BENCH_NAME "pqstep-bench-device"
+#include "device/choice.h" /* PQ_DEVICE_HOST_KERNELS */
 #include "bench_util.h"
 
 #include "device/cuda_runtime.h"
@@ -249,12 +250,12 @@ static bool read_once(const file_in *f, int mode, unsigned threads, const uint32
         array.release(&array);
         schema.release(&schema);
     }
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_DECODE, &st);
+    pq_decode_stats st;
+    pq_reader_decode_stats(r, &st, sizeof st);
     snprintf(s->note, sizeof s->note, "%s", pq_reader_device_note(r));
     pq_reader_close(r);
     s->wall_s = now_s() - t0;
-    s->decode_s = (double)st.nanoseconds / 1e9;
+    s->decode_s = (double)st.io.nanoseconds / 1e9;
     s->bytes_out = st.bytes_out;
     s->device_chunks = st.device_chunks;
     s->cpu_chunks = st.cpu_chunks;

@@ -14,7 +14,13 @@
 #include "dataset/dataset_internal.h"
 #include "pq_remote.h"
 #include "metadata/error.h"
+#include "metadata/options_size.h"
+#include "reader/options.h"
 #include "reader/parallel.h"
+#include "remote/s3.h"
+
+/* The first versioned layout of pq_dataset_options (pqstep 0.1). */
+#define DATASET_OPTIONS_OLDEST_SIZE sizeof(pq_dataset_options)
 
 /* A dataset's own metadata cache, when the options give none. */
 #define DATASET_CACHE_BYTES ((size_t)256 << 20)
@@ -26,7 +32,8 @@ typedef struct remote_copy {
 } remote_copy;
 
 struct pq_dataset {
-    pq_dataset_options opts;
+    pq_dataset_options opts;   /* the caller's, taken in; opts.reader is NULL: see reader */
+    pq_reader_options reader;  /* each file's reader options (file_options) */
     remote_copy *remote;       /* NULL: defaults */
     pq_metadata_cache *own_cache;
     pq_ds_files files;
@@ -37,7 +44,7 @@ struct pq_dataset {
 void pq_dataset_options_init(pq_dataset_options *opts)
 {
     memset(opts, 0, sizeof *opts);
-    pq_reader_options_init(&opts->reader);
+    opts->struct_size = sizeof *opts;
 }
 
 /* ---------------------------------------------------------------------------
@@ -51,17 +58,25 @@ static void remote_free(remote_copy *c)
     free(c);
 }
 
-static remote_copy *remote_dup(const pq_remote_options *src)
+/* A copy of the caller's remote options `src` that owns its strings. */
+static remote_copy *remote_dup(const pq_remote_options *src, pq_error *err)
 {
     remote_copy *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    c->o = *src;
+    if (!c) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (pq_remote_options_take(&c->o, src, err) != PQ_OK) {
+        free(c);
+        return NULL;
+    }
     const char **fields[] = {&c->o.endpoint, &c->o.region, &c->o.access_key_id, &c->o.secret_access_key,
                              &c->o.session_token, &c->o.known_version, &c->o.ca_file};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         if (!*fields[i]) continue;
         if (!(c->strings[i] = strdup(*fields[i]))) {
             remote_free(c);
+            pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
             return NULL;
         }
         *fields[i] = c->strings[i];
@@ -96,7 +111,7 @@ typedef struct footer_job {
 /* File i's reader options: the dataset's template, its footer reuse. */
 static pq_reader_options file_options(const pq_dataset *ds, size_t i)
 {
-    pq_reader_options o = ds->opts.reader;
+    pq_reader_options o = ds->reader;
     o.threads = ds->opts.threads;
     o.metadata = ds->md ? ds->md[i] : NULL;
     o.cache = o.metadata ? NULL : ds->opts.cache;
@@ -189,21 +204,24 @@ pq_dataset *pq_dataset_open(const char *const *paths, size_t n, const pq_dataset
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (opts) ds->opts = *opts;
-    else pq_dataset_options_init(&ds->opts);
-    pq_status st = ds->opts.partitioning <= PQ_PARTITIONING_HIVE
-                       ? PQ_OK
-                       : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "partitioning %u is not a pq_partitioning",
-                                      ds->opts.partitioning);
+    pq_dataset_options_init(&ds->opts);
+    pq_status st = opts ? pq_options_take(&ds->opts, sizeof ds->opts, opts, DATASET_OPTIONS_OLDEST_SIZE,
+                                          "pq_dataset_options", err)
+                        : PQ_OK;
+    if (st == PQ_OK) st = pq_reader_options_take(&ds->reader, ds->opts.reader, err);
+    ds->opts.reader = NULL; /* not the caller's memory after the open */
+    if (st == PQ_OK && ds->opts.partitioning > PQ_PARTITIONING_HIVE)
+        st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "partitioning %u is not a pq_partitioning",
+                          ds->opts.partitioning);
     if (st == PQ_OK && !ds->opts.cache) {
         ds->own_cache = pq_metadata_cache_create(DATASET_CACHE_BYTES, err);
         ds->opts.cache = ds->own_cache;
         if (!ds->own_cache) st = err->code;
     }
     if (st == PQ_OK && ds->opts.remote) {
-        ds->remote = remote_dup(ds->opts.remote);
+        ds->remote = remote_dup(ds->opts.remote, err);
         ds->opts.remote = ds->remote ? &ds->remote->o : NULL;
-        if (!ds->remote) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        if (!ds->remote) st = err->code;
     }
     if (st == PQ_OK) st = paths || !n ? pq_ds_list(paths, n, ds->opts.remote, &ds->files, err)
                                       : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "paths is NULL");
@@ -845,8 +863,9 @@ static pq_dataset *share(const pq_dataset *ds, pq_error *err)
     pq_dataset *t = calloc(1, sizeof *t);
     if (!t) goto nomem;
     t->opts = ds->opts;
+    t->reader = ds->reader;
     t->opts.cache = NULL; /* the footers are passed as metadata: no cache needed */
-    if (ds->remote && !(t->remote = remote_dup(&ds->remote->o))) goto nomem;
+    if (ds->remote && !(t->remote = remote_dup(&ds->remote->o, err))) goto fail;
     t->opts.remote = t->remote ? &t->remote->o : NULL;
     t->files.v = calloc(ds->files.n, sizeof *t->files.v);
     t->md = calloc(ds->files.n, sizeof *t->md);
@@ -877,6 +896,9 @@ static pq_dataset *share(const pq_dataset *ds, pq_error *err)
             if (p->values[c] && !(t->parts.values[c] = strdup(p->values[c]))) goto nomem;
     }
     return t;
+fail: /* err set */
+    pq_dataset_close(t);
+    return NULL;
 nomem:
     pq_dataset_close(t);
     pq_error_set(err, PQ_ERR_NOMEM, "out of memory");

@@ -9,6 +9,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* opts.device's value for the device executor's kernels run on the host,
+ * with host memory standing for the device's: what CI checks against the
+ * CPU executor, and a way to debug kernels without a GPU. Tests and tools
+ * only, so not in the public pq_device enum. */
+#define PQ_DEVICE_HOST_KERNELS 3u
+
 typedef enum pq_exec_where {
     PQ_EXEC_CPU = 0,         /* the CPU executor and the CPU evaluator */
     PQ_EXEC_HOST_KERNELS,    /* the device executor's kernels and the predicate kernel, run on the host */

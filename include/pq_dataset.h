@@ -38,6 +38,10 @@ typedef enum pq_partitioning {
 } pq_partitioning;
 
 typedef struct pq_dataset_options {
+    /* sizeof(pq_dataset_options) as the caller was compiled, set by
+     * pq_dataset_options_init: the struct grows by appending fields, as
+     * pq_reader_options does (pq_reader.h). */
+    uint32_t struct_size;
     uint32_t partitioning;       /* pq_partitioning */
     /* Footers are parsed through this cache (NULL: the dataset makes one of
      * 256 MiB for its life), so a file opened again, by this dataset or by
@@ -45,19 +49,21 @@ typedef struct pq_dataset_options {
     pq_metadata_cache *cache;
     /* Threads for parsing footers and for decoding (0: one per core). */
     uint32_t threads;
-    /* Each file's reader options: memory_limit, string_type, decimal_type,
-     * follow_arrow_schema, validate_utf8, verify_checksums, coalescing and
-     * prune_disable are taken from here; metadata, footer bytes, cache,
-     * columns, row groups, the row range and the filter are the dataset's. */
-    pq_reader_options reader;
+    /* Each file's reader options (NULL: pq_reader_options_init's;
+     * copied by pq_dataset_open): memory_limit, string_type,
+     * decimal_type, follow_arrow_schema, validate_utf8, verify_checksums,
+     * coalescing and prune_disable are taken from here; metadata, footer
+     * bytes, cache, columns, row groups, the row range, the filter and
+     * threads are the dataset's. */
+    const pq_reader_options *reader;
     /* For http(s):// and s3:// locations (pq_remote.h): endpoint,
      * credentials, retries, connections; NULL: defaults and the AWS_*
      * environment. Copied by pq_dataset_open. */
     const struct pq_remote_options *remote;
 } pq_dataset_options;
 
-/* Defaults: no partitioning, a cache of its own, a thread per core, and
- * pq_reader_options_init()'s reader options. */
+/* Defaults: struct_size, no partitioning, a cache of its own, a thread per
+ * core, and pq_reader_options_init()'s reader options. */
 PQ_API void pq_dataset_options_init(pq_dataset_options *opts);
 
 typedef struct pq_dataset pq_dataset;

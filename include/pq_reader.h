@@ -94,56 +94,87 @@ PQ_API const char *pq_stage_name(pq_stage stage);
 
 struct pq_expr; /* pq_predicate.h */
 
-typedef struct pq_stage_stats {
+/* Counters. Each stage has a struct of its own; all of them begin with the
+ * I/O counters every stage keeps. The structs grow by appending fields:
+ * each getter takes the size of the caller's struct (sizeof, as compiled),
+ * fills that many bytes (fields this library does not know are zeroed)
+ * and returns the size of the struct it knows, so a program built against
+ * an older or newer header keeps working. Counters add up over the
+ * reader's life (pq_reader_reselect runs stages again). A NULL reader or
+ * out gives zeros and returns 0. */
+
+/* Every stage: its I/O and time. */
+typedef struct pq_io_stats {
     uint64_t bytes_read;    /* bytes fetched through the source or supplied */
     uint64_t reads;         /* read_at calls issued, or supply() calls (the chunks of a mapped
                              * file, decoded where they lie, count bytes and no reads) */
     uint64_t nanoseconds;   /* wall time spent in the stage (I/O included) */
-    uint64_t parses;        /* footer stage: Thrift footer parses done by this reader (0 on reuse) */
-    uint64_t reused;        /* footer stage: 1 when metadata came from the caller, footer bytes or a cache;
-                             * page headers: chunks taken over from the previous selection (reselect) */
-    uint64_t chunks;        /* select: column chunks selected; page headers: chunks walked */
-    uint64_t pages;         /* page headers stage: page headers decoded */
-    uint64_t chunks_skipped;/* filter stage: chunks of projected columns not read because the
-                             * filter left their row group no matching row */
-    uint64_t rows;          /* decode stage: rows delivered, all selected row groups; filter
-                             * stage: rows the filter kept */
-    uint64_t bytes_out;     /* decode stage: bytes of the Arrow buffers made */
-    uint64_t pruned_statistics; /* select: row groups pruned by statistics */
-    uint64_t pruned_dictionary; /* select: row groups pruned by dictionary pages (beyond statistics) */
-    uint64_t pruned_bloom_filter; /* select: row groups pruned by bloom filters (beyond the above) */
-    uint64_t prune_warnings;    /* select: indexes or filters that could not be read or were
-                                 * malformed, so their step was skipped for that chunk */
-    uint64_t pruned_page_index; /* select: row groups the page index left no row of */
-    uint64_t pages_considered;  /* select: pages of the filter's columns the page index judged */
-    uint64_t pages_pruned;      /* select: ... of which outside the rows kept */
-    uint64_t rows_filtered;     /* filter: rows it removed (rows_in - rows); decode: rows decoded
-                                 * that the filter removed (taken out after decoding) */
-    uint64_t pages_skipped;     /* page headers: data pages of chunks read in part (offset index)
-                                 * that were not read: they hold no row needed (row range, page
-                                 * index); filter: ... of the deferred columns' chunks, that hold
-                                 * no kept row (late materialization) */
-    uint64_t requests;          /* readers over a URL (pq_reader_open_url): HTTP requests sent for
-                                 * the stage, retries included (the footer stage counts the open's) */
-    uint64_t retries;           /* ... of which tries after a failure */
-    uint64_t device_chunks;     /* decode: chunks the device executor's kernels decoded */
-    uint64_t cpu_chunks;        /* decode, with opts.device not CPU: chunks left to the CPU
-                                 * executor (not covered by the kernels, or nested) */
-    uint64_t device_filtered_groups; /* filter, with the kernels in use (host kernels, or a usable
-                                      * CUDA device): selected row groups whose filter the
-                                      * predicate kernel evaluated */
+    uint64_t requests;      /* readers over a URL (pq_reader_open_url): HTTP requests sent,
+                             * retries included (the footer stage counts the open's) */
+    uint64_t retries;       /* ... of which tries after a failure */
+} pq_io_stats;
+
+typedef struct pq_footer_stats {
+    pq_io_stats io;
+    uint64_t parses;        /* Thrift footer parses done by this reader (0 on reuse) */
+    uint64_t reused;        /* 1 when the metadata came from the caller, footer bytes or a cache */
+} pq_footer_stats;
+
+typedef struct pq_select_stats {
+    pq_io_stats io;              /* dictionaries, bloom filters and page indexes read to prune */
+    uint64_t chunks;             /* column chunks selected */
+    uint64_t pruned_statistics;  /* row groups pruned by statistics */
+    uint64_t pruned_dictionary;  /* ... by dictionary pages (beyond statistics) */
+    uint64_t pruned_bloom_filter;/* ... by bloom filters (beyond the above) */
+    uint64_t pruned_page_index;  /* ... that the page index left no row of */
+    uint64_t prune_warnings;     /* indexes or filters that could not be read or were malformed,
+                                  * so their step was skipped for that chunk */
+    uint64_t pages_considered;   /* pages of the filter's columns the page index judged */
+    uint64_t pages_pruned;       /* ... of which outside the rows kept */
+} pq_select_stats;
+
+typedef struct pq_page_header_stats {
+    pq_io_stats io;
+    uint64_t chunks;        /* chunks read and walked */
+    uint64_t pages;         /* page headers decoded */
+    uint64_t pages_skipped; /* data pages of chunks read in part (offset index) that were not
+                             * read: they hold no row needed (row range, page index) */
+    uint64_t reused;        /* chunks taken over from the previous selection (reselect) */
+} pq_page_header_stats;
+
+typedef struct pq_filter_stats {
+    pq_io_stats io;                  /* the deferred columns' pages that hold a kept row */
+    uint64_t rows_in;                /* rows of the selected row groups it evaluated */
+    uint64_t rows;                   /* ... that it kept */
+    uint64_t rows_filtered;          /* ... that it removed (rows_in - rows) */
+    uint64_t groups;                 /* selected row groups it evaluated */
+    uint64_t groups_without_match;   /* ... of which it kept no row (nothing more of them is
+                                      * read or decoded) */
+    uint64_t chunks;                 /* deferred chunks read and walked (late materialization) */
+    uint64_t pages;                  /* ... their page headers decoded */
+    uint64_t pages_skipped;          /* ... their data pages not read: they hold no kept row */
+    uint64_t chunks_skipped;         /* deferred chunks not read: their row group kept no row */
+    uint64_t bytes_skipped;          /* ... their bytes */
+    uint64_t device_filtered_groups; /* with the kernels in use (opts.device): row groups whose
+                                      * filter the predicate kernel evaluated */
     uint64_t cpu_filtered_groups;    /* ... whose filter the kernel does not cover, evaluated by
                                       * the CPU evaluator instead */
-    uint64_t dictionary_bytes_skipped; /* decode (CPU executor): bytes of dictionary pages, as
-                                        * decompressed, that were not decompressed: the tail of
-                                        * a sparse selection's dictionary past the largest index
-                                        * its rows use, and dictionaries no decoded page uses */
-    uint64_t rows_in;           /* filter: rows of the selected row groups it evaluated */
-    uint64_t groups;            /* filter: selected row groups it evaluated */
-    uint64_t groups_without_match; /* filter: ... of which it kept no row (nothing more of them is
-                                    * read or decoded) */
-    uint64_t bytes_skipped;     /* filter: bytes of the chunks counted in chunks_skipped */
-} pq_stage_stats;
+} pq_filter_stats;
+
+typedef struct pq_decode_stats {
+    pq_io_stats io;
+    uint64_t chunks;        /* column chunks decoded */
+    uint64_t rows;          /* rows delivered, all selected row groups */
+    uint64_t rows_filtered; /* rows decoded and then taken out because the filter removed
+                             * them (columns decoded whole before the take) */
+    uint64_t bytes_out;     /* bytes of the Arrow buffers made */
+    uint64_t device_chunks; /* chunks the device executor's kernels decoded */
+    uint64_t cpu_chunks;    /* with opts.device not CPU: chunks left to the CPU executor */
+    uint64_t dictionary_bytes_skipped; /* CPU executor: bytes of dictionary pages, as
+                                        * decompressed, not decompressed: the tail of a sparse
+                                        * selection's dictionary past the largest index its
+                                        * rows use, and dictionaries no decoded page uses */
+} pq_decode_stats;
 
 /* ---------------------------------------------------------------------------
  * Options
@@ -185,7 +216,19 @@ typedef enum pq_decimal_type {
                           * more digits stay decimal128 / decimal256 */
 } pq_decimal_type;
 
+/* Options are filled by pq_reader_options_init, then set field by field.
+ * Options marked EXPERIMENTAL belong to the GPU path, which is built and
+ * checked on the host but has not run on a GPU yet (docs/devices.md): they
+ * may change. */
 typedef struct pq_reader_options {
+    /* sizeof(pq_reader_options) as the caller was compiled, set by
+     * pq_reader_options_init. The struct grows by appending fields: a
+     * caller built against an older header gets the defaults of the fields
+     * it does not know; one built against a newer header fails to open
+     * (PQ_ERR_UNSUPPORTED) only if it sets a field this library lacks. 0 (a
+     * struct zeroed by hand, not made by _init) fails the open with
+     * PQ_ERR_INVALID_ARGUMENT. */
+    uint32_t struct_size;
     /* Bytes read speculatively from the end of the file to catch the footer in
      * one read. 0 means the default, 64 KiB. Minimum effective value is 8. */
     uint32_t footer_read_size;
@@ -248,10 +291,11 @@ typedef struct pq_reader_options {
      * row groups by the steps not disabled below (the page index keeps,
      * inside a row group, only the runs of rows whose pages may match), then
      * materializes late: the page-header stage reads the filter's columns
-     * first (only their pages over the kept rows), evaluates the filter,
-     * and reads each other projected column only for the pages that hold a
-     * matching row (through the offset index; not at all for a row group
-     * without a match); the decode stage keeps the matching rows. The
+     * first (only their pages over the kept rows), the filter stage
+     * evaluates the filter and reads each other projected column only for
+     * the pages that hold a matching row (through the offset index; not at
+     * all for a row group without a match), and the decode stage decodes
+     * the matching rows. The
      * row range (row_offset, row_limit) applies to the rows before the
      * filter. The reader copies `filter` when it opens (the caller keeps
      * and frees its own). */
@@ -303,95 +347,51 @@ typedef struct pq_reader_options {
      * one whose key cannot be decoded fails the select stage with
      * PQ_ERR_CORRUPT_DATA, naming what is wrong. Off by default. */
     bool follow_arrow_schema;
-    /* Decode stage: where the column chunks are decoded, and a filter's
-     * rows evaluated (pq_device; default PQ_DEVICE_CPU). The footer,
-     * select and page-header stages otherwise run on the host. An unknown
-     * value fails the select stage (PQ_ERR_INVALID_ARGUMENT). */
+    /* EXPERIMENTAL. Decode and filter stages: where the column chunks are
+     * decoded and a filter's rows evaluated (pq_device; default
+     * PQ_DEVICE_CPU). The other stages run on the host. An unknown value
+     * fails the select stage (PQ_ERR_INVALID_ARGUMENT). */
     uint32_t device;
-    /* Decode stage, with the decode on a CUDA device (device CUDA, or AUTO
-     * finding one): keep the decoded columns in device memory, as a GPU
-     * consumer wants them. The chunks the kernels decode stay there and
-     * are built into their Arrow arrays there (device/arrow.h:
-     * every fixed-width type and conversion, booleans, string / binary
-     * and their large forms, string views, dictionary arrays (of indices,
-     * or of an entry a slot for a chunk not dictionary-encoded
-     * throughout), and nested fields: their struct and list levels'
-     * validity and offsets, the leaves of a field joined into one tree,
-     * and in a filtered read the matching rows of the payload columns
-     * decoded for them alone, required flat ones); the rest (string views
-     * and dictionary arrays of nested leaves, in a filtered read the
-     * columns decoded
-     * whole and then taken (the filter's own, optional ones),
-     * validate_utf8, and what the kernels do not cover) is
+    /* EXPERIMENTAL. Decode stage, with the decode on a CUDA device: keep the
+     * decoded columns in device memory, as a GPU consumer wants them. What
+     * the kernels decode is built into Arrow arrays there; the rest is
      * built on the host and copied to the device once, at the end of the
-     * stage.
-     * pq_reader_next_device_batch() then hands out slices of those arrays without a copy, and
-     * pq_reader_next_batch() / pq_reader_export_*() copy each batch to
-     * host memory. With PQ_DEVICE_HOST_KERNELS the same path runs with host
-     * memory standing for the device (the Arrow kernels run on the host;
-     * device batches come as ARROW_DEVICE_CPU): that is how CI checks it.
-     * Ignored with PQ_DEVICE_CPU and where AUTO falls back to the CPU.
-     * Off by default: the decoded arrays come back to host memory. */
+     * stage (docs/devices.md lists which is which).
+     * pq_reader_next_device_batch() then hands out slices of those arrays
+     * without a copy; pq_reader_next_batch() and pq_reader_export_*() copy
+     * each batch to host memory. Ignored where the decode runs on the CPU.
+     * Off by default. */
     bool device_output;
-    /* Decode stage, with the device executor in use (device CUDA, AUTO
-     * finding a device, or HOST_KERNELS): a copy of the whole file already
-     * in the device's memory (host memory with HOST_KERNELS), of
-     * device_file_size bytes, equal to the source's bytes: read there by
-     * GPUDirect Storage, say, or kept from an earlier upload. The kernels
-     * then decompress and decode each column chunk from that copy instead
-     * of staging its page bytes from host memory (only pages decompressed
-     * on the host, for codecs nvCOMP lacks, are still uploaded; a chunk the
-     * page index cut into several ranges is staged as usual). The footer
-     * and the page headers are still read from the source. The memory
-     * stays the caller's: allocated and unchanged until the decode stage
-     * ends (a copy that differs decodes to what it holds, or fails as
-     * corrupt data: the kernels check every bound; a page nvCOMP cannot
-     * decompress is decompressed again on the host from the source's
-     * bytes, as without a copy). A device_file_size
-     * other than the file's size fails the select stage
-     * (PQ_ERR_INVALID_ARGUMENT). NULL (the default): pages are staged from
-     * host memory. The CPU executor ignores it. */
+    /* EXPERIMENTAL. Decode stage, with the device executor in use: a copy
+     * of the whole file already in the device's memory, of
+     * device_file_size bytes, equal to the source's bytes (read there by
+     * GPUDirect Storage, say, or kept from an earlier upload). The kernels
+     * decompress and decode each column chunk from it instead of staging
+     * its pages from host memory; the footer and page headers are still
+     * read from the source. The memory stays the caller's, allocated and
+     * unchanged until the decode stage ends (a copy that differs decodes to
+     * what it holds or fails as corrupt data: the kernels check every
+     * bound). A device_file_size other than the file's size fails the
+     * select stage (PQ_ERR_INVALID_ARGUMENT). NULL (the default): pages
+     * are staged from host memory. The CPU executor ignores it. */
     const void *device_file;
     uint64_t device_file_size;
 } pq_reader_options;
 
-/* Where the decode stage runs (pq_reader_options.device). The device
- * executor (device/exec.h) runs the decode plan with the kernels of
- * kernels/k_decode.h, one block per page: on a CUDA device, or on the host
- * (the same kernel code, phase by phase). It covers every value encoding
- * of every physical type with RLE / BIT_PACKED levels in flat selections,
- * into every output type (string views and dictionary indices included),
- * and the selection-vector decode of a filtered read's payload columns
- * (each selected page decoded whole, then the matching rows compacted by
- * the kernels, device/rows.h). A nested column's chunks are decoded
- * there too, a plan each, and their fields assembled on the host (or,
- * with device_output, built on the device). The
- * chunks it does not cover (a selection of a chunk that fails decoded
- * whole, an encoding not valid for its type) are decoded by the CPU
- * executor, counted in the decode stage's stats
- * (device_chunks, cpu_chunks), and pq_reader_device_note() says where the
- * stage ran and why. With a filter, the filter's columns are decoded by
- * the kernels too (a plan each, their values back in host memory, where
- * their arrays are built; the note counts them), and the predicate kernel
- * (device/filter.h) evaluates the filter on each selected row
- * group's columns (on the CUDA device, the columns copied there);
- * a row group whose predicate or column types it does not cover is
- * evaluated by the CPU evaluator, with the same result (the stats'
- * device_filtered_groups, cpu_filtered_groups). The payload columns are
- * then decoded for the matching rows alone (selection-vector decode, as
- * above). The decoded arrays are in host memory (the CUDA
- * executor copies its output back; pq_reader_next_device_batch() copies
- * batches to the device) unless device_output asks for them to stay in
- * device memory. */
+/* Where the decode and filter stages run (pq_reader_options.device;
+ * EXPERIMENTAL). The device executor runs the decode plan with the kernels
+ * of kernels/, one block per page; what they do not cover goes to the CPU
+ * executor, counted in pq_decode_stats (device_chunks, cpu_chunks), and
+ * pq_reader_device_note() says where the stage ran and why. Decoded
+ * arrays come back to host memory unless device_output keeps them on the
+ * device. docs/devices.md lists what the kernels cover. (The value 3 is
+ * taken: tests run the kernels on the host with it.) */
 typedef enum pq_device {
-    PQ_DEVICE_CPU = 0,          /* the CPU executor, on opts.threads threads */
-    PQ_DEVICE_CUDA = 1,         /* the kernels on a CUDA device; without a usable one the
-                                 * decode stage fails with PQ_ERR_UNSUPPORTED saying why */
-    PQ_DEVICE_AUTO = 2,         /* CUDA when a device is usable, else the CPU (the reason in
-                                 * pq_reader_device_note) */
-    PQ_DEVICE_HOST_KERNELS = 3  /* the device executor's kernels run on the host: what CI
-                                 * checks against the CPU executor; slow, for tests and
-                                 * debugging kernels without a GPU */
+    PQ_DEVICE_CPU = 0,  /* the CPU executor, on opts.threads threads */
+    PQ_DEVICE_CUDA = 1, /* the kernels on a CUDA device; without a usable one the decode
+                         * stage fails with PQ_ERR_UNSUPPORTED saying why */
+    PQ_DEVICE_AUTO = 2  /* CUDA when a device is usable, else the CPU (the reason in
+                         * pq_reader_device_note) */
 } pq_device;
 
 /* Pruning steps of the select stage (pq_reader_options.prune_disable). */
@@ -404,8 +404,9 @@ enum {
 };
 
 /* Fill `opts` with defaults: all zero/NULL (64 KiB tail read, no reuse,
- * every pruning step, threads one per core) except memory_limit, which is
- * pq_default_memory_limit(). A struct zeroed by hand has no memory limit. */
+ * every pruning step, threads one per core) except struct_size and
+ * memory_limit, which is pq_default_memory_limit(). Opening with NULL
+ * options takes these defaults. */
 PQ_API void pq_reader_options_init(pq_reader_options *opts);
 
 /* The memory limit pq_reader_options_init sets: a quarter of the machine's
@@ -420,9 +421,8 @@ PQ_API uint64_t pq_default_memory_limit(void);
 /* Mappings of files that path readers map (option no_mmap off) are kept
  * when the reader closes, for the next reader of the same file in this
  * process: mapping is free, but the kernel maps a file's pages in on first
- * touch, fault by fault, and takes them down again at unmap (together 25
- * ms for a 230 MB TPC-H lineitem file, a sixteenth of reading it, the
- * unmap on the thread that closes the reader), and a read that follows a
+ * touch, fault by fault, and takes them down again at unmap (a sixteenth
+ * of reading a TPC-H lineitem file: docs/performance.md), and a read that follows a
  * read of the same file finds them mapped. A kept mapping is keyed by the
  * file's identity (device, inode, size, modification time, from fstat on
  * the new reader's descriptor): a file rewritten or replaced since gets a
@@ -699,7 +699,7 @@ typedef struct pq_selection {
  * stay valid). Chunks walked by the previous page-header stage are kept: one
  * the new selection needs is neither read nor walked again when its kept
  * pages hold the new rows, and the page-header stage counts it in `reused`
- * (pq_stage_stats); the others are freed. Counters keep adding up.
+ * (pq_page_header_stats); the others are freed. Counters keep adding up.
  * Errors: PQ_ERR_INVALID_ARGUMENT (NULL), PQ_ERR_STAGE before the footer
  * stage, the select stage's (an out-of-range index, a column a projected
  * footer left out), after which the reader is back at PQ_STAGE_FOOTER with
@@ -737,8 +737,15 @@ PQ_API pq_status pq_reader_plan_chunk(pq_reader *r, uint32_t row_group, uint32_t
  * "" without a filter. */
 PQ_API size_t pq_reader_filter_text(const pq_reader *r, char *buf, size_t cap);
 
-/* Counters of one stage. */
-PQ_API void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out);
+/* A stage's counters, as of now (the size contract is under "Counters"
+ * above: pass sizeof *out as `size`). pq_reader_io_stats takes any stage
+ * but PQ_STAGE_INIT. */
+PQ_API size_t pq_reader_io_stats(const pq_reader *r, pq_stage stage, pq_io_stats *out, size_t size);
+PQ_API size_t pq_reader_footer_stats(const pq_reader *r, pq_footer_stats *out, size_t size);
+PQ_API size_t pq_reader_select_stats(const pq_reader *r, pq_select_stats *out, size_t size);
+PQ_API size_t pq_reader_page_header_stats(const pq_reader *r, pq_page_header_stats *out, size_t size);
+PQ_API size_t pq_reader_filter_stats(const pq_reader *r, pq_filter_stats *out, size_t size);
+PQ_API size_t pq_reader_decode_stats(const pq_reader *r, pq_decode_stats *out, size_t size);
 
 #ifdef __cplusplus
 }

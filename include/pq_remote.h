@@ -25,7 +25,7 @@
  *
  * Readers: pq_reader_open_url() (pq_reader.h) opens a reader over a URL;
  * such a reader fetches all the ranges a stage needs at once, and its
- * stage stats count the requests (pq_stage_stats.requests, .retries). The
+ * stage stats count the requests (pq_io_stats.requests, .retries). The
  * metadata cache key of an object is its URL, size and ETag (or
  * Last-Modified when the server gives no ETag), so a replaced object never
  * gets a stale footer.
@@ -53,6 +53,11 @@ typedef enum pq_s3_addressing {
 } pq_s3_addressing;
 
 typedef struct pq_remote_options {
+    /* sizeof(pq_remote_options) as the caller was compiled, set by
+     * pq_remote_options_init: the struct grows by appending fields, as
+     * pq_reader_options does (pq_reader.h). 0 fails with
+     * PQ_ERR_INVALID_ARGUMENT. */
+    uint32_t struct_size;
     /* S3 only. The endpoint, as "http://host:port" or "https://host"; NULL:
      * $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL, then
      * https://s3.<region>.amazonaws.com. */
@@ -100,7 +105,7 @@ typedef struct pq_remote_options {
     const char *ca_file;
 } pq_remote_options;
 
-/* Defaults: every string NULL (from the environment), addressing AUTO,
+/* Defaults: struct_size, every string NULL (from the environment), addressing AUTO,
  * max_connections 8, max_retries 4, retry_base_ms 50,
  * request_timeout_ms 30000, connect_timeout_ms 5000, tail_bytes 65536,
  * verify_tls true, known_size 0. */

@@ -4,7 +4,17 @@
  *   pq_error.h     status codes and the error record
  *   pq_metadata.h  the parsed footer: structs, schema tree, parsing, lifetime
  *   pq_cache.h     a thread-safe LRU cache of parsed footers
+ *   pq_pages.h     a column chunk's walked pages
  *   pq_reader.h    the reader's stage machine, sources and sans-IO ranges
+ *   pq_arrow.h     the Arrow C data, stream and device interfaces
+ *   pq_text.h      values and schemas as text
+ *   pq_predicate.h filter expressions for pushdown
+ *   pq_remote.h    http(s) and s3 sources
+ *   pq_dataset.h   many files read as one table
+ *
+ * Structs that carry a struct_size field grow by appending fields: fill
+ * them with their _init function. Stats structs are handed out through
+ * getters that take the caller's sizeof.
  *
  * Each function is documented where it is declared, with ownership and
  * lifetime. Link with -lpqstep (pkg-config --libs pqstep).
@@ -24,6 +34,7 @@
 #include "pq_arrow.h"
 #include "pq_text.h"
 #include "pq_predicate.h"
+#include "pq_remote.h"
 #include "pq_dataset.h"
 
 #ifdef __cplusplus

@@ -23,6 +23,23 @@
 #include "reader/source.h"
 #include "reader/supplied.h"
 
+/* Every stage's counters, kept in one shape: the stages add to the fields
+ * that are theirs, and reader.c hands each stage's out as its public struct
+ * (pq_footer_stats ... pq_decode_stats in pq_reader.h, where each is
+ * documented). */
+typedef struct pq_stage_counters {
+    uint64_t bytes_read, reads, nanoseconds, requests, retries; /* pq_io_stats */
+    uint64_t parses, reused;                                    /* footer; reused: page headers too */
+    uint64_t chunks, pages;                                     /* select, page headers, filter, decode */
+    uint64_t pruned_statistics, pruned_dictionary, pruned_bloom_filter, pruned_page_index;
+    uint64_t prune_warnings, pages_considered, pages_pruned;    /* select */
+    uint64_t pages_skipped;                                     /* page headers, filter */
+    uint64_t rows_in, rows, rows_filtered, groups, groups_without_match;
+    uint64_t chunks_skipped, bytes_skipped;                     /* filter */
+    uint64_t device_filtered_groups, cpu_filtered_groups;       /* filter */
+    uint64_t bytes_out, device_chunks, cpu_chunks, dictionary_bytes_skipped; /* decode */
+} pq_stage_counters;
+
 /* Steps of one chunk in the page-header stage. */
 typedef enum chunk_step {
     CHUNK_DEFERRED,          /* a projected column the filter does not read: planned once the
@@ -223,7 +240,7 @@ struct pq_reader {
 
     pq_metadata *md;
     pq_supplied supplied;           /* sans-IO: ranges handed in by the caller */
-    pq_stage_stats stats[PQ_STAGE_COUNT];
+    pq_stage_counters stats[PQ_STAGE_COUNT];
 
     pq_footer_state footer;         /* footer stage (reader.c) */
     pq_selection_state sel;         /* select stage (stage_select.c) */

@@ -19,26 +19,12 @@
 #include "pages/buffer_pool.h"
 #include "predicate/predicate.h"
 #include "reader/context.h"
+#include "reader/options.h"
 #include "pq_remote.h"
 
 #define DEFAULT_FOOTER_READ_SIZE (64u * 1024u)
 #define PARQUET_MAGIC_LEN 4
 #define FOOTER_TRAILER_LEN 8 /* 4-byte footer length + "PAR1" */
-
-uint64_t pq_default_memory_limit(void)
-{
-    const uint64_t floor = 256ull << 20, ceiling = 1ull << 30;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return ceiling;
-    uint64_t quarter = (uint64_t)pages / 4 * (uint64_t)page;
-    return quarter < floor ? floor : quarter > ceiling ? ceiling : quarter;
-}
-
-void pq_reader_options_init(pq_reader_options *opts)
-{
-    memset(opts, 0, sizeof *opts);
-    opts->memory_limit = pq_default_memory_limit();
-}
 
 /* ---------------------------------------------------------------------------
  * Opening
@@ -58,7 +44,9 @@ static bool copy_indexes(const uint32_t **arr, size_t n, uint32_t **own)
 
 static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
 {
-    if (opts && opts->metadata && opts->footer_bytes) {
+    pq_reader_options o;
+    if (pq_reader_options_take(&o, opts, err) != PQ_OK) return NULL;
+    if (o.metadata && o.footer_bytes) {
         pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                      "options give both metadata and footer_bytes; pass at most one");
         return NULL;
@@ -68,7 +56,7 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (opts) r->opts = *opts;
+    r->opts = o;
     /* The selection arrays are used by the select stage, possibly long after
      * opening: keep copies. */
     if (!copy_indexes(&r->opts.columns, r->opts.columns_len, &r->own_columns) ||
@@ -475,7 +463,7 @@ static pq_metadata *cache_loader(void *user, pq_error *err)
 
 static pq_status stage_footer(pq_reader *r, pq_error *err)
 {
-    pq_stage_stats *stats = &r->stats[PQ_STAGE_FOOTER];
+    pq_stage_counters *stats = &r->stats[PQ_STAGE_FOOTER];
 
     /* Reuse: metadata handed in, or footer bytes (no file I/O). */
     if (r->opts.metadata) {
@@ -790,14 +778,101 @@ uint64_t pq_reader_file_size(const pq_reader *r)
     return r ? r->file_size : 0;
 }
 
-void pq_reader_stage_stats(const pq_reader *r, pq_stage stage, pq_stage_stats *out)
+/* ---------------------------------------------------------------------------
+ * Counters: each stage's public struct from its pq_stage_counters
+ * ------------------------------------------------------------------------- */
+
+/* Hand `mine` (the library's struct of `known` bytes) out as the caller's
+ * struct of `size` bytes: the common prefix copied, the rest zeroed. A
+ * NULL reader hands out zeros and knows nothing (0). */
+static size_t hand_out(const pq_reader *r, const void *mine, size_t known, void *out, size_t size)
 {
-    if (!out) return;
-    if (!r || (unsigned)stage >= PQ_STAGE_COUNT) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = r->stats[stage];
+    if (!out || !size) return 0;
+    size_t n = !r ? 0 : size < known ? size : known;
+    memcpy(out, mine, n);
+    memset((char *)out + n, 0, size - n);
+    return r ? known : 0;
+}
+
+static const pq_stage_counters *counters(const pq_reader *r, pq_stage stage)
+{
+    static const pq_stage_counters none;
+    return r && (unsigned)stage < PQ_STAGE_COUNT ? &r->stats[stage] : &none;
+}
+
+static pq_io_stats io_of(const pq_stage_counters *c)
+{
+    return (pq_io_stats){.bytes_read = c->bytes_read, .reads = c->reads, .nanoseconds = c->nanoseconds,
+                         .requests = c->requests, .retries = c->retries};
+}
+
+size_t pq_reader_io_stats(const pq_reader *r, pq_stage stage, pq_io_stats *out, size_t size)
+{
+    pq_io_stats s = io_of(counters(r, stage));
+    return hand_out(stage > PQ_STAGE_INIT && stage < PQ_STAGE_COUNT ? r : NULL, &s, sizeof s, out, size);
+}
+
+size_t pq_reader_footer_stats(const pq_reader *r, pq_footer_stats *out, size_t size)
+{
+    const pq_stage_counters *c = counters(r, PQ_STAGE_FOOTER);
+    pq_footer_stats s = {.io = io_of(c), .parses = c->parses, .reused = c->reused};
+    return hand_out(r, &s, sizeof s, out, size);
+}
+
+size_t pq_reader_select_stats(const pq_reader *r, pq_select_stats *out, size_t size)
+{
+    const pq_stage_counters *c = counters(r, PQ_STAGE_SELECT);
+    pq_select_stats s = {.io = io_of(c),
+                         .chunks = c->chunks,
+                         .pruned_statistics = c->pruned_statistics,
+                         .pruned_dictionary = c->pruned_dictionary,
+                         .pruned_bloom_filter = c->pruned_bloom_filter,
+                         .pruned_page_index = c->pruned_page_index,
+                         .prune_warnings = c->prune_warnings,
+                         .pages_considered = c->pages_considered,
+                         .pages_pruned = c->pages_pruned};
+    return hand_out(r, &s, sizeof s, out, size);
+}
+
+size_t pq_reader_page_header_stats(const pq_reader *r, pq_page_header_stats *out, size_t size)
+{
+    const pq_stage_counters *c = counters(r, PQ_STAGE_PAGE_HEADERS);
+    pq_page_header_stats s = {
+        .io = io_of(c), .chunks = c->chunks, .pages = c->pages, .pages_skipped = c->pages_skipped, .reused = c->reused};
+    return hand_out(r, &s, sizeof s, out, size);
+}
+
+size_t pq_reader_filter_stats(const pq_reader *r, pq_filter_stats *out, size_t size)
+{
+    const pq_stage_counters *c = counters(r, PQ_STAGE_FILTER);
+    pq_filter_stats s = {.io = io_of(c),
+                         .rows_in = c->rows_in,
+                         .rows = c->rows,
+                         .rows_filtered = c->rows_filtered,
+                         .groups = c->groups,
+                         .groups_without_match = c->groups_without_match,
+                         .chunks = c->chunks,
+                         .pages = c->pages,
+                         .pages_skipped = c->pages_skipped,
+                         .chunks_skipped = c->chunks_skipped,
+                         .bytes_skipped = c->bytes_skipped,
+                         .device_filtered_groups = c->device_filtered_groups,
+                         .cpu_filtered_groups = c->cpu_filtered_groups};
+    return hand_out(r, &s, sizeof s, out, size);
+}
+
+size_t pq_reader_decode_stats(const pq_reader *r, pq_decode_stats *out, size_t size)
+{
+    const pq_stage_counters *c = counters(r, PQ_STAGE_DECODE);
+    pq_decode_stats s = {.io = io_of(c),
+                         .chunks = c->chunks,
+                         .rows = c->rows,
+                         .rows_filtered = c->rows_filtered,
+                         .bytes_out = c->bytes_out,
+                         .device_chunks = c->device_chunks,
+                         .cpu_chunks = c->cpu_chunks,
+                         .dictionary_bytes_skipped = c->dictionary_bytes_skipped};
+    return hand_out(r, &s, sizeof s, out, size);
 }
 
 const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t row_group,

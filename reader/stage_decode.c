@@ -319,7 +319,7 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
     free(resident);
     size_t *back = calloc(n ? n : 1, sizeof *back); /* CPU plan chunk -> device plan chunk */
     pq_decode_plan cpu = {0};
-    pq_stage_stats *stats = &r->stats[PQ_STAGE_DECODE];
+    pq_stage_counters *stats = &r->stats[PQ_STAGE_DECODE];
     for (size_t j = 0; j < n; j++) {
         if (job->status[j] != PQ_ERR_UNSUPPORTED) {
             stats->device_chunks++;
@@ -914,7 +914,7 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
         pq_reader_free_decoded(r);
         return st;
     }
-    pq_stage_stats *ds = &r->stats[PQ_STAGE_DECODE];
+    pq_stage_counters *ds = &r->stats[PQ_STAGE_DECODE];
     ds->chunks = r->pages.chunks_len;
     for (size_t i = 0; i < n; i++) ds->bytes_out += pq_arrow_column_bytes(r->out.cols[i]);
     for (size_t g = 0; g < r->sel.row_groups_len; g++) ds->rows += r->out.rows[g].rows;

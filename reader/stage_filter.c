@@ -590,7 +590,7 @@ static bool filter_task(void *ctx, size_t g, unsigned worker)
 static pq_status evaluate_all(pq_reader *r, pq_error *err)
 {
     size_t n = r->sel.row_groups_len;
-    pq_stage_stats *fs = &r->stats[PQ_STAGE_FILTER];
+    pq_stage_counters *fs = &r->stats[PQ_STAGE_FILTER];
     pq_status st = filter_begin(r, err);
     filter_job *job = st == PQ_OK ? calloc(1, sizeof *job) : NULL;
     if (job) {

@@ -547,7 +547,7 @@ typedef struct walk_acc {
 
 static void acc_merge(pq_reader *r, const walk_acc *a)
 {
-    pq_stage_stats *st = &r->stats[r->pages.walk_stage];
+    pq_stage_counters *st = &r->stats[r->pages.walk_stage];
     st->bytes_read += a->bytes;
     st->reads += a->reads;
     st->chunks += a->chunks;

@@ -91,9 +91,7 @@ pq_status pq_remote_list(const char *url, const pq_remote_options *opts, pq_remo
     *out = NULL;
     *count = 0;
     pq_remote_options o;
-    if (opts) o = *opts;
-    else pq_remote_options_init(&o);
-    pq_status st = pq_remote_options_check(&o, err);
+    pq_status st = pq_remote_options_take(&o, opts, err);
     if (st != PQ_OK) return st;
     pq_url u;
     st = pq_url_parse(url, &u, err);

@@ -33,6 +33,7 @@ struct pq_remote {
 void pq_remote_options_init(pq_remote_options *o)
 {
     memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
     o->max_connections = 8;
     o->max_retries = 4;
     o->retry_base_ms = 50;
@@ -123,9 +124,7 @@ static pq_status open_request(pq_remote *rm, const pq_remote_options *o, pq_erro
 pq_remote *pq_remote_open(const char *url, const pq_remote_options *opts, pq_error *err)
 {
     pq_remote_options o;
-    if (opts) o = *opts;
-    else pq_remote_options_init(&o);
-    if (pq_remote_options_check(&o, err) != PQ_OK) return NULL;
+    if (pq_remote_options_take(&o, opts, err) != PQ_OK) return NULL;
     pq_url u;
     if (pq_url_parse(url, &u, err) != PQ_OK) return NULL;
     pq_remote *rm = calloc(1, sizeof *rm);

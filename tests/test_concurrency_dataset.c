@@ -53,8 +53,8 @@ static uint64_t sample_rows(const char *filter)
     pq_reader *r = pq_reader_open_path(sample, &o, &err);
     pq_expr_free(e);
     ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err), PQ_OK);
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_DECODE, &st);
+    pq_decode_stats st;
+    pq_reader_decode_stats(r, &st, sizeof st);
     pq_reader_close(r);
     return st.rows;
 }

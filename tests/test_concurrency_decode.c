@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/choice.h" /* PQ_DEVICE_HOST_KERNELS */
 #include "pages/page_header.h"
 #include "pqstep.h"
 #include "test_util.h"

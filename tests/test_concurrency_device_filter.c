@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/choice.h" /* PQ_DEVICE_HOST_KERNELS */
 #include "pqstep.h"
 #include "test_util.h"
 
@@ -84,10 +85,11 @@ START_TEST(filtered_reads_on_host_kernels)
         for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
             pq_reader *r = open_filtered(path, cases[k].text, PQ_DEVICE_HOST_KERNELS, threads[t]);
             pq_reader *ref = open_filtered(path, cases[k].text, PQ_DEVICE_CPU, threads[t]);
-            pq_stage_stats d, dref, sel;
-            pq_reader_stage_stats(r, PQ_STAGE_FILTER, &d);
-            pq_reader_stage_stats(ref, PQ_STAGE_FILTER, &dref);
-            pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
+            pq_filter_stats d, dref;
+            pq_select_stats sel;
+            pq_reader_filter_stats(r, &d, sizeof d);
+            pq_reader_filter_stats(ref, &dref, sizeof dref);
+            pq_reader_select_stats(r, &sel, sizeof sel);
             /* Every row group the select stage kept was evaluated, each by the kernel. */
             uint64_t kept = 61 - sel.pruned_statistics - sel.pruned_dictionary - sel.pruned_bloom_filter -
                             sel.pruned_page_index;
@@ -126,9 +128,10 @@ START_TEST(uncovered_filter_falls_back_to_cpu)
     for (size_t t = 0; t < 2; t++) {
         pq_reader *r = open_filtered(path, text, PQ_DEVICE_HOST_KERNELS, threads[t]);
         pq_reader *ref = open_filtered(path, text, PQ_DEVICE_CPU, threads[t]);
-        pq_stage_stats d, sel;
-        pq_reader_stage_stats(r, PQ_STAGE_FILTER, &d);
-        pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
+        pq_filter_stats d;
+        pq_select_stats sel;
+        pq_reader_filter_stats(r, &d, sizeof d);
+        pq_reader_select_stats(r, &sel, sizeof sel);
         uint64_t kept = 61 - sel.pruned_statistics - sel.pruned_dictionary - sel.pruned_bloom_filter -
                         sel.pruned_page_index;
         ck_assert_msg(kept > 0 && d.device_filtered_groups == 0 && d.cpu_filtered_groups == kept,

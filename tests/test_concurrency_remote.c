@@ -1055,13 +1055,13 @@ static uint8_t *load_corpus_file(size_t *len)
 }
 
 /* Rows and Arrow bytes decoded from the local copy, for comparison. */
-static void local_decode(const uint8_t *data, size_t len, pq_stage_stats *dec)
+static void local_decode(const uint8_t *data, size_t len, pq_decode_stats *dec)
 {
     pq_error err = {0};
     pq_reader *r = pq_reader_open_memory(data, len, NULL, &err);
     ck_assert_msg(r != NULL, "%s", err.message);
     ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
-    pq_reader_stage_stats(r, PQ_STAGE_DECODE, dec);
+    pq_reader_decode_stats(r, dec, sizeof *dec);
     pq_reader_close(r);
 }
 
@@ -1073,7 +1073,7 @@ START_TEST(reader_over_url)
         fprintf(stderr, "SKIP reader_over_url: no corpus\n");
         return;
     }
-    pq_stage_stats want;
+    pq_decode_stats want;
     local_decode(data, len, &want);
     ck_assert_uint_eq(want.rows, 8);
     server *s = server_start();
@@ -1084,14 +1084,16 @@ START_TEST(reader_over_url)
     ck_assert_msg(r != NULL, "%s", err.message);
     ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
     ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_DECODE);
-    pq_stage_stats f, ph, dec;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &f);
-    pq_reader_stage_stats(r, PQ_STAGE_PAGE_HEADERS, &ph);
-    pq_reader_stage_stats(r, PQ_STAGE_DECODE, &dec);
+    pq_footer_stats f;
+    pq_page_header_stats ph;
+    pq_decode_stats dec;
+    pq_reader_footer_stats(r, &f, sizeof f);
+    pq_reader_page_header_stats(r, &ph, sizeof ph);
+    pq_reader_decode_stats(r, &dec, sizeof dec);
     /* The whole file fits in the open's tail: one request in all. */
-    ck_assert_uint_eq(f.requests, 1);
-    ck_assert_uint_eq(f.retries, 0);
-    ck_assert_uint_eq(ph.requests, 0);
+    ck_assert_uint_eq(f.io.requests, 1);
+    ck_assert_uint_eq(f.io.retries, 0);
+    ck_assert_uint_eq(ph.io.requests, 0);
     ck_assert_uint_eq(dec.rows, want.rows);
     ck_assert_uint_eq(dec.bytes_out, want.bytes_out);
     ck_assert_uint_eq(atomic_load(&s->requests), 1);
@@ -1110,7 +1112,7 @@ START_TEST(reader_small_tail)
         fprintf(stderr, "SKIP reader_small_tail: no corpus\n");
         return;
     }
-    pq_stage_stats want;
+    pq_decode_stats want;
     local_decode(data, len, &want);
     server *s = server_start();
     server_add(s, "/alltypes_plain.parquet", data, len);
@@ -1122,24 +1124,24 @@ START_TEST(reader_small_tail)
     pq_reader *r = pq_reader_open_url(u, &ro, NULL, &err);
     ck_assert_msg(r != NULL, "%s", err.message);
     ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
-    pq_stage_stats f, sel, ph, dec;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &f);
-    pq_reader_stage_stats(r, PQ_STAGE_SELECT, &sel);
-    pq_reader_stage_stats(r, PQ_STAGE_PAGE_HEADERS, &ph);
-    pq_reader_stage_stats(r, PQ_STAGE_DECODE, &dec);
-    ck_assert_uint_eq(f.requests, 2); /* the open, then the rest of the footer */
-    ck_assert_uint_gt(ph.requests, 0);
+    pq_footer_stats f;
+    pq_page_header_stats ph;
+    pq_decode_stats dec;
+    pq_reader_footer_stats(r, &f, sizeof f);
+    pq_reader_page_header_stats(r, &ph, sizeof ph);
+    pq_reader_decode_stats(r, &dec, sizeof dec);
+    ck_assert_uint_eq(f.io.requests, 2); /* the open, then the rest of the footer */
+    ck_assert_uint_gt(ph.io.requests, 0);
     ck_assert_uint_eq(dec.rows, want.rows);
     ck_assert_uint_eq(dec.bytes_out, want.bytes_out);
     /* Every request is in some stage's count. */
     uint64_t total = 0;
     for (int st = PQ_STAGE_INIT; st < PQ_STAGE_COUNT; st++) {
-        pq_stage_stats x;
-        pq_reader_stage_stats(r, (pq_stage)st, &x);
+        pq_io_stats x;
+        pq_reader_io_stats(r, (pq_stage)st, &x, sizeof x);
         total += x.requests;
     }
     ck_assert_uint_eq(total, atomic_load(&s->requests));
-    (void)sel;
     pq_reader_close(r);
     /* With faults: the stages count the retries. */
     pq_remote_options o;
@@ -1150,10 +1152,10 @@ START_TEST(reader_small_tail)
     ck_assert_msg(r != NULL, "%s", err.message);
     atomic_store(&s->cut_body, 1);
     ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &f);
-    pq_reader_stage_stats(r, PQ_STAGE_DECODE, &dec);
-    ck_assert_uint_eq(f.retries, 2); /* the open's 503 and the footer's cut body */
-    ck_assert_uint_eq(f.requests, 4);
+    pq_reader_footer_stats(r, &f, sizeof f);
+    pq_reader_decode_stats(r, &dec, sizeof dec);
+    ck_assert_uint_eq(f.io.retries, 2); /* the open's 503 and the footer's cut body */
+    ck_assert_uint_eq(f.io.requests, 4);
     ck_assert_uint_eq(dec.rows, want.rows);
     pq_reader_close(r);
     /* A missing object fails the open. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/choice.h" /* PQ_DEVICE_HOST_KERNELS */
 #include "pqstep.h"
 #include "device/cuda_runtime.h"
 #include "device/copies.h"

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/choice.h" /* PQ_DEVICE_HOST_KERNELS */
 #include "pqstep.h"
 #include "test_util.h"
 

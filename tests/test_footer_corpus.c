@@ -88,11 +88,11 @@ START_TEST(test_manifest_file)
         /* every row group has one chunk per leaf */
         for (uint32_t g = 0; g < fm->row_groups_len; g++)
             ck_assert_uint_eq(fm->row_groups[g].columns_len, pq_metadata_schema(md)->leaves_len);
-        pq_stage_stats ss;
-        pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &ss);
+        pq_footer_stats ss;
+        pq_reader_footer_stats(r, &ss, sizeof ss);
         ck_assert_uint_eq(ss.parses, 1);
-        ck_assert_uint_ge(ss.bytes_read, 12);
-        ck_assert_uint_le(ss.bytes_read, row->bytes);
+        ck_assert_uint_ge(ss.io.bytes_read, 12);
+        ck_assert_uint_le(ss.io.bytes_read, row->bytes);
     }
     pq_reader_close(r);
     free(path);
@@ -121,9 +121,9 @@ START_TEST(test_manifest_file_memory_small_tail)
     ck_assert_int_eq((int64_t)fm->row_groups_len, row->num_row_groups);
     ck_assert_int_eq((int64_t)pq_metadata_schema(pq_reader_metadata(r))->leaves_len,
                      row->num_leaf_columns);
-    pq_stage_stats ss;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &ss);
-    ck_assert_uint_eq(ss.reads, 2); /* the 16-byte tail, then the rest of the footer */
+    pq_footer_stats ss;
+    pq_reader_footer_stats(r, &ss, sizeof ss);
+    ck_assert_uint_eq(ss.io.reads, 2); /* the 16-byte tail, then the rest of the footer */
     pq_reader_close(r);
     free(file);
     free(path);

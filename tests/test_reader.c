@@ -69,10 +69,10 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_uint_eq(pq_metadata_schema(pq_reader_metadata(r))->leaves_len, 11);
 
     /* One read of the whole (small) file: the tail covers it. */
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
-    ck_assert_uint_eq(st.reads, 1);
-    ck_assert_uint_eq(st.bytes_read, im.len);
+    pq_footer_stats st;
+    pq_reader_footer_stats(r, &st, sizeof st);
+    ck_assert_uint_eq(st.io.reads, 1);
+    ck_assert_uint_eq(st.io.bytes_read, im.len);
     ck_assert_uint_eq(st.parses, 1);
     ck_assert_uint_eq(st.reused, 0);
 
@@ -86,15 +86,16 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_uint_eq(ncol, 11);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
     ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_PAGE_HEADERS);
-    pq_reader_stage_stats(r, PQ_STAGE_PAGE_HEADERS, &st);
-    ck_assert_uint_eq(st.chunks, 11);
+    pq_page_header_stats ph;
+    pq_reader_page_header_stats(r, &ph, sizeof ph);
+    ck_assert_uint_eq(ph.chunks, 11);
     /* CATALOG.md: 11 v1 data pages, 10 dictionary pages (bool is PLAIN). */
-    ck_assert_uint_eq(st.pages, 21);
+    ck_assert_uint_eq(ph.pages, 21);
     /* The file is mapped: its chunks are decoded where they lie, no read. */
-    ck_assert_uint_eq(st.reads, 0);
+    ck_assert_uint_eq(ph.io.reads, 0);
     uint64_t chunk_bytes = 0;
     for (size_t c = 0; c < 11; c++) chunk_bytes += (uint64_t)fm->row_groups[0].columns[c]->meta_data.total_compressed_size;
-    ck_assert_uint_eq(st.bytes_read, chunk_bytes);
+    ck_assert_uint_eq(ph.io.bytes_read, chunk_bytes);
     {
         /* By pread: the 11 chunks lie back to back, coalesced into one read. */
         pq_reader_options o;
@@ -103,10 +104,10 @@ START_TEST(path_reader_reaches_footer)
         pq_reader *p = pq_reader_open_path(im.path, &o, &err);
         ck_assert_msg(p, "%s", err.message);
         ck_assert_int_eq(pq_reader_advance_to(p, PQ_STAGE_PAGE_HEADERS, &err), PQ_OK);
-        pq_stage_stats ps;
-        pq_reader_stage_stats(p, PQ_STAGE_PAGE_HEADERS, &ps);
-        ck_assert_uint_eq(ps.reads, 1);
-        ck_assert_uint_ge(ps.bytes_read, chunk_bytes); /* with what lies between */
+        pq_page_header_stats ps;
+        pq_reader_page_header_stats(p, &ps, sizeof ps);
+        ck_assert_uint_eq(ps.io.reads, 1);
+        ck_assert_uint_ge(ps.io.bytes_read, chunk_bytes); /* with what lies between */
         pq_reader_close(p);
     }
     const pq_chunk_pages *cp = pq_reader_chunk_pages(r, 0, 0);
@@ -123,11 +124,11 @@ START_TEST(path_reader_reaches_footer)
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
     ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_FILTER);
     ck_assert_str_eq(pq_stage_name(PQ_STAGE_FILTER), "filter");
-    pq_stage_stats fs;
-    pq_reader_stage_stats(r, PQ_STAGE_FILTER, &fs);
+    pq_filter_stats fs;
+    pq_reader_filter_stats(r, &fs, sizeof fs);
     ck_assert_uint_eq(fs.groups, 0);
-    ck_assert_uint_eq(fs.reads, 0);
-    ck_assert_uint_eq(fs.bytes_read, 0);
+    ck_assert_uint_eq(fs.io.reads, 0);
+    ck_assert_uint_eq(fs.io.bytes_read, 0);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
     ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_DECODE);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_STAGE);
@@ -153,18 +154,18 @@ START_TEST(two_reads_when_footer_exceeds_tail)
     pq_reader *r = pq_reader_open_path(im.path, &opts, &err);
     ck_assert_msg(r, "%s", err.message);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
-    ck_assert_uint_eq(st.reads, 2);
-    ck_assert_uint_eq(st.bytes_read, (uint64_t)flen + 8); /* exactly the footer + trailer */
+    pq_footer_stats st;
+    pq_reader_footer_stats(r, &st, sizeof st);
+    ck_assert_uint_eq(st.io.reads, 2);
+    ck_assert_uint_eq(st.io.bytes_read, (uint64_t)flen + 8); /* exactly the footer + trailer */
     ck_assert_int_eq(pq_metadata_file(pq_reader_metadata(r))->num_rows, 7300);
     pq_reader_close(r);
 
     /* With the default 64 KiB tail the footer fits in one read. */
     r = pq_reader_open_path(im.path, NULL, &err);
     ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
-    ck_assert_uint_eq(st.reads, flen + 8 <= 65536 ? 1 : 2);
+    pq_reader_footer_stats(r, &st, sizeof st);
+    ck_assert_uint_eq(st.io.reads, flen + 8 <= 65536 ? 1 : 2);
     pq_reader_close(r);
     unload(&im);
 }
@@ -274,10 +275,10 @@ START_TEST(reuse_metadata_and_footer_bytes)
     ck_assert_ptr_eq(pq_reader_metadata(r), md);
     ck_assert_int_eq(calls, 0);
     ck_assert_uint_eq(pq_footer_parse_count(), parses0);
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    pq_footer_stats st;
+    pq_reader_footer_stats(r, &st, sizeof st);
     ck_assert_uint_eq(st.reused, 1);
-    ck_assert_uint_eq(st.reads, 0);
+    ck_assert_uint_eq(st.io.reads, 0);
     pq_reader_close(r);
 
     /* With footer bytes: no file I/O, one parse of those bytes, same content. */
@@ -327,10 +328,10 @@ START_TEST(cache_open_parses_once)
     for (int i = 0; i < 5; i++) {
         pq_reader *r = pq_reader_open_path(im.path, &opts, &err);
         ck_assert_int_eq(pq_reader_advance(r, &err), PQ_OK);
-        pq_stage_stats st;
-        pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+        pq_footer_stats st;
+        pq_reader_footer_stats(r, &st, sizeof st);
         ck_assert_uint_eq(st.reused, i > 0);
-        ck_assert_uint_eq(st.reads, i == 0 ? 1 : 0);
+        ck_assert_uint_eq(st.io.reads, i == 0 ? 1 : 0);
         pq_reader_close(r);
     }
     ck_assert_uint_eq(pq_footer_parse_count(), parses0 + 1);
@@ -658,8 +659,8 @@ START_TEST(mapped_file_batches_outlive_reader)
         pq_reader *ra = pq_reader_open_path(im.path, &o, &ea);
         ck_assert_msg(ra, "%s: %s", files[f], ea.message);
         pq_status sta = all_batches(ra, a, sa, CAP, &na, &ea);
-        pq_stage_stats ps;
-        pq_reader_stage_stats(ra, PQ_STAGE_PAGE_HEADERS, &ps);
+        pq_page_header_stats ps;
+        pq_reader_page_header_stats(ra, &ps, sizeof ps);
         pq_reader_close(ra);
         pq_reader *rb = pq_reader_open_memory(im.data, im.len, &o, &eb);
         ck_assert_msg(rb, "%s: %s", files[f], eb.message);
@@ -699,9 +700,9 @@ static void assert_path_reads_as(const char *path, const image *im)
     pq_reader *ra = pq_reader_open_path(path, NULL, &ea);
     ck_assert_msg(ra, "%s", ea.message);
     ck_assert_int_eq(all_batches(ra, a, sa, CAP, &na, &ea), PQ_OK);
-    pq_stage_stats ps;
-    pq_reader_stage_stats(ra, PQ_STAGE_PAGE_HEADERS, &ps);
-    ck_assert_uint_eq(ps.reads, 0); /* mapped */
+    pq_page_header_stats ps;
+    pq_reader_page_header_stats(ra, &ps, sizeof ps);
+    ck_assert_uint_eq(ps.io.reads, 0); /* mapped */
     pq_reader_close(ra);
     pq_reader *rb = pq_reader_open_memory(im->data, im->len, NULL, &eb);
     ck_assert_msg(rb, "%s", eb.message);

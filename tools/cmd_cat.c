@@ -96,26 +96,47 @@ static void print_stats(const pq_reader *r)
 {
     fflush(stdout); /* the values first */
     for (pq_stage stage = PQ_STAGE_FOOTER; stage < PQ_STAGE_COUNT; stage++) {
-        pq_stage_stats st;
-        pq_reader_stage_stats(r, stage, &st);
-        fprintf(stderr, "%-12s %" PRIu64 " reads, %" PRIu64 " bytes read, %.3f ms", pq_stage_name(stage), st.reads,
-                st.bytes_read, (double)st.nanoseconds / 1e6);
-        if (st.requests)
-            fprintf(stderr, ", %" PRIu64 " HTTP requests (%" PRIu64 " retries)", st.requests, st.retries);
-        if (stage == PQ_STAGE_FOOTER) fprintf(stderr, ", %" PRIu64 " parses", st.parses);
-        if (stage == PQ_STAGE_SELECT)
+        pq_io_stats io;
+        pq_reader_io_stats(r, stage, &io, sizeof io);
+        fprintf(stderr, "%-12s %" PRIu64 " reads, %" PRIu64 " bytes read, %.3f ms", pq_stage_name(stage), io.reads,
+                io.bytes_read, (double)io.nanoseconds / 1e6);
+        if (io.requests)
+            fprintf(stderr, ", %" PRIu64 " HTTP requests (%" PRIu64 " retries)", io.requests, io.retries);
+        if (stage == PQ_STAGE_FOOTER) {
+            pq_footer_stats st;
+            pq_reader_footer_stats(r, &st, sizeof st);
+            fprintf(stderr, ", %" PRIu64 " parses", st.parses);
+        }
+        if (stage == PQ_STAGE_SELECT) {
+            pq_select_stats st;
+            pq_reader_select_stats(r, &st, sizeof st);
             fprintf(stderr, ", %" PRIu64 " chunks; row groups pruned: %" PRIu64 " by statistics, %" PRIu64
                     " by dictionaries, %" PRIu64 " by bloom filters, %" PRIu64 " by page index; pages pruned %" PRIu64
                     " of %" PRIu64 "; %" PRIu64 " warnings", st.chunks, st.pruned_statistics, st.pruned_dictionary,
                     st.pruned_bloom_filter,
                     st.pruned_page_index, st.pages_pruned, st.pages_considered, st.prune_warnings);
-        if (stage == PQ_STAGE_PAGE_HEADERS)
-            fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages; %" PRIu64 " data pages and %" PRIu64
-                    " chunks left unread (no row needed)", st.chunks, st.pages, st.pages_skipped, st.chunks_skipped);
-        if (stage == PQ_STAGE_DECODE)
+        }
+        if (stage == PQ_STAGE_PAGE_HEADERS) {
+            pq_page_header_stats st;
+            pq_reader_page_header_stats(r, &st, sizeof st);
+            fprintf(stderr, ", %" PRIu64 " chunks, %" PRIu64 " pages; %" PRIu64 " data pages left unread (no row needed)",
+                    st.chunks, st.pages, st.pages_skipped);
+        }
+        if (stage == PQ_STAGE_FILTER) {
+            pq_filter_stats st;
+            pq_reader_filter_stats(r, &st, sizeof st);
+            if (st.groups)
+                fprintf(stderr, ", kept %" PRIu64 " of %" PRIu64 " rows; %" PRIu64 " chunks (%" PRIu64
+                        " bytes) and %" PRIu64 " pages of the other columns never read", st.rows, st.rows_in,
+                        st.chunks_skipped, st.bytes_skipped, st.pages_skipped);
+        }
+        if (stage == PQ_STAGE_DECODE) {
+            pq_decode_stats st;
+            pq_reader_decode_stats(r, &st, sizeof st);
             fprintf(stderr, ", %" PRIu64 " rows out, %" PRIu64 " filtered out, %" PRIu64 " bytes of Arrow buffers, %" PRIu64
                     " dictionary bytes not decompressed", st.rows, st.rows_filtered, st.bytes_out,
                     st.dictionary_bytes_skipped);
+        }
         fputc('\n', stderr);
     }
 }

@@ -81,16 +81,16 @@ static int stage_walk(const char *path, const char *where, pq_metadata **md_out)
         pq_reader_close(r);
         return cli_file_error(path, &err);
     }
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    pq_footer_stats st;
+    pq_reader_footer_stats(r, &st, sizeof st);
     pq_metadata *md = pq_reader_metadata(r);
     const pq_file_metadata *fm = pq_metadata_file(md);
     const pq_schema *schema = pq_metadata_schema(md);
     size_t footer_len;
     pq_metadata_footer_bytes(md, &footer_len);
     printf("  footer    %" PRIu64 " read%s, %" PRIu64 " bytes read, %" PRIu64 " parse, ",
-           st.reads, st.reads == 1 ? "" : "s", st.bytes_read, st.parses);
-    print_duration(st.nanoseconds);
+           st.io.reads, st.io.reads == 1 ? "" : "s", st.io.bytes_read, st.parses);
+    print_duration(st.io.nanoseconds);
     printf("\n            keeps: footer of %zu bytes, %u row groups, %u leaf columns, %" PRId64
            " rows, %zu bytes of parsed metadata\n",
            footer_len, fm->row_groups_len, schema->leaves_len, fm->num_rows,
@@ -103,10 +103,11 @@ static int stage_walk(const char *path, const char *where, pq_metadata **md_out)
     size_t nrg, ncol;
     pq_reader_selected_row_groups(r, &nrg);
     pq_reader_selected_columns(r, &ncol);
-    pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
+    pq_select_stats ss;
+    pq_reader_select_stats(r, &ss, sizeof ss);
     printf("  select    kept %zu of %u row groups, %zu of %u columns (%" PRIu64 " chunks), ", nrg,
-           fm->row_groups_len, ncol, schema->leaves_len, st.chunks);
-    print_duration(st.nanoseconds);
+           fm->row_groups_len, ncol, schema->leaves_len, ss.chunks);
+    print_duration(ss.io.nanoseconds);
     printf("\n");
 
     /* Page headers: every selected chunk read once and walked. */
@@ -114,38 +115,41 @@ static int stage_walk(const char *path, const char *where, pq_metadata **md_out)
         pq_reader_close(r);
         return cli_file_error(path, &err);
     }
-    pq_reader_stage_stats(r, PQ_STAGE_PAGE_HEADERS, &st);
+    pq_page_header_stats ps;
+    pq_reader_page_header_stats(r, &ps, sizeof ps);
     printf("  pages     %" PRIu64 " reads, %" PRIu64 " bytes read, %" PRIu64 " chunks walked, ",
-           st.reads, st.bytes_read, st.chunks);
-    print_duration(st.nanoseconds);
+           ps.io.reads, ps.io.bytes_read, ps.chunks);
+    print_duration(ps.io.nanoseconds);
     printf("\n            keeps: %" PRIu64 " page headers (%.1f per chunk) and the chunks' bytes "
-           "for the decode stage\n", st.pages, st.chunks ? (double)st.pages / (double)st.chunks : 0.0);
+           "for the decode stage\n", ps.pages, ps.chunks ? (double)ps.pages / (double)ps.chunks : 0.0);
     /* Filter: the filter's columns evaluated, the other columns read only
      * where a row is kept. */
     if (pq_reader_advance(r, &err) != PQ_OK) {
         pq_reader_close(r);
         return cli_file_error(path, &err);
     }
-    pq_reader_stage_stats(r, PQ_STAGE_FILTER, &st);
+    pq_filter_stats fs;
+    pq_reader_filter_stats(r, &fs, sizeof fs);
     if (!where) {
         printf("  filter    no filter (--where EXPR gives one): every row goes on to the decode stage\n");
     } else {
         printf("  filter    kept %" PRIu64 " of %" PRIu64 " rows in %" PRIu64 " row groups (%" PRIu64
                " without a match); %" PRIu64 " reads, %" PRIu64 " bytes read, ",
-               st.rows, st.rows_in, st.groups, st.groups_without_match, st.reads, st.bytes_read);
-        print_duration(st.nanoseconds);
+               fs.rows, fs.rows_in, fs.groups, fs.groups_without_match, fs.io.reads, fs.io.bytes_read);
+        print_duration(fs.io.nanoseconds);
         printf("\n            skipped: %" PRIu64 " chunks (%" PRIu64 " bytes) and %" PRIu64
                " pages of the other columns, never read\n",
-               st.chunks_skipped, st.bytes_skipped, st.pages_skipped);
+               fs.chunks_skipped, fs.bytes_skipped, fs.pages_skipped);
     }
     /* Decode: every selected chunk into Arrow arrays. */
     if (pq_reader_advance(r, &err) != PQ_OK) {
         printf("  decode    %s\n", err.message);
     } else {
-        pq_reader_stage_stats(r, PQ_STAGE_DECODE, &st);
+        pq_decode_stats ds;
+        pq_reader_decode_stats(r, &ds, sizeof ds);
         printf("  decode    %" PRIu64 " chunks decoded into Arrow arrays: %" PRIu64 " rows, %.1f MB "
-               "of Arrow buffers, ", st.chunks, st.rows, (double)st.bytes_out / 1e6);
-        print_duration(st.nanoseconds);
+               "of Arrow buffers, ", ds.chunks, ds.rows, (double)ds.bytes_out / 1e6);
+        print_duration(ds.io.nanoseconds);
         printf("\n            keeps: the arrays; pq_reader_next_batch hands them out as record "
                "batches without copies\n");
     }
@@ -261,12 +265,12 @@ static int footer_handoff(const char *path, pq_metadata *md)
         free(wire);
         return CLI_EXIT_ERROR;
     }
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_FOOTER, &st);
+    pq_footer_stats st;
+    pq_reader_footer_stats(r, &st, sizeof st);
     const pq_file_metadata *a = pq_metadata_file(md), *b = pq_metadata_file(pq_reader_metadata(r));
     printf("  C. footer bytes handed to a worker: %zu bytes, %" PRIu64 " file reads, %" PRIu64
-           " parse (", len, st.reads, st.parses);
-    print_duration(st.nanoseconds);
+           " parse (", len, st.io.reads, st.parses);
+    print_duration(st.io.nanoseconds);
     printf("); same rows %s, same row groups %s\n", a->num_rows == b->num_rows ? "yes" : "NO",
            a->row_groups_len == b->row_groups_len ? "yes" : "NO");
     pq_reader_close(r);

@@ -93,8 +93,8 @@ static const char *level_encoding(const pq_page_info *p)
 /* The filter stage's counts, for --where. */
 static void print_filter_text(const pq_reader *r)
 {
-    pq_stage_stats st;
-    pq_reader_stage_stats(r, PQ_STAGE_FILTER, &st);
+    pq_filter_stats st;
+    pq_reader_filter_stats(r, &st, sizeof st);
     char text[512];
     pq_reader_filter_text(r, text, sizeof text);
     printf("filter %s: kept %" PRIu64 " of %" PRIu64 " rows in %" PRIu64 " row groups (%" PRIu64
@@ -164,8 +164,8 @@ static void print_json(const pq_reader *r, const pq_metadata *md, const char *fi
     cli_json_key(&j, "checksums_verified");
     cli_json_bool(&j, verified);
     if (filtered) { /* the filter stage's counts */
-        pq_stage_stats st;
-        pq_reader_stage_stats(r, PQ_STAGE_FILTER, &st);
+        pq_filter_stats st;
+        pq_reader_filter_stats(r, &st, sizeof st);
         char text[512];
         pq_reader_filter_text(r, text, sizeof text);
         cli_json_key(&j, "filter");

@@ -319,27 +319,27 @@ int pq_cmd_prune(int argc, char **argv)
             cli_json_int(&j, (int64_t)by_step[k]);
         }
         cli_json_end_object(&j);
-        pq_stage_stats st;
-        pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
+        pq_select_stats st;
+        pq_reader_select_stats(r, &st, sizeof st);
         cli_json_key(&j, "pages_considered");
         cli_json_int(&j, (int64_t)st.pages_considered);
         cli_json_key(&j, "pages_pruned");
         cli_json_int(&j, (int64_t)st.pages_pruned);
         cli_json_key(&j, "index_bytes_read");
-        cli_json_int(&j, (int64_t)st.bytes_read);
+        cli_json_int(&j, (int64_t)st.io.bytes_read);
         cli_json_end_object(&j);
         cli_json_finish(&j);
     } else {
         printf("\nkept %" PRIu64 " of %u row groups (%" PRIu64 " of %" PRId64 " rows); pruned by statistics %"
                PRIu64 ", by dictionaries %" PRIu64 ", by bloom filters %" PRIu64 "\n", kept_groups,
                fm->row_groups_len, kept_rows, fm->num_rows, by_step[0], by_step[1], by_step[2]);
-        pq_stage_stats st;
-        pq_reader_stage_stats(r, PQ_STAGE_SELECT, &st);
+        pq_select_stats st;
+        pq_reader_select_stats(r, &st, sizeof st);
         printf("page index: %" PRIu64 " of %" PRIu64 " pages of the filter's columns outside the rows kept; "
                "%" PRIu64 " row groups left with no row\n", st.pages_pruned, st.pages_considered, by_step[3]);
         printf("bytes to read: %" PRIu64 " of %" PRIu64 " (%.1f%%; the kept row groups' chunks hold %" PRIu64
                "); indexes and filters read to decide: %" PRIu64 " bytes\n", plan_bytes, file_size,
-               file_size ? 100.0 * (double)plan_bytes / (double)file_size : 0.0, kept_bytes, st.bytes_read);
+               file_size ? 100.0 * (double)plan_bytes / (double)file_size : 0.0, kept_bytes, st.io.bytes_read);
         printf("(late materialization may read less: columns the filter does not read are fetched only "
                "on the pages that hold a matching row)\n");
     }

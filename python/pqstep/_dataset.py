@@ -45,7 +45,9 @@ class Dataset:
         # Each file's reader options (pq_dataset_options.reader); the
         # threads are the dataset's: footers parsed in parallel, and each
         # file's decode.
-        _, keep = options.to_c(into=opts.reader)
+        reader, keep = options.to_c()
+        keep.append(reader)
+        opts.reader = ctypes.pointer(reader)
         opts.threads = options.threads or 0
         if remote is not None:
             ro, remote_keep = remote_struct(remote)

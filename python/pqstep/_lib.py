@@ -106,43 +106,82 @@ class pq_range(ctypes.Structure):
     ]
 
 
-class pq_stage_stats(ctypes.Structure):
+class pq_io_stats(ctypes.Structure):
     _fields_ = [
         ("bytes_read", ctypes.c_uint64),
         ("reads", ctypes.c_uint64),
         ("nanoseconds", ctypes.c_uint64),
+        ("requests", ctypes.c_uint64),
+        ("retries", ctypes.c_uint64),
+    ]
+
+
+class pq_footer_stats(ctypes.Structure):
+    _fields_ = [
+        ("io", pq_io_stats),
         ("parses", ctypes.c_uint64),
         ("reused", ctypes.c_uint64),
+    ]
+
+
+class pq_select_stats(ctypes.Structure):
+    _fields_ = [
+        ("io", pq_io_stats),
         ("chunks", ctypes.c_uint64),
-        ("pages", ctypes.c_uint64),
-        ("chunks_skipped", ctypes.c_uint64),
-        ("rows", ctypes.c_uint64),
-        ("bytes_out", ctypes.c_uint64),
         ("pruned_statistics", ctypes.c_uint64),
         ("pruned_dictionary", ctypes.c_uint64),
         ("pruned_bloom_filter", ctypes.c_uint64),
-        ("prune_warnings", ctypes.c_uint64),
         ("pruned_page_index", ctypes.c_uint64),
+        ("prune_warnings", ctypes.c_uint64),
         ("pages_considered", ctypes.c_uint64),
         ("pages_pruned", ctypes.c_uint64),
-        ("rows_filtered", ctypes.c_uint64),
+    ]
+
+
+class pq_page_header_stats(ctypes.Structure):
+    _fields_ = [
+        ("io", pq_io_stats),
+        ("chunks", ctypes.c_uint64),
+        ("pages", ctypes.c_uint64),
         ("pages_skipped", ctypes.c_uint64),
-        ("requests", ctypes.c_uint64),
-        ("retries", ctypes.c_uint64),
-        ("device_chunks", ctypes.c_uint64),
-        ("cpu_chunks", ctypes.c_uint64),
-        ("device_filtered_groups", ctypes.c_uint64),
-        ("cpu_filtered_groups", ctypes.c_uint64),
-        ("dictionary_bytes_skipped", ctypes.c_uint64),
+        ("reused", ctypes.c_uint64),
+    ]
+
+
+class pq_filter_stats(ctypes.Structure):
+    _fields_ = [
+        ("io", pq_io_stats),
         ("rows_in", ctypes.c_uint64),
+        ("rows", ctypes.c_uint64),
+        ("rows_filtered", ctypes.c_uint64),
         ("groups", ctypes.c_uint64),
         ("groups_without_match", ctypes.c_uint64),
+        ("chunks", ctypes.c_uint64),
+        ("pages", ctypes.c_uint64),
+        ("pages_skipped", ctypes.c_uint64),
+        ("chunks_skipped", ctypes.c_uint64),
         ("bytes_skipped", ctypes.c_uint64),
+        ("device_filtered_groups", ctypes.c_uint64),
+        ("cpu_filtered_groups", ctypes.c_uint64),
+    ]
+
+
+class pq_decode_stats(ctypes.Structure):
+    _fields_ = [
+        ("io", pq_io_stats),
+        ("chunks", ctypes.c_uint64),
+        ("rows", ctypes.c_uint64),
+        ("rows_filtered", ctypes.c_uint64),
+        ("bytes_out", ctypes.c_uint64),
+        ("device_chunks", ctypes.c_uint64),
+        ("cpu_chunks", ctypes.c_uint64),
+        ("dictionary_bytes_skipped", ctypes.c_uint64),
     ]
 
 
 class pq_remote_options(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),  # set by the _init function
         ("endpoint", ctypes.c_char_p),
         ("region", ctypes.c_char_p),
         ("access_key_id", ctypes.c_char_p),
@@ -194,6 +233,7 @@ class pq_metadata_cache_stats(ctypes.Structure):
 
 class pq_reader_options(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),  # set by the _init function
         ("footer_read_size", ctypes.c_uint32),
         ("metadata", ctypes.c_void_p),
         ("footer_bytes", ctypes.c_void_p),
@@ -230,10 +270,11 @@ class pq_reader_options(ctypes.Structure):
 
 class pq_dataset_options(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),  # set by pq_dataset_options_init
         ("partitioning", ctypes.c_uint32),
         ("cache", ctypes.c_void_p),
         ("threads", ctypes.c_uint32),
-        ("reader", pq_reader_options),
+        ("reader", ctypes.POINTER(pq_reader_options)),
         ("remote", ctypes.POINTER(pq_remote_options)),
     ]
 
@@ -375,12 +416,18 @@ STRUCTS = [
     (pq_error, "pq_error"),
     (pq_range, "pq_range"),
     (pq_selection, "pq_selection"),
-    (pq_stage_stats, "pq_stage_stats"),
+    (pq_io_stats, "pq_io_stats"),
+    (pq_footer_stats, "pq_footer_stats"),
+    (pq_select_stats, "pq_select_stats"),
+    (pq_page_header_stats, "pq_page_header_stats"),
+    (pq_filter_stats, "pq_filter_stats"),
+    (pq_decode_stats, "pq_decode_stats"),
     (pq_remote_options, "pq_remote_options"),
     (pq_remote_stats, "pq_remote_stats"),
     (pq_remote_object, "pq_remote_object"),
     (pq_metadata_cache_stats, "pq_metadata_cache_stats"),
     (pq_reader_options, "pq_reader_options"),
+    (pq_dataset_options, "pq_dataset_options"),
     (pq_bytes, "pq_bytes"),
     (pq_logical_type, "pq_logical_type"),
     (pq_key_value, "pq_key_value"),
@@ -459,7 +506,22 @@ pq_reader_stage = _proto("pq_reader_stage", c_enum, _vp)
 pq_reader_advance_to = _proto("pq_reader_advance_to", c_enum, _vp, c_enum, _err)
 pq_reader_metadata = _proto("pq_reader_metadata", _vp, _vp)
 pq_reader_file_size = _proto("pq_reader_file_size", ctypes.c_uint64, _vp)
-pq_reader_stage_stats = _proto("pq_reader_stage_stats", None, _vp, c_enum, _P(pq_stage_stats))
+pq_reader_io_stats = _proto("pq_reader_io_stats", ctypes.c_size_t, _vp, c_enum, _P(pq_io_stats),
+                            ctypes.c_size_t)
+pq_reader_footer_stats = _proto("pq_reader_footer_stats", ctypes.c_size_t, _vp, _P(pq_footer_stats), ctypes.c_size_t)
+pq_reader_select_stats = _proto("pq_reader_select_stats", ctypes.c_size_t, _vp, _P(pq_select_stats), ctypes.c_size_t)
+pq_reader_page_header_stats = _proto("pq_reader_page_header_stats", ctypes.c_size_t, _vp, _P(pq_page_header_stats),
+                                     ctypes.c_size_t)
+pq_reader_filter_stats = _proto("pq_reader_filter_stats", ctypes.c_size_t, _vp, _P(pq_filter_stats), ctypes.c_size_t)
+pq_reader_decode_stats = _proto("pq_reader_decode_stats", ctypes.c_size_t, _vp, _P(pq_decode_stats), ctypes.c_size_t)
+# Each stage's counters: its getter and struct, by stage number.
+STAGE_STATS = {
+    PQ_STAGE_FOOTER: (pq_reader_footer_stats, pq_footer_stats),
+    PQ_STAGE_SELECT: (pq_reader_select_stats, pq_select_stats),
+    PQ_STAGE_PAGE_HEADERS: (pq_reader_page_header_stats, pq_page_header_stats),
+    PQ_STAGE_FILTER: (pq_reader_filter_stats, pq_filter_stats),
+    PQ_STAGE_DECODE: (pq_reader_decode_stats, pq_decode_stats),
+}
 pq_reader_export_row_group = _proto("pq_reader_export_row_group", c_enum, _vp, ctypes.c_uint32,
                                     _vp, _vp, _err)
 pq_reader_export_rows = _proto("pq_reader_export_rows", c_enum, _vp, ctypes.c_uint32,

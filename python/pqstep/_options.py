@@ -18,7 +18,7 @@ from ._errors import error, invalid_argument
 
 STRING_TYPES = {"string": 0, "string_view": 1, "large_string": 2, "dictionary": 3}
 DECIMAL_TYPES = {"decimal128": 0, "decimal64": 1}
-DEVICES = {"cpu": 0, "cuda": 1, "auto": 2, "host-kernels": 3}
+DEVICES = {"cpu": 0, "cuda": 1, "auto": 2, "host-kernels": 3}  # 3: test-only, device/choice.h
 PRUNE_STEPS = {"statistics": 1, "dictionary": 2, "bloom_filter": 4, "page_index": 8}
 
 _U32 = 0xFFFFFFFF

@@ -191,13 +191,22 @@ class Reader:
         return None if v is None else v.decode("utf-8", "replace")
 
     def stage_stats(self, stage="footer"):
-        """Counters of one stage (a name from pq_stage_name or its number):
-        bytes_read, reads, nanoseconds, parses, reused, chunks, pages, and
-        the rest of pq_stage_stats (pruning, filtering, remote and device
-        counts)."""
-        st = _c.pq_stage_stats()
-        _c.pq_reader_stage_stats(self._live(), _stage_value(stage), ctypes.byref(st))
-        return {name: int(getattr(st, name)) for name, _ in st._fields_}
+        """Counters of one stage (a name from pq_stage_name or its number),
+        as a dict: the I/O counters every stage keeps (bytes_read, reads,
+        nanoseconds, requests, retries) and the stage's own, as its C
+        struct names them (pq_footer_stats ... pq_decode_stats)."""
+        value = _stage_value(stage)
+        if value in _c.STAGE_STATS:
+            getter, struct = _c.STAGE_STATS[value]
+            st = struct()
+            getter(self._live(), ctypes.byref(st), ctypes.sizeof(st))
+            io = st.io
+            own = {name: int(getattr(st, name)) for name, _ in st._fields_ if name != "io"}
+        else:
+            io = _c.pq_io_stats()
+            _c.pq_reader_io_stats(self._live(), value, ctypes.byref(io), ctypes.sizeof(io))
+            own = {}
+        return dict({name: int(getattr(io, name)) for name, _ in io._fields_}, **own)
 
     def select(self, columns=None, row_groups=None, filter=None):
         """The rows of `row_groups` (None: all) for which `filter` is true,

@@ -46,7 +46,7 @@ def location(path, remote=None, footer_read_size=0):
 
 
 ADDRESSING = {"auto": 0, "path": 1, "virtual": 2}
-REMOTE_FIELDS = {name: t for name, t in _c.pq_remote_options._fields_}
+REMOTE_FIELDS = {name: t for name, t in _c.pq_remote_options._fields_ if name != "struct_size"}
 
 
 def remote_struct(remote):

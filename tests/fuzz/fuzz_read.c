@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/choice.h" /* PQ_DEVICE_HOST_KERNELS */
 #include "pqstep.h"
 
 #define FUZZ_CHECK(cond, what)                                                                   \

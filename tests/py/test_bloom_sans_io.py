@@ -149,8 +149,8 @@ def sans_io(path, text):
     assert h, err.message
     try:
         stages = [stage for stage, _ in sans_io_advance(h, data)]
-        sel = _c.pq_stage_stats()
-        _c.pq_reader_stage_stats(h, _c.PQ_STAGE_SELECT, ctypes.byref(sel))
+        sel = _c.pq_select_stats()
+        _c.pq_reader_select_stats(h, ctypes.byref(sel), ctypes.sizeof(sel))
         batches = all_batches(h)
     finally:
         _c.pq_reader_close(h)

@@ -78,7 +78,7 @@ def walked(r):
     filter's columns, then the other columns' pages that hold a kept row):
     their counters summed."""
     ph, fs = r.stage_stats("page headers"), r.stage_stats("filter")
-    return {k: ph[k] + fs[k] for k in ph}
+    return {k: ph[k] + fs.get(k, 0) for k in ph}
 
 def generate(out):
     subprocess.check_call([sys.executable, os.path.join(SOURCE, "tests", "fixtures", "gen_filter.py"), out],
@@ -347,8 +347,8 @@ def check_sans_io(files):
         try:
             stages = [stage for stage, _ in sans_io_advance(h, data)]
             assert _c.PQ_STAGE_FOOTER in stages, (text, stages)  # the select stage's indexes
-            sel = _c.pq_stage_stats()
-            _c.pq_reader_stage_stats(h, _c.PQ_STAGE_SELECT, ctypes.byref(sel))
+            sel = _c.pq_select_stats()
+            _c.pq_reader_select_stats(h, ctypes.byref(sel), ctypes.sizeof(sel))
             assert sel.prune_warnings == 0, text
             assert sel.pruned_statistics + sel.pruned_dictionary + sel.pruned_bloom_filter >= 7, text
             batches = all_batches(h)

@@ -83,8 +83,8 @@ def main():
         step_to(_c.PQ_STAGE_FILTER)
         assert _c.pq_reader_stage(h) == _c.PQ_STAGE_FILTER
         assert _c.pq_stage_name(_c.PQ_STAGE_FILTER).decode() == "filter"
-        fs = _c.pq_stage_stats()
-        _c.pq_reader_stage_stats(h, _c.PQ_STAGE_FILTER, ctypes.byref(fs))
+        fs = _c.pq_filter_stats()
+        _c.pq_reader_filter_stats(h, ctypes.byref(fs), ctypes.sizeof(fs))
         step_to(_c.PQ_STAGE_DECODE)
         got = pa.Table.from_batches(all_batches(h))
     finally:

@@ -370,7 +370,7 @@ def test_struct_layout():
         return "skipped"
     lines = ['#include <stddef.h>', '#include <stdio.h>', '#include "pq_error.h"',
              '#include "pq_metadata.h"', '#include "pq_cache.h"', '#include "pq_reader.h"',
-             '#include "pq_remote.h"',
+             '#include "pq_remote.h"', '#include "pq_dataset.h"',
              'int main(void) {']
     expected = []
     for cls, cname in _lib.STRUCTS:

@@ -36,9 +36,13 @@ SAMPLE = os.path.join(SOURCE, "data", "sample", "lineitem_61rg.parquet")
 
 def header_enums():
     """NAME -> value of the PQ_STRINGS_*, PQ_DECIMALS_*, PQ_DEVICE_* and
-    PQ_PRUNE_* enumerators, as include/pq_reader.h writes them."""
+    PQ_PRUNE_* enumerators, as include/pq_reader.h writes them, and the
+    test-only PQ_DEVICE_HOST_KERNELS, as device/choice.h defines it."""
     text = open(os.path.join(SOURCE, "include", "pq_reader.h")).read()
     out = {}
+    choice = open(os.path.join(SOURCE, "device", "choice.h")).read()
+    for name, value in re.findall(r"#define (PQ_DEVICE_HOST_KERNELS) ([0-9]+)u?", choice):
+        out[name] = int(value)
     enumerator = r"\b(PQ_(?:STRINGS|DECIMALS|DEVICE|PRUNE)_[A-Z0-9_]+)\s*=\s*([0-9]+)u?(?:\s*<<\s*([0-9]+))?"
     for name, value, shift in re.findall(enumerator, text):
         out[name] = int(value) << int(shift or 0)
@@ -77,9 +81,12 @@ def test_mapping():
     base = fields(init)
     struct_fields = {n for n, _ in _c.pq_reader_options._fields_}
     mapped = {f for _, _, fs in OPTIONS.values() for f in fs}
-    check(mapped | set(FOOTER_SOURCE_FIELDS) == struct_fields,
+    # struct_size is pq_reader_options_init's to set, and to_c calls it.
+    check(mapped | set(FOOTER_SOURCE_FIELDS) | {"struct_size"} == struct_fields,
           "fields no option maps: %s; options mapping no field: %s"
-          % (struct_fields - mapped - set(FOOTER_SOURCE_FIELDS), mapped - struct_fields))
+          % (struct_fields - mapped - set(FOOTER_SOURCE_FIELDS) - {"struct_size"}, mapped - struct_fields))
+    check(init.struct_size == ctypes.sizeof(init), "struct_size %d, sizeof %d" % (init.struct_size,
+                                                                                   ctypes.sizeof(init)))
     got, keep = ReadOptions().to_c()
     check(fields(got) == base, "defaults differ from pq_reader_options_init: %s" % fields(got))
 
@@ -131,11 +138,11 @@ def test_mapping():
         o, keep = ReadOptions().to_c(metadata=md._live(), footer_bytes=b"abc", cache=cache._live())
         check(o.metadata == md._live() and o.cache == cache._live(), "metadata, cache")
         check(ctypes.string_at(o.footer_bytes, o.footer_bytes_len) == b"abc", "footer_bytes")
-    # a pq_dataset_options' reader filled in place
-    ds = _c.pq_dataset_options()
-    _c.pq_dataset_options_init(ctypes.byref(ds))
-    ReadOptions(strings="string_view", memory_limit=1 << 30).to_c(into=ds.reader)
-    check((ds.reader.string_type, ds.reader.memory_limit) == (H["PQ_STRINGS_VIEW"], 1 << 30), "into=")
+    # a caller's pq_reader_options filled in place
+    into = _c.pq_reader_options()
+    ReadOptions(strings="string_view", memory_limit=1 << 30).to_c(into=into)
+    check((into.string_type, into.memory_limit, into.struct_size)
+          == (H["PQ_STRINGS_VIEW"], 1 << 30, ctypes.sizeof(into)), "into=")
     # the selection a Reader reselects with
     sel, keep = ReadOptions(columns=[2], row_groups=[4], row_offset=9, row_limit=3, filter="l_orderkey = 1",
                             prune={"statistics"}).selection()

@@ -134,9 +134,9 @@ def page_stage_bytes(path, row_offset, row_limit, columns):
     try:
         st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_DECODE, ctypes.byref(err))
         assert st == _c.PQ_OK, err.message
-        s = _c.pq_stage_stats()
-        _c.pq_reader_stage_stats(h, _c.PQ_STAGE_PAGE_HEADERS, ctypes.byref(s))
-        return int(s.bytes_read), int(s.pages)
+        s = _c.pq_page_header_stats()
+        _c.pq_reader_page_header_stats(h, ctypes.byref(s), ctypes.sizeof(s))
+        return int(s.io.bytes_read), int(s.pages)
     finally:
         _c.pq_reader_close(h)
 
