@@ -81,7 +81,7 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
     if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return false;
     uint64_t off, want, size = r->footer.data_end;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
-    if (!pq_bloom_filter_range(m, size, &r->supplied, &off, &want)) { /* offset outside the data region */
+    if (!pq_bloom_filter_range(m, size, &r->io.supplied, &off, &want)) { /* offset outside the data region */
         r->stats[PQ_STAGE_SELECT].prune_warnings++;
         return false;
     }

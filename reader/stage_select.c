@@ -244,16 +244,16 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
             uint64_t off, len;
             if (dict && eq[leaves[k]] && pq_dictionary_prunable(m) &&
                 pq_dictionary_page_range(m, r->footer.data_end, &off, &len))
-                add_range(out, cap, &count, &r->supplied, off, len);
-            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->footer.data_end, &r->supplied, &off, &len))
-                add_range(out, cap, &count, &r->supplied, off, len);
+                add_range(out, cap, &count, &r->io.supplied, off, len);
+            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->footer.data_end, &r->io.supplied, &off, &len))
+                add_range(out, cap, &count, &r->io.supplied, off, len);
             unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH |
                             PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
             if (pages && (cc->set & both) == both && cc->offset_index_offset >= 4 && cc->column_index_offset >= 4 &&
                 cc->offset_index_length > 0 && cc->column_index_length > 0) {
-                add_range(out, cap, &count, &r->supplied, (uint64_t)cc->offset_index_offset,
+                add_range(out, cap, &count, &r->io.supplied, (uint64_t)cc->offset_index_offset,
                           (uint64_t)cc->offset_index_length);
-                add_range(out, cap, &count, &r->supplied, (uint64_t)cc->column_index_offset,
+                add_range(out, cap, &count, &r->io.supplied, (uint64_t)cc->column_index_offset,
                           (uint64_t)cc->column_index_length);
             }
         }
@@ -289,10 +289,10 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     if (st == PQ_OK && r->opts.device > PQ_DEVICE_HOST_KERNELS)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "device %u is not a pq_device", r->opts.device);
     if (st == PQ_OK) pq_device_choose(r->opts.device, &r->sel.device); /* once, for the later stages */
-    if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->file_size)
+    if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->io.file_size)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                           "device_file_size %llu is not the file's size %llu: the device copy must be the whole file",
-                          (unsigned long long)r->opts.device_file_size, (unsigned long long)r->file_size);
+                          (unsigned long long)r->opts.device_file_size, (unsigned long long)r->io.file_size);
     if (st == PQ_OK) st = pq_output_types_make(&r->opts, r->md, &r->sel.outputs, err);
     /* Metadata parsed with another projection may lack a selected chunk. */
     for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {
