@@ -1,8 +1,9 @@
 /*
  * context.h — the reader's context, beneath every file of reader/: the
  * reader struct and each stage's state, and what all stages use (the
- * reads of file bytes and the stages' names, context.c). Above it: the
- * pruning steps, stage_select.c, stage_pages.c, chunk_decode.c,
+ * reads of file bytes and the stages' names, context.c). Above it:
+ * stage_select.c (with its pruning steps beside it, which take only what
+ * they read, prune.h), stage_pages.c, chunk_decode.c,
  * stage_filter.c, stage_decode.c, export.c and export_device.c, and at
  * the top reader.c (opening, the footer stage, driving the stages) and
  * stream.c. Each stage's state is a group of fields below that its own
