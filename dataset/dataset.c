@@ -17,7 +17,7 @@
 #include "metadata/options_size.h"
 #include "reader/options.h"
 #include "reader/parallel.h"
-#include "remote/s3.h"
+#include "remote/options.h"
 
 /* The first versioned layout of pq_dataset_options (pqstep 0.1). */
 #define DATASET_OPTIONS_OLDEST_SIZE sizeof(pq_dataset_options)

@@ -1,8 +1,9 @@
 /*
  * context.h — the reader's context, beneath every file of reader/: the
  * reader struct and each stage's state, and what all stages use (the
- * reads of file bytes and the stages' names, context.c). Above it: the
- * pruning steps, stage_select.c, stage_pages.c, chunk_decode.c,
+ * reads of file bytes and the stages' names, context.c). Above it:
+ * stage_select.c (with its pruning steps beside it, which take only what
+ * they read, prune.h), stage_pages.c, chunk_decode.c,
  * stage_filter.c, stage_decode.c, export.c and export_device.c, and at
  * the top reader.c (opening, the footer stage, driving the stages) and
  * stream.c. Each stage's state is a group of fields below that its own
@@ -219,27 +220,43 @@ typedef enum source_kind {
     SOURCE_REMOTE       /* pq_reader_open_url: `remote` is the reader's reference */
 } source_kind;
 
-struct pq_reader {
-    pq_stage stage;
-    pq_reader_options opts;
-    source_kind kind;
-    pq_source src;
-    pq_file_source file;
-    pq_memory_source memory;
-    struct pq_remote *remote;       /* SOURCE_REMOTE */
-    uint64_t remote_requests_seen;  /* the handle's request count already put in stats */
+/* Where the reader's bytes come from. reader.c sets the source up when it
+ * opens (or twins) the reader and closes it; the stages read through
+ * pq_reader_read_range (context.c), or through `src` and the source's own
+ * functions (source.c) where they read in bulk or in place. */
+typedef struct pq_reader_io {
+    source_kind kind;               /* reader.c, at open */
+    pq_source src;                  /* reader.c, at open: the reads (unset for SOURCE_NONE) */
+    pq_file_source file;            /* SOURCE_FILE: opened by reader.c, mapped by source.c
+                                     * (pq_file_source_map, asked by stage_pages.c) */
+    pq_memory_source memory;        /* SOURCE_MEMORY (reader.c) */
+    struct pq_remote *remote;       /* SOURCE_REMOTE: the reader's reference (reader.c) */
+    uint64_t remote_requests_seen;  /* the handle's request count already put in stats (reader.c) */
     uint64_t remote_retries_seen;
     /* Set while a stage runs as over sans-IO so that what it needs can be
-     * fetched all at once (sources with read_ranges; see pq_reader_advance). */
+     * fetched all at once (sources with read_ranges; reader.c, see
+     * pq_reader_advance). */
     bool batched;
-    char *path;                     /* path readers: for the cache key */
-    uint32_t *own_columns;          /* copies of opts.columns / opts.row_groups / opts.filter */
+    char *path;                     /* path or URL readers: for the cache key (reader.c, owned) */
+    uint64_t file_size;             /* reader.c, at open */
+    pq_supplied supplied;           /* ranges handed in by a sans-IO caller, or fetched ahead
+                                     * (batched rounds, coalesced page reads); changed only
+                                     * through supplied.c's functions */
+} pq_reader_io;
+
+struct pq_reader {
+    pq_stage stage;
+    pq_reader_io io;                /* where bytes come from */
+
+    /* The caller's options, copied at open (reader.c; pq_reader_reselect
+     * replaces the selection's): opts points at these copies of its
+     * columns, row groups and filter. */
+    pq_reader_options opts;
+    uint32_t *own_columns;
     uint32_t *own_row_groups;
     struct pq_expr *own_filter;
-    uint64_t file_size;
 
     pq_metadata *md;
-    pq_supplied supplied;           /* sans-IO: ranges handed in by the caller */
     pq_stage_counters stats[PQ_STAGE_COUNT];
 
     pq_footer_state footer;         /* footer stage (reader.c) */
@@ -255,7 +272,7 @@ struct pq_reader {
  * than read them: sans-IO readers, and batched rounds (see pq_reader_advance). */
 static inline bool pq_reader_sans_io(const pq_reader *r)
 {
-    return r->kind == SOURCE_NONE || r->batched;
+    return r->io.kind == SOURCE_NONE || r->io.batched;
 }
 
 /* A new reader over r's file (a duplicated descriptor, the same memory or

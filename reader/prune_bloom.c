@@ -73,21 +73,21 @@ bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t data_end, const pq_
 }
 
 /* Read and parse leaf `leaf`'s filter in row group rg; false if none. */
-static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
+static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot, pq_prune_counts *counts)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_file_metadata *fm = pq_metadata_file(in->md);
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return false;
-    uint64_t off, want, size = r->footer.data_end;
+    uint64_t off, want, size = in->data_end;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
-    if (!pq_bloom_filter_range(m, size, &r->supplied, &off, &want)) { /* offset outside the data region */
-        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+    if (!pq_bloom_filter_range(m, size, in->supplied, &off, &want)) { /* offset outside the data region */
+        counts->warnings++;
         return false;
     }
     pq_error err;
     uint8_t *buf = malloc((size_t)want);
-    pq_status st = buf ? pq_reader_read_range(r, PQ_STAGE_SELECT, off, (size_t)want, buf, &err) : PQ_ERR_NOMEM;
+    pq_status st = buf ? in->read(in->read_user, off, (size_t)want, buf, &err) : PQ_ERR_NOMEM;
     size_t needed = 0;
     if (st == PQ_OK && !have_len) {
         /* Sans-IO was given header + bitset whole (pq_bloom_filter_range);
@@ -98,7 +98,7 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
             if (!more) st = PQ_ERR_NOMEM;
             else {
                 buf = more;
-                st = pq_reader_read_range(r, PQ_STAGE_SELECT, off + want, needed - (size_t)want, buf + want, &err);
+                st = in->read(in->read_user, off + want, needed - (size_t)want, buf + want, &err);
                 want = needed;
             }
         }
@@ -106,7 +106,7 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
     if (st == PQ_OK) st = pq_bloom_filter_parse(buf, (size_t)want, slot, &err);
     free(buf);
     if (st != PQ_OK) /* unreadable here (sans-IO without the bytes) or malformed: not used */
-        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        counts->warnings++;
     return st == PQ_OK;
 }
 
@@ -118,7 +118,8 @@ static void filter_free(void *slot)
 static const pq_member_index bloom_filters = {sizeof(pq_bloom_filter), hashable, load, might_contain,
                                                filter_free};
 
-pq_maybe pq_prune_by_bloom_filters(pq_reader *r, uint32_t rg, bool with_statistics)
+pq_maybe pq_prune_by_bloom_filters(const pq_prune_input *in, uint32_t rg, bool with_statistics,
+                                   pq_prune_counts *counts)
 {
-    return pq_prune_by_members(r, rg, with_statistics, &bloom_filters);
+    return pq_prune_by_members(in, rg, with_statistics, &bloom_filters, counts);
 }

@@ -7,15 +7,15 @@
 #define PQ_READER_PRUNE_BLOOM_H
 
 #include "predicate/judge_stats.h"
-#include "reader/context.h"
+#include "reader/prune.h"
 #include "reader/supplied.h"
 
-/* The truth values r->sel.filter may take over file row group `rg`, judging
+/* The truth values in->filter may take over file row group `rg`, judging
  * each leaf by its statistics (unless disabled) and, for = and IN, by its
- * chunk's bloom filter, read through the reader (counted in the select
- * stage). A filter that cannot be read or is malformed is not used (counted
- * in prune_warnings), never trusted. */
-pq_maybe pq_prune_by_bloom_filters(pq_reader *r, uint32_t rg, bool with_statistics);
+ * chunk's bloom filter, read through in->read. A filter that cannot be read
+ * or is malformed is not used (counted in counts->warnings), never trusted. */
+pq_maybe pq_prune_by_bloom_filters(const pq_prune_input *in, uint32_t rg, bool with_statistics,
+                                   pq_prune_counts *counts);
 
 /* The byte range the bloom-filter step reads for chunk metadata m, given
  * what the reader has been supplied (may be NULL):

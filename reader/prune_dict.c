@@ -128,25 +128,25 @@ bool pq_dictionary_prunable(const pq_column_meta *m)
 
 /* Read and decode the dictionary of leaf `leaf` in row group rg: the
  * bytes from the dictionary page to the first data page, in one read. */
-static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
+static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot, pq_prune_counts *counts)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_file_metadata *fm = pq_metadata_file(in->md);
+    const pq_schema *schema = pq_metadata_schema(in->md);
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     uint64_t off, len;
-    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, r->footer.data_end, &off, &len))
+    if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, in->data_end, &off, &len))
         return false;
     pq_error err;
-    bool ok = !r->opts.memory_limit || len <= r->opts.memory_limit;
+    bool ok = !in->memory_limit || len <= in->memory_limit;
     uint8_t *buf = ok ? malloc((size_t)len) : NULL;
     pq_page_header h;
     size_t hlen = 0;
-    ok = buf && pq_reader_read_range(r, PQ_STAGE_SELECT, off, (size_t)len, buf, &err) == PQ_OK &&
+    ok = buf && in->read(in->read_user, off, (size_t)len, buf, &err) == PQ_OK &&
          pq_page_header_decode(buf, (size_t)len, &h, &hlen, &err) == PQ_OK && h.type == PQ_PAGE_DICTIONARY &&
          h.compressed_page_size >= 0 && h.uncompressed_page_size >= 0 &&
          (uint64_t)hlen + (uint64_t)h.compressed_page_size <= len && h.dictionary_page_header.num_values >= 0 &&
-         (!r->opts.memory_limit || (uint64_t)h.uncompressed_page_size <= r->opts.memory_limit);
+         (!in->memory_limit || (uint64_t)h.uncompressed_page_size <= in->memory_limit);
     uint8_t *plain = NULL;
     if (ok) {
         size_t ulen = (size_t)h.uncompressed_page_size;
@@ -163,7 +163,7 @@ static bool load(pq_reader *r, uint32_t rg, int32_t leaf, void *slot)
     }
     free(buf);
     free(plain);
-    if (!ok) r->stats[PQ_STAGE_SELECT].prune_warnings++;
+    if (!ok) counts->warnings++;
     return ok;
 }
 
@@ -184,7 +184,8 @@ static bool not_boolean(const pq_expr *n)
 
 static const pq_member_index dictionaries = {sizeof(dict), not_boolean, load, in_dict, dict_free};
 
-pq_maybe pq_prune_by_dictionaries(pq_reader *r, uint32_t rg, bool with_statistics)
+pq_maybe pq_prune_by_dictionaries(const pq_prune_input *in, uint32_t rg, bool with_statistics,
+                                  pq_prune_counts *counts)
 {
-    return pq_prune_by_members(r, rg, with_statistics, &dictionaries);
+    return pq_prune_by_members(in, rg, with_statistics, &dictionaries, counts);
 }

@@ -8,14 +8,15 @@
 #define PQ_READER_PRUNE_DICT_H
 
 #include "predicate/judge_stats.h"
-#include "reader/context.h"
+#include "reader/prune.h"
 
-/* The truth values r->sel.filter may take over file row group `rg`, judging
+/* The truth values in->filter may take over file row group `rg`, judging
  * each leaf by its statistics (unless disabled) and, for = and IN on a fully
  * dictionary-encoded chunk (known from the chunk's encoding stats), by its
- * dictionary page, read through the reader and decoded. A dictionary that
- * cannot be read or decoded is not used (counted in prune_warnings). */
-pq_maybe pq_prune_by_dictionaries(pq_reader *r, uint32_t rg, bool with_statistics);
+ * dictionary page, read through in->read and decoded. A dictionary that
+ * cannot be read or decoded is not used (counted in counts->warnings). */
+pq_maybe pq_prune_by_dictionaries(const pq_prune_input *in, uint32_t rg, bool with_statistics,
+                                  pq_prune_counts *counts);
 
 /* The dictionary step reads [dictionary_page_offset, data_page_offset):
  * that range, when the chunk has a dictionary page there. */

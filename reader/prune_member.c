@@ -8,7 +8,8 @@
 enum { NOT_TRIED = 0, LOADED, NONE };
 
 typedef struct member_ctx {
-    pq_reader *r;
+    const pq_prune_input *in;
+    pq_prune_counts *counts;
     uint32_t rg;
     bool with_statistics;
     pq_stats_ctx stats;
@@ -31,7 +32,7 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     bool eq = (n->kind == PQ_NODE_CMP && n->op == PQ_CMP_EQ) || n->kind == PQ_NODE_IN;
     if (!eq || n->nvalues == 0) return m;
     if (c->state[n->leaf] == NOT_TRIED)
-        c->state[n->leaf] = c->kind->load(c->r, c->rg, n->leaf, slot_of(c, n->leaf)) ? LOADED : NONE;
+        c->state[n->leaf] = c->kind->load(c->in, c->rg, n->leaf, slot_of(c, n->leaf), c->counts) ? LOADED : NONE;
     if (c->state[n->leaf] != LOADED) return m;
     for (size_t k = 0; k < n->nvalues; k++)
         if (c->kind->may_hold(slot_of(c, n->leaf), n, &n->values[k])) return m;
@@ -39,17 +40,18 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     return m;
 }
 
-pq_maybe pq_prune_by_members(pq_reader *r, uint32_t rg, bool with_statistics, const pq_member_index *kind)
+pq_maybe pq_prune_by_members(const pq_prune_input *in, uint32_t rg, bool with_statistics,
+                             const pq_member_index *kind, pq_prune_counts *counts)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
+    const pq_file_metadata *fm = pq_metadata_file(in->md);
+    const pq_schema *schema = pq_metadata_schema(in->md);
     size_t leaves = schema->leaves_len ? schema->leaves_len : 1;
-    member_ctx c = {.r = r, .rg = rg, .with_statistics = with_statistics, .kind = kind};
+    member_ctx c = {.in = in, .counts = counts, .rg = rg, .with_statistics = with_statistics, .kind = kind};
     c.stats = (pq_stats_ctx){fm, schema, &fm->row_groups[rg]};
     c.slots = calloc(leaves, kind->slot_size);
     c.state = calloc(leaves, 1);
     pq_maybe m = {true, true, true};
-    if (c.slots && c.state) m = pq_prune_tree(r->sel.filter, judge, &c);
+    if (c.slots && c.state) m = pq_prune_tree(in->filter, judge, &c);
     for (uint32_t i = 0; c.slots && c.state && i < schema->leaves_len; i++)
         if (c.state[i] == LOADED) kind->release(slot_of(&c, (int32_t)i));
     free(c.slots);

@@ -33,14 +33,14 @@ typedef struct pages_ctx {
     int64_t rg_rows;
 } pages_ctx;
 
-static bool read_bytes(pq_reader *r, int64_t off, int32_t len, uint8_t **out)
+static bool read_bytes(const pq_prune_input *in, int64_t off, int32_t len, uint8_t **out)
 {
     *out = NULL;
-    if (off < 4 || len <= 0 || (uint64_t)off >= r->footer.data_end || (uint64_t)len > r->footer.data_end - (uint64_t)off)
+    if (off < 4 || len <= 0 || (uint64_t)off >= in->data_end || (uint64_t)len > in->data_end - (uint64_t)off)
         return false;
     uint8_t *b = malloc((size_t)len);
     pq_error err;
-    if (!b || pq_reader_read_range(r, PQ_STAGE_SELECT, (uint64_t)off, (size_t)len, b, &err) != PQ_OK) {
+    if (!b || in->read(in->read_user, (uint64_t)off, (size_t)len, b, &err) != PQ_OK) {
         free(b);
         return false;
     }
@@ -49,9 +49,9 @@ static bool read_bytes(pq_reader *r, int64_t off, int32_t len, uint8_t **out)
 }
 
 /* Read and decode both indexes of `leaf` in row group `rg`. */
-static bool load(pq_reader *r, uint32_t rg, uint32_t leaf, leaf_pages *lp)
+static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_pages *lp, pq_prune_counts *counts)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    const pq_file_metadata *fm = pq_metadata_file(in->md);
     const pq_row_group *g = &fm->row_groups[rg];
     const pq_column_chunk *cc = g->columns[leaf];
     unsigned oi_bits = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH;
@@ -61,14 +61,14 @@ static bool load(pq_reader *r, uint32_t rg, uint32_t leaf, leaf_pages *lp)
     uint64_t chunk_off, chunk_len;
     pq_error err;
     uint8_t *oi_bytes = NULL;
-    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->footer.data_end, &chunk_off, &chunk_len, &err) ==
+    bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, in->data_end, &chunk_off, &chunk_len, &err) ==
                   PQ_OK &&
-              read_bytes(r, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
+              read_bytes(in, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
               pq_offset_index_decode(oi_bytes, (size_t)cc->offset_index_length, chunk_off, chunk_len, g->num_rows,
                                      &lp->oi, &err) == PQ_OK;
     free(oi_bytes);
     if (ok) {
-        ok = read_bytes(r, cc->column_index_offset, cc->column_index_length, &lp->ci_bytes) &&
+        ok = read_bytes(in, cc->column_index_offset, cc->column_index_length, &lp->ci_bytes) &&
              pq_column_index_decode(lp->ci_bytes, (size_t)cc->column_index_length, lp->oi.npages, &lp->ci, &err) ==
                  PQ_OK;
         if (!ok) pq_offset_index_free(&lp->oi);
@@ -76,7 +76,7 @@ static bool load(pq_reader *r, uint32_t rg, uint32_t leaf, leaf_pages *lp)
     if (!ok) {
         free(lp->ci_bytes);
         lp->ci_bytes = NULL;
-        r->stats[PQ_STAGE_SELECT].prune_warnings++;
+        counts->warnings++;
         return false;
     }
     lp->usable = true;
@@ -137,22 +137,23 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint64_t *pages_total)
+pq_page_verdict pq_prune_by_page_index(const pq_prune_input *in, uint32_t rg, const pq_row_set *rows,
+                                       pq_row_set *kept, pq_prune_counts *counts)
 {
-    const pq_file_metadata *fm = pq_metadata_file(r->md);
-    const pq_schema *schema = pq_metadata_schema(r->md);
-    uint32_t rg = r->sel.row_groups[g];
+    const pq_file_metadata *fm = pq_metadata_file(in->md);
+    const pq_schema *schema = pq_metadata_schema(in->md);
     int64_t rg_rows = fm->row_groups[rg].num_rows;
-    size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
+    size_t nl = pq_expr_columns(in->filter, NULL, 0);
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows};
     int64_t *cuts = NULL;
-    bool any = true;
+    pq_page_verdict verdict = PQ_PAGES_UNKNOWN;
+    pq_row_set_init(kept, 0, 0);
     if (!leaves || !c.leaves) goto done;
-    pq_expr_columns(r->sel.filter, leaves, nl);
+    pq_expr_columns(in->filter, leaves, nl);
     size_t ncuts = 2;
     for (size_t k = 0; k < nl; k++)
-        if (load(r, rg, leaves[k], &c.leaves[leaves[k]])) ncuts += c.leaves[leaves[k]].oi.npages;
+        if (load(in, rg, leaves[k], &c.leaves[leaves[k]], counts)) ncuts += c.leaves[leaves[k]].oi.npages;
     cuts = malloc(ncuts * sizeof *cuts);
     if (!cuts) goto done;
     size_t m = 0;
@@ -164,9 +165,6 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
     }
     qsort(cuts, m, sizeof *cuts, cmp_i64);
     /* The pieces [cuts[i], cuts[i + 1]) inside the row group's rows. */
-    pq_row_set *rows = &r->sel.rows[g];
-    pq_row_set kept;
-    pq_row_set_init(&kept, 0, 0);
     pq_row_cursor cur = {0, 0};
     bool ok = true;
     for (size_t i = 0; ok && i + 1 < m; i++) {
@@ -177,14 +175,14 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
             if (!lp->usable) continue;
             while (lp->page + 1 < lp->oi.npages && lp->oi.pages[lp->page + 1].first_row_index <= a) lp->page++;
         }
-        if (!pq_prune_tree(r->sel.filter, judge, &c).can_true) continue;
-        ok = pq_row_set_add_overlap(&kept, rows, (uint64_t)a, (uint64_t)b, &cur);
+        if (!pq_prune_tree(in->filter, judge, &c).can_true) continue;
+        ok = pq_row_set_add_overlap(kept, rows, (uint64_t)a, (uint64_t)b, &cur);
     }
     if (!ok) { /* out of memory: keep every row */
-        pq_row_set_free(&kept);
+        pq_row_set_free(kept);
         goto done;
     }
-    any = kept.rows > 0;
+    verdict = kept->rows > 0 ? PQ_PAGES_NARROWED : PQ_PAGES_NO_MATCH;
     /* Pages of the filter's columns that hold none of the kept rows. */
     for (size_t k = 0; k < nl; k++) {
         leaf_pages *lp = &c.leaves[leaves[k]];
@@ -192,17 +190,11 @@ bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint
         for (size_t p = 0; lp->usable && p < lp->oi.npages; p++) {
             int64_t a = lp->oi.pages[p].first_row_index;
             int64_t b = p + 1 < lp->oi.npages ? lp->oi.pages[p + 1].first_row_index : rg_rows;
-            (*pages_total)++;
-            if (!pq_row_set_hits(&kept, NULL, (uint64_t)a, (uint64_t)b, &pc)) (*pages_pruned)++;
+            counts->pages_considered++;
+            if (!pq_row_set_hits(kept, NULL, (uint64_t)a, (uint64_t)b, &pc)) counts->pages_pruned++;
         }
     }
-    /* Prune only delivers whole row groups: the runs only decide. */
-    if (any && !r->opts.prune_only) {
-        pq_row_set_free(rows);
-        *rows = kept;
-    } else {
-        pq_row_set_free(&kept);
-    }
+    if (verdict == PQ_PAGES_NO_MATCH) pq_row_set_free(kept);
 done:
     for (size_t k = 0; c.leaves && leaves && k < nl; k++) {
         leaf_pages *lp = &c.leaves[leaves[k]];
@@ -215,5 +207,5 @@ done:
     free(c.leaves);
     free(leaves);
     free(cuts);
-    return any;
+    return verdict;
 }

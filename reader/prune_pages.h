@@ -9,16 +9,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "reader/context.h"
+#include "reader/prune.h"
+#include "reader/row_set.h"
 
-/* Narrow selected row group g (index into the selection) by the page
- * indexes: its rows (sel.rows[g]) keep only those whose pages may hold a
- * match (the rows of a page are known from the offset index), as runs, and
- * the function returns false when no row may match. In prune-only mode
- * (which delivers whole row groups) the rows are left as they are. Pages of the filter's
- * columns that hold none of the kept rows are counted in *pages_pruned, all
- * their pages in *pages_total. Columns without both indexes, or whose indexes cannot
- * be read or decoded (counted in prune_warnings), constrain nothing. */
-bool pq_prune_by_page_index(pq_reader *r, size_t g, uint64_t *pages_pruned, uint64_t *pages_total);
+/* What the page index makes of a row group's rows. */
+typedef enum pq_page_verdict {
+    PQ_PAGES_NO_MATCH,      /* no row may match */
+    PQ_PAGES_NARROWED,      /* the rows that may match are in *kept (the caller's to free) */
+    PQ_PAGES_UNKNOWN        /* out of memory: every row may match */
+} pq_page_verdict;
+
+/* Narrow `rows` of file row group rg by the page indexes of in->filter's
+ * columns to those whose pages may hold a match (the rows of a page are
+ * known from the offset index), as runs. Pages of the filter's columns that
+ * hold none of the kept rows are counted in counts->pages_pruned, all their
+ * pages in counts->pages_considered. Columns without both indexes, or whose
+ * indexes cannot be read or decoded (counted in counts->warnings),
+ * constrain nothing. */
+pq_page_verdict pq_prune_by_page_index(const pq_prune_input *in, uint32_t rg, const pq_row_set *rows,
+                                       pq_row_set *kept, pq_prune_counts *counts);
 
 #endif

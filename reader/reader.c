@@ -8,8 +8,6 @@
  * PQ_ERR_NEED_DATA and the missing ranges are reported by
  * pq_reader_needed_ranges(). Whatever a stage parsed is kept for later ones.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,10 +76,10 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
     }
     if (r->opts.footer_read_size == 0) r->opts.footer_read_size = DEFAULT_FOOTER_READ_SIZE;
     if (r->opts.footer_read_size < FOOTER_TRAILER_LEN) r->opts.footer_read_size = FOOTER_TRAILER_LEN;
-    r->file.fd = -1;
+    pq_file_source_init(&r->io.file);
     r->stage = PQ_STAGE_INIT;
     r->footer.step = FOOTER_NEED_TAIL;
-    pq_supplied_init(&r->supplied);
+    pq_supplied_init(&r->io.supplied);
     return r;
 }
 
@@ -92,7 +90,7 @@ pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err)
                      pq_stage_name(r->stage));
         return NULL;
     }
-    if (r->kind == SOURCE_NONE) {
+    if (r->io.kind == SOURCE_NONE) {
         pq_error_set(err, PQ_ERR_UNSUPPORTED, "a sans-IO reader has no source of its own to read from");
         return NULL;
     }
@@ -105,43 +103,37 @@ pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err)
     o.cache_key_len = 0;
     pq_reader *t = reader_new(&o, err);
     if (!t) return NULL;
-    t->kind = r->kind;
-    t->file_size = r->file_size;
-    switch (r->kind) {
+    t->io.kind = r->io.kind;
+    t->io.file_size = r->io.file_size;
+    switch (r->io.kind) {
     case SOURCE_FILE:
-        t->file = r->file;
-        t->file.map = NULL; /* its own (or the kept one), when its page-header stage wants one */
-        t->file.map_entry = NULL;
-        t->file.map_tried = false;
-        t->file.fd = fcntl(r->file.fd, F_DUPFD_CLOEXEC, 0);
-        if (t->file.fd < 0) {
-            pq_error_set(err, PQ_ERR_IO, "duplicating the file descriptor: %s", strerror(errno));
+        if (pq_file_source_dup(&t->io.file, &r->io.file, err) != PQ_OK) {
             pq_reader_close(t);
             return NULL;
         }
-        t->src.read_at = pq_file_source_read_at;
-        t->src.user = &t->file;
-        t->src.size = t->file.size;
+        t->io.src.read_at = pq_file_source_read_at;
+        t->io.src.user = &t->io.file;
+        t->io.src.size = t->io.file.size;
         break;
     case SOURCE_MEMORY:
-        t->memory = r->memory;
-        t->src.read_at = pq_memory_source_read_at;
-        t->src.user = &t->memory;
-        t->src.size = t->memory.size;
+        t->io.memory = r->io.memory;
+        t->io.src.read_at = pq_memory_source_read_at;
+        t->io.src.user = &t->io.memory;
+        t->io.src.size = t->io.memory.size;
         break;
     case SOURCE_REMOTE:
-        t->remote = pq_remote_retain(r->remote);
-        t->src = r->src;
-        t->src.user = t->remote;
+        t->io.remote = pq_remote_retain(r->io.remote);
+        t->io.src = r->io.src;
+        t->io.src.user = t->io.remote;
         {
             pq_remote_stats rs;
-            pq_remote_get_stats(t->remote, &rs);
-            t->remote_requests_seen = rs.requests;
-            t->remote_retries_seen = rs.retries;
+            pq_remote_get_stats(t->io.remote, &rs);
+            t->io.remote_requests_seen = rs.requests;
+            t->io.remote_retries_seen = rs.retries;
         }
         break;
     default:
-        t->src = r->src;
+        t->io.src = r->io.src;
         break;
     }
     return t;
@@ -155,21 +147,21 @@ pq_reader *pq_reader_open_path(const char *path, const pq_reader_options *opts, 
     }
     pq_reader *r = reader_new(opts, err);
     if (!r) return NULL;
-    r->path = strdup(path);
-    if (!r->path) {
+    r->io.path = strdup(path);
+    if (!r->io.path) {
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         pq_reader_close(r);
         return NULL;
     }
-    if (pq_file_source_open(&r->file, path, err) != PQ_OK) {
+    if (pq_file_source_open(&r->io.file, path, err) != PQ_OK) {
         pq_reader_close(r);
         return NULL;
     }
-    r->kind = SOURCE_FILE;
-    r->src.read_at = pq_file_source_read_at;
-    r->src.user = &r->file;
-    r->src.size = r->file.size;
-    r->file_size = r->file.size;
+    r->io.kind = SOURCE_FILE;
+    r->io.src.read_at = pq_file_source_read_at;
+    r->io.src.user = &r->io.file;
+    r->io.src.size = r->io.file.size;
+    r->io.file_size = r->io.file.size;
     return r;
 }
 
@@ -182,13 +174,13 @@ pq_reader *pq_reader_open_memory(const void *data, size_t size, const pq_reader_
     }
     pq_reader *r = reader_new(opts, err);
     if (!r) return NULL;
-    r->kind = SOURCE_MEMORY;
-    r->memory.data = data;
-    r->memory.size = size;
-    r->src.read_at = pq_memory_source_read_at;
-    r->src.user = &r->memory;
-    r->src.size = size;
-    r->file_size = size;
+    r->io.kind = SOURCE_MEMORY;
+    r->io.memory.data = data;
+    r->io.memory.size = size;
+    r->io.src.read_at = pq_memory_source_read_at;
+    r->io.src.user = &r->io.memory;
+    r->io.src.size = size;
+    r->io.file_size = size;
     return r;
 }
 
@@ -201,9 +193,9 @@ pq_reader *pq_reader_open_source(const pq_source *src, const pq_reader_options *
     }
     pq_reader *r = reader_new(opts, err);
     if (!r) return NULL;
-    r->kind = SOURCE_CALLER;
-    r->src = *src;
-    r->file_size = src->size;
+    r->io.kind = SOURCE_CALLER;
+    r->io.src = *src;
+    r->io.file_size = src->size;
     return r;
 }
 
@@ -226,23 +218,23 @@ pq_reader *pq_reader_open_url(const char *url, const pq_reader_options *opts,
         pq_remote_close(rm);
         return NULL;
     }
-    r->path = strdup(url);
-    if (!r->path) {
+    r->io.path = strdup(url);
+    if (!r->io.path) {
         pq_remote_close(rm);
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         pq_reader_close(r);
         return NULL;
     }
-    r->kind = SOURCE_REMOTE;
-    r->remote = rm;
-    pq_remote_source(rm, &r->src);
-    r->file_size = pq_remote_size(rm);
+    r->io.kind = SOURCE_REMOTE;
+    r->io.remote = rm;
+    pq_remote_source(rm, &r->io.src);
+    r->io.file_size = pq_remote_size(rm);
     return r;
 }
 
 const char *pq_reader_source_version(const pq_reader *r)
 {
-    return r && r->kind == SOURCE_REMOTE ? pq_remote_version(r->remote) : NULL;
+    return r && r->io.kind == SOURCE_REMOTE ? pq_remote_version(r->io.remote) : NULL;
 }
 
 pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *opts,
@@ -250,8 +242,8 @@ pq_reader *pq_reader_open_sans_io(uint64_t file_size, const pq_reader_options *o
 {
     pq_reader *r = reader_new(opts, err);
     if (!r) return NULL;
-    r->kind = SOURCE_NONE;
-    r->file_size = file_size;
+    r->io.kind = SOURCE_NONE;
+    r->io.file_size = file_size;
     return r;
 }
 
@@ -263,11 +255,11 @@ void pq_reader_close(pq_reader *r)
     pq_reader_free_chunks(r);
     pq_reader_free_selection(r);
     pq_metadata_release(r->md);
-    pq_file_source_close(&r->file);
-    pq_remote_close(r->remote);
-    pq_supplied_free(&r->supplied);
+    pq_file_source_close(&r->io.file);
+    pq_remote_close(r->io.remote);
+    pq_supplied_free(&r->io.supplied);
     free(r->footer.tail);
-    free(r->path);
+    free(r->io.path);
     free(r->own_columns);
     free(r->own_row_groups);
     pq_expr_free(r->own_filter);
@@ -313,7 +305,7 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
     pq_reader_free_filter(r); /* the filter's rows were the old selection's */
     pq_reader_keep_chunks_for_reuse(r);
     pq_reader_free_selection(r);
-    pq_supplied_free(&r->supplied);
+    pq_supplied_free(&r->io.supplied);
     uint64_t t0 = pq_reader_now_ns();
     pq_status st = pq_reader_stage_select(r, err);
     r->stats[PQ_STAGE_SELECT].nanoseconds += pq_reader_now_ns() - t0;
@@ -352,7 +344,7 @@ pq_status pq_reader_reselect(pq_reader *r, const pq_selection *sel, pq_error *er
 
 static inline uint32_t tail_len_for(const pq_reader *r)
 {
-    return r->file_size < r->opts.footer_read_size ? (uint32_t)r->file_size
+    return r->io.file_size < r->opts.footer_read_size ? (uint32_t)r->io.file_size
                                                    : r->opts.footer_read_size;
 }
 
@@ -365,15 +357,15 @@ static inline uint32_t le32(const uint8_t *p)
 static pq_status footer_read_tail(pq_reader *r, pq_error *err)
 {
     const uint64_t min_size = 2 * PARQUET_MAGIC_LEN + 4;
-    if (r->file_size < min_size)
+    if (r->io.file_size < min_size)
         return pq_error_set(err, PQ_ERR_NOT_PARQUET,
                             "not a Parquet file: %llu bytes is too small (a Parquet file has at "
-                            "least %llu)", (unsigned long long)r->file_size,
+                            "least %llu)", (unsigned long long)r->io.file_size,
                             (unsigned long long)min_size);
     uint32_t n = tail_len_for(r);
     uint8_t *tail = malloc(n);
     if (!tail) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    pq_status st = pq_reader_read_range(r, PQ_STAGE_FOOTER, r->file_size - n, n, tail, err);
+    pq_status st = pq_reader_read_range(r, PQ_STAGE_FOOTER, r->io.file_size - n, n, tail, err);
     if (st != PQ_OK) {
         free(tail);
         return st;
@@ -391,19 +383,19 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
     }
     /* The leading magic is checked whenever the bytes at hand include it; the
      * footer stage never spends a read on it alone. */
-    const uint8_t *head = r->file_size == n ? tail
-                          : r->kind == SOURCE_MEMORY ? r->memory.data : NULL;
+    const uint8_t *head = r->io.file_size == n ? tail
+                          : r->io.kind == SOURCE_MEMORY ? r->io.memory.data : NULL;
     if (head && memcmp(head, "PAR1", 4) != 0) {
         free(tail);
         return pq_error_set(err, PQ_ERR_NOT_PARQUET,
                             "not a Parquet file (no \"PAR1\" magic at the start)");
     }
     uint32_t flen = le32(tail + n - FOOTER_TRAILER_LEN);
-    if ((uint64_t)flen + FOOTER_TRAILER_LEN + PARQUET_MAGIC_LEN > r->file_size) {
+    if ((uint64_t)flen + FOOTER_TRAILER_LEN + PARQUET_MAGIC_LEN > r->io.file_size) {
         free(tail);
         return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER,
                             "footer length %u does not fit in a file of %llu bytes", flen,
-                            (unsigned long long)r->file_size);
+                            (unsigned long long)r->io.file_size);
     }
     if (r->opts.memory_limit && flen > r->opts.memory_limit) {
         free(tail);
@@ -412,7 +404,7 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
                             (unsigned long long)r->opts.memory_limit);
     }
     r->footer.tail = tail;
-    r->footer.tail_offset = r->file_size - n;
+    r->footer.tail_offset = r->io.file_size - n;
     r->footer.len = flen;
     r->footer.step = (uint64_t)flen + FOOTER_TRAILER_LEN > n ? FOOTER_NEED_REST : FOOTER_DONE;
     return PQ_OK;
@@ -421,9 +413,9 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
 /* The footer is longer than the tail: read what precedes the tail. */
 static pq_status footer_read_rest(pq_reader *r, pq_error *err)
 {
-    uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer.len;
-    size_t have = (size_t)(r->file_size - r->footer.tail_offset);
-    size_t total = (size_t)(r->file_size - start);
+    uint64_t start = r->io.file_size - FOOTER_TRAILER_LEN - r->footer.len;
+    size_t have = (size_t)(r->io.file_size - r->footer.tail_offset);
+    size_t total = (size_t)(r->io.file_size - start);
     uint8_t *buf = malloc(total);
     if (!buf) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte footer", total);
     pq_status st = pq_reader_read_range(r, PQ_STAGE_FOOTER, start, total - have, buf, err);
@@ -445,7 +437,7 @@ static pq_metadata *footer_read_and_parse(pq_reader *r, pq_error *err)
     if (r->footer.step == FOOTER_NEED_TAIL && footer_read_tail(r, err) != PQ_OK) return NULL;
     if (r->footer.step == FOOTER_NEED_REST && footer_read_rest(r, err) != PQ_OK) return NULL;
     pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
-    const uint8_t *footer = r->footer.tail + (r->file_size - r->footer.tail_offset) - FOOTER_TRAILER_LEN -
+    const uint8_t *footer = r->footer.tail + (r->io.file_size - r->footer.tail_offset) - FOOTER_TRAILER_LEN -
                             r->footer.len;
     pq_metadata *md = pq_metadata_parse(footer, r->footer.len, &po, err);
     if (md) r->stats[PQ_STAGE_FOOTER].parses++;
@@ -485,13 +477,13 @@ static pq_status stage_footer(pq_reader *r, pq_error *err)
         uint8_t keybuf[4096 + 32];
         const void *key = r->opts.cache_key;
         size_t key_len = r->opts.cache_key_len;
-        if (!key && r->kind == SOURCE_FILE) {
-            key_len = pq_metadata_cache_key_for_path(r->path, keybuf, sizeof keybuf, err);
+        if (!key && r->io.kind == SOURCE_FILE) {
+            key_len = pq_metadata_cache_key_for_path(r->io.path, keybuf, sizeof keybuf, err);
             if (key_len == 0) return err ? err->code : PQ_ERR_IO;
             if (key_len > sizeof keybuf) key_len = 0; /* path too long to key: no caching */
             key = key_len ? keybuf : NULL;
-        } else if (!key && r->kind == SOURCE_REMOTE) {
-            key_len = pq_remote_cache_key(r->remote, keybuf, sizeof keybuf); /* URL, size, ETag */
+        } else if (!key && r->io.kind == SOURCE_REMOTE) {
+            key_len = pq_remote_cache_key(r->io.remote, keybuf, sizeof keybuf); /* URL, size, ETag */
             if (key_len > sizeof keybuf) key_len = 0;
             key = key_len ? keybuf : NULL;
         }
@@ -532,8 +524,8 @@ static uint64_t footer_data_end(const pq_reader *r)
     size_t flen = 0;
     pq_metadata_footer_bytes(r->md, &flen);
     const uint64_t overhead = (uint64_t)PARQUET_MAGIC_LEN + FOOTER_TRAILER_LEN;
-    if ((uint64_t)flen > r->file_size || r->file_size - flen < overhead) return PARQUET_MAGIC_LEN;
-    return r->file_size - FOOTER_TRAILER_LEN - flen;
+    if ((uint64_t)flen > r->io.file_size || r->io.file_size - flen < overhead) return PARQUET_MAGIC_LEN;
+    return r->io.file_size - FOOTER_TRAILER_LEN - flen;
 }
 
 /* ---------------------------------------------------------------------------
@@ -580,7 +572,7 @@ static pq_status advance_stage(pq_reader *r, pq_error *err)
         if (st != PQ_OK) return st;
         r->stage = PQ_STAGE_PAGE_HEADERS;
         /* Supplied bytes have been copied into the chunks: drop them. */
-        pq_supplied_free(&r->supplied);
+        pq_supplied_free(&r->io.supplied);
         return PQ_OK;
     }
     case PQ_STAGE_PAGE_HEADERS: {
@@ -597,7 +589,7 @@ static pq_status advance_stage(pq_reader *r, pq_error *err)
             return st;
         }
         r->stage = PQ_STAGE_FILTER;
-        pq_supplied_free(&r->supplied);
+        pq_supplied_free(&r->io.supplied);
         return PQ_OK;
     }
     case PQ_STAGE_FILTER: {
@@ -633,10 +625,10 @@ static pq_status fetch_needed(pq_reader *r, pq_stage stage, size_t n, pq_error *
         else if (!(dsts[i] = pq_pool_alloc((size_t)len)))
             st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %llu-byte range", (unsigned long long)len);
     }
-    if (st == PQ_OK) st = r->src.read_ranges(r->src.user, ranges, n, dsts, err);
+    if (st == PQ_OK) st = r->io.src.read_ranges(r->io.src.user, ranges, n, dsts, err);
     for (size_t i = 0; i < n && dsts; i++) {
         if (st == PQ_OK) {
-            st = pq_supplied_adopt(&r->supplied, ranges[i].offset, dsts[i], (size_t)ranges[i].length, err);
+            st = pq_supplied_adopt(&r->io.supplied, ranges[i].offset, dsts[i], (size_t)ranges[i].length, err);
             if (st == PQ_OK) {
                 r->stats[stage].bytes_read += ranges[i].length;
                 r->stats[stage].reads++;
@@ -653,13 +645,13 @@ static pq_status fetch_needed(pq_reader *r, pq_stage stage, size_t n, pq_error *
 /* Put the remote handle's requests since the last look into `stage`'s stats. */
 static void count_requests(pq_reader *r, pq_stage stage)
 {
-    if (r->kind != SOURCE_REMOTE) return;
+    if (r->io.kind != SOURCE_REMOTE) return;
     pq_remote_stats rs;
-    pq_remote_get_stats(r->remote, &rs);
-    r->stats[stage].requests += rs.requests - r->remote_requests_seen;
-    r->stats[stage].retries += rs.retries - r->remote_retries_seen;
-    r->remote_requests_seen = rs.requests;
-    r->remote_retries_seen = rs.retries;
+    pq_remote_get_stats(r->io.remote, &rs);
+    r->stats[stage].requests += rs.requests - r->io.remote_requests_seen;
+    r->stats[stage].retries += rs.retries - r->io.remote_retries_seen;
+    r->io.remote_requests_seen = rs.requests;
+    r->io.remote_retries_seen = rs.retries;
 }
 
 pq_status pq_reader_advance(pq_reader *r, pq_error *err)
@@ -667,7 +659,7 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
     if (!r) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader is NULL");
     pq_error local;
     if (!err) err = &local; /* stages read err->code back */
-    if (!r->src.read_ranges || r->kind == SOURCE_NONE || r->stage >= PQ_STAGE_FILTER) {
+    if (!r->io.src.read_ranges || r->io.kind == SOURCE_NONE || r->stage >= PQ_STAGE_FILTER) {
         pq_stage target = r->stage + 1 < PQ_STAGE_COUNT ? r->stage + 1 : r->stage;
         pq_status st = advance_stage(r, err);
         count_requests(r, target);
@@ -683,9 +675,9 @@ pq_status pq_reader_advance(pq_reader *r, pq_error *err)
     pq_status st = PQ_OK;
     for (int round = 0;; round++) {
         pq_error tmp;
-        r->batched = true;
+        r->io.batched = true;
         st = advance_stage(r, &tmp);
-        r->batched = false;
+        r->io.batched = false;
         if (st != PQ_ERR_NEED_DATA) {
             if (st != PQ_OK) *err = tmp;
             break;
@@ -729,16 +721,16 @@ size_t pq_reader_needed_ranges(const pq_reader *r, pq_range *out, size_t cap)
     pq_range need;
     if (r->footer.step == FOOTER_NEED_TAIL) {
         uint32_t n = tail_len_for(r);
-        need.offset = r->file_size - n;
+        need.offset = r->io.file_size - n;
         need.length = n;
     } else if (r->footer.step == FOOTER_NEED_REST) {
-        uint64_t start = r->file_size - FOOTER_TRAILER_LEN - r->footer.len;
+        uint64_t start = r->io.file_size - FOOTER_TRAILER_LEN - r->footer.len;
         need.offset = start;
         need.length = r->footer.tail_offset - start;
     } else {
         return 0;
     }
-    if (need.length == 0 || pq_supplied_covers(&r->supplied, need.offset, need.length)) return 0;
+    if (need.length == 0 || pq_supplied_covers(&r->io.supplied, need.offset, need.length)) return 0;
     if (cap > 0) out[0] = need;
     return 1;
 }
@@ -748,15 +740,15 @@ pq_status pq_reader_supply(pq_reader *r, uint64_t offset, const void *data, size
 {
     if (!r || (!data && len))
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader or data is NULL");
-    if (offset > r->file_size || len > r->file_size - offset)
+    if (offset > r->io.file_size || len > r->io.file_size - offset)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                             "supplied range [%llu, %llu) is outside the file (%llu bytes)",
                             (unsigned long long)offset, (unsigned long long)(offset + len),
-                            (unsigned long long)r->file_size);
+                            (unsigned long long)r->io.file_size);
     if (r->opts.memory_limit && len > r->opts.memory_limit)
         return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
                             "supplied range of %zu bytes exceeds the memory limit", len);
-    pq_status st = pq_supplied_add(&r->supplied, offset, data, len, err);
+    pq_status st = pq_supplied_add(&r->io.supplied, offset, data, len, err);
     if (st != PQ_OK) return st;
     pq_stage next = r->stage + 1 < PQ_STAGE_COUNT ? (pq_stage)(r->stage + 1) : r->stage;
     r->stats[next].bytes_read += len;
@@ -775,7 +767,7 @@ pq_metadata *pq_reader_metadata(const pq_reader *r)
 
 uint64_t pq_reader_file_size(const pq_reader *r)
 {
-    return r ? r->file_size : 0;
+    return r ? r->io.file_size : 0;
 }
 
 /* ---------------------------------------------------------------------------

@@ -9,12 +9,17 @@
 #include "metadata/error.h"
 #include "reader/file_map.h"
 
-pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err)
+void pq_file_source_init(pq_file_source *fs)
 {
     fs->fd = -1;
     fs->map = NULL;
     fs->map_entry = NULL;
     fs->map_tried = false;
+}
+
+pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err)
+{
+    pq_file_source_init(fs);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return pq_error_set(err, PQ_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -40,6 +45,16 @@ void pq_file_source_close(pq_file_source *fs)
     fs->map_entry = NULL;
     if (fs->fd >= 0) close(fs->fd);
     fs->fd = -1;
+}
+
+pq_status pq_file_source_dup(pq_file_source *dst, const pq_file_source *src, pq_error *err)
+{
+    pq_file_source_init(dst);
+    dst->size = src->size;
+    dst->mtime_ns = src->mtime_ns;
+    dst->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0);
+    if (dst->fd < 0) return pq_error_set(err, PQ_ERR_IO, "duplicating the file descriptor: %s", strerror(errno));
+    return PQ_OK;
 }
 
 const uint8_t *pq_file_source_map(pq_file_source *fs)

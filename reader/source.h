@@ -18,7 +18,13 @@ typedef struct pq_file_source {
     bool map_tried;     /* pq_file_source_map was called: map is what it got */
 } pq_file_source;
 
+/* A source with nothing open (pq_file_source_close does nothing to it). */
+void pq_file_source_init(pq_file_source *fs);
 pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err);
+/* dst over src's file through a duplicated descriptor, not yet mapped (its
+ * own map, or the kept one, when pq_file_source_map is asked). On failure
+ * dst is as after pq_file_source_init. */
+pq_status pq_file_source_dup(pq_file_source *dst, const pq_file_source *src, pq_error *err);
 void pq_file_source_close(pq_file_source *fs);
 
 /* The file's `size` bytes mapped read-only (mmap, MAP_SHARED), mapped on

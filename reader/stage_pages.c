@@ -398,7 +398,7 @@ static size_t coalesced_parts(const pq_reader *r, pq_range **out, size_t **joine
         const pq_reader_chunk *ch = &r->pages.chunks[k];
         if (ch->step != CHUNK_NEED_PAGES) continue;
         for (size_t p = 0; p < ch->nparts; p++)
-            if (!pq_supplied_covers(&r->supplied, ch->parts[p].offset, ch->parts[p].length))
+            if (!pq_supplied_covers(&r->io.supplied, ch->parts[p].offset, ch->parts[p].length))
                 v[m++] = ch->parts[p];
     }
     qsort(v, m, sizeof *v, cmp_range);
@@ -446,7 +446,7 @@ static bool fetch_task(void *ctx, size_t i, unsigned worker)
     fetch_job *job = ctx;
     if (!job->bufs[i]) return true;
     const pq_range *g = &job->ranges[i];
-    job->status[i] = job->r->src.read_at(job->r->src.user, g->offset, (size_t)g->length, job->bufs[i],
+    job->status[i] = job->r->io.src.read_at(job->r->io.src.user, g->offset, (size_t)g->length, job->bufs[i],
                                          &job->errors[i]);
     return job->status[i] == PQ_OK;
 }
@@ -458,8 +458,8 @@ static bool fetch_task(void *ctx, size_t i, unsigned worker)
  * out of the page cache is not one thread's alone. */
 static pq_status prefetch(pq_reader *r, pq_error *err)
 {
-    if (r->opts.no_coalescing || (r->kind != SOURCE_FILE && r->kind != SOURCE_CALLER)) return PQ_OK;
-    if (r->kind == SOURCE_FILE && r->file.map) return PQ_OK; /* nothing to join: pages are read where they lie */
+    if (r->opts.no_coalescing || (r->io.kind != SOURCE_FILE && r->io.kind != SOURCE_CALLER)) return PQ_OK;
+    if (r->io.kind == SOURCE_FILE && r->io.file.map) return PQ_OK; /* nothing to join: pages are read where they lie */
     pq_range *ranges;
     size_t *joined;
     size_t n = coalesced_parts(r, &ranges, &joined);
@@ -478,7 +478,7 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
         reads++;
         bytes += ranges[i].length;
     }
-    if (st == PQ_OK && r->kind == SOURCE_FILE && on_threads(r, reads, bytes)) {
+    if (st == PQ_OK && r->io.kind == SOURCE_FILE && on_threads(r, reads, bytes)) {
         fetch_job job = {.r = r, .ranges = ranges, .bufs = bufs, .status = status, .errors = errors};
         pq_parallel_for(n, r->opts.threads, fetch_task, &job);
         for (size_t i = 0; st == PQ_OK && i < n; i++) {
@@ -499,7 +499,7 @@ static pq_status prefetch(pq_reader *r, pq_error *err)
     }
     for (size_t i = 0; i < n; i++) {
         if (!bufs || !bufs[i]) continue;
-        if (st == PQ_OK) st = pq_supplied_adopt(&r->supplied, ranges[i].offset, bufs[i], (size_t)ranges[i].length, err);
+        if (st == PQ_OK) st = pq_supplied_adopt(&r->io.supplied, ranges[i].offset, bufs[i], (size_t)ranges[i].length, err);
         else pq_pool_give(bufs[i]); /* adopt takes the buffer, failing or not */
     }
     free(bufs);
@@ -522,7 +522,7 @@ size_t pq_reader_pages_needed(const pq_reader *r, pq_range *out, size_t cap)
         any_index = true;
         const pq_column_chunk *cc = fm->row_groups[ch->info.row_group].columns[ch->info.column];
         pq_range want = {(uint64_t)cc->offset_index_offset, (uint64_t)cc->offset_index_length};
-        if (pq_supplied_covers(&r->supplied, want.offset, want.length)) continue;
+        if (pq_supplied_covers(&r->io.supplied, want.offset, want.length)) continue;
         if (count < cap) out[count] = want;
         count++;
     }
@@ -569,8 +569,8 @@ static pq_status read_part(pq_reader *r, bool direct, uint64_t off, size_t len, 
                            pq_error *err)
 {
     if (!direct) return pq_reader_read_range(r, r->pages.walk_stage, off, len, dst, err);
-    if (pq_supplied_copy(&r->supplied, off, len, dst)) return PQ_OK; /* prefetched, counted there */
-    pq_status st = r->src.read_at(r->src.user, off, len, dst, err);
+    if (pq_supplied_copy(&r->io.supplied, off, len, dst)) return PQ_OK; /* prefetched, counted there */
+    pq_status st = r->io.src.read_at(r->io.src.user, off, len, dst, err);
     if (st == PQ_OK) {
         acc->bytes += len;
         acc->reads++;
@@ -618,8 +618,8 @@ static size_t count_data_pages(const pq_page_info *pages, size_t n)
  * (a memory source, a mapped file); else NULL. */
 static const uint8_t *file_in_place(const pq_reader *r)
 {
-    if (r->kind == SOURCE_MEMORY) return (const uint8_t *)r->memory.data;
-    if (r->kind == SOURCE_FILE) return r->file.map;
+    if (r->io.kind == SOURCE_MEMORY) return (const uint8_t *)r->io.memory.data;
+    if (r->io.kind == SOURCE_FILE) return r->io.file.map;
     return NULL;
 }
 
@@ -657,9 +657,9 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
         origin = ch->info.offset;
         bytes = whole + origin;
         acc->bytes += len;
-        if (r->kind == SOURCE_MEMORY) acc->reads++;
+        if (r->io.kind == SOURCE_MEMORY) acc->reads++;
     } else if (ch->nparts == 1 &&
-               (bytes = pq_supplied_borrow(&r->supplied, ch->parts[0].offset, len, &hold)) != NULL) {
+               (bytes = pq_supplied_borrow(&r->io.supplied, ch->parts[0].offset, len, &hold)) != NULL) {
         /* Fetched ahead with its neighbours (prefetch, batched reads):
          * used where it lies, counted when fetched. */
     } else {
@@ -806,7 +806,7 @@ static pq_status walk_pending(pq_reader *r, const uint8_t *const *late_keep, pq_
     if (pst != PQ_OK) return pst;
     /* Sources the reader owns (a file, memory) are read and walked on the
      * decode threads; a caller's source only from this thread. */
-    if ((r->kind == SOURCE_FILE || r->kind == SOURCE_MEMORY) && on_threads(r, r->pages.chunks_len, pending_bytes(r)))
+    if ((r->io.kind == SOURCE_FILE || r->io.kind == SOURCE_MEMORY) && on_threads(r, r->pages.chunks_len, pending_bytes(r)))
         return walk_parallel(r, err);
     /* A sans-IO reader may stop at a chunk it lacks and resume later. */
     for (size_t k = 0; k < r->pages.chunks_len; k++) {
@@ -870,7 +870,7 @@ pq_status pq_reader_pages_plan_late(pq_reader *r, size_t g, int64_t kept, pq_lat
 static pq_status walk_for(pq_reader *r, pq_stage stage, const uint8_t *const *late_keep, pq_error *err)
 {
     /* Mapped before any walk, on this thread (a failed map reads by pread). */
-    if (r->kind == SOURCE_FILE && !r->opts.no_mmap && !pq_reader_sans_io(r)) pq_file_source_map(&r->file);
+    if (r->io.kind == SOURCE_FILE && !r->opts.no_mmap && !pq_reader_sans_io(r)) pq_file_source_map(&r->io.file);
     r->pages.walk_stage = stage;
     pq_status st = walk_pending(r, late_keep, err);
     if (st == PQ_ERR_NEED_DATA) return st;

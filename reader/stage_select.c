@@ -162,6 +162,12 @@ static void prune_by_statistics_only(pq_reader *r)
     r->sel.row_groups_len = kept;
 }
 
+/* The pruning steps' reads, counted against the select stage. */
+static pq_status read_for_select(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
+{
+    return pq_reader_read_range(user, PQ_STAGE_SELECT, offset, len, dst, err);
+}
+
 /* The steps that read: dictionaries, then bloom filters (each judged with
  * the statistics), then the page index, which narrows the survivors' rows
  * (a row group is counted for the first step that drops it). */
@@ -172,31 +178,48 @@ static void prune_by_indexes(pq_reader *r)
     bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
     bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
     if (!r->sel.filter || (!dict && !bloom && !pages)) return;
+    const pq_prune_input in = {r->sel.filter, r->md, r->footer.data_end, r->opts.memory_limit, &r->io.supplied,
+                               read_for_select, r};
+    pq_prune_counts counts = {0, 0, 0};
+    pq_stage_counters *sel_stats = &r->stats[PQ_STAGE_SELECT];
     size_t kept = 0;
     for (size_t g = 0; g < r->sel.row_groups_len; g++) {
         uint32_t rg = r->sel.row_groups[g];
         uint32_t step = 0;
-        if (dict && !pq_prune_by_dictionaries(r, rg, stats).can_true)
+        if (dict && !pq_prune_by_dictionaries(&in, rg, stats, &counts).can_true)
             step = PQ_PRUNE_DICTIONARY;
-        else if (bloom && !pq_prune_by_bloom_filters(r, rg, stats).can_true)
+        else if (bloom && !pq_prune_by_bloom_filters(&in, rg, stats, &counts).can_true)
             step = PQ_PRUNE_BLOOM_FILTER;
         if (step) {
-            if (step == PQ_PRUNE_DICTIONARY) r->stats[PQ_STAGE_SELECT].pruned_dictionary++;
-            else r->stats[PQ_STAGE_SELECT].pruned_bloom_filter++;
+            if (step == PQ_PRUNE_DICTIONARY) sel_stats->pruned_dictionary++;
+            else sel_stats->pruned_bloom_filter++;
             if (r->sel.pruned_by) r->sel.pruned_by[rg] = (uint8_t)step;
             continue;
         }
         keep_group(r, g, kept);
         /* Page indexes narrow the rows, or drop the row group after all. */
-        if (pages && !pq_prune_by_page_index(r, kept, &r->stats[PQ_STAGE_SELECT].pages_pruned,
-                                             &r->stats[PQ_STAGE_SELECT].pages_considered)) {
-            r->stats[PQ_STAGE_SELECT].pruned_page_index++;
+        pq_row_set narrowed;
+        pq_page_verdict v = pages ? pq_prune_by_page_index(&in, rg, &r->sel.rows[kept], &narrowed, &counts)
+                                  : PQ_PAGES_UNKNOWN;
+        if (v == PQ_PAGES_NO_MATCH) {
+            sel_stats->pruned_page_index++;
             if (r->sel.pruned_by) r->sel.pruned_by[rg] = PQ_PRUNE_PAGE_INDEX;
             continue;
+        }
+        if (v == PQ_PAGES_NARROWED) {
+            if (r->opts.prune_only) { /* it delivers whole row groups: the runs only decide */
+                pq_row_set_free(&narrowed);
+            } else {
+                pq_row_set_free(&r->sel.rows[kept]);
+                r->sel.rows[kept] = narrowed;
+            }
         }
         kept++;
     }
     r->sel.row_groups_len = kept;
+    sel_stats->prune_warnings += counts.warnings;
+    sel_stats->pages_considered += counts.pages_considered;
+    sel_stats->pages_pruned += counts.pages_pruned;
 }
 
 /* Leaves that = or IN nodes compare (the dictionary and bloom steps'). */
@@ -244,16 +267,16 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
             uint64_t off, len;
             if (dict && eq[leaves[k]] && pq_dictionary_prunable(m) &&
                 pq_dictionary_page_range(m, r->footer.data_end, &off, &len))
-                add_range(out, cap, &count, &r->supplied, off, len);
-            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->footer.data_end, &r->supplied, &off, &len))
-                add_range(out, cap, &count, &r->supplied, off, len);
+                add_range(out, cap, &count, &r->io.supplied, off, len);
+            if (bloom && eq[leaves[k]] && pq_bloom_filter_range(m, r->footer.data_end, &r->io.supplied, &off, &len))
+                add_range(out, cap, &count, &r->io.supplied, off, len);
             unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH |
                             PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
             if (pages && (cc->set & both) == both && cc->offset_index_offset >= 4 && cc->column_index_offset >= 4 &&
                 cc->offset_index_length > 0 && cc->column_index_length > 0) {
-                add_range(out, cap, &count, &r->supplied, (uint64_t)cc->offset_index_offset,
+                add_range(out, cap, &count, &r->io.supplied, (uint64_t)cc->offset_index_offset,
                           (uint64_t)cc->offset_index_length);
-                add_range(out, cap, &count, &r->supplied, (uint64_t)cc->column_index_offset,
+                add_range(out, cap, &count, &r->io.supplied, (uint64_t)cc->column_index_offset,
                           (uint64_t)cc->column_index_length);
             }
         }
@@ -289,10 +312,10 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     if (st == PQ_OK && r->opts.device > PQ_DEVICE_HOST_KERNELS)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "device %u is not a pq_device", r->opts.device);
     if (st == PQ_OK) pq_device_choose(r->opts.device, &r->sel.device); /* once, for the later stages */
-    if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->file_size)
+    if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->io.file_size)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                           "device_file_size %llu is not the file's size %llu: the device copy must be the whole file",
-                          (unsigned long long)r->opts.device_file_size, (unsigned long long)r->file_size);
+                          (unsigned long long)r->opts.device_file_size, (unsigned long long)r->io.file_size);
     if (st == PQ_OK) st = pq_output_types_make(&r->opts, r->md, &r->sel.outputs, err);
     /* Metadata parsed with another projection may lack a selected chunk. */
     for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {

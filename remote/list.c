@@ -8,6 +8,7 @@
 
 #include "metadata/error.h"
 #include "remote/http.h"
+#include "remote/options.h"
 #include "remote/s3.h"
 #include "remote/url.h"
 #include "remote/xml.h"

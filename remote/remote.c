@@ -10,6 +10,7 @@
 
 #include "metadata/error.h"
 #include "remote/http.h"
+#include "remote/options.h"
 #include "remote/s3.h"
 #include "remote/url.h"
 
@@ -29,19 +30,6 @@ struct pq_remote {
     _Atomic uint64_t tail_hits;
     bool have_client; /* client set up (its locks exist) */
 };
-
-void pq_remote_options_init(pq_remote_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->struct_size = sizeof *o;
-    o->max_connections = 8;
-    o->max_retries = 4;
-    o->retry_base_ms = 50;
-    o->request_timeout_ms = 30000;
-    o->connect_timeout_ms = 5000;
-    o->tail_bytes = 65536;
-    o->verify_tls = true;
-}
 
 int pq_is_url(const char *s)
 {

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "metadata/error.h"
-#include "metadata/options_size.h"
 
 static const char *first_set(const char *given, const char *env1, const char *env2)
 {
@@ -17,31 +16,6 @@ static const char *first_set(const char *given, const char *env1, const char *en
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
-
-/* The first versioned layout of pq_remote_options (pqstep 0.1). */
-#define REMOTE_OPTIONS_OLDEST_SIZE sizeof(pq_remote_options)
-
-static pq_status options_check(const pq_remote_options *o, pq_error *err)
-{
-    if (o->max_connections < 1 || o->max_connections > 64)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "max_connections is %u; it must be 1 to 64",
-                            o->max_connections);
-    if (o->tail_bytes > (16u << 20))
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "tail_bytes is %u; at most 16 MiB", o->tail_bytes);
-    if (o->addressing > PQ_S3_ADDRESSING_VIRTUAL)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "unknown S3 addressing %u", o->addressing);
-    if (o->max_retries > 100)
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "max_retries is %u; at most 100", o->max_retries);
-    return PQ_OK;
-}
-
-pq_status pq_remote_options_take(pq_remote_options *dst, const pq_remote_options *src, pq_error *err)
-{
-    pq_remote_options_init(dst);
-    pq_status st =
-        src ? pq_options_take(dst, sizeof *dst, src, REMOTE_OPTIONS_OLDEST_SIZE, "pq_remote_options", err) : PQ_OK;
-    return st == PQ_OK ? options_check(dst, err) : st;
-}
 
 pq_status pq_s3_resolve(const pq_url *u, const pq_remote_options *o, pq_s3_target *t, pq_error *err)
 {

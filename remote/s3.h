@@ -23,10 +23,5 @@ void pq_s3_target_free(pq_s3_target *t);
  * or without credentials) for S3. */
 pq_status pq_s3_client(const pq_s3_target *t, const pq_remote_options *o, pq_http_client *c, pq_error *err);
 
-/* *dst = the caller's options `src` (NULL: the defaults), whatever header
- * it was built against (metadata/options_size.h), with their ranges
- * checked (max_connections 1..64, tail_bytes <= 16 MiB, addressing known,
- * max_retries <= 100). The strings are not copied. */
-pq_status pq_remote_options_take(pq_remote_options *dst, const pq_remote_options *src, pq_error *err);
 
 #endif
