@@ -13,6 +13,7 @@
 #include <check.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,10 @@
 #define STRIDE (64 * KIB)    /* stamp every 64 KiB: cheap, still covers every block */
 
 static atomic_int workers_left;
+/* Set by the limiter once its first limit is in: the workers start then, so
+ * that limits change while they run however late the limiter's thread is
+ * scheduled (on a loaded machine the workers could otherwise finish first). */
+static atomic_int limiting;
 
 typedef struct held_block {
     uint64_t *p;
@@ -88,6 +93,7 @@ static void *work(void *arg)
 {
     worker *w = arg;
     held_block held[HELD] = {{0}};
+    while (!atomic_load(&limiting)) sched_yield();
     for (uint64_t round = 0; round < ROUNDS && !w->error[0]; round++) {
         held_block *h = &held[next_rand(&w->rng) % HELD];
         if (!release_block(w, h)) break;
@@ -134,6 +140,7 @@ static void *change_limits(void *arg)
         uint64_t lim = limits[l->changes++ % n];
         pq_buffer_pool_set_limit(lim);
         l->last = lim;
+        atomic_store(&limiting, 1);
         /* Only this thread sets the limit: until the next change the pool
          * holds at most lim, whatever the workers give. */
         for (int k = 0; k < 4; k++) {
@@ -159,6 +166,7 @@ START_TEST(threads_never_share_a_block_and_the_limit_holds)
     pthread_t t[WORKERS], lt;
     limiter l = {0};
     atomic_store(&workers_left, WORKERS);
+    atomic_store(&limiting, 0);
     for (int i = 0; i < WORKERS; i++) {
         w[i] = (worker){.id = i + 1, .rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)};
         ck_assert_int_eq(pthread_create(&t[i], NULL, work, &w[i]), 0);
