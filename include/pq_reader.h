@@ -4,8 +4,10 @@
  *
  *   PQ_STAGE_INIT        opened; nothing read yet
  *   PQ_STAGE_FOOTER      footer parsed (or adopted from metadata / a cache)
- *   PQ_STAGE_SELECT      row groups and columns chosen (options row_groups
- *                        and columns; statistics/index pruning comes later)
+ *   PQ_STAGE_SELECT      row groups, columns and a row range chosen, and
+ *                        row groups and pages pruned by the filter
+ *                        (statistics, dictionaries, bloom filters, page
+ *                        index)
  *   PQ_STAGE_PAGE_HEADERS every selected chunk read and its pages walked (with
  *                        a filter: the filter's columns, and the projected
  *                        columns that cannot wait for it)

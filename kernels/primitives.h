@@ -1,6 +1,6 @@
 /*
  * primitives.h — per-value decoding primitives shared by the CPU decoders
- * (the .c files of kernels/) and, later, CUDA kernels.
+ * (the .c files of kernels/) and the device kernels (kernels/k_*.h).
  *
  * Everything here is a small `PQ_HD static inline` function with no libc
  * call except memcpy and memset, so a __global__ kernel can call it as is. None of them

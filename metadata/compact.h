@@ -1,7 +1,7 @@
 /*
- * compact.h — primitives of the Thrift compact protocol, for hand-written
- * decoders (the footer now; page headers, column and offset indexes, bloom
- * filter headers later).
+ * compact.h — primitives of the Thrift compact protocol, for the
+ * hand-written decoders: the footer, page headers, column and offset
+ * indexes, bloom filter headers.
  *
  * A pq_compact cursor walks a byte span. Every read is bounds-checked; a
  * failed read sets `bad` and returns 0, so decoders can read a run of fields

@@ -7,7 +7,8 @@
  * chunk (leaf type, width, levels, codec, output kind) and one per page
  * (where its bytes are, its encoding and counts, and the offsets of its
  * output in the chunk's arrays). Every executor runs the same plan: the CPU
- * executor (pages/cpu_exec.c) now, a CUDA one later.
+ * executor (pages/cpu_exec.c) and the device executor (device/exec.c,
+ * whose kernels run on a CUDA device or, in tests, on the host).
  *
  * Output offsets. A page's level slots start at the sum of the earlier data
  * pages' num_values: known from the headers. Its first value and first

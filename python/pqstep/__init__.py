@@ -1,7 +1,7 @@
 """pqstep — Python binding (ctypes) of libpqstep, a staged Parquet reader.
 
 The library reads a Parquet file in stages: footer -> select -> page
-headers -> decode. The binding reads footers: file metadata, the schema's
+headers -> filter -> decode. The binding reads footers: file metadata, the schema's
 leaf columns, row groups, the raw footer bytes, and reuse of parsed footers
 (hand metadata or footer bytes to a Reader, or share a MetadataCache between
 readers). It decodes files (flat and nested columns: structs, lists, maps)
