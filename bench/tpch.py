@@ -4,7 +4,7 @@ files that parquet-rs wrote (tpchgen-cli), not files written here.
 
     python3 bench/tpch.py [--scale S] [--codecs snappy,zstd] [--threads 1,2]
                           [--repeat N] [--rounds R] [--cases LIST] [--systems LIST]
-                          [--json FILE] [--build DIR] [--cache DIR]
+                          [--json FILE] [--build DIR] [--baseline DIR] [--cache DIR]
 
 Options:
   --scale S      TPC-H scale factor (default 1: 6,001,215 rows)
@@ -28,6 +28,11 @@ Options:
                  or decimal64 (INT64 values taken as stored)
   --build DIR    directory holding libpqstep.so (default $PQSTEP_LIBRARY,
                  else build/); the pqstep workers get it as PQSTEP_LIBRARY
+  --baseline DIR another pqstep checkout (a git worktree of an earlier
+                 commit, say) with its library built in DIR/build: run as
+                 one more system, "base" (its Python package from
+                 DIR/python), so that a change is timed before and after in
+                 the same run; base/pq above 1 means the change is faster
   --cache DIR    where the files go (default $PQSTEP_BENCH_CACHE, else
                  ~/.cache/pqstep-bench)
 
@@ -344,13 +349,14 @@ def worker(args):
     del md
     schema = pq.read_schema(args.file)
     expect = json.loads(args.expect) if args.expect else {}
-    make = {"pqstep": _pqstep_cases, "pyarrow": _pyarrow_cases,
+    make = {"pqstep": _pqstep_cases, "base": _pqstep_cases, "pyarrow": _pyarrow_cases,
             "polars": _polars_cases, "duckdb": _duckdb_cases}[args.system]
     funcs = make(args.file, threads, rg_rows, schema)
     out = {"system": args.system, "threads": threads, "file": args.file, "cases": {}}
-    if args.system == "pqstep":
+    if args.system in ("pqstep", "base"):
         import pqstep
         out["version"] = pqstep.library_version()
+        out["package"] = os.path.dirname(pqstep.__file__)
     elif args.system == "pyarrow":
         out["version"] = pa.__version__
     elif args.system == "duckdb":
@@ -530,11 +536,11 @@ def merge_round(res, key, out):
             mine["median"] = statistics.median(mine["times"])
 
 
-def check_systems(path, systems, threads, cases, expect, env):
+def check_systems(path, systems, threads, cases, expect, envs):
     """Every system runs every case once; all must return `expect`."""
     bad = []
     for s in systems:
-        out = run_worker(s, threads, path, cases, 0, {}, env)
+        out = run_worker(s, threads, path, cases, 0, {}, envs[s])
         if "error" in out:
             bad.append("%s: %s" % (s, out["error"]))
             continue
@@ -612,6 +618,8 @@ def main():
                     help="pqstep's decimal type (default decimal128, as every peer gives)")
     ap.add_argument("--build", metavar="DIR",
                     help="directory holding libpqstep.so (default $PQSTEP_LIBRARY, else build/)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another pqstep checkout with DIR/build/libpqstep.so, run as system 'base'")
     ap.add_argument("--cache", default=None,
                     help="default $PQSTEP_BENCH_CACHE, else ~/.cache/pqstep-bench")
     # worker mode
@@ -646,6 +654,16 @@ def main():
     os.environ["PQSTEP_LIBRARY"] = lib
     os.environ["PQSTEP_BENCH_STRINGS"] = args.strings
     os.environ["PQSTEP_BENCH_DECIMALS"] = args.decimals
+    envs = {s: os.environ for s in systems}
+    if args.baseline:
+        base = os.path.abspath(args.baseline)
+        base_lib = os.path.join(base, "build", "libpqstep.so")
+        if not os.path.exists(base_lib):
+            raise SystemExit("no libpqstep.so at %s (build the baseline checkout first)" % base_lib)
+        systems.insert(1, "base")
+        envs["base"] = dict(os.environ, PQSTEP_LIBRARY=base_lib,
+                            PYTHONPATH=os.pathsep.join([os.path.join(base, "python")] +
+                                                       [p for p in [os.environ.get("PYTHONPATH")] if p]))
     cache = args.cache or os.environ.get("PQSTEP_BENCH_CACHE") or os.path.expanduser(
         "~/.cache/pqstep-bench")
 
@@ -653,7 +671,7 @@ def main():
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": {
         "cpus": os.cpu_count(), "platform": platform.platform(),
         "python": platform.python_version(), "load_before": os.getloadavg()},
-        "library": lib, "pqstep_types": {"strings": args.strings, "decimals": args.decimals},
+        "library": lib, "baseline": args.baseline, "pqstep_types": {"strings": args.strings, "decimals": args.decimals},
         "repeat": per_round * rounds, "rounds": rounds, "scale": args.scale, "threads": threads_list,
         "cases": cases, "systems": systems, "queries": {}, "files": {}, "results": {},
         "versions": {}}
@@ -675,8 +693,7 @@ def main():
         say("%s: checking pqstep against pyarrow's reads ..." % codec)
         info["expected_rows"] = expected_rows(paths[codec], cases)
         say("%s: checking every system's row counts (%s) ..." % (codec, ", ".join(systems)))
-        check_systems(paths[codec], systems, threads_list[-1], cases, info["expected_rows"],
-                      os.environ)
+        check_systems(paths[codec], systems, threads_list[-1], cases, info["expected_rows"], envs)
     for codec in codecs:
         res = report["results"].setdefault(codec, {})
         for t in threads_list:
@@ -686,7 +703,7 @@ def main():
                                                                 ", ".join(turn)))
                 for s in turn:
                     out = run_worker(s, t, paths[codec], cases, per_round,
-                                     report["files"][codec]["expected_rows"], os.environ)
+                                     report["files"][codec]["expected_rows"], envs[s])
                     merge_round(res, "%s/%d" % (s, t), out)
                     if "version" in out:
                         report["versions"][s] = out["version"]
