@@ -1,7 +1,8 @@
 /*
  * choice.h — where a read's decode and filter run, resolved once from
- * pq_reader_options.device (the select stage keeps the answer; the filter
- * and decode stages only read it).
+ * pq_reader_options.device (the select stage keeps the answer, and the
+ * executor made from it, executor.h, that the filter and decode stages
+ * run through).
  */
 #ifndef PQ_DEVICE_CHOICE_H
 #define PQ_DEVICE_CHOICE_H
@@ -34,11 +35,5 @@ typedef struct pq_device_choice {
  * CUDA where asked for or, with AUTO, where pq_cuda_device_count finds a
  * usable device. */
 void pq_device_choose(uint32_t device, pq_device_choice *out);
-
-/* Whether the choice runs the kernels (host or CUDA). */
-static inline bool pq_device_choice_kernels(const pq_device_choice *c)
-{
-    return c->where != PQ_EXEC_CPU;
-}
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "device/exec.h"
+#include "device/executor.h"
 #include "pages/cpu_exec.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
@@ -200,9 +201,9 @@ pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, pq_codec_ctx *cctx,
         const uint8_t *res[1] = {r->opts.device_file ? pq_chunk_resident_bytes(r, i) : NULL};
         pq_device_exec_stats dxs = {0};
         bool keep = kd->keep;
-        pq_device_exec_options o = {.use_cuda = kd->cuda, .memory_limit = r->opts.memory_limit, .cctx = cctx,
+        pq_device_exec_options o = {.memory_limit = r->opts.memory_limit, .cctx = cctx,
                                     .outputs_on_device = &keep, .resident = res[0] ? res : NULL, .stats = &dxs};
-        pq_device_exec_run(&o, &plan, v, &st, err);
+        pq_executor_run_plan(kd->exec, &o, &plan, v, &st, err);
         kd->resident = dxs.resident_chunks;
     }
     pq_decode_plan_free(&plan);
@@ -214,7 +215,7 @@ pq_status pq_reader_decode_chunk_kernels(const pq_reader *r, pq_codec_ctx *cctx,
     if (!kd->keep || st != PQ_OK) return pq_chunk_check_decoded(r, i, NULL, st, v, err); /* a failed v is zeroed */
     kd->kept = true; /* in device memory: counted, not read (no validate_utf8 here) */
     if ((st = pq_chunk_check_count(r, i, NULL, v, err)) != PQ_OK) {
-        pq_device_values_free(kd->cuda, v);
+        pq_executor_values_free(kd->exec, v);
         kd->kept = false;
     }
     return st;

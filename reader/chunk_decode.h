@@ -59,10 +59,10 @@ pq_status pq_reader_decode_chunk_flags(const pq_reader *r, struct pq_codec_ctx *
 
 /* How pq_reader_decode_chunk_kernels decodes a chunk, and how it went. */
 typedef struct pq_kernel_decode {
-    bool cuda;          /* in: the kernels on the CUDA device, else on the host */
+    const pq_executor *exec; /* in: where the kernels run */
     bool keep;          /* in: the values left in device memory (outputs_on_device) */
     bool on_kernels;    /* out: the kernels decoded it (else the CPU: not covered or not planned) */
-    bool kept;          /* out: the values are in device memory (free with pq_device_values_free) */
+    bool kept;          /* out: the values are in device memory (free with pq_executor_values_free) */
     uint64_t resident;  /* out: 1 when decoded from opts.device_file */
     char why[PQ_ERROR_MESSAGE_SIZE]; /* out: why the kernels did not, or "" */
 } pq_kernel_decode;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "device/choice.h"
+#include "device/executor.h"
 #include "pages/codec.h"
 #include "pages/decode_plan.h"
 #include "pages/page_walk.h"
@@ -120,8 +121,8 @@ typedef struct pq_filter_state {
 typedef enum output_memory {
     OUTPUT_ON_HOST = 0,     /* host memory (every read without device_output) */
     OUTPUT_ON_HOST_DEVICE,  /* host kernels' stand-in for device memory: host memory, the
-                             * arrays adopted as a CUDA decode's are (stage_decode.c) */
-    OUTPUT_ON_CUDA          /* CUDA device memory: host batches are copies */
+                             * arrays adopted as a device decode's are (stage_decode.c) */
+    OUTPUT_ON_DEVICE        /* a device's memory: host batches are copies */
 } output_memory;
 
 /* The decode stage's output (stage_decode.c): an output slot per selected
@@ -137,7 +138,7 @@ typedef struct pq_decoded {
                                      * stage's, or [0, matches) once filtered) */
     size_t groups;
     char device_note[640];          /* where the stage ran and why (pq_reader_device_note) */
-    bool on_cuda;                   /* decoded by the CUDA executor: device batches go to CUDA */
+    pq_executor exec;               /* the executor that decoded: device batches go to its device */
     output_memory memory;           /* where cols' arrays are */
     uint64_t device_built;          /* device_output: chunks the Arrow kernels built in place */
     uint64_t copied_to_device;      /* ... arrays built on the host, then copied to the device */
@@ -194,6 +195,7 @@ typedef struct pq_selection_state {
     struct pq_output_types *outputs;/* per leaf: the Arrow type it decodes to (output_type.h) */
     pq_device_choice device;        /* where the filter and decode stages run (opts.device, resolved
                                      * once here) */
+    pq_executor exec;               /* ... as those stages run it (made once here from `device`) */
 } pq_selection_state;
 
 /* The page-header stage's state (stage_pages.c): one chunk per selected

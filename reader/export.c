@@ -81,7 +81,7 @@ pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, p
 
 /* Rows [first, first + count) of selected row group g: slices of the
  * decoded arrays, where they are with as_stored (a device batch), else in
- * host memory (a copy when the arrays are on a CUDA device). */
+ * host memory (a copy when the arrays are in a device's memory). */
 static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t count, bool as_stored,
                               struct ArrowArray *out_array, struct ArrowSchema *out_schema, pq_error *err)
 {
@@ -112,7 +112,7 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
     } else {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    if (st == PQ_OK && !as_stored && r->out.memory == OUTPUT_ON_CUDA) { /* a host copy */
+    if (st == PQ_OK && !as_stored && r->out.memory == OUTPUT_ON_DEVICE) { /* a host copy */
         struct ArrowSchema own = {0};
         const struct ArrowSchema *s = out_schema;
         if (!s && (st = selection_schema(r, &own, err)) == PQ_OK) s = &own;

@@ -1,12 +1,13 @@
 /*
  * export_device.c — pq_reader_next_device_batch: export.c's batches handed
  * out as Arrow C device arrays, where the decode stage left them or copied
- * to the CUDA device (the copies are device/copies.h's).
+ * to the device its executor ran on (device/executor.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/copies.h"
+#include "device/executor.h"
 #include "metadata/error.h"
 #include "reader/context.h"
 #include "reader/export.h"
@@ -22,9 +23,7 @@ pq_status pq_reader_next_device_batch(pq_reader *r, uint64_t max_rows, struct Ar
     /* The arrays where they are: slices of the device's with device_output. */
     pq_status st = pq_reader_next_batch_as(r, max_rows, true, &a, &s, err); /* the schema sizes copies */
     if (st != PQ_OK || !a.release) return st;                              /* an error, or the end of data */
-    pq_batch_memory where = r->out.memory == OUTPUT_ON_CUDA ? PQ_BATCH_ON_CUDA
-                            : r->out.on_cuda                ? PQ_BATCH_COPY_TO_CUDA
-                                                            : PQ_BATCH_ON_HOST;
+    pq_batch_memory where = pq_executor_batch_memory(&r->out.exec, r->out.memory == OUTPUT_ON_DEVICE);
     if ((st = pq_device_batch_export(&a, &s, where, out, err)) != PQ_OK) {
         s.release(&s);
         return st;

@@ -22,6 +22,7 @@
 #include "device/arrow.h"
 #include "device/copies.h"
 #include "device/exec.h"
+#include "device/executor.h"
 #include "kernels/utf8.h"
 #include "metadata/error.h"
 #include "pages/cpu_exec.h"
@@ -114,8 +115,8 @@ typedef struct decode_job {
     pq_status *status;      /* nested: per unit */
     pq_error *errors;       /* nested: per unit */
     pq_codec_ctx *codecs;   /* per worker thread, reused from chunk to chunk */
-    bool kernels;           /* chunks decoded by the device executor (opts.device) */
-    bool cuda;              /* ... on the CUDA device */
+    const pq_executor *exec; /* the select stage's (opts.device) */
+    bool kernels;           /* chunks decoded by the device executor (exec runs the kernels) */
     bool build_on_device;   /* device_output: chunks the kernels decode are built there too */
     pq_darrow_ctx dx;       /* ... by the Arrow kernels of this context */
     char fallback[PQ_ERROR_MESSAGE_SIZE]; /* why the first chunk left to the CPU was */
@@ -232,8 +233,8 @@ static bool built_in_place(const pq_reader *r, const decode_job *djob, const gro
 /* Chunk k's values that the device executor left in device memory (v,
  * freed here; st its decode's status): their count checked (for a
  * selection-vector decode, `rows`, the filter checks it), their Arrow
- * array built there by the Arrow kernels of dx and adopted as *out. */
-static pq_status build_flat_on_device(const pq_reader *r, pq_darrow_ctx *dx, bool cuda, size_t k,
+ * array built there by the Arrow kernels of dx (on x) and adopted as *out. */
+static pq_status build_flat_on_device(const pq_reader *r, const pq_executor *x, pq_darrow_ctx *dx, size_t k,
                                       const pq_decode_rows *rows, pq_status st, pq_column_values *v,
                                       pq_arrow_column **out, pq_error *err)
 {
@@ -247,7 +248,7 @@ static pq_status build_flat_on_device(const pq_reader *r, pq_darrow_ctx *dx, boo
                  : pq_darrow_build_flat(dx, &lf, v, &a, err);
         if (st != PQ_OK) st = pq_chunk_check_decoded(r, k, NULL, st, NULL, err); /* names the chunk */
     }
-    pq_device_values_free(cuda, v);
+    pq_executor_values_free(x, v);
     struct ArrowArray exported;
     uint64_t bytes = 0;
     if (st == PQ_OK) {
@@ -266,7 +267,7 @@ static void built_on_device(group_job *job, decode_job *djob, size_t j)
     size_t n = r->sel.columns_len, i = job->slot_of[j], s = i - job->first_slot;
     size_t k = pq_reader_chunk_at(r, i / n, i % n);
     const pq_decode_rows *rows = job->selected[s] ? &job->rows[s] : NULL;
-    pq_status st = build_flat_on_device(r, &djob->dx, djob->cuda, k, rows, job->status[j], &job->outs[j],
+    pq_status st = build_flat_on_device(r, djob->exec, &djob->dx, k, rows, job->status[j], &job->outs[j],
                                         &r->out.cols[i], &job->errors[j]);
     if (st == PQ_OK) r->out.device_built++;
     if (st == PQ_OK && rows) { /* as chunk_built marks a selected column */
@@ -311,10 +312,9 @@ static void run_on_device(pq_reader *r, decode_job *djob, pq_decode_plan *plan, 
         resident[j] = pq_chunk_resident_bytes(r, pq_reader_chunk_at(r, slot / r->sel.columns_len, slot % r->sel.columns_len));
     }
     pq_device_exec_stats dxs = {0};
-    pq_device_exec_options o = {.use_cuda = djob->cuda, .memory_limit = r->opts.memory_limit,
-                                .cctx = djob->codecs, .outputs_on_device = in_place,
-                                .resident = resident, .stats = &dxs};
-    pq_device_exec_run(&o, plan, job->outs, job->status, job->errors);
+    pq_device_exec_options o = {.memory_limit = r->opts.memory_limit, .cctx = djob->codecs,
+                                .outputs_on_device = in_place, .resident = resident, .stats = &dxs};
+    pq_executor_run_plan(djob->exec, &o, plan, job->outs, job->status, job->errors);
     r->out.resident_chunks += dxs.resident_chunks;
     free(resident);
     size_t *back = calloc(n ? n : 1, sizeof *back); /* CPU plan chunk -> device plan chunk */
@@ -474,7 +474,7 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
 {
     *kept = false;
     if (!job->kernels) return pq_chunk_decode(r, cctx, k, v, err);
-    pq_kernel_decode kd = {.cuda = job->cuda, .keep = keep};
+    pq_kernel_decode kd = {.exec = job->exec, .keep = keep};
     pq_status st = pq_reader_decode_chunk_kernels(r, cctx, k, pq_chunk_more(r, k), &kd, v, err);
     atomic_fetch_add(&job->nested_resident, kd.resident);
     if (kd.on_kernels) {
@@ -512,9 +512,9 @@ static pq_status build_nested_on_device(decode_job *job, const pq_schema *schema
                                         int64_t num_rows, pq_arrow_column **out, pq_error *err)
 {
     pq_darrow_ctx dx = {0}; /* one a unit: units run in parallel */
-    pq_darrow_options dopt = {.use_cuda = job->cuda};
     pq_darrow_field_leaf *fl = calloc(m, sizeof *fl);
-    pq_status st = fl ? pq_darrow_open(&dx, &dopt, err) : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    pq_status st = fl ? pq_executor_arrow_open(job->exec, &dx, err)
+                      : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     bool open = st == PQ_OK;
     for (size_t i = 0; st == PQ_OK && i < m; i++) {
         pq_asm_level levels[PQ_ASM_MAX_LEVELS];
@@ -523,7 +523,7 @@ static pq_status build_nested_on_device(decode_job *job, const pq_schema *schema
         st = pq_arrow_leaf_levels(schema, field, leaves[i], levels, fl[i].keys, &nl, err);
         if (st == PQ_OK) st = pq_darrow_build_nested(&dx, leaves[i], levels, nl, &vals[i], num_rows, &fl[i].nest, err);
     }
-    for (size_t i = 0; i < m; i++) pq_device_values_free(job->cuda, &vals[i]);
+    for (size_t i = 0; i < m; i++) pq_executor_values_free(job->exec, &vals[i]);
     struct ArrowArray a;
     uint64_t bytes = 0;
     if (st == PQ_OK) {
@@ -545,13 +545,12 @@ static pq_status build_flat_unit_on_device(const pq_reader *r, decode_job *job, 
                                            pq_arrow_column **out, pq_error *err)
 {
     pq_darrow_ctx dx = {0};
-    pq_darrow_options dopt = {.use_cuda = job->cuda};
-    pq_status st = pq_darrow_open(&dx, &dopt, err);
+    pq_status st = pq_executor_arrow_open(job->exec, &dx, err);
     if (st != PQ_OK) {
-        pq_device_values_free(job->cuda, v);
+        pq_executor_values_free(job->exec, v);
         return st;
     }
-    st = build_flat_on_device(r, &dx, job->cuda, k, NULL, PQ_OK, v, out, err);
+    st = build_flat_on_device(r, job->exec, &dx, k, NULL, PQ_OK, v, out, err);
     if (st == PQ_OK) atomic_fetch_add(&job->nested_built, 1);
     pq_darrow_close(&dx); /* the arrays it built free themselves */
     return st;
@@ -587,7 +586,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
             /* A leaf left to the CPU: the field is built on the host, the
              * leaves before it decoded there again. */
             for (size_t i = 0; st == PQ_OK && i < done; i++) {
-                pq_device_values_free(job->cuda, &vals[i]);
+                pq_executor_values_free(job->exec, &vals[i]);
                 st = pq_chunk_decode(r, cctx, pq_reader_chunk_at(r, g, job->order[a + i]), &vals[i], err);
                 if (st != PQ_OK) memset(&vals[i], 0, sizeof vals[i]);
             }
@@ -617,7 +616,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     r->out.first_row[slot] = pq_row_set_first(&first->rows);
     r->out.chunk[slot] = first_k;
     for (size_t k = 0; vals && k < m; k++) {
-        if (keep && k < done) pq_device_values_free(job->cuda, &vals[k]); /* zeroed when built */
+        if (keep && k < done) pq_executor_values_free(job->exec, &vals[k]); /* zeroed when built */
         else pq_column_values_free(&vals[k]);
     }
     free(vals);
@@ -698,7 +697,7 @@ static pq_status output_to_device(pq_reader *r, pq_error *err)
     struct ArrowSchema schema;
     pq_status st = pq_output_selection_schema(r->sel.outputs, r->md, r->sel.columns, r->sel.columns_len, &schema, err);
     if (st != PQ_OK) return st;
-    pq_device_memory mem = r->out.memory == OUTPUT_ON_CUDA ? pq_device_memory_to_cuda(NULL) : pq_device_memory_host_copy();
+    pq_device_memory mem = pq_executor_copy_memory(&r->out.exec);
     size_t n = r->sel.columns_len;
     for (size_t i = 0; st == PQ_OK && i < r->out.len; i++) {
         pq_arrow_column **c = &r->out.cols[i];
@@ -815,15 +814,16 @@ static pq_status take_filtered(pq_reader *r, pq_error *err)
     return st;
 }
 
-/* The select stage's device choice: whether flat plans go to the device
+/* The select stage's executor: whether flat plans go to the device
  * executor, and on what. */
 static pq_status choose_device(pq_reader *r, decode_job *job, pq_error *err)
 {
-    const pq_device_choice *dc = &r->sel.device;
-    if (dc->missing) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device cuda: no usable CUDA device (%s)", dc->why);
-    job->kernels = pq_device_choice_kernels(dc);
-    job->cuda = r->out.on_cuda = dc->where == PQ_EXEC_CUDA;
-    snprintf(r->out.device_note, sizeof r->out.device_note, "%s", dc->note);
+    pq_status st = pq_executor_usable(&r->sel.exec, err);
+    if (st != PQ_OK) return st;
+    job->exec = &r->sel.exec;
+    job->kernels = pq_executor_kernels(job->exec);
+    r->out.exec = r->sel.exec;
+    snprintf(r->out.device_note, sizeof r->out.device_note, "%s", r->sel.device.note);
     return PQ_OK;
 }
 
@@ -858,12 +858,11 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     decode_job job = {.r = r, .flat = pq_reader_selection_is_flat(r, schema)};
     pq_status st = choose_device(r, &job, err);
     if (st == PQ_OK && r->opts.device_output && job.kernels) { /* the output stays on the device */
-        r->out.memory = job.cuda ? OUTPUT_ON_CUDA : OUTPUT_ON_HOST_DEVICE;
-        pq_darrow_options dopt = {.use_cuda = job.cuda};
+        r->out.memory = pq_executor_on_device(job.exec) ? OUTPUT_ON_DEVICE : OUTPUT_ON_HOST_DEVICE;
         pq_error derr;
         /* validate_utf8 reads the values on the host: built there, then
          * copied. Nested units open a context each (they run in parallel). */
-        if (!r->opts.validate_utf8 && (!job.flat || pq_darrow_open(&job.dx, &dopt, &derr) == PQ_OK))
+        if (!r->opts.validate_utf8 && (!job.flat || pq_executor_arrow_open(job.exec, &job.dx, &derr) == PQ_OK))
             job.build_on_device = true;
     }
     size_t units = n;

@@ -10,10 +10,10 @@
  * decode stage may take instead of decoding them again) is made, written
  * and freed here alone; the other stages read it.
  *
- * Where opts.device puts the kernels (host kernels, or a usable CUDA
- * device), the predicate kernel (device/filter.h) evaluates the
- * filter; a row group it does not cover is evaluated by the CPU evaluator,
- * which gives the same bits, and counted.
+ * Where opts.device puts the kernels (host kernels, or a usable device:
+ * the select stage's executor, device/executor.h), the predicate kernel
+ * evaluates the filter; a row group it does not cover is evaluated by the
+ * CPU evaluator, which gives the same bits, and counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 
 #include "device/arrow.h"
 #include "device/exec.h"
-#include "device/filter.h"
+#include "device/executor.h"
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
 #include "predicate/predicate_eval.h"
@@ -179,10 +179,9 @@ static pq_status evaluate(const pq_reader *r, const struct ArrowArray *const *by
                           pq_filter_outcome *outcome, pq_error *err)
 {
     *kept = 0;
-    if (pq_device_choice_kernels(&r->sel.device)) {
-        pq_status st = pq_device_filter_run(r->sel.filter, by_leaf, types, defs_by_leaf, leaves, nl,
-                                            pq_metadata_schema(r->md)->leaves_len, len,
-                                            r->sel.device.where == PQ_EXEC_CUDA, keep, err);
+    if (pq_executor_kernels(&r->sel.exec)) {
+        pq_status st = pq_executor_filter_run(&r->sel.exec, r->sel.filter, by_leaf, types, defs_by_leaf, leaves, nl,
+                                              pq_metadata_schema(r->md)->leaves_len, len, keep, err);
         if (st != PQ_ERR_UNSUPPORTED) {
             if (st == PQ_OK) *kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
             if (outcome) outcome->on_kernels = st == PQ_OK;
@@ -251,7 +250,7 @@ static bool device_filter_applies(const pq_reader *r, size_t g, const uint32_t *
 }
 
 /* The filter on selected row group g with its columns decoded by the
- * kernels and left where they are (device memory on a CUDA device), built
+ * kernels and left where they are (a device's memory when they run on one), built
  * into their Arrow arrays there by the Arrow kernels, and evaluated there
  * by the predicate kernel: only the keep bits come back. Nothing is handed
  * to the decode stage (a projected filter column is decoded again there,
@@ -265,7 +264,6 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
     const pq_schema *schema = pq_metadata_schema(r->md);
     const pq_row_set *rows = &r->sel.rows[g];
     int64_t len = (int64_t)rows->rows;
-    bool cuda = r->sel.device.where == PQ_EXEC_CUDA;
     bool *by_dict = calloc(nl ? nl : 1, sizeof *by_dict);
     struct ArrowArray *arrays = calloc(nl ? nl : 1, sizeof *arrays);
     struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
@@ -283,8 +281,7 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
     if (st == PQ_OK && !device_filter_applies(r, g, leaves, nl, by_dict))
         st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "device filter: a column the kernels do not keep");
     if (st == PQ_OK) {
-        pq_darrow_options dopt = {.use_cuda = cuda};
-        st = pq_darrow_open(&dx, &dopt, err); /* a context a row group: row groups run in parallel */
+        st = pq_executor_arrow_open(&r->sel.exec, &dx, err); /* a context a row group: row groups run in parallel */
         open = st == PQ_OK;
     }
     if (st == PQ_OK) st = pq_arrow_leaf_schema(r->md, leaves, nl, &bschema, err);
@@ -293,7 +290,7 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
         size_t ck = pq_reader_chunk_at(r, g, walk_index(r, leaves[k]));
         const pq_reader_chunk *ch = &r->pages.chunks[ck];
         pq_column_values v;
-        pq_kernel_decode kd = {.cuda = cuda, .keep = true};
+        pq_kernel_decode kd = {.exec = &r->sel.exec, .keep = true};
         st = pq_reader_decode_chunk_kernels(r, cctx, ck, by_dict[k] ? PQ_DECODE_INDICES : 0, &kd, &v, err);
         if (st == PQ_OK && !kd.kept) { /* the CPU decoded it: the host way takes the row group */
             pq_column_values_free(&v);
@@ -305,7 +302,7 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
         pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
         pq_darrow_array a;
         st = pq_darrow_build_flat(&dx, &lf, &v, &a, err);
-        pq_device_values_free(cuda, &v);
+        pq_executor_values_free(&r->sel.exec, &v);
         if (st == PQ_OK) st = pq_darrow_array_export(&dx, &a, &arrays[k], err);
         if (st != PQ_OK) break;
         /* The row group's rows: the chunk's from their first. */
@@ -318,8 +315,8 @@ static pq_status filter_on_device(pq_reader *r, pq_codec_ctx *cctx, size_t g, co
         types[leaves[k]] = &wrap_types[k];
     }
     if (st == PQ_OK) {
-        pq_dfilter_exec ex = {.where = cuda ? PQ_DFILTER_CUDA : PQ_DFILTER_HOST, .stream = dx.stream};
-        st = pq_device_filter_eval(r->sel.filter, by_leaf, types, defs_by_leaf, len, &ex, keep, NULL, err);
+        st = pq_executor_filter_eval(&r->sel.exec, &dx, r->sel.filter, by_leaf, types, defs_by_leaf, len, keep, NULL,
+                                     err);
     }
     if (st == PQ_OK) {
         *kept = (int64_t)pq_bits_count(keep, (uint64_t)len);
@@ -407,8 +404,8 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
                        (!projected || pq_decode_rows_supported(leaf));
         pq_column_values v;
         unsigned more = by_dict ? PQ_DECODE_INDICES : 0;
-        if (pq_device_choice_kernels(&r->sel.device)) { /* decoded by the kernels where the predicate kernel runs */
-            pq_kernel_decode kd = {.cuda = r->sel.device.where == PQ_EXEC_CUDA};
+        if (pq_executor_kernels(&r->sel.exec)) { /* decoded by the kernels where the predicate kernel runs */
+            pq_kernel_decode kd = {.exec = &r->sel.exec};
             st = pq_reader_decode_chunk_kernels(r, cctx, ck, more, &kd, &v, err);
             if (outcome && kd.on_kernels) outcome->kernel_chunks++;
             else if (outcome) outcome->cpu_chunks++;
@@ -534,7 +531,7 @@ static pq_status filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t
 {
     *keep_out = NULL;
     *kept_out = 0;
-    if (pq_device_choice_kernels(&r->sel.device)) { /* where the kernels decode, the columns stay there if they can */
+    if (pq_executor_kernels(&r->sel.exec)) { /* where the kernels decode, the columns stay there if they can */
         if (outcome) memset(outcome, 0, sizeof *outcome);
         size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
         uint64_t len = r->sel.rows[g].rows;

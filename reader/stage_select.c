@@ -311,7 +311,10 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
                   &r->sel.columns, &r->sel.columns_len, err);
     if (st == PQ_OK && r->opts.device > PQ_DEVICE_HOST_KERNELS)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "device %u is not a pq_device", r->opts.device);
-    if (st == PQ_OK) pq_device_choose(r->opts.device, &r->sel.device); /* once, for the later stages */
+    if (st == PQ_OK) { /* once, for the later stages */
+        pq_device_choose(r->opts.device, &r->sel.device);
+        pq_executor_init(&r->sel.exec, &r->sel.device);
+    }
     if (st == PQ_OK && r->opts.device_file && r->opts.device_file_size != r->io.file_size)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                           "device_file_size %llu is not the file's size %llu: the device copy must be the whole file",
