@@ -628,7 +628,8 @@ def main():
     ap.add_argument("--file", help=argparse.SUPPRESS)
     ap.add_argument("--expect", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    sys.path.insert(0, os.path.join(REPO, "python"))
+    if args.system != "base":  # the baseline's package comes first on its PYTHONPATH
+        sys.path.insert(0, os.path.join(REPO, "python"))
     if args.worker:
         args.threads_one = int(args.threads)
         worker(args)

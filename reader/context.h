@@ -196,6 +196,9 @@ typedef struct pq_selection_state {
     pq_device_choice device;        /* where the filter and decode stages run (opts.device, resolved
                                      * once here) */
     pq_executor exec;               /* ... as those stages run it (made once here from `device`) */
+    uint32_t *empty_fields;         /* a read of every column: the top-level fields with no leaf, by
+                                     * position among the root's children (empty_fields.h) */
+    size_t empty_fields_len;
 } pq_selection_state;
 
 /* The page-header stage's state (stage_pages.c): one chunk per selected

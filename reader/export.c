@@ -11,6 +11,7 @@
 #include "device/copies.h"
 #include "metadata/error.h"
 #include "reader/context.h"
+#include "reader/empty_fields.h"
 #include "reader/export.h"
 #include "reader/output_type.h"
 
@@ -65,10 +66,53 @@ pq_status pq_reader_row_group_runs(const pq_reader *r, uint32_t row_group, pq_ro
     return PQ_OK;
 }
 
-/* The schema of every batch of the selection. */
+/* The schema of every batch of the selection: the decoded fields, and the
+ * fields with no leaf in their places (empty_fields.h). */
 static pq_status selection_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
 {
-    return pq_output_selection_schema(r->sel.outputs, r->md, r->sel.columns, r->sel.columns_len, out, err);
+    pq_status st = pq_output_selection_schema(r->sel.outputs, r->md, r->sel.columns, r->sel.columns_len, out, err);
+    if (st != PQ_OK || !r->sel.empty_fields_len) return st;
+    struct ArrowSchema decoded = *out;
+    return pq_empty_fields_schema(r->md, r->sel.empty_fields, r->sel.empty_fields_len, &decoded, out, err);
+}
+
+/* The batch's columns: the decoded ones (cols, from their rows `offsets`)
+ * with the fields that have no leaf put in, all null, for `count` rows.
+ * *merged and *merged_offsets are new arrays of *total entries; the
+ * columns made here are released by merged_free. */
+static pq_status merge_empty_fields(const pq_reader *r, pq_arrow_column **cols, const int64_t *offsets, size_t ncols,
+                                    uint64_t count, const struct ArrowSchema *schema, pq_arrow_column ***merged,
+                                    int64_t **merged_offsets, size_t *total, pq_error *err)
+{
+    size_t n = ncols + r->sel.empty_fields_len;
+    *total = n;
+    *merged = calloc(n ? n : 1, sizeof **merged);
+    *merged_offsets = calloc(n ? n : 1, sizeof **merged_offsets);
+    if (!*merged || !*merged_offsets) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (schema->n_children != (int64_t)n)
+        return pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", n, (long long)schema->n_children);
+    size_t next = 0, from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (next < r->sel.empty_fields_len && r->sel.empty_fields[next] == i) {
+            next++;
+            struct ArrowArray a;
+            pq_status st = pq_empty_field_array(schema->children[i], (int64_t)count, &a, err);
+            if (st == PQ_OK) st = pq_arrow_column_adopt(&a, (count + 7) / 8, &(*merged)[i], err);
+            if (st != PQ_OK) return st;
+        } else {
+            (*merged)[i] = pq_arrow_column_retain(cols[from]);
+            (*merged_offsets)[i] = offsets[from++];
+        }
+    }
+    return PQ_OK;
+}
+
+static void merged_free(pq_arrow_column **merged, int64_t *merged_offsets, size_t n)
+{
+    for (size_t i = 0; merged && i < n; i++)
+        if (merged[i]) pq_arrow_column_release(merged[i]);
+    free(merged);
+    free(merged_offsets);
 }
 
 pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, pq_error *err)
@@ -95,9 +139,14 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
         ncols = 0;
         while (ncols < n && cols[ncols]) ncols++;
     }
+    size_t nempty = r->sel.empty_fields_len;
+    if (nempty && r->out.memory == OUTPUT_ON_DEVICE)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                            "the file has a field with no leaf, which device_output does not deliver: "
+                            "read without device_output, or name the columns");
     if (out_schema) {
         st = selection_schema(r, out_schema, err);
-        if (st == PQ_OK && out_schema->n_children != (int64_t)ncols) {
+        if (st == PQ_OK && out_schema->n_children != (int64_t)(ncols + nempty)) {
             st = pq_error_set(err, PQ_ERR_SCHEMA, "%zu arrays for %lld fields", ncols,
                               (long long)out_schema->n_children);
             out_schema->release(out_schema);
@@ -105,7 +154,21 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
     }
     if (st != PQ_OK) return st;
     int64_t *offsets = malloc((ncols ? ncols : 1) * sizeof *offsets);
-    if (offsets) {
+    if (offsets && nempty) {
+        for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
+        struct ArrowSchema own = {0};
+        const struct ArrowSchema *s = out_schema;
+        if (!s && (st = selection_schema(r, &own, err)) == PQ_OK) s = &own;
+        pq_arrow_column **merged = NULL;
+        int64_t *merged_offsets = NULL;
+        size_t total = 0;
+        if (st == PQ_OK)
+            st = merge_empty_fields(r, cols, offsets, ncols, count, s, &merged, &merged_offsets, &total, err);
+        if (st == PQ_OK) st = pq_arrow_batch_export(merged, merged_offsets, total, (int64_t)count, out_array, err);
+        merged_free(merged, merged_offsets, total);
+        if (own.release) own.release(&own);
+        free(offsets);
+    } else if (offsets) {
         for (size_t i = 0; i < ncols; i++) offsets[i] = count ? (int64_t)(first - bases[i]) : 0;
         st = pq_arrow_batch_export(cols, offsets, ncols, (int64_t)count, out_array, err);
         free(offsets);

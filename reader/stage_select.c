@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "reader/empty_fields.h"
 #include "reader/output_type.h"
 #include "reader/prune_bloom.h"
 #include "reader/prune_dict.h"
@@ -26,6 +27,9 @@ void pq_reader_free_selection(pq_reader *r)
     r->sel.rows = NULL;
     r->sel.rows_alloc = 0;
     free(r->sel.walk_columns);
+    free(r->sel.empty_fields);
+    r->sel.empty_fields = NULL;
+    r->sel.empty_fields_len = 0;
     pq_expr_free(r->sel.filter);
     free(r->sel.pruned_by);
     r->sel.pruned_by = NULL;
@@ -309,6 +313,9 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     if (st == PQ_OK)
         st = pick(r->opts.columns, r->opts.columns_len, schema->leaves_len, "column",
                   &r->sel.columns, &r->sel.columns_len, err);
+    /* Fields with no leaf are no column's: a read of every column has them. */
+    if (st == PQ_OK && !r->opts.columns)
+        st = pq_empty_fields_find(schema, &r->sel.empty_fields, &r->sel.empty_fields_len, err);
     if (st == PQ_OK && r->opts.device > PQ_DEVICE_HOST_KERNELS)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "device %u is not a pq_device", r->opts.device);
     if (st == PQ_OK) { /* once, for the later stages */

@@ -35,6 +35,7 @@ typedef struct stream_state {
     size_t n, next;
     uint32_t *columns;     /* the selected columns */
     size_t ncolumns;
+    bool every_column;     /* the reader names no columns: every one, and the fields with no leaf */
     pq_expr *filter;       /* the choice's filter (owned), or NULL */
     uint32_t prune_disable;
     bool row_range;        /* the choice has a row range: each row group's rows are passed on */
@@ -84,8 +85,8 @@ static pq_status open_group(stream_state *s, pq_error *err)
     pq_selection sel = {
         .row_groups = &s->groups[i],
         .row_groups_len = 1,
-        .columns = s->columns,
-        .columns_len = s->ncolumns,
+        .columns = s->every_column ? NULL : s->columns, /* NULL: every column, fields with no leaf too */
+        .columns_len = s->every_column ? 0 : s->ncolumns,
         .row_offset = s->row_range ? s->first[i] : 0,
         .row_limit = s->row_range ? s->count[i] : 0,
         .filter = s->filter,
@@ -158,6 +159,7 @@ pq_status pq_reader_export_stream(const pq_reader *r, uint64_t batch_rows, struc
         const pq_reader *t = s->r;
         s->n = t->sel.row_groups_len;
         s->ncolumns = t->sel.columns_len;
+        s->every_column = !t->opts.columns;
         s->row_range = t->sel.row_range;
         s->prune_disable = t->opts.prune_disable;
         s->groups = malloc((s->n ? s->n : 1) * sizeof *s->groups);
