@@ -27,8 +27,9 @@
 /* The repository root is not on this target's include path: declare the two
  * internal functions (metadata/metadata_internal.h) ourselves. */
 #include "../metadata/arena.h"
+typedef struct pq_warnings pq_warnings;
 pq_status pq_schema_build(pq_arena *arena, const pq_file_metadata *file, pq_schema *out,
-                          pq_error *err);
+                          pq_warnings *warnings, pq_error *err);
 pq_logical_type pq_logical_from_element(const pq_schema_element *el);
 #endif
 
@@ -161,7 +162,7 @@ static pq_status build_n(const pq_schema_element *els, uint32_t n)
     pq_file_metadata file = {0};
     file.schema = els;
     file.schema_len = n;
-    return pq_schema_build(&arena, &file, &schema, &err);
+    return pq_schema_build(&arena, &file, &schema, NULL, &err);
 }
 
 #define BUILD(els) build_n(els, (uint32_t)(sizeof(els) / sizeof(els[0])))
@@ -626,7 +627,7 @@ END_TEST
 START_TEST(broken_empty)
 {
     pq_file_metadata file = {0};
-    ck_assert_int_eq(pq_schema_build(&arena, &file, &schema, &err), PQ_ERR_SCHEMA);
+    ck_assert_int_eq(pq_schema_build(&arena, &file, &schema, NULL, &err), PQ_ERR_SCHEMA);
     ck_assert_ptr_nonnull(strstr(err.message, "empty"));
 }
 END_TEST
