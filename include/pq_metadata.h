@@ -475,7 +475,9 @@ typedef struct pq_leaf {
      * STRING on INT32, a DECIMAL whose precision the storage cannot hold,
      * UUID on a FIXED_LEN_BYTE_ARRAY other than 16 bytes, an unknown
      * converted type, ...): such a column reads as if unannotated, by its
-     * physical type, and the metadata carries a warning that says so. The
+     * physical type, and the metadata carries a warning that says so. (A
+     * logicalType newer than this library, PQ_LOGICAL_FUTURE, is no
+     * warning: it stays, and the column reads by its physical type.) The
      * file's own annotation stays in the element (pq_schema_node.element). */
     pq_logical_type logical;
     pq_arrow_type arrow;
