@@ -70,8 +70,18 @@ typedef enum pq_converted_type {
     PQ_CT_INT_64 = 18,
     PQ_CT_JSON = 19,
     PQ_CT_BSON = 20,
-    PQ_CT_INTERVAL = 21
+    PQ_CT_INTERVAL = 21,
+    /* Obsolete: not in parquet-format's enum, but old writers (parquet-cpp
+     * 1.5 and its kin) stored it on all-null columns. Reads as an Arrow null
+     * column, like the UNKNOWN logical type. */
+    PQ_CT_NA = 24
 } pq_converted_type;
+
+/* A converted_type value outside this enum (22, 23, 25 and up, negative
+ * ones) does not make a file unreadable: the footer keeps the raw value in
+ * pq_schema_element.converted_type, the column reads by its physical type
+ * as if unannotated, and the metadata carries a warning
+ * (pq_metadata_warning()). */
 
 typedef enum pq_repetition {
     PQ_REQUIRED = 0,
@@ -186,7 +196,8 @@ typedef struct pq_schema_element {
     int32_t type_length;
     int32_t repetition;      /* pq_repetition */
     int32_t num_children;
-    int32_t converted_type;  /* pq_converted_type; PQ_CT_NONE when unset */
+    int32_t converted_type;  /* pq_converted_type (raw: may be a value the enum lacks);
+                              * PQ_CT_NONE when unset */
     int32_t scale;
     int32_t precision;
     int32_t field_id;
@@ -457,7 +468,18 @@ typedef struct pq_leaf {
     int16_t max_rep;
     int32_t physical_type;   /* pq_physical_type */
     int32_t type_length;
-    pq_logical_type logical; /* logicalType, or derived from converted_type when absent */
+    /* The annotation in effect: the logicalType, or the equivalent of the
+     * converted_type when there is none (PQ_CT_NA gives UNKNOWN). Kind
+     * PQ_LOGICAL_NONE when the column has no annotation, and also when its
+     * annotation cannot apply to its physical type (INT_8 or DATE on INT64,
+     * STRING on INT32, a DECIMAL whose precision the storage cannot hold,
+     * UUID on a FIXED_LEN_BYTE_ARRAY other than 16 bytes, an unknown
+     * converted type, ...): such a column reads as if unannotated, by its
+     * physical type, and the metadata carries a warning that says so. (A
+     * logicalType newer than this library, PQ_LOGICAL_FUTURE, is no
+     * warning: it stays, and the column reads by its physical type.) The
+     * file's own annotation stays in the element (pq_schema_node.element). */
+    pq_logical_type logical;
     pq_arrow_type arrow;
 } pq_leaf;
 
@@ -541,6 +563,19 @@ PQ_API bool pq_metadata_is_projected(const pq_metadata *md);
 /* Find a leaf by dotted path ("a.b.c") or, failing that, by top-level name
  * when that name has exactly one leaf. Returns the leaf index or -1. */
 PQ_API int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path);
+
+/* Warnings: what the footer and schema hold that this library ignored to
+ * read the file rather than refuse it (today: annotations that cannot apply
+ * to their column's storage, unknown converted types). Each is one line of
+ * text naming the column's path, what was ignored and how the column reads,
+ * e.g. "column 'a.b': annotation INT_8 cannot apply to INT64 storage: read
+ * as int64". They are made when the footer is parsed, in schema order, and
+ * live (NUL-terminated) as long as `md`. At most PQ_METADATA_MAX_WARNINGS
+ * are kept; when more arose, one more, last, says how many were left out.
+ * pq_metadata_warning() returns NULL for i >= pq_metadata_warning_count(). */
+#define PQ_METADATA_MAX_WARNINGS 64
+PQ_API size_t pq_metadata_warning_count(const pq_metadata *md);
+PQ_API const char *pq_metadata_warning(const pq_metadata *md, size_t i);
 
 /* Short names for enum values ("INT64", "ZSTD", "RLE_DICTIONARY", ...).
  * Unknown values give "UNKNOWN(<n>)" in a static per-thread buffer. */

@@ -662,8 +662,7 @@ static int dec_schema_element(footer_dec *d, pq_schema_element *se, int depth)
                 se->set |= PQ_SE_HAS_REPETITION;
                 break;
             case 5: se->num_children = v; se->set |= PQ_SE_HAS_NUM_CHILDREN; break;
-            case 6:
-                if (v < PQ_CT_UTF8 || v > PQ_CT_INTERVAL) return invalid_enum(d, "converted_type", v);
+            case 6: /* kept raw: an unknown value is ignored (with a warning) by the schema */
                 se->converted_type = v;
                 se->set |= PQ_SE_HAS_CONVERTED_TYPE;
                 break;

@@ -126,7 +126,9 @@ pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_op
     pq_status st = pq_footer_decode(md->footer, len, &md->arena, md->projected ? keep : NULL,
                                     keep_len, &md->file, err);
     if (st == PQ_OK) st = check_not_encrypted(&md->file, err);
-    if (st == PQ_OK) st = pq_schema_build(&md->arena, &md->file, &md->schema, err);
+    pq_warnings_init(&md->warnings, &md->arena);
+    if (st == PQ_OK) st = pq_schema_build(&md->arena, &md->file, &md->schema, &md->warnings, err);
+    if (st == PQ_OK) st = pq_warnings_finish(&md->warnings, err);
     if (st == PQ_OK) st = check_chunks_match_schema(&md->file, &md->schema, err);
     if (st == PQ_OK && md->projected && keep_len > md->schema.leaves_len)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
@@ -210,6 +212,16 @@ const uint8_t *pq_metadata_footer_bytes(const pq_metadata *md, size_t *len)
 size_t pq_metadata_memory_size(const pq_metadata *md)
 {
     return sizeof *md + md->footer_len + md->arena.total;
+}
+
+size_t pq_metadata_warning_count(const pq_metadata *md)
+{
+    return md ? md->warnings.len : 0;
+}
+
+const char *pq_metadata_warning(const pq_metadata *md, size_t i)
+{
+    return md && i < md->warnings.len ? md->warnings.items[i] : NULL;
 }
 
 bool pq_metadata_is_projected(const pq_metadata *md)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "metadata/arena.h"
+#include "metadata/warnings.h"
 #include "pq_metadata.h"
 
 struct pq_metadata {
@@ -17,6 +18,7 @@ struct pq_metadata {
     pq_arena arena;           /* every decoded struct, the schema tree, leaf paths */
     pq_file_metadata file;
     pq_schema schema;
+    pq_warnings warnings;     /* pq_metadata_warning() */
     bool projected;
 };
 
@@ -28,14 +30,18 @@ pq_status pq_footer_decode(const uint8_t *buf, size_t len, pq_arena *arena,
                            pq_file_metadata *out, pq_error *err);
 
 /* Build the schema tree and leaf descriptions of `file` into `out`. Fails with
- * PQ_ERR_SCHEMA when the element list is not a valid tree. */
+ * PQ_ERR_SCHEMA when the element list is not a valid tree. An annotation that
+ * cannot apply to its leaf's storage, or an unknown converted type, is set
+ * aside (the leaf reads by its physical type) with a warning added to
+ * `warnings` (which may be NULL). */
 pq_status pq_schema_build(pq_arena *arena, const pq_file_metadata *file, pq_schema *out,
-                          pq_error *err);
+                          pq_warnings *warnings, pq_error *err);
 
 /* Derive a leaf's logical type from its element: the logicalType when set,
  * else the equivalent of its converted_type (UTF8 -> STRING, TIMESTAMP_MILLIS
  * -> TIMESTAMP(MILLIS, utc=true), INT_16 -> INT(16, signed), DECIMAL ->
- * DECIMAL(precision, scale), ...). */
+ * DECIMAL(precision, scale), NA -> UNKNOWN, ...); whether it applies to the
+ * element's physical type is not checked here (pq_schema_build does). */
 pq_logical_type pq_logical_from_element(const pq_schema_element *el);
 
 #endif

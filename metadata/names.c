@@ -77,6 +77,7 @@ const char *pq_converted_type_name(int32_t ct)
         [PQ_CT_JSON] = "JSON",
         [PQ_CT_BSON] = "BSON",
         [PQ_CT_INTERVAL] = "INTERVAL",
+        [PQ_CT_NA] = "NA",
     };
     if (ct == PQ_CT_NONE) return "NONE";
     return TABLE_NAME(names, ct);

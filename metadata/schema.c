@@ -47,10 +47,12 @@
  */
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "metadata/error.h"
 #include "metadata/metadata_internal.h"
+#include "metadata/warnings.h"
 
 /* Deepest nesting accepted; the root is depth 0. */
 #define PQ_SCHEMA_MAX_DEPTH 256
@@ -116,7 +118,8 @@ pq_logical_type pq_logical_from_element(const pq_schema_element *el)
     case PQ_CT_INT_64: return logical_int(64, true);
     case PQ_CT_JSON: lt.kind = PQ_LOGICAL_JSON; break;
     case PQ_CT_BSON: lt.kind = PQ_LOGICAL_BSON; break;
-    /* MAP_KEY_VALUE and INTERVAL have no logical type. */
+    case PQ_CT_NA: lt.kind = PQ_LOGICAL_UNKNOWN; break; /* obsolete: an all-null column */
+    /* MAP_KEY_VALUE and INTERVAL have no logical type; unknown values are ignored. */
     default: return has_lt ? el->logical : lt;
     }
     return lt;
@@ -130,6 +133,12 @@ static pq_arrow_type arrow_of(uint8_t id)
 {
     pq_arrow_type at = {0};
     at.id = id;
+    return at;
+}
+
+static pq_arrow_type applied(bool *applies, pq_arrow_type at)
+{
+    *applies = true;
     return at;
 }
 
@@ -186,39 +195,71 @@ static bool decimal_fits(const pq_schema_element *el, const pq_logical_type *lt,
            lt->scale <= lt->precision;
 }
 
-static pq_arrow_type arrow_leaf(const pq_schema_element *el)
+/* Does the logicalType (rather than the converted type) give `lt`? */
+static bool logical_from_logical(const pq_schema_element *el, const pq_logical_type *lt)
+{
+    return (el->set & PQ_SE_HAS_LOGICAL_TYPE) && el->logical.kind == lt->kind && lt->kind != PQ_LOGICAL_NONE;
+}
+
+/* A converted type this library knows (PQ_CT_NA included). */
+static bool converted_known(int32_t ct)
+{
+    return (ct >= PQ_CT_UTF8 && ct <= PQ_CT_INTERVAL) || ct == PQ_CT_NA;
+}
+
+static bool has_converted(const pq_schema_element *el)
+{
+    return (el->set & PQ_SE_HAS_CONVERTED_TYPE) && el->converted_type != PQ_CT_NONE;
+}
+
+/* The Arrow type of a leaf whose annotation in effect is `lt`
+ * (pq_logical_from_element). *applies is false when the leaf carries an
+ * annotation that cannot apply to its physical type: the type returned is
+ * then the physical type's own (the lenient rule: the storage wins). */
+static pq_arrow_type arrow_leaf(const pq_schema_element *el, const pq_logical_type *ltp, bool *applies)
 {
     pq_arrow_type plain = arrow_plain(el);
-    pq_logical_type lt = pq_logical_from_element(el);
-    bool from_logical = (el->set & PQ_SE_HAS_LOGICAL_TYPE) && el->logical.kind == lt.kind &&
-                        lt.kind != PQ_LOGICAL_NONE;
+    pq_logical_type lt = *ltp;
+    bool from_logical = logical_from_logical(el, &lt);
     pq_arrow_type at = {0};
     int32_t t = el->type;
 
+    *applies = false;
     switch (lt.kind) {
+    case PQ_LOGICAL_NONE:
+        /* no annotation, or converted types without a logical equivalent */
+        if (!has_converted(el)) return applied(applies, plain);
+        if (el->converted_type == PQ_CT_INTERVAL) /* pyarrow reads it as fixed_size_binary(12) */
+            *applies = t == PQ_FIXED_LEN_BYTE_ARRAY && el->type_length == 12;
+        return plain; /* MAP_KEY_VALUE on a leaf, an unknown value: set aside */
     case PQ_LOGICAL_STRING:
-        if (t == PQ_BYTE_ARRAY) return arrow_of(PQ_ARROW_STRING);
+        if (t == PQ_BYTE_ARRAY) return applied(applies, arrow_of(PQ_ARROW_STRING));
         break;
     case PQ_LOGICAL_JSON:
         /* pyarrow (19 and later) reads JSON as extension<arrow.json> over string. */
-        if (t == PQ_BYTE_ARRAY) return arrow_of(PQ_ARROW_EXTENSION_JSON);
+        if (t == PQ_BYTE_ARRAY) return applied(applies, arrow_of(PQ_ARROW_EXTENSION_JSON));
         break;
     case PQ_LOGICAL_ENUM: /* pyarrow reads ENUM as binary */
     case PQ_LOGICAL_BSON:
-        if (t == PQ_BYTE_ARRAY) return arrow_of(PQ_ARROW_BINARY);
+        if (t == PQ_BYTE_ARRAY) return applied(applies, arrow_of(PQ_ARROW_BINARY));
+        break;
+    case PQ_LOGICAL_GEOMETRY: /* WKB in a binary column */
+    case PQ_LOGICAL_GEOGRAPHY:
+        if (t == PQ_BYTE_ARRAY) return applied(applies, plain);
         break;
     case PQ_LOGICAL_UUID:
         if (t == PQ_FIXED_LEN_BYTE_ARRAY && el->type_length == 16) {
             at.id = PQ_ARROW_EXTENSION_UUID;
             at.byte_width = 16;
-            return at;
+            return applied(applies, at);
         }
         break;
     case PQ_LOGICAL_FLOAT16:
-        if (t == PQ_FIXED_LEN_BYTE_ARRAY && el->type_length == 2) return arrow_of(PQ_ARROW_FLOAT16);
+        if (t == PQ_FIXED_LEN_BYTE_ARRAY && el->type_length == 2)
+            return applied(applies, arrow_of(PQ_ARROW_FLOAT16));
         break;
     case PQ_LOGICAL_DATE:
-        if (t == PQ_INT32) return arrow_of(PQ_ARROW_DATE32);
+        if (t == PQ_INT32) return applied(applies, arrow_of(PQ_ARROW_DATE32));
         break;
     case PQ_LOGICAL_TIME:
         if (t == PQ_INT32 && lt.unit == PQ_UNIT_MILLIS) at.id = PQ_ARROW_TIME32;
@@ -226,13 +267,13 @@ static pq_arrow_type arrow_leaf(const pq_schema_element *el)
             at.id = PQ_ARROW_TIME64;
         else break;
         at.unit = lt.unit;
-        return at;
+        return applied(applies, at);
     case PQ_LOGICAL_TIMESTAMP:
         if (t == PQ_INT64 && lt.unit >= PQ_UNIT_MILLIS && lt.unit <= PQ_UNIT_NANOS) {
             at.id = PQ_ARROW_TIMESTAMP;
             at.unit = lt.unit;
             at.utc = lt.is_adjusted_to_utc;
-            return at;
+            return applied(applies, at);
         }
         break;
     case PQ_LOGICAL_INTEGER: {
@@ -242,7 +283,8 @@ static pq_arrow_type arrow_leaf(const pq_schema_element *el)
         int w = lt.bit_width;
         int k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : w == 64 ? 3 : -1;
         if (k < 0) break;
-        if ((k < 3 && t == PQ_INT32) || (k == 3 && t == PQ_INT64)) return arrow_of(ids[lt.is_signed][k]);
+        if ((k < 3 && t == PQ_INT32) || (k == 3 && t == PQ_INT64))
+            return applied(applies, arrow_of(ids[lt.is_signed][k]));
         break;
     }
     case PQ_LOGICAL_DECIMAL:
@@ -250,15 +292,74 @@ static pq_arrow_type arrow_leaf(const pq_schema_element *el)
             at.id = lt.precision <= 38 ? PQ_ARROW_DECIMAL128 : PQ_ARROW_DECIMAL256;
             at.precision = lt.precision;
             at.scale = lt.scale;
-            return at;
+            return applied(applies, at);
         }
         break;
+    case PQ_LOGICAL_FUTURE:
+        /* A union member newer than this library, with no converted type to
+         * fall back on: the format's way to evolve, which readers are to
+         * ignore (parquet-testing's unknown-logical-type.parquet): no warning. */
+        return applied(applies, plain);
     case PQ_LOGICAL_UNKNOWN: /* always null, whatever the physical type */
-        return arrow_of(PQ_ARROW_NA);
-    default: /* GEOMETRY, GEOGRAPHY (WKB binary), VARIANT, LIST/MAP on a leaf, ... */
+        return applied(applies, arrow_of(PQ_ARROW_NA));
+    default: /* VARIANT, LIST or MAP on a leaf */
         break;
     }
     return plain;
+}
+
+/* The annotation `lt` of `el` as a warning names it: "INT_8",
+ * "DECIMAL(10,2)", "logicalType DATE". */
+static void annotation_text(const pq_schema_element *el, const pq_logical_type *lt, char *buf, size_t cap)
+{
+    if (logical_from_logical(el, lt)) {
+        char t[96];
+        pq_logical_type_format(lt, t, sizeof t);
+        snprintf(buf, cap, "logicalType %s", t);
+    } else if (lt->kind == PQ_LOGICAL_DECIMAL) {
+        snprintf(buf, cap, "DECIMAL(%d,%d)", (int)lt->precision, (int)lt->scale);
+    } else {
+        snprintf(buf, cap, "%s", pq_converted_type_name(el->converted_type));
+    }
+}
+
+static void storage_text(const pq_schema_element *el, char *buf, size_t cap)
+{
+    if (el->type == PQ_FIXED_LEN_BYTE_ARRAY)
+        snprintf(buf, cap, "FIXED_LEN_BYTE_ARRAY(%d)", (int)el->type_length);
+    else
+        snprintf(buf, cap, "%s", pq_physical_type_name(el->type));
+}
+
+/* Give every leaf its annotation in effect and its Arrow type; an
+ * annotation that cannot apply, or that this library does not know, is set
+ * aside with a warning. */
+static pq_status type_leaves(const pq_schema_node *nodes, pq_leaf *leaves, uint32_t n, pq_warnings *w,
+                             pq_error *err)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        pq_leaf *lf = &leaves[i];
+        const pq_schema_element *el = nodes[lf->node].element;
+        bool applies = true;
+        lf->logical = pq_logical_from_element(el);
+        lf->arrow = arrow_leaf(el, &lf->logical, &applies);
+        char arrow[64], what[128], storage[48];
+        pq_arrow_type_format(&lf->arrow, arrow, sizeof arrow);
+        pq_status st = PQ_OK;
+        bool unknown_ct = (el->set & PQ_SE_HAS_CONVERTED_TYPE) && !converted_known(el->converted_type);
+        if (unknown_ct)
+            st = pq_warnings_add(w, err, "column '%s': unknown converted_type %d ignored: read as %s", lf->path,
+                                 (int)el->converted_type, arrow);
+        if (st == PQ_OK && !applies && !(unknown_ct && lf->logical.kind == PQ_LOGICAL_NONE)) {
+            annotation_text(el, &lf->logical, what, sizeof what);
+            storage_text(el, storage, sizeof storage);
+            st = pq_warnings_add(w, err, "column '%s': annotation %s cannot apply to %s storage: read as %s",
+                                 lf->path, what, storage, arrow);
+        }
+        if (st != PQ_OK) return st;
+        if (!applies) memset(&lf->logical, 0, sizeof lf->logical); /* read as if unannotated */
+    }
+    return PQ_OK;
 }
 
 /* ---------------------------------------------------------------------------
@@ -381,14 +482,14 @@ static void type_group(pq_schema_node *nodes, uint8_t *role, pq_schema_node *g, 
 }
 
 /* Parents come before children in the element list, so one forward pass
- * settles each node's role before the node is typed. */
+ * settles each node's role before the node is typed. Leaves have their
+ * Arrow types already. */
 static void assign_arrow_types(pq_schema_node *nodes, uint32_t n, uint8_t *role, pq_leaf *leaves)
 {
     nodes[0].arrow = arrow_of(PQ_ARROW_STRUCT);
     for (uint32_t i = 1; i < n; i++) {
         pq_schema_node *nd = &nodes[i];
-        bool leaf = nd->leaf_index >= 0;
-        if (leaf) leaves[nd->leaf_index].arrow = arrow_leaf(nd->element);
+        bool leaf = nd->leaf_index >= 0; /* typed already (type_leaves) */
         switch (role[i]) {
         case ROLE_STRUCTURAL: nd->arrow = arrow_of(PQ_ARROW_LIST); break;
         case ROLE_ENTRIES: nd->arrow = arrow_of(PQ_ARROW_STRUCT); break;
@@ -460,7 +561,7 @@ static pq_status build_paths(pq_arena *arena, const pq_schema_node *nodes, uint3
 }
 
 pq_status pq_schema_build(pq_arena *arena, const pq_file_metadata *file, pq_schema *out,
-                          pq_error *err)
+                          pq_warnings *warnings, pq_error *err)
 {
     if (!arena || !file || !out)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_schema_build: NULL argument");
@@ -556,9 +657,9 @@ pq_status pq_schema_build(pq_arena *arena, const pq_file_metadata *file, pq_sche
         lf->max_rep = nd->max_rep;
         lf->physical_type = el->type;
         lf->type_length = (el->set & PQ_SE_HAS_TYPE_LENGTH) ? el->type_length : 0;
-        lf->logical = pq_logical_from_element(el);
     }
     pq_status st = build_paths(arena, nodes, n, leaves, err);
+    if (st == PQ_OK) st = type_leaves(nodes, leaves, leaves_len, warnings, err);
     if (st != PQ_OK) return st;
     assign_arrow_types(nodes, n, role, leaves);
 

@@ -704,10 +704,6 @@ static const hostile cases[] = {
      "SchemaElement[1].type", "invalid value -7", 1},
     {"repetition 3", b_repetition_3, PQ_ERR_CORRUPT_FOOTER,
      "SchemaElement[1].repetition_type", "invalid value 3", 1},
-    {"converted_type 22", b_converted_22, PQ_ERR_CORRUPT_FOOTER,
-     "SchemaElement[3].converted_type", "invalid value 22", 1},
-    {"converted_type -2", b_converted_neg2, PQ_ERR_CORRUPT_FOOTER,
-     "SchemaElement[2].converted_type", "invalid value -2", 1},
     {"column type 8", b_column_type_8, PQ_ERR_CORRUPT_FOOTER,
      "RowGroup[0].columns[1].meta_data.type", "invalid value 8", 1},
     {"codec 99", b_codec_99, PQ_ERR_CORRUPT_FOOTER,
@@ -903,6 +899,37 @@ static void assert_accepted_equal(const char *what, const uint8_t *bytes, size_t
     g_object_unref(ref);
     pq_metadata_release(md);
 }
+
+/* Unknown converted types (issue 36): kept raw, equal to c_glib, and the
+ * column they annotate reads by its physical type with a warning. */
+START_TEST(test_unknown_converted_types)
+{
+    static const struct {
+        build_fn build;
+        const char *warning;
+    } cases[] = {
+        {b_converted_22, "column 'c2': unknown converted_type 22 ignored: read as "},
+        {b_converted_neg2, "column 'c1': unknown converted_type -2 ignored: read as "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = 0;
+        uint8_t *bytes = cases[i].build(&len);
+        assert_accepted_equal(cases[i].warning, bytes, len);
+        pq_error err = {0};
+        pq_metadata *md = pq_metadata_parse(bytes, len, NULL, &err);
+        ck_assert_ptr_nonnull(md);
+        ck_assert_uint_eq(pq_metadata_warning_count(md), 1);
+        const char *w = pq_metadata_warning(md, 0);
+        ck_assert_msg(strncmp(w, cases[i].warning, strlen(cases[i].warning)) == 0, "%s", w);
+        ck_assert_ptr_null(pq_metadata_warning(md, 1));
+        const pq_schema *s = pq_metadata_schema(md);
+        const pq_leaf *lf = &s->leaves[i == 0 ? 2 : 1];
+        ck_assert_int_eq(lf->logical.kind, PQ_LOGICAL_NONE);
+        pq_metadata_release(md);
+        g_free(bytes);
+    }
+}
+END_TEST
 
 /* Unknown fields of every wire type, in FileMetaData (before its STOP). */
 START_TEST(test_unknown_fields)
@@ -1450,6 +1477,7 @@ static Suite *hostile_suite(void)
     TCase *ok = tcase_create("accept");
     tcase_set_timeout(ok, 0); /* no time limit */
     tcase_add_test(ok, test_unknown_fields);
+    tcase_add_test(ok, test_unknown_converted_types);
     tcase_add_test(ok, test_known_field_wrong_type);
     tcase_add_test(ok, test_everything_set);
     suite_add_tcase(s, ok);

@@ -122,11 +122,8 @@ static int find_violation(const pqtFileMetaData *r, verdict *v)
             return set_verdict(v, PQ_ERR_CORRUPT_FOOTER,
                                "SchemaElement[%u].repetition_type: invalid value %d", i,
                                (int)e->repetition_type);
-        if (e->__isset_converted_type &&
-            ((int)e->converted_type < 0 || (int)e->converted_type > 21))
-            return set_verdict(v, PQ_ERR_CORRUPT_FOOTER,
-                               "SchemaElement[%u].converted_type: invalid value %d", i,
-                               (int)e->converted_type);
+        /* converted_type: any value is accepted (an unknown one is kept raw
+         * and ignored with a warning), as c_glib does */
     }
     if (r->num_rows < 0) return set_verdict(v, PQ_ERR_CORRUPT_FOOTER, "FileMetaData.num_rows");
     for (guint g = 0; g < r->row_groups->len; g++) {

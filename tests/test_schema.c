@@ -27,8 +27,9 @@
 /* The repository root is not on this target's include path: declare the two
  * internal functions (metadata/metadata_internal.h) ourselves. */
 #include "../metadata/arena.h"
+typedef struct pq_warnings pq_warnings;
 pq_status pq_schema_build(pq_arena *arena, const pq_file_metadata *file, pq_schema *out,
-                          pq_error *err);
+                          pq_warnings *warnings, pq_error *err);
 pq_logical_type pq_logical_from_element(const pq_schema_element *el);
 #endif
 
@@ -161,7 +162,7 @@ static pq_status build_n(const pq_schema_element *els, uint32_t n)
     pq_file_metadata file = {0};
     file.schema = els;
     file.schema_len = n;
-    return pq_schema_build(&arena, &file, &schema, &err);
+    return pq_schema_build(&arena, &file, &schema, NULL, &err);
 }
 
 #define BUILD(els) build_n(els, (uint32_t)(sizeof(els) / sizeof(els[0])))
@@ -626,7 +627,7 @@ END_TEST
 START_TEST(broken_empty)
 {
     pq_file_metadata file = {0};
-    ck_assert_int_eq(pq_schema_build(&arena, &file, &schema, &err), PQ_ERR_SCHEMA);
+    ck_assert_int_eq(pq_schema_build(&arena, &file, &schema, NULL, &err), PQ_ERR_SCHEMA);
     ck_assert_ptr_nonnull(strstr(err.message, "empty"));
 }
 END_TEST
@@ -1011,8 +1012,61 @@ START_TEST(arrow_annotation_does_not_fit)
         {with_lt(OPT(PQ_INT32), lt_kind(PQ_LOGICAL_LIST)), "int32"},
         {with_lt(OPT(PQ_INT32), lt_kind(PQ_LOGICAL_MAP)), "int32"},
         {with_lt(OPT(PQ_INT32), lt_kind(PQ_LOGICAL_GEOMETRY)), "int32"},
+        {with_lt(OPT(PQ_INT64), lt_int(12, true)), "int64"},
+        {with_lt(OPT(PQ_INT32), lt_kind(PQ_LOGICAL_VARIANT)), "int32"},
+        /* converted types alike (issue 36): the physical type wins */
+        {with_ct(OPT(PQ_INT64), PQ_CT_INT_8), "int64"},
+        {with_ct(OPT(PQ_INT64), PQ_CT_INT_16), "int64"},
+        {with_ct(OPT(PQ_INT64), PQ_CT_INT_32), "int64"},
+        {with_ct(OPT(PQ_INT64), PQ_CT_DATE), "int64"},
+        {with_ct(OPT(PQ_INT64), PQ_CT_UINT_8), "int64"},
+        {with_ct(OPT(PQ_INT32), PQ_CT_INT_64), "int32"},
+        {with_ct(OPT(PQ_INT32), PQ_CT_TIMESTAMP_MILLIS), "int32"},
+        {with_ct(OPT(PQ_INT32), PQ_CT_UTF8), "int32"},
+        {with_ct(OPT(PQ_DOUBLE), PQ_CT_DECIMAL), "double"},
+        {with_ct_decimal(OPT(PQ_INT32), 77, 2), "int32"},
+        {with_ct(flba("x", 4), PQ_CT_INTERVAL), "fixed_size_binary[4]"},
+        {with_ct(OPT(PQ_INT32), PQ_CT_MAP_KEY_VALUE), "int32"},
+        {with_ct(OPT(PQ_INT32), PQ_CT_LIST), "int32"},
+        {with_ct(OPT(PQ_INT32), 22), "int32"},
+        {with_ct(OPT(PQ_BYTE_ARRAY), 1000), "binary"},
     };
     CHECK_ARROW_CASES(cases);
+    /* ... and reads as if unannotated: no annotation in effect */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pq_schema_element els[2] = {root(1), cases[i].el};
+        ck_assert_int_eq(build_n(els, 2), PQ_OK);
+        ck_assert_msg(schema.leaves[0].logical.kind == PQ_LOGICAL_NONE, "case %zu: logical kind %d", i,
+                      schema.leaves[0].logical.kind);
+    }
+}
+END_TEST
+
+/* Annotations that apply keep their logical type; NA (24) is UNKNOWN. */
+START_TEST(arrow_annotation_fits)
+{
+    const arrow_case cases[] = {
+        {with_ct(OPT(PQ_INT32), PQ_CT_INT_8), "int8"},
+        {with_ct(OPT(PQ_INT32), PQ_CT_DATE), "date32[day]"},
+        {with_ct(OPT(PQ_INT64), PQ_CT_UINT_64), "uint64"},
+        {with_ct(OPT(PQ_BYTE_ARRAY), PQ_CT_UTF8), "string"},
+        {with_ct(OPT(PQ_INT64), PQ_CT_NA), "null"},
+        {with_ct(OPT(PQ_BYTE_ARRAY), PQ_CT_NA), "null"},
+        {with_ct(flba("x", 12), PQ_CT_INTERVAL), "fixed_size_binary[12]"},
+        {with_lt(OPT(PQ_BYTE_ARRAY), lt_kind(PQ_LOGICAL_GEOMETRY)), "binary"},
+        /* a logicalType newer than us is no misfit: the format's way to evolve */
+        {with_lt(OPT(PQ_INT32), lt_kind(PQ_LOGICAL_FUTURE)), "int32"},
+    };
+    CHECK_ARROW_CASES(cases);
+    static const int kinds[] = {PQ_LOGICAL_INTEGER, PQ_LOGICAL_DATE, PQ_LOGICAL_INTEGER, PQ_LOGICAL_STRING,
+                                PQ_LOGICAL_UNKNOWN, PQ_LOGICAL_UNKNOWN, PQ_LOGICAL_NONE, PQ_LOGICAL_GEOMETRY,
+                                PQ_LOGICAL_FUTURE};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pq_schema_element els[2] = {root(1), cases[i].el};
+        ck_assert_int_eq(build_n(els, 2), PQ_OK);
+        ck_assert_msg(schema.leaves[0].logical.kind == kinds[i], "case %zu: logical kind %d", i,
+                      schema.leaves[0].logical.kind);
+    }
 }
 END_TEST
 
@@ -1071,6 +1125,8 @@ START_TEST(enum_names)
     ck_assert_str_eq(pq_converted_type_name(PQ_CT_INTERVAL), "INTERVAL");
     ck_assert_str_eq(pq_converted_type_name(PQ_CT_NONE), "NONE");
     ck_assert_str_eq(pq_converted_type_name(22), "UNKNOWN(22)");
+    ck_assert_str_eq(pq_converted_type_name(PQ_CT_NA), "NA");
+    ck_assert_str_eq(pq_converted_type_name(23), "UNKNOWN(23)");
     ck_assert_str_eq(pq_repetition_name(PQ_REPEATED), "REPEATED");
     ck_assert_str_eq(pq_repetition_name(3), "UNKNOWN(3)");
     ck_assert_str_eq(pq_encoding_name(PQ_ENC_RLE_DICTIONARY), "RLE_DICTIONARY");
@@ -1196,6 +1252,7 @@ static Suite *schema_suite(void)
     tcase_add_test(tc, arrow_logical_types);
     tcase_add_test(tc, arrow_converted_types);
     tcase_add_test(tc, arrow_annotation_does_not_fit);
+    tcase_add_test(tc, arrow_annotation_fits);
     tcase_add_test(tc, arrow_type_format);
     suite_add_tcase(s, tc);
 

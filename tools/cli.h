@@ -60,9 +60,14 @@ int cli_usage_error(const char *usage, const char *fmt, ...)
  * returns CLI_EXIT_ERROR. Control characters in the message become '?'. */
 int cli_file_error(const char *path, const pq_error *err);
 
+/* Print the footer's warnings (pq_metadata_warning()) to stderr, one line
+ * each: "pqstep: warning: FILE: <warning>". They never change an exit code. */
+void cli_print_warnings(const char *path, const pq_metadata *md);
+
 /* Open `path` and run the footer stage. Returns a metadata reference the
  * caller releases, and the file size in `*file_size`; on failure prints the
- * error line and returns NULL. */
+ * error line and returns NULL. Prints the footer's warnings
+ * (cli_print_warnings). */
 pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size);
 
 /* Whether the FILE arguments (n of them) are a dataset (pq_dataset.h)

@@ -69,6 +69,19 @@ int cli_file_error(const char *path, const pq_error *err)
     return CLI_EXIT_ERROR;
 }
 
+void cli_print_warnings(const char *path, const pq_metadata *md)
+{
+    size_t n = pq_metadata_warning_count(md);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = pq_metadata_warning(md, i);
+        fputs("pqstep: warning: ", stderr);
+        cli_print_text(stderr, path, strlen(path));
+        fputs(": ", stderr);
+        cli_print_text(stderr, w, strlen(w));
+        fputc('\n', stderr);
+    }
+}
+
 pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size)
 {
     pq_error err = {0};
@@ -81,6 +94,7 @@ pq_metadata *cli_open_metadata(const char *path, uint64_t *file_size)
     if (pq_reader_advance_to(r, PQ_STAGE_FOOTER, &err) == PQ_OK && pq_reader_metadata(r)) {
         md = pq_metadata_retain(pq_reader_metadata(r));
         *file_size = pq_reader_file_size(r);
+        cli_print_warnings(path, md);
     } else {
         if (err.code == PQ_OK) {
             err.code = PQ_ERR_STAGE;

@@ -187,6 +187,7 @@ int pq_cmd_prune(int argc, char **argv)
         return cli_file_error(file, &err);
     }
     const pq_metadata *md = pq_reader_metadata(r);
+    cli_print_warnings(file, md);
     const pq_file_metadata *fm = pq_metadata_file(md);
     /* The bound filter as text, whole: it is meant to be passed back to --where. */
     size_t text_len = pq_reader_filter_text(r, NULL, 0);

@@ -42,7 +42,11 @@ repository's build/ directory, or by ctypes.util.find_library("pqstep").
 
 Errors from the library raise pqstep.Error, whose .code is the status name
 ("I/O error", "not a Parquet file", "corrupt footer", ...) and .message the
-library's one-line message. A bad option value raises ValueError or
+library's one-line message. A file read despite something in its footer
+the library had to set aside (an annotation that cannot apply to its
+column's storage, an unknown converted type) carries warnings:
+FileMetadata.warnings and Reader.warnings list them, and read_table() and
+Reader.read() issue them as pqstep.ParquetWarning (a UserWarning). A bad option value raises ValueError or
 TypeError naming the option (a row group or column index outside 0 ..
 2**32-1: pqstep.Error "invalid argument", as the library reports indexes).
 
@@ -56,7 +60,7 @@ by one thread at a time.
 from . import _lib as _c
 from ._arrow import DeviceBatch
 from ._dataset import Dataset, DatasetScan, dataset
-from ._errors import Error
+from ._errors import Error, ParquetWarning
 from ._library import (default_memory_limit, file_maps_idle, footer_parse_count, library_version,
                        set_file_map_limit)
 from ._metadata import Column, FileMetadata, MetadataCache, RowGroup
@@ -65,7 +69,7 @@ from ._reader import Reader, read_metadata, read_table, scan
 from ._stream import Scan
 
 __all__ = [
-    "Error", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan", "DeviceBatch",
+    "Error", "ParquetWarning", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan", "DeviceBatch",
     "Dataset", "DatasetScan", "dataset",
     "read_metadata", "read_table", "footer_parse_count", "library_version",
     "default_memory_limit", "set_file_map_limit", "file_maps_idle", "LIBRARY_PATH",

@@ -1,5 +1,7 @@
-"""pqstep.Error and the mapping of a C pq_error onto it."""
+"""pqstep.Error and the mapping of a C pq_error onto it; pqstep.ParquetWarning
+and the issuing of a file's warnings."""
 import os
+import warnings
 
 from . import _lib as _c
 
@@ -40,3 +42,18 @@ def invalid_argument(message, path=None):
     """A pqstep.Error with the library's PQ_ERR_INVALID_ARGUMENT status, for
     the argument checks the binding makes itself."""
     return Error(status_name(_c.PQ_ERR_INVALID_ARGUMENT), message, _c.PQ_ERR_INVALID_ARGUMENT, path)
+
+
+class ParquetWarning(UserWarning):
+    """A file pqstep reads, but not as its footer says: what the library
+    set aside to read it rather than refuse it (an annotation that cannot
+    apply to its column's storage, an unknown converted type: the column
+    reads by its physical type). FileMetadata.warnings lists them; read_table()
+    and Reader.read() issue them with warnings.warn, one per message, as
+    "FILE: column 'a': ..."."""
+
+
+def warn_file(path, messages, stacklevel=3):
+    """Issue a file's warnings (FileMetadata.warnings) as ParquetWarning."""
+    for m in messages:
+        warnings.warn("%s: %s" % (os.fsdecode(path), m), ParquetWarning, stacklevel=stacklevel)

@@ -92,6 +92,10 @@ class FileMetadata:
         self.num_columns = int(s.leaves_len)
         self._columns = None  # built when first asked for: a wide footer has thousands
         self.is_projected = bool(_c.pq_metadata_is_projected(handle))
+        # What the library set aside to read the file (pq_metadata_warning):
+        # "column 'a': annotation INT_8 cannot apply to INT64 storage: read as int64"
+        self.warnings = [_text(_c.pq_metadata_warning(handle, i))
+                         for i in range(_c.pq_metadata_warning_count(handle))]
         self.memory_size = int(_c.pq_metadata_memory_size(handle))
 
     @property

@@ -6,7 +6,7 @@ import weakref
 
 from . import _lib as _c
 from ._arrow import device_batches as _device_batches, export_batches, output_schema
-from ._errors import error, invalid_argument
+from ._errors import error, invalid_argument, warn_file
 from ._metadata import FileMetadata, MetadataCache
 from ._options import ReadOptions, batch_rows
 from ._remote import is_url, location, open_handle, url
@@ -167,6 +167,11 @@ class Reader:
         return self._md
 
     @property
+    def warnings(self):
+        """The footer's warnings (FileMetadata.warnings): a list of str."""
+        return self.metadata.warnings
+
+    @property
     def num_row_groups(self):
         return self.metadata.num_row_groups
 
@@ -269,6 +274,7 @@ class Reader:
         cols = self._columns(columns)
         if cols is None:
             cols = list(range(self.metadata.num_columns))
+        warn_file(self.path, self.metadata.warnings)
         options = self._options.replace(columns=cols, row_groups=row_groups, row_offset=row_offset,
                                         row_limit=row_limit, filter=filter, prune=prune)
         h = self._reselect(options)
@@ -434,6 +440,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
                           device=device, device_output=device_output, device_file=device_file, mmap=mmap)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
+        warn_file(r.path, r.metadata.warnings)
         schema = []
         batches = list(decoded_batches(r.path, r.metadata, options.replace(columns=r.columns), schema_out=schema))
     if batches:
