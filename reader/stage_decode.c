@@ -197,7 +197,8 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     pq_status st = pq_chunk_check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        st = pq_chunk_build_output(r, r->pages.chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
+        st = pq_chunk_build_output(r, k, job->selected[s] ? &job->rows[s] : NULL, &job->outs[j], &r->out.cols[i],
+                                   &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
         r->out.filtered[i] = true;
@@ -603,14 +604,24 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
         if (flat && kept) {
             st = build_flat_unit_on_device(r, job, first_k, &vals[0], &r->out.cols[slot], err);
         } else if (flat) {
-            st = pq_chunk_build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
+            st = pq_chunk_build_output(r, first_k, NULL, &vals[0], &r->out.cols[slot], err);
         } else if (kept) {
             st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves, vals, m,
                                         (int64_t)first->rows.rows, &r->out.cols[slot], err);
-        } else {
+        } else { /* the leaves as the decode stage builds them (an INT96's unit) */
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
-            st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
-                                       &r->out.cols[slot], err);
+            pq_leaf *built = malloc(m * sizeof *built);
+            const pq_leaf **bp = malloc(m * sizeof *bp);
+            st = built && bp ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+            for (size_t i = 0; st == PQ_OK && i < m; i++) {
+                built[i] = output_leaf(r, (uint32_t)(leaves[i] - schema->leaves), false);
+                bp[i] = &built[i];
+            }
+            if (st == PQ_OK)
+                st = pq_arrow_nested_build(schema, field, bp, vals, m, (int64_t)first->rows.rows, &r->out.cols[slot],
+                                           err);
+            free(built);
+            free(bp);
         }
     }
     r->out.first_row[slot] = pq_row_set_first(&first->rows);
