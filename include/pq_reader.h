@@ -379,13 +379,14 @@ typedef struct pq_reader_options {
     const void *device_file;
     uint64_t device_file_size;
     /* Decode stage: the Arrow timestamp unit of INT96 columns (the legacy
-     * Impala / Spark timestamps), a pq_time_unit: PQ_UNIT_NANOS (or 0, the
-     * default: timestamp[ns], as pyarrow reads them), PQ_UNIT_MICROS,
-     * PQ_UNIT_MILLIS or PQ_UNIT_SECONDS. In a coarser unit a value is
-     * exact but for the sub-unit part of its nanoseconds of the day, which
-     * is dropped (truncated, as Arrow's coercion, arrow-rs and DuckDB do:
-     * the start of the unit the instant falls in), and every date of the
-     * years 1 to 9999 comes out right. In any unit a value that does not
+     * Impala / Spark timestamps), a pq_time_unit: PQ_UNIT_NANOS (the
+     * default, set by pq_reader_options_init; 0 means the same):
+     * timestamp[ns], as pyarrow reads them; PQ_UNIT_MICROS,
+     * PQ_UNIT_MILLIS or PQ_UNIT_SECONDS. In a coarser unit a value is the
+     * start of the unit its instant falls in (the sub-unit part dropped,
+     * toward negative infinity: for every well-formed value what Arrow's
+     * coerce_int96_timestamp_unit, arrow-rs and DuckDB give), and every
+     * date of the years 1 to 9999 comes out right. In any unit a value that does not
      * fit its int64 (in nanoseconds: before 1677-09-21 or after
      * 2262-04-11) fails the decode stage with PQ_ERR_UNSUPPORTED naming
      * the column, row group, row and date ("column 'ts' row group 0 row

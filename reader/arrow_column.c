@@ -465,13 +465,50 @@ static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, si
     }
 }
 
+/* The slot of value j: the j-th valid one. */
+static size_t slot_of_value(const uint8_t *validity, size_t n, size_t j)
+{
+    if (!validity) return j;
+    for (size_t i = 0; i < n; i++)
+        if (slot_valid(validity, i) && j-- == 0) return i;
+    return n;
+}
+
+/* Which slots a build is checked in (pq_arrow_column_build_at). */
+typedef struct slot_check {
+    pq_slot_filter wanted;
+    const void *user;
+} slot_check;
+
+/* The m INT96 values of v into out in `unit`: the first that does not fit
+ * in a wanted slot is *bad (and false); one in a slot not wanted is 0. */
+static bool int96_values(uint8_t *out, const pq_column_values *v, const uint8_t *validity, size_t m, int unit,
+                         const slot_check *check, size_t *bad)
+{
+    size_t j = pq_int96_convert(out, v->values, m, unit);
+    for (; j < m; j++) { /* the slow path, once a value did not fit */
+        int64_t x;
+        if (!pq_int96_value(v->values + j * v->width, unit, &x)) {
+            if (!check->wanted || check->wanted(check->user, slot_of_value(validity, v->n_levels, j))) {
+                *bad = j;
+                return false;
+            }
+            x = 0;
+        }
+        store_le(out + j * 8, 8, (uint64_t)x);
+    }
+    return true;
+}
+
 /* Fixed-width output of ow bytes per slot, converted by `kind`: the values
  * are converted densely (in the decoder's buffer when the width stays the
  * same), then spread out to their slots when there are nulls. An INT96
- * value outside the range of `unit` fails the build: PQ_ERR_UNSUPPORTED
- * with *bad its index among the values (SIZE_MAX otherwise). */
+ * value outside the range of `unit` in a slot `check` wants fails the
+ * build: PQ_ERR_UNSUPPORTED with *bad its index among the values
+ * (SIZE_MAX otherwise). */
 static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity,
-                             size_t ow, conv_kind kind, bool is_signed, int unit, size_t *bad)
+                             size_t ow, conv_kind kind, bool is_signed, int unit, const slot_check *check,
+                             size_t *bad)
 {
     size_t n = v->n_levels, w = v->width, m = v->n_values;
     if (n > SIZE_MAX / (ow ? ow : 1) - 1) return PQ_ERR_NOMEM;
@@ -496,11 +533,10 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
             break;
         case CONV_INT: conv_ints(out, ow, v->values, w, m, is_signed); break;
         case CONV_INT96:
-            if ((*bad = pq_int96_convert(out, v->values, m, unit)) < m) {
+            if (!int96_values(out, v, validity, m, unit, check, bad)) {
                 pq_pool_give(out);
                 return PQ_ERR_UNSUPPORTED;
             }
-            *bad = SIZE_MAX;
             break;
         case CONV_DECIMAL:
             if (v->offsets) { /* BYTE_ARRAY decimals */
@@ -582,17 +618,8 @@ static size_t fixed_plan(const pq_leaf *leaf, const pq_column_values *v, conv_ki
     }
 }
 
-/* The slot of value j: the j-th valid one. */
-static size_t slot_of_value(const uint8_t *validity, size_t n, size_t j)
-{
-    if (!validity) return j;
-    for (size_t i = 0; i < n; i++)
-        if (slot_valid(validity, i) && j-- == 0) return i;
-    return n;
-}
-
-pq_status pq_arrow_column_build_at(const pq_leaf *leaf, pq_column_values *v, size_t *bad_slot, pq_arrow_column **out,
-                                   pq_error *err)
+pq_status pq_arrow_column_build_at(const pq_leaf *leaf, pq_column_values *v, pq_slot_filter wanted, const void *user,
+                                   size_t *bad_slot, pq_arrow_column **out, pq_error *err)
 {
     *out = NULL;
     *bad_slot = SIZE_MAX;
@@ -649,7 +676,9 @@ pq_status pq_arrow_column_build_at(const pq_leaf *leaf, pq_column_values *v, siz
         c->layout = LAYOUT_FIXED;
         c->width = (uint32_t)ow;
         size_t bad = SIZE_MAX;
-        st = ow ? build_fixed(c, v, validity, ow, kind, is_signed, leaf->arrow.unit, &bad) : PQ_ERR_UNSUPPORTED;
+        slot_check check = {wanted, user};
+        st = ow ? build_fixed(c, v, validity, ow, kind, is_signed, leaf->arrow.unit, &check, &bad)
+                : PQ_ERR_UNSUPPORTED;
         if (bad != SIZE_MAX) { /* a value the unit cannot hold */
             *bad_slot = slot_of_value(validity, v->n_levels, bad); /* before the bitmap goes with c */
             pq_arrow_column_release(c);
@@ -677,7 +706,7 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
                                 pq_error *err)
 {
     size_t bad;
-    pq_status st = pq_arrow_column_build_at(leaf, v, &bad, out, err);
+    pq_status st = pq_arrow_column_build_at(leaf, v, NULL, NULL, &bad, out, err);
     if (st != PQ_OK && bad != SIZE_MAX && err) {
         char what[PQ_ERROR_MESSAGE_SIZE];
         memcpy(what, err->message, sizeof what);

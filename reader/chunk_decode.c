@@ -75,16 +75,46 @@ static uint64_t slot_row(const pq_reader_chunk *ch, const pq_decode_rows *rows, 
     return pq_row_set_end(&ch->rows) + pos; /* past the kept rows: cannot happen */
 }
 
+/* A build's slots and the rows they are (slot_delivered). */
+typedef struct slot_rows {
+    const pq_reader *r;
+    size_t g;                   /* the selected row group */
+    const pq_reader_chunk *ch;
+    const pq_decode_rows *rows; /* the selection decoded, or NULL */
+} slot_rows;
+
+/* Whether the row of a slot is one the read delivers: in the selection's
+ * rows of its group (a row range, the page index) and, under a filter
+ * decoded whole before its take, one the filter kept. */
+static bool slot_delivered(const void *user, size_t slot)
+{
+    const slot_rows *s = user;
+    if (s->rows) return true; /* decoded for the kept rows alone */
+    uint64_t row = slot_row(s->ch, NULL, slot), before = 0;
+    const pq_row_set *want = &s->r->sel.rows[s->g];
+    const pq_row_span *sp = pq_row_set_spans(want);
+    for (size_t i = 0; i < want->n; i++) {
+        if (row >= sp[i].first && row < sp[i].first + sp[i].count) {
+            const uint8_t *keep = s->r->sel.filter && !s->r->opts.prune_only ? pq_filter_keep(s->r, s->g) : NULL;
+            uint64_t pos = before + (row - sp[i].first);
+            return !keep || ((keep[pos >> 3] >> (pos & 7)) & 1);
+        }
+        before += sp[i].count;
+    }
+    return false;
+}
+
 /* Build decoded chunk k (v) into its output column. */
-pq_status pq_chunk_build_output(const pq_reader *r, size_t k, const pq_decode_rows *rows, pq_column_values *v,
-                                pq_arrow_column **out, pq_error *err)
+pq_status pq_chunk_build_output(const pq_reader *r, size_t g, size_t k, const pq_decode_rows *rows,
+                                pq_column_values *v, pq_arrow_column **out, pq_error *err)
 {
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     uint32_t leaf = ch->info.column;
     pq_leaf lf = output_leaf(r, leaf, false);
     if (pq_output_dictionary(r->sel.outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
     size_t bad;
-    pq_status st = pq_arrow_column_build_at(&lf, v, &bad, out, err);
+    slot_rows sr = {r, g, ch, rows};
+    pq_status st = pq_arrow_column_build_at(&lf, v, slot_delivered, &sr, &bad, out, err);
     if (st != PQ_OK && bad != SIZE_MAX) {
         char what[PQ_ERROR_MESSAGE_SIZE];
         memcpy(what, err->message, sizeof what);

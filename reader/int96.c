@@ -4,9 +4,9 @@
  *
  * The conversion is one loop per unit with the unit's constants written
  * in, so that the compiler turns the division into a multiplication (none
- * for nanoseconds); the range check is the overflow flags of the multiply
- * and the add, or-ed together without a branch, and looked at once after
- * the loop: a chunk whose values all fit pays two flag reads a value.
+ * for nanoseconds). The range check is two compares a value or-ed into a
+ * flag, looked at once after the loop (see convert); only a chunk with a
+ * flagged value takes the exact path.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -42,25 +42,41 @@ static inline bool one(const uint8_t *p, int64_t per_day, int64_t div, int64_t *
 {
     int64_t nanos = (int64_t)load_u64(p);
     int64_t days = (int64_t)load_u32(p + 8) - JULIAN_EPOCH_DAY;
-    bool over = __builtin_mul_overflow(days, per_day, out);
-    over |= __builtin_add_overflow(*out, nanos / div, out);
-    return !over;
+    /* In 128 bits (one multiply): the day's start may lie below int64
+     * while the instant does not (1677-09-21 00:12:43.145224192 is the
+     * least nanosecond). */
+    int64_t units = nanos / div - (nanos % div < 0); /* floor: toward negative infinity */
+    __int128 x = (__int128)days * per_day + units;
+    *out = (int64_t)x;
+    return x == (__int128)*out;
 }
 
+/* The fast loop converts in 64-bit arithmetic, as the unchecked
+ * conversion did, and flags without a branch every value that is not
+ * plainly in range: nanoseconds of the day outside [0, a day), or a day
+ * outside [lo, hi], the days every instant of which fits (1677-09-22 ..
+ * 2262-04-10 in nanoseconds). A chunk with a flagged value is converted
+ * again by the exact path, value by value (the last nanoseconds of
+ * 1677-09-21 and the first of 2262-04-11 fit). */
 static inline size_t convert(uint8_t *dst, const uint8_t *src, size_t n, int64_t per_day, int64_t div)
 {
-    bool bad = false;
+    const int64_t lo = INT64_MIN / per_day;                   /* rounded up: lo * per_day fits */
+    const int64_t hi = (INT64_MAX - (per_day - 1)) / per_day; /* hi's last unit fits */
+    uint64_t flagged = 0;
     for (size_t j = 0; j < n; j++) {
-        int64_t x;
-        bad |= !one(src + 12 * j, per_day, div, &x);
-        store_u64(dst + 8 * j, (uint64_t)x);
+        const uint8_t *p = src + 12 * j;
+        uint64_t nanos = load_u64(p);
+        int64_t days = (int64_t)load_u32(p + 8) - JULIAN_EPOCH_DAY;
+        flagged |= ((uint64_t)(days - lo) > (uint64_t)(hi - lo)) | (nanos >= (uint64_t)NANOS_PER_DAY);
+        store_u64(dst + 8 * j, (uint64_t)days * (uint64_t)per_day + nanos / (uint64_t)div);
     }
-    if (!bad) return n;
+    if (!flagged) return n;
     for (size_t j = 0; j < n; j++) {
         int64_t x;
         if (!one(src + 12 * j, per_day, div, &x)) return j;
+        store_u64(dst + 8 * j, (uint64_t)x);
     }
-    return n; /* not reached */
+    return n;
 }
 
 size_t pq_int96_convert(uint8_t *dst, const uint8_t *src, size_t n, int unit)
@@ -70,6 +86,16 @@ size_t pq_int96_convert(uint8_t *dst, const uint8_t *src, size_t n, int unit)
     case PQ_UNIT_MILLIS: return convert(dst, src, n, 86400000, 1000000);
     case PQ_UNIT_MICROS: return convert(dst, src, n, 86400000000ll, 1000);
     default: return convert(dst, src, n, NANOS_PER_DAY, 1);
+    }
+}
+
+bool pq_int96_value(const uint8_t *p, int unit, int64_t *out)
+{
+    switch (unit) {
+    case PQ_UNIT_SECONDS: return one(p, 86400, 1000000000, out);
+    case PQ_UNIT_MILLIS: return one(p, 86400000, 1000000, out);
+    case PQ_UNIT_MICROS: return one(p, 86400000000ll, 1000, out);
+    default: return one(p, NANOS_PER_DAY, 1, out);
     }
 }
 

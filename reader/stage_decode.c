@@ -197,8 +197,8 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     pq_status st = pq_chunk_check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        st = pq_chunk_build_output(r, k, job->selected[s] ? &job->rows[s] : NULL, &job->outs[j], &r->out.cols[i],
-                                   &job->errors[j]);
+        st = pq_chunk_build_output(r, i / n, k, job->selected[s] ? &job->rows[s] : NULL, &job->outs[j],
+                                   &r->out.cols[i], &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
         r->out.filtered[i] = true;
@@ -604,7 +604,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
         if (flat && kept) {
             st = build_flat_unit_on_device(r, job, first_k, &vals[0], &r->out.cols[slot], err);
         } else if (flat) {
-            st = pq_chunk_build_output(r, first_k, NULL, &vals[0], &r->out.cols[slot], err);
+            st = pq_chunk_build_output(r, g, first_k, NULL, &vals[0], &r->out.cols[slot], err);
         } else if (kept) {
             st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves, vals, m,
                                         (int64_t)first->rows.rows, &r->out.cols[slot], err);
