@@ -81,6 +81,7 @@ typedef struct slot_rows {
     size_t g;                   /* the selected row group */
     const pq_reader_chunk *ch;
     const pq_decode_rows *rows; /* the selection decoded, or NULL */
+    const uint8_t *keep;        /* the filter's bits over the group's rows, or NULL */
 } slot_rows;
 
 /* Whether the row of a slot is one the read delivers: in the selection's
@@ -95,9 +96,8 @@ static bool slot_delivered(const void *user, size_t slot)
     const pq_row_span *sp = pq_row_set_spans(want);
     for (size_t i = 0; i < want->n; i++) {
         if (row >= sp[i].first && row < sp[i].first + sp[i].count) {
-            const uint8_t *keep = s->r->sel.filter && !s->r->opts.prune_only ? pq_filter_keep(s->r, s->g) : NULL;
             uint64_t pos = before + (row - sp[i].first);
-            return !keep || ((keep[pos >> 3] >> (pos & 7)) & 1);
+            return !s->keep || ((s->keep[pos >> 3] >> (pos & 7)) & 1);
         }
         before += sp[i].count;
     }
@@ -106,14 +106,14 @@ static bool slot_delivered(const void *user, size_t slot)
 
 /* Build decoded chunk k (v) into its output column. */
 pq_status pq_chunk_build_output(const pq_reader *r, size_t g, size_t k, const pq_decode_rows *rows,
-                                pq_column_values *v, pq_arrow_column **out, pq_error *err)
+                                const uint8_t *keep, pq_column_values *v, pq_arrow_column **out, pq_error *err)
 {
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     uint32_t leaf = ch->info.column;
     pq_leaf lf = output_leaf(r, leaf, false);
     if (pq_output_dictionary(r->sel.outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
     size_t bad;
-    slot_rows sr = {r, g, ch, rows};
+    slot_rows sr = {r, g, ch, rows, keep};
     pq_status st = pq_arrow_column_build_at(&lf, v, slot_delivered, &sr, &bad, out, err);
     if (st != PQ_OK && bad != SIZE_MAX) {
         char what[PQ_ERROR_MESSAGE_SIZE];

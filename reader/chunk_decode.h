@@ -25,9 +25,11 @@ unsigned pq_chunk_decode_flags(const pq_reader *r, uint32_t column, unsigned mor
  * was decoded for, or NULL: every row its pages hold) built into its
  * output column (*out). A value its type cannot hold (an INT96 timestamp
  * outside its unit's range) in a row the read delivers fails naming the
- * column, row group and row. */
+ * column, row group and row: a row of the group's selection
+ * (r->sel.rows[g]) and, with `keep` (the filter's bits over those rows,
+ * for a chunk decoded whole before the filter's take), one it kept. */
 pq_status pq_chunk_build_output(const pq_reader *r, size_t g, size_t k, const pq_decode_rows *rows,
-                                pq_column_values *v, pq_arrow_column **out, pq_error *err);
+                                const uint8_t *keep, pq_column_values *v, pq_arrow_column **out, pq_error *err);
 
 /* Chunk i decoded for its output column (pq_chunk_more's flags). */
 pq_status pq_chunk_decode(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v, pq_error *err);
