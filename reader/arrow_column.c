@@ -486,10 +486,12 @@ static bool int96_values(uint8_t *out, const pq_column_values *v, const uint8_t 
                          const slot_check *check, size_t *bad)
 {
     size_t j = pq_int96_convert(out, v->values, m, unit);
-    for (; j < m; j++) { /* the slow path, once a value did not fit */
+    size_t slot = j < m ? slot_of_value(validity, v->n_levels, j) : 0;
+    for (; j < m; j++, slot++) { /* the slow path, once a value did not fit: slot is value j's */
+        while (validity && slot < v->n_levels && !slot_valid(validity, slot)) slot++;
         int64_t x;
         if (!pq_int96_value(v->values + j * v->width, unit, &x)) {
-            if (!check->wanted || check->wanted(check->user, slot_of_value(validity, v->n_levels, j))) {
+            if (!check->wanted || check->wanted(check->user, slot)) {
                 *bad = j;
                 return false;
             }
