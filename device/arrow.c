@@ -284,11 +284,9 @@ static bool plan_slots(const pq_leaf *leaf, const pq_column_values *v, slot_plan
     case PQ_ARROW_DATE32: case PQ_ARROW_TIME32: return i32;
     case PQ_ARROW_TIME64: case PQ_ARROW_DURATION: return i64;
     case PQ_ARROW_TIMESTAMP:
-        if (pt == PQ_INT96 && w == 12) {
-            p->conv = PQ_KCONV_INT96;
-            p->out_width = 8;
-            return true;
-        }
+        /* INT96 timestamps are built on the host, where a value outside the
+         * range of its unit fails the build (reader/int96.h) instead of
+         * wrapping: the kernels have no way to report it. */
         return i64;
     case PQ_ARROW_FLOAT32: return pt == PQ_FLOAT && w == 4;
     case PQ_ARROW_FLOAT64: return pt == PQ_DOUBLE && w == 8;

@@ -9,7 +9,7 @@
  * make, byte for byte (bits of a bitmap past the array's length aside):
  *   flat leaf  validity (NULL when no slot is null) and, by type, the
  *              fixed-width slots (converted: integers cut or extended,
- *              INT96 to nanoseconds, decimals from INT32 / INT64 / FLBA /
+ *              decimals from INT32 / INT64 / FLBA /
  *              BYTE_ARRAY, float16, dates, times, timestamps, durations,
  *              fixed-size binary), the bits of booleans, or the int32 /
  *              int64 offsets and the data of strings and binary; nulls

@@ -51,8 +51,8 @@ typedef struct pq_dataset_options {
     uint32_t threads;
     /* Each file's reader options (NULL: pq_reader_options_init's;
      * copied by pq_dataset_open): memory_limit, string_type,
-     * decimal_type, follow_arrow_schema, validate_utf8, verify_checksums,
-     * coalescing and prune_disable are taken from here; metadata, footer
+     * decimal_type, follow_arrow_schema, int96_unit, validate_utf8,
+     * verify_checksums, coalescing and prune_disable are taken from here; metadata, footer
      * bytes, cache, columns, row groups, the row range, the filter and
      * threads are the dataset's. */
     const pq_reader_options *reader;

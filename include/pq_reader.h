@@ -378,6 +378,28 @@ typedef struct pq_reader_options {
      * are staged from host memory. The CPU executor ignores it. */
     const void *device_file;
     uint64_t device_file_size;
+    /* Decode stage: the Arrow timestamp unit of INT96 columns (the legacy
+     * Impala / Spark timestamps), a pq_time_unit: PQ_UNIT_NANOS (the
+     * default, set by pq_reader_options_init; 0 means the same):
+     * timestamp[ns], as pyarrow reads them; PQ_UNIT_MICROS,
+     * PQ_UNIT_MILLIS or PQ_UNIT_SECONDS. In a coarser unit a value is the
+     * start of the unit its instant falls in (the sub-unit part dropped,
+     * toward negative infinity: for every well-formed value what Arrow's
+     * coerce_int96_timestamp_unit, arrow-rs and DuckDB give), and every
+     * date of the years 1 to 9999 comes out right. In any unit a value that does not
+     * fit its int64 (in nanoseconds: before 1677-09-21 or after
+     * 2262-04-11) fails the decode stage with PQ_ERR_UNSUPPORTED naming
+     * the column, row group, row and date ("column 'ts' row group 0 row
+     * 3: INT96 timestamp 1500-01-01 00:00:00 is outside the range of
+     * timestamp[ns] (1677-09-21 .. 2262-04-11); read it with
+     * int96_unit=us"; inside a struct, list or map the value's place
+     * among the leaf's values instead of the row), never a wrapped value
+     * (pyarrow wraps such values into wrong dates). Applies at any depth.
+     * The device executor's kernels decode such columns' pages, but their
+     * Arrow arrays are always built on the host (device_output copies
+     * them). Any other value fails the select stage
+     * (PQ_ERR_INVALID_ARGUMENT). */
+    uint32_t int96_unit;
 } pq_reader_options;
 
 /* Where the decode and filter stages run (pq_reader_options.device;

@@ -22,8 +22,7 @@
  *                   (k_block.h).
  *
  * Conversions are arrow_column.c's, value for value: integers cut or
- * extended (signed or not), INT96 to nanoseconds (wrapping as pyarrow
- * does), big-endian decimals of any length (FLBA or each value its own
+ * extended (signed or not), big-endian decimals of any length (FLBA or each value its own
  * BYTE_ARRAY length) sign-extended or cut to the output width, booleans to
  * bits, and byte-array offsets spread over the slots (int32 or int64).
  */
@@ -39,17 +38,14 @@
 enum {
     PQ_KCONV_COPY = 0,       /* width bytes as they are (width == out_width) */
     PQ_KCONV_INT = 1,        /* a width-byte integer, sign- or zero-extended, cut to out_width */
-    PQ_KCONV_INT96 = 2,      /* INT96 (nanoseconds of the day, Julian day) to int64 ns since 1970 */
+    /* 2 was INT96 to nanoseconds, which wrapped out-of-range values: INT96
+     * timestamps are built on the host now, range-checked (reader/int96.h) */
     PQ_KCONV_BE_DECIMAL = 3, /* big-endian two's complement of width bytes (FLBA) */
     PQ_KCONV_BA_DECIMAL = 4, /* the same, each value its BYTE_ARRAY length (offsets, data) */
     PQ_KCONV_BOOL = 5,       /* bytes 0 / non-zero to bits */
     PQ_KCONV_OFFSETS32 = 6,  /* byte-array offsets over the slots: int32, n + 1 of them */
     PQ_KCONV_OFFSETS64 = 7   /* the same, int64 */
 };
-
-/* Julian day of 1970-01-01 and nanoseconds a day (INT96 timestamps). */
-#define PQ_KJULIAN_EPOCH_DAY 2440588ll
-#define PQ_KNANOS_PER_DAY 86400000000000ull
 
 /* A launch's arguments (passed by value to a __global__ function). */
 typedef struct pq_karrow_args {
@@ -164,12 +160,6 @@ PQ_HD static inline void pq_ka_convert(const pq_karrow_args *a, unsigned long lo
     case PQ_KCONV_INT:
         pq_ka_store_int(dst, ow, pq_ka_load_int(src, w, a->is_signed));
         break;
-    case PQ_KCONV_INT96: {
-        unsigned long long nanos = pq_ka_load_int(src, 8, 0);
-        long long day = (long long)pq_ka_load_int(src + 8, 4, 0); /* unsigned, as pyarrow reads it */
-        pq_ka_store_int(dst, 8, nanos + (unsigned long long)(day - PQ_KJULIAN_EPOCH_DAY) * PQ_KNANOS_PER_DAY);
-        break;
-    }
     case PQ_KCONV_BE_DECIMAL:
         pq_ka_be_decimal(dst, ow, src, w);
         break;

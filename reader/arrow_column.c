@@ -20,16 +20,13 @@
 #include "metadata/error.h"
 #include "reader/arrow_column.h"
 #include "reader/arrow_column_internal.h"
-
-/* Julian day of 1970-01-01 and nanoseconds per day, for INT96 timestamps. */
-#define JULIAN_EPOCH_DAY 2440588
-#define NANOS_PER_DAY 86400000000000ull
+#include "reader/int96.h"
 
 /* What one value slot of the output is made from. */
 typedef enum conv_kind {
     CONV_COPY,     /* the same bytes (width ow) */
     CONV_INT,      /* integer narrowed or extended from a 4/8-byte integer */
-    CONV_INT96,    /* INT96 -> int64 nanoseconds */
+    CONV_INT96,    /* INT96 -> int64 timestamp of the leaf's unit, range-checked (int96.h) */
     CONV_DECIMAL   /* two's complement, sign-extended to ow bytes LE */
 } conv_kind;
 
@@ -68,14 +65,6 @@ static inline void conv_be_decimal(uint8_t *dst, size_t ow, const uint8_t *src, 
 {
     uint8_t fill = len && (src[0] & 0x80) ? 0xff : 0;
     for (size_t k = 0; k < ow; k++) dst[k] = k < len ? src[len - 1 - k] : fill;
-}
-
-static inline int64_t int96_nanos(const uint8_t *p)
-{
-    uint64_t nanos = (uint64_t)load_le(p, 8, false);
-    int64_t day = load_le(p + 8, 4, false); /* unsigned, as pyarrow reads it */
-    /* Unsigned arithmetic wraps as pyarrow's int64 does. */
-    return (int64_t)(nanos + (uint64_t)(day - JULIAN_EPOCH_DAY) * NANOS_PER_DAY);
 }
 
 void pq_arrow_column_release(pq_arrow_column *c)
@@ -476,11 +465,52 @@ static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, si
     }
 }
 
+/* The slot of value j: the j-th valid one. */
+static size_t slot_of_value(const uint8_t *validity, size_t n, size_t j)
+{
+    if (!validity) return j;
+    for (size_t i = 0; i < n; i++)
+        if (slot_valid(validity, i) && j-- == 0) return i;
+    return n;
+}
+
+/* Which slots a build is checked in (pq_arrow_column_build_at). */
+typedef struct slot_check {
+    pq_slot_filter wanted;
+    const void *user;
+} slot_check;
+
+/* The m INT96 values of v into out in `unit`: the first that does not fit
+ * in a wanted slot is *bad (and false); one in a slot not wanted is 0. */
+static bool int96_values(uint8_t *out, const pq_column_values *v, const uint8_t *validity, size_t m, int unit,
+                         const slot_check *check, size_t *bad)
+{
+    size_t j = pq_int96_convert(out, v->values, m, unit);
+    size_t slot = j < m ? slot_of_value(validity, v->n_levels, j) : 0;
+    for (; j < m; j++, slot++) { /* the slow path, once a value did not fit: slot is value j's */
+        while (validity && slot < v->n_levels && !slot_valid(validity, slot)) slot++;
+        int64_t x;
+        if (!pq_int96_value(v->values + j * v->width, unit, &x)) {
+            if (!check->wanted || check->wanted(check->user, slot)) {
+                *bad = j;
+                return false;
+            }
+            x = 0;
+        }
+        store_le(out + j * 8, 8, (uint64_t)x);
+    }
+    return true;
+}
+
 /* Fixed-width output of ow bytes per slot, converted by `kind`: the values
  * are converted densely (in the decoder's buffer when the width stays the
- * same), then spread out to their slots when there are nulls. */
+ * same), then spread out to their slots when there are nulls. An INT96
+ * value outside the range of `unit` in a slot `check` wants fails the
+ * build: PQ_ERR_UNSUPPORTED with *bad its index among the values
+ * (SIZE_MAX otherwise). */
 static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity,
-                             size_t ow, conv_kind kind, bool is_signed)
+                             size_t ow, conv_kind kind, bool is_signed, int unit, const slot_check *check,
+                             size_t *bad)
 {
     size_t n = v->n_levels, w = v->width, m = v->n_values;
     if (n > SIZE_MAX / (ow ? ow : 1) - 1) return PQ_ERR_NOMEM;
@@ -505,7 +535,10 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
             break;
         case CONV_INT: conv_ints(out, ow, v->values, w, m, is_signed); break;
         case CONV_INT96:
-            for (size_t j = 0; j < m; j++) store_le(out + j * 8, 8, (uint64_t)int96_nanos(v->values + j * w));
+            if (!int96_values(out, v, validity, m, unit, check, bad)) {
+                pq_pool_give(out);
+                return PQ_ERR_UNSUPPORTED;
+            }
             break;
         case CONV_DECIMAL:
             if (v->offsets) { /* BYTE_ARRAY decimals */
@@ -587,10 +620,11 @@ static size_t fixed_plan(const pq_leaf *leaf, const pq_column_values *v, conv_ki
     }
 }
 
-pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
-                                pq_error *err)
+pq_status pq_arrow_column_build_at(const pq_leaf *leaf, pq_column_values *v, pq_slot_filter wanted, const void *user,
+                                   size_t *bad_slot, pq_arrow_column **out, pq_error *err)
 {
     *out = NULL;
+    *bad_slot = SIZE_MAX;
     if (v->n_levels > INT64_MAX / 2)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': too many values", leaf->path);
     pq_arrow_column *c = column_new((int64_t)v->n_levels);
@@ -643,7 +677,17 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
         ow = fixed_plan(leaf, v, &kind, &is_signed);
         c->layout = LAYOUT_FIXED;
         c->width = (uint32_t)ow;
-        st = ow ? build_fixed(c, v, validity, ow, kind, is_signed) : PQ_ERR_UNSUPPORTED;
+        size_t bad = SIZE_MAX;
+        slot_check check = {wanted, user};
+        st = ow ? build_fixed(c, v, validity, ow, kind, is_signed, leaf->arrow.unit, &check, &bad)
+                : PQ_ERR_UNSUPPORTED;
+        if (bad != SIZE_MAX) { /* a value the unit cannot hold */
+            *bad_slot = slot_of_value(validity, v->n_levels, bad); /* before the bitmap goes with c */
+            pq_arrow_column_release(c);
+            char what[PQ_ERROR_MESSAGE_SIZE];
+            pq_int96_range_message(what, sizeof what, v->values + bad * v->width, leaf->arrow.unit);
+            return pq_error_set(err, PQ_ERR_UNSUPPORTED, "%s", what);
+        }
         break;
     }
     if (st != PQ_OK) {
@@ -658,6 +702,19 @@ pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arr
     }
     *out = c;
     return PQ_OK;
+}
+
+pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
+                                pq_error *err)
+{
+    size_t bad;
+    pq_status st = pq_arrow_column_build_at(leaf, v, NULL, NULL, &bad, out, err);
+    if (st != PQ_OK && bad != SIZE_MAX && err) {
+        char what[PQ_ERROR_MESSAGE_SIZE];
+        memcpy(what, err->message, sizeof what);
+        pq_error_set(err, st, "column '%s' value %zu: %s", leaf->path, bad, what);
+    }
+    return st;
 }
 
 pq_status pq_arrow_column_build_dictionary(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,

@@ -24,10 +24,27 @@ typedef struct pq_arrow_column pq_arrow_column;
 /* Build the Arrow buffers of flat leaf `leaf` (max_rep 0) from `v`, laid out
  * for the leaf's Arrow type. May take buffers out of `v` (they are then NULL
  * there); the caller still frees `v`. On success *out holds one reference.
- * Errors: PQ_ERR_UNSUPPORTED (a type with no layout here, naming the column),
- * PQ_ERR_CORRUPT_DATA (counts that do not add up), PQ_ERR_NOMEM. */
+ * An INT96 timestamp comes out in the unit of leaf->arrow (int96.h).
+ * Errors: PQ_ERR_UNSUPPORTED (a type with no layout here, naming the
+ * column; a value the type cannot hold, as below), PQ_ERR_CORRUPT_DATA
+ * (counts that do not add up), PQ_ERR_NOMEM. */
 pq_status pq_arrow_column_build(const pq_leaf *leaf, pq_column_values *v, pq_arrow_column **out,
                                 pq_error *err);
+
+/* Whether slot `slot` of a build is delivered to the caller. */
+typedef bool (*pq_slot_filter)(const void *user, size_t slot);
+
+/* pq_arrow_column_build, for a caller that names the row itself: where a
+ * value cannot be represented in the leaf's type (an INT96 timestamp
+ * outside the range of its unit: PQ_ERR_UNSUPPORTED) in a slot `wanted`
+ * says is delivered (NULL: every slot), *bad_slot gets the value's slot
+ * and the message says what is wrong with the value, naming neither column
+ * nor slot; otherwise *bad_slot is SIZE_MAX (such a value in a slot not
+ * delivered, cut off by a row range or a filter's take, is built as 0).
+ * pq_arrow_column_build names both ("column 'ts' value 3: INT96 timestamp
+ * 1500-01-01 00:00:00 is outside the range of timestamp[ns] ..."). */
+pq_status pq_arrow_column_build_at(const pq_leaf *leaf, pq_column_values *v, pq_slot_filter wanted, const void *user,
+                                   size_t *bad_slot, pq_arrow_column **out, pq_error *err);
 
 /* Build flat string or binary leaf `leaf` as an Arrow dictionary array:
  * int32 indices ("i") with the leaf's validity, and a dictionary of the

@@ -55,13 +55,73 @@ unsigned pq_chunk_decode_flags(const pq_reader *r, uint32_t column, unsigned mor
     return (more & PQ_DECODE_INDICES) ? PQ_DECODE_INDICES : uses_views(r, column) ? PQ_DECODE_STRING_VIEWS : 0;
 }
 
-/* Build decoded chunk v of leaf `leaf` into its output column. */
-pq_status pq_chunk_build_output(const pq_reader *r, uint32_t leaf, pq_column_values *v, pq_arrow_column **out,
-                              pq_error *err)
+/* The row (of its row group) of slot `slot` of chunk ch decoded for
+ * `rows` (NULL: every row its pages hold): the slot-th row the chunk
+ * decoded, counted along its kept rows. */
+static uint64_t slot_row(const pq_reader_chunk *ch, const pq_decode_rows *rows, size_t slot)
 {
+    uint64_t pos = slot;
+    if (rows) { /* the slot-th row whose bit is set */
+        uint64_t i = 0;
+        for (uint64_t seen = 0; i < rows->count; i++)
+            if ((!rows->keep || ((rows->keep[i >> 3] >> (i & 7)) & 1)) && seen++ == slot) break;
+        pos = rows->first + i;
+    }
+    const pq_row_span *sp = pq_row_set_spans(&ch->rows);
+    for (size_t s = 0; s < ch->rows.n; s++) {
+        if (pos < sp[s].count) return sp[s].first + pos;
+        pos -= sp[s].count;
+    }
+    return pq_row_set_end(&ch->rows) + pos; /* past the kept rows: cannot happen */
+}
+
+/* A build's slots and the rows they are (slot_delivered). */
+typedef struct slot_rows {
+    const pq_reader *r;
+    size_t g;                   /* the selected row group */
+    const pq_reader_chunk *ch;
+    const pq_decode_rows *rows; /* the selection decoded, or NULL */
+    const uint8_t *keep;        /* the filter's bits over the group's rows, or NULL */
+} slot_rows;
+
+/* Whether the row of a slot is one the read delivers: in the selection's
+ * rows of its group (a row range, the page index) and, under a filter
+ * decoded whole before its take, one the filter kept. */
+static bool slot_delivered(const void *user, size_t slot)
+{
+    const slot_rows *s = user;
+    if (s->rows) return true; /* decoded for the kept rows alone */
+    uint64_t row = slot_row(s->ch, NULL, slot), before = 0;
+    const pq_row_set *want = &s->r->sel.rows[s->g];
+    const pq_row_span *sp = pq_row_set_spans(want);
+    for (size_t i = 0; i < want->n; i++) {
+        if (row >= sp[i].first && row < sp[i].first + sp[i].count) {
+            uint64_t pos = before + (row - sp[i].first);
+            return !s->keep || ((s->keep[pos >> 3] >> (pos & 7)) & 1);
+        }
+        before += sp[i].count;
+    }
+    return false;
+}
+
+/* Build decoded chunk k (v) into its output column. */
+pq_status pq_chunk_build_output(const pq_reader *r, size_t g, size_t k, const pq_decode_rows *rows,
+                                const uint8_t *keep, pq_column_values *v, pq_arrow_column **out, pq_error *err)
+{
+    const pq_reader_chunk *ch = &r->pages.chunks[k];
+    uint32_t leaf = ch->info.column;
     pq_leaf lf = output_leaf(r, leaf, false);
     if (pq_output_dictionary(r->sel.outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
-    return pq_arrow_column_build(&lf, v, out, err);
+    size_t bad;
+    slot_rows sr = {r, g, ch, rows, keep};
+    pq_status st = pq_arrow_column_build_at(&lf, v, slot_delivered, &sr, &bad, out, err);
+    if (st != PQ_OK && bad != SIZE_MAX) {
+        char what[PQ_ERROR_MESSAGE_SIZE];
+        memcpy(what, err->message, sizeof what);
+        pq_error_set(err, st, "column '%s' row group %u row %llu: %s", lf.path, ch->info.row_group,
+                     (unsigned long long)slot_row(ch, rows, bad), what);
+    }
+    return st;
 }
 
 /* Decode one chunk's kept pages and check the value count against the rows

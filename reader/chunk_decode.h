@@ -21,9 +21,15 @@ unsigned pq_chunk_more(const pq_reader *r, size_t k);
  * given: indices when asked, else string views when its output is views. */
 unsigned pq_chunk_decode_flags(const pq_reader *r, uint32_t column, unsigned more);
 
-/* Decoded chunk v of leaf `leaf` built into its output column (*out). */
-pq_status pq_chunk_build_output(const pq_reader *r, uint32_t leaf, pq_column_values *v, pq_arrow_column **out,
-                                pq_error *err);
+/* Decoded chunk k of selected row group g (v; `rows`: the selection it
+ * was decoded for, or NULL: every row its pages hold) built into its
+ * output column (*out). A value its type cannot hold (an INT96 timestamp
+ * outside its unit's range) in a row the read delivers fails naming the
+ * column, row group and row: a row of the group's selection
+ * (r->sel.rows[g]) and, with `keep` (the filter's bits over those rows,
+ * for a chunk decoded whole before the filter's take), one it kept. */
+pq_status pq_chunk_build_output(const pq_reader *r, size_t g, size_t k, const pq_decode_rows *rows,
+                                const uint8_t *keep, pq_column_values *v, pq_arrow_column **out, pq_error *err);
 
 /* Chunk i decoded for its output column (pq_chunk_more's flags). */
 pq_status pq_chunk_decode(const pq_reader *r, pq_codec_ctx *cctx, size_t i, pq_column_values *v, pq_error *err);

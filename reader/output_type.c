@@ -80,6 +80,10 @@ pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata 
     if (opts->decimal_type > PQ_DECIMALS_64)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "decimal_type %u is not a pq_decimal_type",
                             opts->decimal_type);
+    uint32_t u96 = opts->int96_unit;
+    if (u96 != PQ_UNIT_NONE && u96 != PQ_UNIT_SECONDS && u96 != PQ_UNIT_MILLIS && u96 != PQ_UNIT_MICROS &&
+        u96 != PQ_UNIT_NANOS)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "int96_unit %u is not a pq_time_unit", u96);
     const pq_schema *schema = pq_metadata_schema(md);
     pq_output_types *t = calloc(1, sizeof *t);
     if (t) t->leaves = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *t->leaves);
@@ -94,6 +98,9 @@ pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata 
         o->strings = string_leaf(schema, lf) ? (uint8_t)opts->string_type : PQ_STRINGS_STRING;
         o->decimal64 = opts->decimal_type == PQ_DECIMALS_64 && lf->arrow.id == PQ_ARROW_DECIMAL128 &&
                        lf->arrow.precision >= 1 && lf->arrow.precision <= 18 && pq_reader_leaf_is_flat(schema, lf);
+        if (lf->physical_type == PQ_INT96 && lf->arrow.id == PQ_ARROW_TIMESTAMP && u96 != PQ_UNIT_NONE &&
+            u96 != lf->arrow.unit) /* flat or nested */
+            o->int96_unit = (uint8_t)u96;
     }
     const pq_key_value *kv = opts->follow_arrow_schema ? file_key(pq_metadata_file(md), "ARROW:schema") : NULL;
     if (kv) {
@@ -136,6 +143,7 @@ pq_leaf pq_output_leaf(const pq_output_types *t, const pq_schema *schema, uint32
     pq_leaf out = schema->leaves[leaf];
     const pq_leaf_output *o = pq_output_types_leaf(t, leaf);
     if (o->decimal64) out.arrow.id = PQ_ARROW_DECIMAL64;
+    if (o->int96_unit) out.arrow.unit = o->int96_unit;
     if (for_filter) return out;
     if (o->strings == PQ_STRINGS_LARGE)
         out.arrow.id = out.arrow.id == PQ_ARROW_STRING ? PQ_ARROW_LARGE_STRING : PQ_ARROW_LARGE_BINARY;
@@ -183,9 +191,42 @@ static bool output_format(const pq_output_types *t, const pq_schema *schema, uin
         snprintf(fmt, cap, "ts%c:%s", "?mun"[lf->arrow.unit & 3], o->timezone);
         return true;
     }
-    if (!o->decimal64 && (for_filter || (o->strings != PQ_STRINGS_LARGE && !o->duration))) return false;
+    if (!o->decimal64 && !o->int96_unit && (for_filter || (o->strings != PQ_STRINGS_LARGE && !o->duration)))
+        return false;
     pq_leaf ol = pq_output_leaf(t, schema, leaf, for_filter);
     return pq_arrow_format(&ol.arrow, fmt, cap) == PQ_OK;
+}
+
+/* The k-th leaf field under f, depth first (*k counts down), or NULL:
+ * pq_metadata_arrow_schema exports a field's Parquet leaves as its leaf
+ * fields in file order (a group without leaves is a "+s" of no children). */
+static struct ArrowSchema *nth_leaf_field(struct ArrowSchema *f, size_t *k)
+{
+    if (f->n_children == 0 && f->format[0] != '+') return (*k)-- == 0 ? f : NULL;
+    for (int64_t i = 0; i < f->n_children; i++) {
+        struct ArrowSchema *c = nth_leaf_field(f->children[i], k);
+        if (c) return c;
+    }
+    return NULL;
+}
+
+/* Nested leaf `leaf` (an INT96 timestamp in another unit) retyped inside
+ * top-level field f of schema s's export. */
+static pq_status retype_nested_int96(const pq_output_types *t, const pq_schema *schema, uint32_t leaf,
+                                     struct ArrowSchema *f, pq_error *err)
+{
+    const pq_leaf *lf = &schema->leaves[leaf];
+    int32_t field = pq_reader_leaf_field(schema, lf);
+    size_t k = 0; /* its place among the field's leaves */
+    for (uint32_t j = 0; j < leaf; j++) k += pq_reader_leaf_field(schema, &schema->leaves[j]) == field;
+    struct ArrowSchema *node = nth_leaf_field(f, &k);
+    if (!node || strncmp(node->format, "tsn:", 4) != 0) /* cannot happen: the export is made so */
+        return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': no timestamp[ns] field in the exported schema", lf->path);
+    pq_leaf ol = pq_output_leaf(t, schema, leaf, false);
+    char fmt[96];
+    if (pq_arrow_format(&ol.arrow, fmt, sizeof fmt) != PQ_OK)
+        return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': no Arrow format", lf->path);
+    return pq_arrow_schema_retype(node, fmt, NULL, err);
 }
 
 pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
@@ -195,7 +236,18 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
         const pq_leaf *lf = &schema->leaves[columns[i]];
         char fmt[96];
         const char *dict;
-        if (!pq_reader_leaf_is_flat(schema, lf) || !output_format(t, schema, columns[i], for_filter, fmt, sizeof fmt, &dict))
+        if (!pq_reader_leaf_is_flat(schema, lf)) {
+            if (!pq_output_types_leaf(t, columns[i])->int96_unit || for_filter) continue;
+            const char *name = schema->nodes[pq_reader_leaf_field(schema, lf)].name;
+            for (int64_t k = 0; k < s->n_children; k++) {
+                if (strcmp(s->children[k]->name, name) != 0) continue;
+                pq_status st = retype_nested_int96(t, schema, columns[i], s->children[k], err);
+                if (st != PQ_OK) return st;
+                break;
+            }
+            continue;
+        }
+        if (!output_format(t, schema, columns[i], for_filter, fmt, sizeof fmt, &dict))
             continue;
         const char *name = schema->nodes[lf->node].name;
         for (int64_t k = flat ? (int64_t)i : 0; k < s->n_children && (!flat || k == (int64_t)i); k++) {

@@ -1,14 +1,16 @@
 /*
  * output_type.h — the Arrow type each leaf comes out of the decode stage
  * as: the default mapping (pq_metadata_arrow_schema) changed by the
- * reader's options (string_type, decimal_type) and, when follow_arrow_schema
+ * reader's options (string_type, decimal_type, int96_unit) and, when follow_arrow_schema
  * is set, by the Arrow schema the writer stored (ARROW:schema).
  *
  * The select stage makes the table (pq_output_types_make) and owns it; the
  * page-header stage's late materialization and the decode stage read it,
  * and the export applies it to the schemas it hands out. Only flat leaves
- * (a top-level column with no repetition) change type: strings inside a
- * struct, list or map stay "u" / "z", as the nested assembly builds them.
+ * (a top-level column with no repetition) change type, but for INT96
+ * timestamps' unit (int96_unit), which applies at any depth: strings
+ * inside a struct, list or map stay "u" / "z", as the nested assembly
+ * builds them.
  */
 #ifndef PQ_READER_OUTPUT_TYPE_H
 #define PQ_READER_OUTPUT_TYPE_H
@@ -26,6 +28,8 @@ typedef struct pq_leaf_output {
     bool duration;        /* an INT64 the writer's schema calls a duration (unit below) */
     uint8_t unit;         /* duration: pq_time_unit (PQ_UNIT_SECONDS included) */
     const char *timezone; /* a UTC timestamp's time zone from the writer's schema, or NULL */
+    uint8_t int96_unit;   /* an INT96 timestamp in a unit other than the schema's nanoseconds
+                           * (opts.int96_unit: pq_time_unit), or 0 */
 } pq_leaf_output;
 
 typedef struct pq_output_types pq_output_types;
@@ -33,7 +37,7 @@ typedef struct pq_output_types pq_output_types;
 /* The table for `md`'s leaves under `opts`. Errors: PQ_ERR_CORRUPT_DATA
  * when follow_arrow_schema is set and the stored ARROW:schema cannot be
  * decoded (naming what is wrong); PQ_ERR_INVALID_ARGUMENT for an unknown
- * string_type or decimal_type; PQ_ERR_NOMEM. */
+ * string_type, decimal_type or int96_unit; PQ_ERR_NOMEM. */
 pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata *md, pq_output_types **out,
                                pq_error *err);
 
@@ -43,7 +47,7 @@ void pq_output_types_free(pq_output_types *t);
 const pq_leaf_output *pq_output_types_leaf(const pq_output_types *t, uint32_t leaf);
 
 /* Leaf `leaf` as the decode stage builds it: its pq_leaf with the Arrow
- * type changed (decimal64, large strings, durations). `for_filter`: as the
+ * type changed (decimal64, large strings, durations, INT96 units). `for_filter`: as the
  * filter evaluates it, which takes decimal64 and views but reads strings
  * as int32-offset strings and durations as int64. */
 pq_leaf pq_output_leaf(const pq_output_types *t, const pq_schema *schema, uint32_t leaf, bool for_filter);
@@ -62,7 +66,8 @@ bool pq_output_dictionary(const pq_output_types *t, uint32_t leaf);
 
 /* Apply the table to schema `s` exported for leaves `columns` (n): flat
  * batches (flat) map field i to columns[i]; otherwise a flat leaf is the
- * top-level field of its name. `for_filter` as for pq_output_leaf.
+ * top-level field of its name, and a nested leaf (INT96 units) the leaf
+ * field of its place inside it. `for_filter` as for pq_output_leaf.
  * Errors: PQ_ERR_NOMEM (s is still whole and must be released). */
 pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
                            bool flat, bool for_filter, struct ArrowSchema *s, pq_error *err);

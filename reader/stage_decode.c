@@ -149,6 +149,13 @@ typedef struct group_job {
     pq_error *errors;
 } group_job;
 
+/* The filter's bits over selected row group g's rows (NULL: no filter
+ * evaluated, every row delivered). */
+static const uint8_t *filter_keep(const pq_reader *r, size_t g)
+{
+    return r->sel.filter && !r->opts.prune_only ? pq_filter_keep(r, g) : NULL;
+}
+
 /* Whether slot i (chunk k) decodes only the rows late materialization
  * kept, and which: selection-vector decode, where late materialization has
  * the matching rows and a value is a row (no full decode, then take). */
@@ -197,7 +204,8 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
     pq_status st = pq_chunk_check_decoded(r, k, job->selected[s] ? &job->rows[s] : NULL, job->status[j], &job->outs[j],
                                  &job->errors[j]);
     if (st == PQ_OK) {
-        st = pq_chunk_build_output(r, r->pages.chunks[k].info.column, &job->outs[j], &r->out.cols[i], &job->errors[j]);
+        st = pq_chunk_build_output(r, i / n, k, job->selected[s] ? &job->rows[s] : NULL, filter_keep(r, i / n),
+                                   &job->outs[j], &r->out.cols[i], &job->errors[j]);
     }
     if (st == PQ_OK && job->selected[s]) {
         r->out.filtered[i] = true;
@@ -603,14 +611,24 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
         if (flat && kept) {
             st = build_flat_unit_on_device(r, job, first_k, &vals[0], &r->out.cols[slot], err);
         } else if (flat) {
-            st = pq_chunk_build_output(r, r->sel.columns[job->order[a]], &vals[0], &r->out.cols[slot], err);
+            st = pq_chunk_build_output(r, g, first_k, NULL, filter_keep(r, g), &vals[0], &r->out.cols[slot], err);
         } else if (kept) {
             st = build_nested_on_device(job, schema, pq_reader_leaf_field(schema, leaves[0]), leaves, vals, m,
                                         (int64_t)first->rows.rows, &r->out.cols[slot], err);
-        } else {
+        } else { /* the leaves as the decode stage builds them (an INT96's unit) */
             int32_t field = pq_reader_leaf_field(schema, leaves[0]);
-            st = pq_arrow_nested_build(schema, field, leaves, vals, m, (int64_t)first->rows.rows,
-                                       &r->out.cols[slot], err);
+            pq_leaf *built = malloc(m * sizeof *built);
+            const pq_leaf **bp = malloc(m * sizeof *bp);
+            st = built && bp ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+            for (size_t i = 0; st == PQ_OK && i < m; i++) {
+                built[i] = output_leaf(r, (uint32_t)(leaves[i] - schema->leaves), false);
+                bp[i] = &built[i];
+            }
+            if (st == PQ_OK)
+                st = pq_arrow_nested_build(schema, field, bp, vals, m, (int64_t)first->rows.rows, &r->out.cols[slot],
+                                           err);
+            free(built);
+            free(bp);
         }
     }
     r->out.first_row[slot] = pq_row_set_first(&first->rows);

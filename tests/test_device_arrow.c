@@ -15,7 +15,7 @@
  * latter reversed) threads with device memory apart from the host's (the
  * inputs uploaded, the outputs downloaded, as on a GPU); with a CUDA
  * device, on it too. Hand-made columns cover every conversion (integer
- * widths signed and unsigned, INT96, decimals from every physical type and
+ * widths signed and unsigned, decimals from every physical type and
  * FLBA length 1..20, float16, dates, times, fixed-size binary, booleans,
  * strings and large strings), with random nulls, and the errors.
  *
@@ -542,6 +542,10 @@ static void check_file(tally *t, const char *path, const char *name, bool cuda)
         for (uint32_t col = 0; col < g->columns_len && col < schema->leaves_len; col++) {
             const pq_column_chunk *cc = g->columns[col];
             const pq_leaf *leaf = &schema->leaves[col];
+            if (leaf->physical_type == PQ_INT96) { /* built on the host alone (range-checked there) */
+                ck_assert(!pq_darrow_covers(leaf, 0));
+                continue;
+            }
             uint64_t off = 0, clen = 0;
             pq_page_info *pages = NULL;
             size_t n = 0;
@@ -959,7 +963,7 @@ START_TEST(every_conversion_equals_the_host_build)
         {PQ_INT64, 8, PQ_ARROW_UINT32, "I"},     {PQ_INT64, 8, PQ_ARROW_UINT64, "L"},
         {PQ_INT32, 4, PQ_ARROW_DATE32, "tdD"},   {PQ_INT32, 4, PQ_ARROW_TIME32, "tts"},
         {PQ_INT64, 8, PQ_ARROW_TIME64, "ttu"},   {PQ_INT64, 8, PQ_ARROW_DURATION, "tDu"},
-        {PQ_INT64, 8, PQ_ARROW_TIMESTAMP, "tsu:"}, {PQ_INT96, 12, PQ_ARROW_TIMESTAMP, "tsn:"},
+        {PQ_INT64, 8, PQ_ARROW_TIMESTAMP, "tsu:"},
         {PQ_FLOAT, 4, PQ_ARROW_FLOAT32, "f"},    {PQ_DOUBLE, 8, PQ_ARROW_FLOAT64, "g"},
         {PQ_FIXED_LEN_BYTE_ARRAY, 2, PQ_ARROW_FLOAT16, "e"},
         {PQ_FIXED_LEN_BYTE_ARRAY, 7, PQ_ARROW_FIXED_SIZE_BINARY, "w:7"},
@@ -975,6 +979,15 @@ START_TEST(every_conversion_equals_the_host_build)
     };
     static const size_t sizes[] = {0, 1, 7, 8, 9, 63, 200, 1000, 4099};
     static const int null_pcts[] = {0, 30, 100};
+    /* INT96 timestamps are the host's (a value outside its unit's range
+     * fails there; the kernels could only wrap it): not covered, flat or
+     * nested, in any unit. */
+    for (uint8_t u = PQ_UNIT_MILLIS; u <= PQ_UNIT_SECONDS; u++)
+        for (int16_t max_def = 0; max_def <= 1; max_def++) {
+            pq_leaf leaf = hand_leaf(PQ_INT96, 12, PQ_ARROW_TIMESTAMP, max_def);
+            leaf.arrow.unit = u;
+            ck_assert(!pq_darrow_covers(&leaf, 0));
+        }
     tally t;
     memset(&t, 0, sizeof t);
     shape sh;

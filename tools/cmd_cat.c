@@ -1,6 +1,7 @@
 /*
  * cmd_cat.c — `pqstep cat FILE [--columns A,B] [--row-groups N,M]
- * [--limit N] [--format table|csv|jsonl]`: the values of a file as text.
+ * [--limit N] [--format table|csv|jsonl] [--int96-unit UNIT]`: the values
+ * of a file as text.
  *
  * The reader is driven to the decode stage with the chosen columns, row
  * groups and row limit; record batches of at most BATCH_ROWS rows are
@@ -18,7 +19,7 @@
 
 static const char cat_usage[] =
     "pqstep cat [--columns A,B] [--row-groups N,M] [--where EXPR] [--limit N] [--format table|csv|jsonl] "
-    "[--stats] [--hive] FILE...";
+    "[--int96-unit ns|us|ms|s] [--stats] [--hive] FILE...";
 
 /* Table output is aligned per block of this many rows. */
 #define TABLE_BLOCK_ROWS 1000
@@ -42,6 +43,9 @@ static void cat_help(void)
            "                      pq_predicate.h, e.g. \"a >= 10 and b in ('x', 'y')\"); row groups\n"
            "                      and pages that cannot match are not read\n"
            "  --limit N           stop after N rows (after the filter)\n"
+           "  --int96-unit UNIT   the unit of INT96 timestamps: ns (default), us, ms or s;\n"
+           "                      a value outside the unit's range is an error (for ns:\n"
+           "                      before 1677-09-21 or after 2262-04-11), never wrapped\n"
            "  --stats             print what each stage did (a dataset: what pruning did)\n"
            "                      to stderr at the end\n"
            "  --hive              a dataset's key=value directories are columns after the\n"
@@ -73,6 +77,7 @@ typedef struct cat_args {
     const char *where;      /* predicate text, or NULL */
     bool stats;
     cat_format format;
+    uint32_t int96_unit;    /* pq_time_unit; 0: the reader's default (ns) */
     bool help;
 } cat_args;
 
@@ -164,6 +169,16 @@ static int parse_args(int argc, char **argv, cat_args *a)
         } else if (strcmp(s, "--where") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --where wants an expression");
             a->where = argv[++i];
+        } else if (strcmp(s, "--int96-unit") == 0) {
+            if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --int96-unit wants a unit");
+            const char *v = argv[++i];
+            a->int96_unit = strcmp(v, "ns") == 0   ? PQ_UNIT_NANOS
+                            : strcmp(v, "us") == 0 ? PQ_UNIT_MICROS
+                            : strcmp(v, "ms") == 0 ? PQ_UNIT_MILLIS
+                            : strcmp(v, "s") == 0  ? PQ_UNIT_SECONDS
+                                                   : PQ_UNIT_NONE;
+            if (a->int96_unit == PQ_UNIT_NONE)
+                return cli_usage_error(cat_usage, "cat: --int96-unit is ns, us, ms or s, not '%s'", v);
         } else if (strcmp(s, "--columns") == 0 || strcmp(s, "--row-groups") == 0 ||
                    strcmp(s, "--limit") == 0 || strcmp(s, "--format") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: %s wants a value", s);
@@ -471,6 +486,10 @@ static int cat_dataset(const cat_args *a)
     pq_dataset_options o;
     pq_dataset_options_init(&o);
     o.partitioning = a->hive ? PQ_PARTITIONING_HIVE : PQ_PARTITIONING_NONE;
+    pq_reader_options ro;
+    pq_reader_options_init(&ro);
+    ro.int96_unit = a->int96_unit;
+    o.reader = &ro;
     pq_dataset *ds = pq_dataset_open(a->files, a->nfiles, &o, &err);
     if (!ds) return cli_file_error(a->file, &err);
     /* --columns as names */
@@ -584,6 +603,7 @@ int pq_cmd_cat(int argc, char **argv)
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.metadata = md; /* no second footer read */
+    opts.int96_unit = a.int96_unit;
     if (a.columns) {
         opts.columns = cols.v;
         opts.columns_len = cols.len;

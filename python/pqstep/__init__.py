@@ -9,7 +9,7 @@ into pyarrow through the Arrow C Data Interface, without copies:
 read_table(), Reader.read() / select() / read_row_group() /
 iter_batches(), with a row range, a filter (pruning row groups and pages
 first: Reader.kept_rows() shows what is kept) and a choice of output types
-(strings=, decimals=, follow_arrow_schema=). scan() and Reader.scan() are
+(strings=, decimals=, follow_arrow_schema=, int96_unit=). scan() and Reader.scan() are
 Arrow C streams (the PyCapsule interface) that DuckDB, polars and pyarrow
 pull; dataset() reads many files (hive partitions, URLs) as one table;
 Reader.device_batches() hands out Arrow C device arrays of a decode on a

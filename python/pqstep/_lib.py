@@ -265,6 +265,7 @@ class pq_reader_options(ctypes.Structure):
         ("device_output", ctypes.c_bool),
         ("device_file", ctypes.c_void_p),
         ("device_file_size", ctypes.c_uint64),
+        ("int96_unit", ctypes.c_uint32),
     ]
 
 

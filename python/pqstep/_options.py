@@ -18,6 +18,7 @@ from ._errors import error, invalid_argument
 
 STRING_TYPES = {"string": 0, "string_view": 1, "large_string": 2, "dictionary": 3}
 DECIMAL_TYPES = {"decimal128": 0, "decimal64": 1}
+INT96_UNITS = {"ns": 3, "us": 2, "ms": 1, "s": 4}  # pq_time_unit: PQ_UNIT_NANOS, _MICROS, _MILLIS, _SECONDS
 DEVICES = {"cpu": 0, "cuda": 1, "auto": 2, "host-kernels": 3}  # 3: test-only, device/choice.h
 PRUNE_STEPS = {"statistics": 1, "dictionary": 2, "bloom_filter": 4, "page_index": 8}
 
@@ -179,6 +180,7 @@ OPTIONS = {
     "strings": ("string", _choice(STRING_TYPES), ("string_type",)),
     "decimals": ("decimal128", _choice(DECIMAL_TYPES), ("decimal_type",)),
     "follow_arrow_schema": (False, _flag, ("follow_arrow_schema",)),
+    "int96_unit": ("ns", _choice(INT96_UNITS), ("int96_unit",)),
     "device": ("cpu", _choice(DEVICES), ("device",)),
     "device_output": (False, _flag, ("device_output",)),
     "device_file": (None, lambda n, v: device_file(v), ("device_file", "device_file_size")),
@@ -211,7 +213,7 @@ class ReadOptions:
     memory_limit   bytes one step may hold (None: pqstep.default_memory_limit())
     prune          True, False or the pruning steps to use
     prune_only     deliver every row of the row groups pruning keeps
-    strings, decimals, follow_arrow_schema
+    strings, decimals, follow_arrow_schema, int96_unit
                    the output types
     device, device_output, device_file
                    where the decode runs and its output stays
@@ -353,6 +355,7 @@ class ReadOptions:
         o.string_type = STRING_TYPES[self.strings]
         o.decimal_type = DECIMAL_TYPES[self.decimals]
         o.follow_arrow_schema = self.follow_arrow_schema
+        o.int96_unit = INT96_UNITS[self.int96_unit]
         o.device = DEVICES[self.device]
         o.device_output = self.device_output
         if self.device_file is not None:  # (address, size, owner): the owner stays alive with the reader

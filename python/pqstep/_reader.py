@@ -53,6 +53,8 @@ class Reader:
     decimals     "decimal128" or "decimal64" (see read_table)
     follow_arrow_schema  follow the Arrow types the writer stored (see
                  read_table)
+    int96_unit   "ns" (default), "us", "ms" or "s": the timestamp unit of
+                 INT96 columns (see read_table)
     device       "cpu" (default), "cuda", "auto" or "host-kernels": where
                  the decode stage runs (see read_table); scans decode on
                  the CPU
@@ -70,11 +72,11 @@ class Reader:
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-                 device="cpu", device_output=False, device_file=None, mmap=True):
+                 device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns"):
         options = ReadOptions(footer_read_size=footer_read_size, memory_limit=memory_limit, threads=threads,
                               validate_utf8=validate_utf8, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
-                              device_file=device_file, mmap=mmap)
+                              device_file=device_file, mmap=mmap, int96_unit=int96_unit)
         self._start(path, options, columns, metadata, cache, footer_bytes, remote)
 
     @classmethod
@@ -370,7 +372,7 @@ def read_metadata(path, cache=None, remote=None):
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-               device="cpu", device_output=False, device_file=None, mmap=True):
+               device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns"):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -404,7 +406,17 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     follow_arrow_schema: follow the Arrow schema the writer stored in the
     footer (pyarrow and arrow-rs store one) where it names large strings,
     string views, dictionaries, a timestamp's time zone or a duration;
-    elsewhere `strings` and `decimals` apply. device: "cpu" (the
+    elsewhere `strings` and `decimals` apply. int96_unit: the unit of
+    INT96 timestamps (the legacy Spark / Impala type): "ns" (the default,
+    pa.timestamp("ns") as pyarrow reads them), "us", "ms" or "s"; a coarser
+    unit drops the sub-unit part of the nanoseconds of the day (as
+    pyarrow's coerce_int96_timestamp_unit, arrow-rs and DuckDB do) and
+    holds every date of the years 1 to 9999. A value outside the chosen
+    unit's int64 range (for "ns": before 1677-09-21 or after 2262-04-11) is
+    a pqstep.Error naming the column, row group, row and date, never a
+    wrapped value (pyarrow wraps it into a wrong date). It applies inside
+    structs, lists and maps too.
+    device: "cpu" (the
     default: the CPU executor), "cuda" (the device executor's kernels on
     a CUDA device; pqstep.Error without one), "auto" (CUDA when a device is
     usable, else the CPU) or "host-kernels" (the same kernels run on the
@@ -438,7 +450,8 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
-                          device=device, device_output=device_output, device_file=device_file, mmap=mmap)
+                          device=device, device_output=device_output, device_file=device_file, mmap=mmap,
+                          int96_unit=int96_unit)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         warn_file(r.path, r.metadata.warnings)
         schema = []

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_oracle import CORPUS, SOURCE, pa, pq, pqstep, same as _same, same_value  # noqa: E402
+from read_oracle import CORPUS, SOURCE, int96_beyond_ns, pa, pq, pqstep, same as _same, same_value  # noqa: E402
 
 import pyarrow.compute as pc  # noqa: E402
 
@@ -79,6 +79,9 @@ def check_corpus():
             want = oracle(path)
         except Exception:
             skipped += 1  # pyarrow (or pqstep's plain read) rejects it: not this test's business
+            continue
+        if int96_beyond_ns(path):
+            skipped += 1  # pyarrow wraps its INT96 timestamps, pqstep refuses them: test_int96
             continue
         got = pa.RecordBatchReader.from_stream(pqstep.scan(path)).read_all()
         same(got, want, rel)

@@ -36,14 +36,16 @@ SAMPLE = os.path.join(SOURCE, "data", "sample", "lineitem_61rg.parquet")
 
 def header_enums():
     """NAME -> value of the PQ_STRINGS_*, PQ_DECIMALS_*, PQ_DEVICE_* and
-    PQ_PRUNE_* enumerators, as include/pq_reader.h writes them, and the
-    test-only PQ_DEVICE_HOST_KERNELS, as device/choice.h defines it."""
+    PQ_PRUNE_* enumerators, as include/pq_reader.h writes them, the
+    PQ_UNIT_* of include/pq_metadata.h, and the test-only
+    PQ_DEVICE_HOST_KERNELS, as device/choice.h defines it."""
     text = open(os.path.join(SOURCE, "include", "pq_reader.h")).read()
+    text += open(os.path.join(SOURCE, "include", "pq_metadata.h")).read()
     out = {}
     choice = open(os.path.join(SOURCE, "device", "choice.h")).read()
     for name, value in re.findall(r"#define (PQ_DEVICE_HOST_KERNELS) ([0-9]+)u?", choice):
         out[name] = int(value)
-    enumerator = r"\b(PQ_(?:STRINGS|DECIMALS|DEVICE|PRUNE)_[A-Z0-9_]+)\s*=\s*([0-9]+)u?(?:\s*<<\s*([0-9]+))?"
+    enumerator = r"\b(PQ_(?:STRINGS|DECIMALS|DEVICE|PRUNE|UNIT)_[A-Z0-9_]+)\s*=\s*([0-9]+)u?(?:\s*<<\s*([0-9]+))?"
     for name, value, shift in re.findall(enumerator, text):
         out[name] = int(value) << int(shift or 0)
     return out
@@ -107,6 +109,7 @@ def test_mapping():
         "strings": ("large_string", {"string_type": H["PQ_STRINGS_LARGE"]}),
         "decimals": ("decimal64", {"decimal_type": H["PQ_DECIMALS_64"]}),
         "follow_arrow_schema": (True, {"follow_arrow_schema": True}),
+        "int96_unit": ("us", {"int96_unit": H["PQ_UNIT_MICROS"]}),
         "device": ("host-kernels", {"device": H["PQ_DEVICE_HOST_KERNELS"]}),
         "device_output": (True, {"device_output": True}),
         "device_file": (host, {"device_file": pa.py_buffer(host).address, "device_file_size": len(host)}),
@@ -167,7 +170,7 @@ def test_bad_values():
            ("row_offset", -5, ValueError), ("row_limit", 2.5, ValueError), ("memory_limit", True, ValueError),
            ("coalesce_gap", None, ValueError), ("footer_read_size", -1, ValueError),
            ("strings", "large", ValueError), ("decimals", "decimal32", ValueError),
-           ("device", "gpu", ValueError), ("prune", {"statistcs"}, ValueError), ("prune", 3, TypeError),
+           ("device", "gpu", ValueError), ("int96_unit", "ps", ValueError), ("int96_unit", 2, ValueError), ("prune", {"statistcs"}, ValueError), ("prune", 3, TypeError),
            ("filter", 7, TypeError), ("columns", "abc", TypeError), ("row_groups", 3, TypeError),
            ("device_file", object(), TypeError), ("device_file", (0, 10), ValueError)]
     for name, value, exc in bad:
