@@ -30,13 +30,15 @@ typedef enum pq_status {
     PQ_ERR_NOT_PARQUET,      /* missing "PAR1" magic, or a file too short to hold a footer */
     PQ_ERR_CORRUPT_FOOTER,   /* the footer's Thrift is malformed; the message names struct and field */
     PQ_ERR_SCHEMA,           /* the schema element list does not form a valid tree */
-    PQ_ERR_ENCRYPTED,        /* "PARE" magic or encrypted column metadata: not supported */
+    PQ_ERR_ENCRYPTED,        /* encrypted data whose key was not given (footer or column) */
     PQ_ERR_UNSUPPORTED,      /* a valid feature pqstep does not implement (named in the message) */
     PQ_ERR_NOMEM,            /* malloc failed */
     PQ_ERR_MEMORY_LIMIT,     /* a declared size exceeds the file size or the configured memory limit */
     PQ_ERR_NEED_DATA,        /* sans-IO: the stage needs byte ranges the caller has not supplied */
     PQ_ERR_STAGE,            /* the call does not fit the reader's current stage */
     PQ_ERR_CORRUPT_DATA,     /* pages or indexes are malformed (later stages) */
+    PQ_ERR_DECRYPT,          /* an encrypted module failed authentication: a wrong key, a
+                              * wrong AAD prefix, or altered or truncated bytes */
     PQ_STATUS_COUNT
 } pq_status;
 

@@ -333,7 +333,10 @@ enum {
     PQ_CC_HAS_COLUMN_INDEX_OFFSET = 1u << 4,
     PQ_CC_HAS_COLUMN_INDEX_LENGTH = 1u << 5,
     PQ_CC_HAS_CRYPTO_METADATA = 1u << 6,
-    PQ_CC_HAS_ENCRYPTED_METADATA = 1u << 7
+    PQ_CC_HAS_ENCRYPTED_METADATA = 1u << 7,
+    /* Not a Thrift field: meta_data was decrypted from
+     * encrypted_column_metadata with the column's key at parse time. */
+    PQ_CC_DECRYPTED_METADATA = 1u << 8
 };
 /* Not a Thrift field: the chunk was outside the projection given to
  * pq_metadata_parse(); its bytes were walked over, not decoded, and every
@@ -346,6 +349,22 @@ typedef enum pq_crypto_kind {
     PQ_CRYPTO_COLUMN_KEY = 2
 } pq_crypto_kind;
 
+/* EncryptionAlgorithm (FileMetaData.encryption_algorithm in a plaintext
+ * footer, FileCryptoMetaData in an encrypted one). */
+typedef enum pq_encryption_id {
+    PQ_ENCRYPTION_NONE = 0,
+    PQ_ENCRYPTION_AES_GCM_V1 = 1,     /* every module AES-GCM */
+    PQ_ENCRYPTION_AES_GCM_CTR_V1 = 2, /* pages AES-CTR, every other module AES-GCM */
+    PQ_ENCRYPTION_UNKNOWN = 99        /* a union member this library does not know */
+} pq_encryption_id;
+
+typedef struct pq_encryption_algorithm {
+    int32_t id;                 /* pq_encryption_id */
+    pq_bytes aad_prefix;        /* as stored; empty when the writer left it out */
+    pq_bytes aad_file_unique;
+    bool supply_aad_prefix;     /* the reader must supply the prefix */
+} pq_encryption_algorithm;
+
 typedef struct pq_column_chunk {
     pq_bytes file_path;
     int64_t file_offset;
@@ -357,6 +376,11 @@ typedef struct pq_column_chunk {
     int32_t crypto_kind;          /* pq_crypto_kind */
     uint32_t set;                 /* PQ_CC_HAS_* and PQ_CC_SKIPPED */
     pq_bytes encrypted_column_metadata;
+    /* ColumnCryptoMetaData's EncryptionWithColumnKey (crypto_kind
+     * PQ_CRYPTO_COLUMN_KEY): the column's path and its key metadata. */
+    const pq_bytes *column_key_path;
+    uint32_t column_key_path_len;
+    pq_bytes column_key_metadata;
 } pq_column_chunk;
 
 enum {
@@ -409,6 +433,7 @@ typedef struct pq_file_metadata {
     int32_t encryption_algorithm; /* union member id when set (plaintext-footer files) */
     pq_bytes footer_signing_key_metadata;
     uint32_t set; /* PQ_FMD_HAS_* */
+    pq_encryption_algorithm encryption; /* PQ_FMD_HAS_ENCRYPTION_ALGORITHM */
 } pq_file_metadata;
 
 /* ---------------------------------------------------------------------------
@@ -522,6 +547,87 @@ typedef struct pq_metadata pq_metadata;
  * invalid value 99". */
 PQ_API pq_metadata *pq_metadata_parse(const void *footer, size_t len,
                                const pq_parse_options *opts, pq_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Encrypted files (Parquet Modular Encryption)
+ *
+ * A file written with encryption has either an encrypted footer (the file
+ * ends in "PARE"; nothing, not even the schema, reads without the footer
+ * key) or a plaintext footer (ends in "PAR1"; the schema and the plaintext
+ * columns read without any key, and the footer's signature is checked when
+ * the footer key is known). Each column is plaintext, encrypted with the
+ * footer key, or encrypted with its own key. pq_decryption gives the keys;
+ * the library copies what it keeps and wipes its copies (OPENSSL_cleanse)
+ * when the reader that holds them is closed. No key, and no decrypted byte,
+ * ever appears in an error message.
+ * ------------------------------------------------------------------------- */
+
+/* A column's key: `path` is its dotted path as in the file's schema
+ * ("a.b.c", path_in_schema joined by '.'), `key` 16, 24 or 32 bytes. */
+typedef struct pq_column_key {
+    const char *path;
+    const uint8_t *key;
+    size_t key_len;
+} pq_column_key;
+
+/* A key retriever (a KMS client, say): given the key metadata the writer
+ * stored for a key (FileCryptoMetaData.key_metadata, footer_signing_key_
+ * metadata, a column's key_metadata; possibly empty), write the key (16, 24
+ * or 32 bytes) to `key` and its length to *key_len and return 0; return
+ * nonzero when it has no key for that metadata (the column then counts as
+ * keyless). May be called from any thread, more than once per key. */
+typedef int (*pq_key_retriever_fn)(void *user, const uint8_t *key_metadata, size_t key_metadata_len,
+                                   uint8_t key[32], size_t *key_len);
+
+typedef struct pq_decryption {
+    uint32_t struct_size;            /* sizeof(pq_decryption): set by pq_decryption_init */
+    /* The footer key: decrypts an encrypted footer, verifies a plaintext
+     * footer's signature, and decrypts the columns encrypted with it. */
+    const uint8_t *footer_key;
+    size_t footer_key_len;
+    /* Keys of the columns encrypted with their own keys. */
+    const pq_column_key *column_keys;
+    size_t column_keys_len;
+    /* The AAD prefix, for files whose writer did not store it (an error
+     * names the need); when the file stores one, a given prefix must equal it. */
+    const uint8_t *aad_prefix;
+    size_t aad_prefix_len;
+    /* Asked for every key not given above (NULL: none). */
+    pq_key_retriever_fn key_retriever;
+    void *key_retriever_user;
+} pq_decryption;
+
+/* Zero every field and set struct_size. */
+PQ_API void pq_decryption_init(pq_decryption *d);
+
+/* pq_metadata_parse with keys: `footer` is the footer as stored (the
+ * FileCryptoMetaData and the encrypted FileMetaData of an encrypted footer,
+ * recognized by its first field; or a plaintext FileMetaData, with its
+ * signature when the file is encrypted). The column metadata encrypted
+ * with a key at hand is decrypted (PQ_CC_DECRYPTED_METADATA); that of a
+ * column whose key is missing stays as stored. pq_metadata_footer_bytes
+ * returns the bytes as stored, so they stay encrypted. `keys` may be NULL
+ * (pq_metadata_parse). Errors: PQ_ERR_ENCRYPTED (an encrypted footer and no
+ * footer key; an AAD prefix the file needs and was not given),
+ * PQ_ERR_DECRYPT (a wrong key or prefix, an altered footer or signature),
+ * PQ_ERR_INVALID_ARGUMENT (a key of a wrong length, a prefix that differs
+ * from the stored one). */
+PQ_API pq_metadata *pq_metadata_parse_decrypt(const void *footer, size_t len, const pq_parse_options *opts,
+                                              const pq_decryption *keys, pq_error *err);
+
+/* How a parsed file is encrypted. */
+typedef struct pq_file_encryption {
+    int32_t algorithm;          /* pq_encryption_id; PQ_ENCRYPTION_NONE for a plaintext file */
+    bool footer_encrypted;      /* "PARE" */
+    bool signature_verified;    /* a plaintext footer whose signature was checked */
+    bool aad_prefix_stored;
+    uint32_t encrypted_columns; /* leaves encrypted (in the first row group) */
+    uint32_t keyless_columns;   /* ... of which no key was given */
+    pq_bytes footer_key_metadata;
+} pq_file_encryption;
+
+/* Fill *out for `md` (zeros for a plaintext file). */
+PQ_API void pq_metadata_encryption(const pq_metadata *md, pq_file_encryption *out);
 
 /* Parse from a buffer that ends with the file's tail: "...footer, len, PAR1".
  * `tail` may be the whole file or any suffix holding the whole footer.

@@ -400,6 +400,17 @@ typedef struct pq_reader_options {
      * them). Any other value fails the select stage
      * (PQ_ERR_INVALID_ARGUMENT). */
     uint32_t int96_unit;
+    /* Keys for an encrypted file (pq_metadata.h, "Encrypted files"); NULL
+     * for none. Copied at open (the caller's struct and bytes may go) and
+     * wiped when the reader closes. With keys, the reader does not use
+     * `cache` (a cached footer was decrypted with someone else's keys).
+     * Without the key of an encrypted column, the plaintext columns still
+     * read and that column fails (PQ_ERR_ENCRYPTED, naming it). Pruning by
+     * dictionaries, bloom filters and page indexes is skipped for
+     * encrypted columns (statistics, in the decrypted column metadata, still
+     * prune). The pages
+     * are decrypted on the host, also for the device executor. */
+    const pq_decryption *decryption;
 } pq_reader_options;
 
 /* Where the decode and filter stages run (pq_reader_options.device;

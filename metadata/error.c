@@ -10,13 +10,14 @@ static const char *const status_names[PQ_STATUS_COUNT] = {
     [PQ_ERR_NOT_PARQUET] = "not a Parquet file",
     [PQ_ERR_CORRUPT_FOOTER] = "corrupt footer",
     [PQ_ERR_SCHEMA] = "invalid schema",
-    [PQ_ERR_ENCRYPTED] = "encrypted Parquet is not supported",
+    [PQ_ERR_ENCRYPTED] = "encrypted, key not given",
     [PQ_ERR_UNSUPPORTED] = "unsupported",
     [PQ_ERR_NOMEM] = "out of memory",
     [PQ_ERR_MEMORY_LIMIT] = "memory limit exceeded",
     [PQ_ERR_NEED_DATA] = "more data needed",
     [PQ_ERR_STAGE] = "wrong stage",
     [PQ_ERR_CORRUPT_DATA] = "corrupt data",
+    [PQ_ERR_DECRYPT] = "decryption failed",
 };
 
 const char *pq_status_name(pq_status code)

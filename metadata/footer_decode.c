@@ -468,6 +468,91 @@ static int dec_union_member(footer_dec *d, int32_t *member, int depth)
 }
 
 /* ---------------------------------------------------------------------------
+ * Encryption: EncryptionAlgorithm, ColumnCryptoMetaData, FileCryptoMetaData
+ * ------------------------------------------------------------------------- */
+
+/* AesGcmV1 / AesGcmCtrV1: {1: aad_prefix, 2: aad_file_unique, 3: supply_aad_prefix}. */
+static int dec_aes_params(footer_dec *d, pq_encryption_algorithm *a, int depth)
+{
+    pq_compact *c = &d->c;
+    int16_t id = 0;
+    for (;;) {
+        int ft = pq_compact_field(c, &id);
+        if (ft == PQ_WIRE_STOP) break;
+        if (id == 1 && ft == PQ_WIRE_BINARY) {
+            a->aad_prefix.ptr = pq_compact_binary(c, &a->aad_prefix.len);
+        } else if (id == 2 && ft == PQ_WIRE_BINARY) {
+            a->aad_file_unique.ptr = pq_compact_binary(c, &a->aad_file_unique.len);
+        } else if (id == 3 && is_bool(ft)) {
+            a->supply_aad_prefix = ft == PQ_WIRE_BOOL_TRUE;
+        } else if (skip_field(d, c, ft, id, depth)) {
+            return -1;
+        }
+        if (c->bad) return malformed(d, "(field)");
+    }
+    if (c->bad) return malformed(d, "(struct end)");
+    return 0;
+}
+
+static int dec_encryption_algorithm(footer_dec *d, pq_encryption_algorithm *a, int depth)
+{
+    pq_compact *c = &d->c;
+    int16_t id = 0;
+    memset(a, 0, sizeof *a);
+    for (;;) {
+        int ft = pq_compact_field(c, &id);
+        if (ft == PQ_WIRE_STOP) break;
+        if ((id == 1 || id == 2) && ft == PQ_WIRE_STRUCT) {
+            memset(a, 0, sizeof *a);
+            if (dec_aes_params(d, a, depth + 1)) return at(d, id == 1 ? "AES_GCM_V1" : "AES_GCM_CTR_V1");
+            a->id = id;
+        } else {
+            if (skip_field(d, c, ft, id, depth)) return -1;
+            if (ft == PQ_WIRE_STRUCT) a->id = PQ_ENCRYPTION_UNKNOWN;
+        }
+    }
+    if (c->bad) return malformed(d, "(struct end)");
+    return 0;
+}
+
+/* ColumnCryptoMetaData: 1 = EncryptionWithFooterKey {}, 2 =
+ * EncryptionWithColumnKey {1: path_in_schema, 2: key_metadata}. */
+static int dec_column_crypto(footer_dec *d, pq_column_chunk *cc, int depth)
+{
+    pq_compact *c = &d->c;
+    int16_t id = 0;
+    cc->crypto_kind = PQ_CRYPTO_NONE;
+    for (;;) {
+        int ft = pq_compact_field(c, &id);
+        if (ft == PQ_WIRE_STOP) break;
+        if (id == 2 && ft == PQ_WIRE_STRUCT) {
+            int16_t fid = 0;
+            for (;;) {
+                int t = pq_compact_field(c, &fid);
+                if (t == PQ_WIRE_STOP) break;
+                if (fid == 1 && t == PQ_WIRE_LIST) {
+                    if (dec_string_list(d, c, &cc->column_key_path, &cc->column_key_path_len,
+                                        "path_in_schema"))
+                        return at(d, "ENCRYPTION_WITH_COLUMN_KEY");
+                } else if (fid == 2 && t == PQ_WIRE_BINARY) {
+                    cc->column_key_metadata.ptr = pq_compact_binary(c, &cc->column_key_metadata.len);
+                    if (c->bad) return malformed(d, "key_metadata"), at(d, "ENCRYPTION_WITH_COLUMN_KEY");
+                } else if (skip_field(d, c, t, fid, depth + 1)) {
+                    return at(d, "ENCRYPTION_WITH_COLUMN_KEY");
+                }
+            }
+            if (c->bad) return malformed(d, "ENCRYPTION_WITH_COLUMN_KEY");
+            cc->crypto_kind = PQ_CRYPTO_COLUMN_KEY;
+        } else {
+            if (skip_field(d, c, ft, id, depth)) return -1;
+            if (ft == PQ_WIRE_STRUCT) cc->crypto_kind = id == 1 ? PQ_CRYPTO_FOOTER_KEY : PQ_CRYPTO_NONE;
+        }
+    }
+    if (c->bad) return malformed(d, "(struct end)");
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
  * Logical types (SchemaElement.logicalType)
  * ------------------------------------------------------------------------- */
 
@@ -892,11 +977,9 @@ HOT int chunk_field(footer_dec *d, pq_compact *c, pq_column_chunk *cc, int16_t i
             break;
         case 8: {
             if (ft != PQ_WIRE_STRUCT) goto skip;
-            int32_t member;
             d->c = *c;
-            if (dec_union_member(d, &member, depth + 1)) return at(d, "crypto_metadata");
+            if (dec_column_crypto(d, cc, depth + 1)) return at(d, "crypto_metadata");
             *c = d->c;
-            cc->crypto_kind = (member == 1 || member == 2) ? member : PQ_CRYPTO_NONE;
             cc->set |= PQ_CC_HAS_CRYPTO_METADATA;
             break;
         }
@@ -1141,8 +1224,9 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
         }
         case 8:
             if (ft != PQ_WIRE_STRUCT) goto skip;
-            if (dec_union_member(d, &fm->encryption_algorithm, depth + 1))
+            if (dec_encryption_algorithm(d, &fm->encryption, depth + 1))
                 return at(d, "encryption_algorithm"), at(d, "FileMetaData");
+            fm->encryption_algorithm = fm->encryption.id;
             fm->set |= PQ_FMD_HAS_ENCRYPTION_ALGORITHM;
             break;
         case 9:
@@ -1191,4 +1275,79 @@ pq_status pq_footer_decode(const uint8_t *buf, size_t len, pq_arena *arena,
         n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", n ? "." : "", d.seg[i]);
     if (d.status == PQ_ERR_NOMEM) return pq_error_set(err, PQ_ERR_NOMEM, "%s", d.what);
     return pq_error_set(err, d.status, "%s: %s", n ? path : "FileMetaData", d.what);
+}
+
+/* The error path of the standalone decoders below. */
+static pq_status dec_error(footer_dec *d, const char *root, pq_error *err)
+{
+    char path[MAX_SEGMENTS * SEGMENT_SIZE];
+    size_t n = 0;
+    path[0] = '\0';
+    for (int i = d->nseg - 1; i >= 0 && n < sizeof path; i--)
+        n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", n ? "." : "", d->seg[i]);
+    if (d->status == PQ_ERR_NOMEM) return pq_error_set(err, PQ_ERR_NOMEM, "%s", d->what);
+    return pq_error_set(err, d->status, "%s%s%s: %s", root, n ? "." : "", path, d->what);
+}
+
+static void dec_start(footer_dec *d, const uint8_t *buf, size_t len, pq_arena *arena)
+{
+    pq_compact_init(&d->c, buf, len);
+    d->arena = arena;
+    d->keep = NULL;
+    d->keep_len = 0;
+    d->status = PQ_OK;
+    d->nseg = 0;
+    d->what[0] = '\0';
+}
+
+pq_status pq_column_meta_decode(const uint8_t *buf, size_t len, pq_arena *arena, pq_column_meta *out,
+                                pq_error *err)
+{
+    footer_dec d;
+    dec_start(&d, buf, len, arena);
+    memset(out, 0, sizeof *out);
+    pq_compact cur = d.c;
+    if (dec_column_meta(&d, &cur, out, 1) == 0) return PQ_OK;
+    return dec_error(&d, "ColumnMetaData", err);
+}
+
+pq_status pq_file_crypto_decode(const uint8_t *buf, size_t len, pq_encryption_algorithm *alg,
+                                pq_bytes *key_metadata, size_t *consumed, pq_error *err)
+{
+    footer_dec d;
+    dec_start(&d, buf, len, NULL);
+    memset(alg, 0, sizeof *alg);
+    memset(key_metadata, 0, sizeof *key_metadata);
+    pq_compact *c = &d.c;
+    int16_t id = 0;
+    bool have_alg = false;
+    for (;;) {
+        int ft = pq_compact_field(c, &id);
+        if (ft == PQ_WIRE_STOP) break;
+        if (id == 1 && ft == PQ_WIRE_STRUCT) {
+            if (dec_encryption_algorithm(&d, alg, 1)) {
+                at(&d, "encryption_algorithm");
+                return dec_error(&d, "FileCryptoMetaData", err);
+            }
+            have_alg = true;
+        } else if (id == 2 && ft == PQ_WIRE_BINARY) {
+            key_metadata->ptr = pq_compact_binary(c, &key_metadata->len);
+        } else if (skip_field(&d, c, ft, id, 0)) {
+            return dec_error(&d, "FileCryptoMetaData", err);
+        }
+        if (c->bad) {
+            malformed(&d, "(field)");
+            return dec_error(&d, "FileCryptoMetaData", err);
+        }
+    }
+    if (c->bad) {
+        malformed(&d, "(struct end)");
+        return dec_error(&d, "FileCryptoMetaData", err);
+    }
+    if (!have_alg) {
+        missing(&d, "encryption_algorithm");
+        return dec_error(&d, "FileCryptoMetaData", err);
+    }
+    *consumed = (size_t)(c->p - buf);
+    return PQ_OK;
 }

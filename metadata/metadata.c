@@ -7,6 +7,7 @@
 
 #include "metadata/error.h"
 #include "metadata/metadata_internal.h"
+#include "metadata/options_size.h"
 
 /* Largest footer accepted when the caller does not say: far above any real
  * file (a 100,000-column footer is tens of MiB), far below address space. */
@@ -26,25 +27,6 @@ static void metadata_free(pq_metadata *md)
     free(md);
 }
 
-/* Encryption is detected after decoding so that the message can say where. */
-static pq_status check_not_encrypted(const pq_file_metadata *fm, pq_error *err)
-{
-    if (fm->set & PQ_FMD_HAS_ENCRYPTION_ALGORITHM)
-        return pq_error_set(err, PQ_ERR_ENCRYPTED,
-                            "encrypted Parquet is not supported (plaintext footer with "
-                            "FileMetaData.encryption_algorithm)");
-    for (uint32_t g = 0; g < fm->row_groups_len; g++) {
-        const pq_row_group *rg = &fm->row_groups[g];
-        for (uint32_t c = 0; c < rg->columns_len; c++) {
-            if (rg->columns[c]->set & (PQ_CC_HAS_CRYPTO_METADATA | PQ_CC_HAS_ENCRYPTED_METADATA))
-                return pq_error_set(err, PQ_ERR_ENCRYPTED,
-                                    "encrypted Parquet is not supported (RowGroup[%u].columns[%u] "
-                                    "has encrypted column metadata)", g, c);
-        }
-    }
-    return PQ_OK;
-}
-
 /* Every row group must carry one chunk per leaf column, in leaf order. */
 static pq_status check_chunks_match_schema(const pq_file_metadata *fm, const pq_schema *schema,
                                            pq_error *err)
@@ -59,8 +41,21 @@ static pq_status check_chunks_match_schema(const pq_file_metadata *fm, const pq_
     return PQ_OK;
 }
 
+void pq_decryption_init(pq_decryption *d)
+{
+    if (!d) return;
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+}
+
 pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_options *opts,
                                pq_error *err)
+{
+    return pq_metadata_parse_decrypt(footer, len, opts, NULL, err);
+}
+
+pq_metadata *pq_metadata_parse_decrypt(const void *footer, size_t len, const pq_parse_options *opts,
+                                       const pq_decryption *keys, pq_error *err)
 {
     atomic_fetch_add_explicit(&footer_parses, 1, memory_order_relaxed);
     uint64_t max_footer = opts && opts->max_footer_size ? opts->max_footer_size
@@ -123,11 +118,24 @@ pq_metadata *pq_metadata_parse(const void *footer, size_t len, const pq_parse_op
         md->projected = true;
     }
 
-    pq_status st = pq_footer_decode(md->footer, len, &md->arena, md->projected ? keep : NULL,
-                                    keep_len, &md->file, err);
-    if (st == PQ_OK) st = check_not_encrypted(&md->file, err);
+    pq_decryption keys_in;
+    pq_decryption_init(&keys_in);
+    pq_status st = keys ? pq_options_take(&keys_in, sizeof keys_in, keys, sizeof keys_in, "pq_decryption", err)
+                        : PQ_OK;
+    const uint8_t *plain = NULL;
+    size_t plain_len = 0;
+    if (st == PQ_OK)
+        st = pq_footer_crypto_open(md->footer, len, keys ? &keys_in : NULL, &md->arena, &md->crypto, &plain,
+                                   &plain_len, err);
+    if (st == PQ_OK)
+        st = pq_footer_decode(plain, plain_len, &md->arena, md->projected ? keep : NULL, keep_len, &md->file,
+                              err);
     pq_warnings_init(&md->warnings, &md->arena);
     if (st == PQ_OK) st = pq_schema_build(&md->arena, &md->file, &md->schema, &md->warnings, err);
+    if (st == PQ_OK)
+        st = pq_footer_crypto_finish(md->footer, len, keys ? &keys_in : NULL, &md->arena, &md->file,
+                                     &md->schema, &md->crypto, err);
+    pq_crypto_wipe(&keys_in, sizeof keys_in);
     if (st == PQ_OK) st = pq_warnings_finish(&md->warnings, err);
     if (st == PQ_OK) st = check_chunks_match_schema(&md->file, &md->schema, err);
     if (st == PQ_OK && md->projected && keep_len > md->schema.leaves_len)
@@ -160,12 +168,7 @@ pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len, const pq_parse
         return NULL;
     }
     const uint8_t *magic = t + len - 4;
-    if (memcmp(magic, "PARE", 4) == 0) {
-        pq_error_set(err, PQ_ERR_ENCRYPTED,
-                     "encrypted Parquet is not supported (encrypted footer, \"PARE\" magic)");
-        return NULL;
-    }
-    if (memcmp(magic, "PAR1", 4) != 0) {
+    if (memcmp(magic, "PAR1", 4) != 0 && memcmp(magic, "PARE", 4) != 0) {
         pq_error_set(err, PQ_ERR_NOT_PARQUET, "not a Parquet file (no \"PAR1\" magic at the end)");
         return NULL;
     }
@@ -178,6 +181,18 @@ pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len, const pq_parse
         return NULL;
     }
     return pq_metadata_parse(t + len - 8 - flen, flen, opts, err);
+}
+
+void pq_metadata_encryption(const pq_metadata *md, pq_file_encryption *out)
+{
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (md) *out = md->crypto.info;
+}
+
+const pq_footer_crypto *pq_metadata_crypto(const pq_metadata *md)
+{
+    return &md->crypto;
 }
 
 pq_metadata *pq_metadata_retain(pq_metadata *md)

@@ -28,8 +28,9 @@ pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t data_end, uint
     if (cc->set & PQ_CC_SKIPPED)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                             "column chunk was left out by the projected parse");
-    if (cc->set & PQ_CC_HAS_ENCRYPTED_METADATA)
-        return pq_error_set(err, PQ_ERR_ENCRYPTED, "column chunk metadata is encrypted");
+    if ((cc->set & PQ_CC_HAS_ENCRYPTED_METADATA) && !(cc->set & PQ_CC_DECRYPTED_METADATA))
+        return pq_error_set(err, PQ_ERR_ENCRYPTED,
+                            "the column is encrypted with a key that was not given");
     if (cc->set & PQ_CC_HAS_FILE_PATH)
         return pq_error_set(err, PQ_ERR_UNSUPPORTED,
                             "column chunk stored in another file (file_path)");
@@ -118,7 +119,7 @@ pq_status pq_chunk_byte_range_for_writer(const pq_column_chunk *cc, pq_bytes cre
  * The walk
  * ------------------------------------------------------------------------- */
 
-static void fill_info(pq_page_info *pi, const pq_page_header *h, uint64_t off, size_t hlen)
+void pq_page_info_fill(pq_page_info *pi, const pq_page_header *h, uint64_t off, size_t hlen)
 {
     memset(pi, 0, sizeof *pi);
     pi->header_offset = off;
@@ -215,7 +216,7 @@ pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, u
             arr = grown;
             cap = ncap;
         }
-        fill_info(&arr[n++], &h, off, hlen);
+        pq_page_info_fill(&arr[n++], &h, off, hlen);
         off = data_off + (uint64_t)h.compressed_page_size;
         if (counters) {
             counters->pages++;

@@ -41,7 +41,7 @@
  * - 8 - footer length; pq_reader_data_end). A chunk that runs into the
  * footer is corrupt, not read. Errors: PQ_ERR_INVALID_ARGUMENT
  * (NULL, a chunk skipped by a projected parse), PQ_ERR_ENCRYPTED (encrypted
- * column metadata), PQ_ERR_UNSUPPORTED (file_path: the chunk is in another
+ * column metadata that was not decrypted: no key), PQ_ERR_UNSUPPORTED (file_path: the chunk is in another
  * file), PQ_ERR_CORRUPT_DATA (no meta_data, negative size, out of the file). */
 pq_status pq_chunk_byte_range(const pq_column_chunk *cc, uint64_t data_end, uint64_t *offset,
                               uint64_t *len, pq_error *err);
@@ -108,5 +108,10 @@ enum {
 pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, unsigned flags,
                        pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
                        pq_error *err);
+
+/* A page's pq_page_info from its decoded header, the header at chunk
+ * offset `off` taking `hlen` bytes. */
+struct pq_page_header;
+void pq_page_info_fill(pq_page_info *pi, const struct pq_page_header *h, uint64_t off, size_t hlen);
 
 #endif

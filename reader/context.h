@@ -260,6 +260,7 @@ struct pq_reader {
     uint32_t *own_columns;
     uint32_t *own_row_groups;
     struct pq_expr *own_filter;
+    pq_decryption *own_keys;        /* opts.decryption's copy (reader/keys.c), wiped at close */
 
     pq_metadata *md;
     pq_stage_counters stats[PQ_STAGE_COUNT];

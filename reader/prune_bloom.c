@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metadata/bloom_filter.h"
+#include "reader/keys.h"
 #include "reader/prune_bloom.h"
 #include "reader/prune_member.h"
 
@@ -79,6 +80,7 @@ static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return false;
+    if (pq_chunk_is_encrypted(cc)) return false; /* its index modules are encrypted: not read */
     uint64_t off, want, size = in->data_end;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
     if (!pq_bloom_filter_range(m, size, in->supplied, &off, &want)) { /* offset outside the data region */

@@ -16,6 +16,7 @@
 #include "pages/codec.h"
 #include "pages/page_header.h"
 #include "pages/page_walk.h"
+#include "reader/keys.h"
 #include "reader/prune_dict.h"
 #include "reader/prune_member.h"
 
@@ -137,6 +138,7 @@ static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot
     uint64_t off, len;
     if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, in->data_end, &off, &len))
         return false;
+    if (pq_chunk_is_encrypted(cc)) return false; /* its index modules are encrypted: not read */
     pq_error err;
     bool ok = !in->memory_limit || len <= in->memory_limit;
     uint8_t *buf = ok ? malloc((size_t)len) : NULL;

@@ -16,6 +16,7 @@
 #include "metadata/column_index.h"
 #include "metadata/page_index.h"
 #include "pages/page_walk.h"
+#include "reader/keys.h"
 #include "reader/prune_pages.h"
 #include "predicate/judge_stats.h"
 
@@ -58,6 +59,7 @@ static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_page
     unsigned ci_bits = PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
     if ((cc->set & PQ_CC_SKIPPED) || (cc->set & oi_bits) != oi_bits || (cc->set & ci_bits) != ci_bits)
         return false; /* nothing to use: not a warning */
+    if (pq_chunk_is_encrypted(cc)) return false; /* its index modules are encrypted: not read */
     uint64_t chunk_off, chunk_len;
     pq_error err;
     uint8_t *oi_bytes = NULL;

@@ -17,6 +17,7 @@
 #include "pages/buffer_pool.h"
 #include "predicate/predicate.h"
 #include "reader/context.h"
+#include "reader/keys.h"
 #include "reader/options.h"
 #include "pq_remote.h"
 
@@ -64,9 +65,17 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
         pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    if (pq_keys_copy(r->opts.decryption, &r->own_keys, err) != PQ_OK) {
+        free(r->own_columns);
+        free(r->own_row_groups);
+        free(r);
+        return NULL;
+    }
+    r->opts.decryption = r->own_keys;
     if (r->opts.filter) {
         r->own_filter = pq_expr_clone(r->opts.filter, err);
         if (!r->own_filter) {
+            pq_keys_free(r->own_keys);
             free(r->own_columns);
             free(r->own_row_groups);
             free(r);
@@ -263,6 +272,7 @@ void pq_reader_close(pq_reader *r)
     free(r->own_columns);
     free(r->own_row_groups);
     pq_expr_free(r->own_filter);
+    pq_keys_free(r->own_keys);
     free(r);
 }
 
@@ -370,13 +380,9 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
         free(tail);
         return st;
     }
+    /* "PARE": an encrypted footer, which the parse opens with the footer key. */
     const uint8_t *magic = tail + n - PARQUET_MAGIC_LEN;
-    if (memcmp(magic, "PARE", 4) == 0) {
-        free(tail);
-        return pq_error_set(err, PQ_ERR_ENCRYPTED,
-                            "encrypted Parquet is not supported (encrypted footer, \"PARE\" magic)");
-    }
-    if (memcmp(magic, "PAR1", 4) != 0) {
+    if (memcmp(magic, "PAR1", 4) != 0 && memcmp(magic, "PARE", 4) != 0) {
         free(tail);
         return pq_error_set(err, PQ_ERR_NOT_PARQUET,
                             "not a Parquet file (no \"PAR1\" magic at the end)");
@@ -385,10 +391,11 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
      * footer stage never spends a read on it alone. */
     const uint8_t *head = r->io.file_size == n ? tail
                           : r->io.kind == SOURCE_MEMORY ? r->io.memory.data : NULL;
-    if (head && memcmp(head, "PAR1", 4) != 0) {
+    if (head && memcmp(head, magic, 4) != 0) {
+        bool encrypted = memcmp(magic, "PARE", 4) == 0;
         free(tail);
-        return pq_error_set(err, PQ_ERR_NOT_PARQUET,
-                            "not a Parquet file (no \"PAR1\" magic at the start)");
+        return pq_error_set(err, PQ_ERR_NOT_PARQUET, "not a Parquet file (no \"%s\" magic at the start)",
+                            encrypted ? "PARE" : "PAR1");
     }
     uint32_t flen = le32(tail + n - FOOTER_TRAILER_LEN);
     if ((uint64_t)flen + FOOTER_TRAILER_LEN + PARQUET_MAGIC_LEN > r->io.file_size) {
@@ -439,7 +446,7 @@ static pq_metadata *footer_read_and_parse(pq_reader *r, pq_error *err)
     pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
     const uint8_t *footer = r->footer.tail + (r->io.file_size - r->footer.tail_offset) - FOOTER_TRAILER_LEN -
                             r->footer.len;
-    pq_metadata *md = pq_metadata_parse(footer, r->footer.len, &po, err);
+    pq_metadata *md = pq_metadata_parse_decrypt(footer, r->footer.len, &po, r->opts.decryption, err);
     if (md) r->stats[PQ_STAGE_FOOTER].parses++;
     /* Whatever happened, the bytes are of no further use: a retry re-reads. */
     free(r->footer.tail);
@@ -465,15 +472,18 @@ static pq_status stage_footer(pq_reader *r, pq_error *err)
     }
     if (r->opts.footer_bytes) {
         pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
-        r->md = pq_metadata_parse(r->opts.footer_bytes, r->opts.footer_bytes_len, &po, err);
+        r->md = pq_metadata_parse_decrypt(r->opts.footer_bytes, r->opts.footer_bytes_len, &po,
+                                          r->opts.decryption, err);
         if (!r->md) return err ? err->code : PQ_ERR_CORRUPT_FOOTER;
         stats->parses++;
         stats->reused = 1;
         return PQ_OK;
     }
 
-    /* Through a cache, keyed by the caller's key or the file's identity. */
-    if (r->opts.cache) {
+    /* Through a cache, keyed by the caller's key or the file's identity;
+     * never with keys: a cached footer may hold what other keys decrypted,
+     * or lack what these keys would. */
+    if (r->opts.cache && !r->opts.decryption) {
         uint8_t keybuf[4096 + 32];
         const void *key = r->opts.cache_key;
         size_t key_len = r->opts.cache_key_len;

@@ -21,6 +21,7 @@
 #include "predicate/predicate.h"
 #include "reader/parallel.h"
 #include "reader/context.h"
+#include "reader/keys.h"
 
 /* Free what one chunk owns and zero it. */
 static void chunk_clear(pq_reader_chunk *ch)
@@ -118,7 +119,9 @@ static bool pages_may_be_skipped(const pq_reader *r, uint32_t col)
 static bool has_offset_index(const pq_column_chunk *cc)
 {
     unsigned both = PQ_CC_HAS_OFFSET_INDEX_OFFSET | PQ_CC_HAS_OFFSET_INDEX_LENGTH;
-    return (cc->set & both) == both && cc->offset_index_offset > 0 && cc->offset_index_length > 0;
+    /* An encrypted chunk's offset index is an encrypted module: the walk takes the whole chunk. */
+    return (cc->set & both) == both && cc->offset_index_offset > 0 && cc->offset_index_length > 0 &&
+           !pq_chunk_is_encrypted(cc);
 }
 
 /* Whether the filter reads leaf `leaf`. */
@@ -606,6 +609,25 @@ static pq_status walk_part(const pq_reader *r, const uint8_t *bytes, uint64_t le
     return st;
 }
 
+/* An encrypted chunk (always read whole: its offset index is not used). */
+static pq_status walk_encrypted(const pq_reader *r, const pq_reader_chunk *ch, const uint8_t *bytes, size_t len,
+                                uint8_t **plain, size_t *plain_len, pq_page_info **pages, size_t *npages,
+                                walk_acc *acc, pq_error *err)
+{
+    const pq_column_chunk *cc = pq_metadata_file(r->md)->row_groups[ch->info.row_group].columns[ch->info.column];
+    uint8_t key[PQ_CRYPTO_MAX_KEY];
+    pq_chunk_cipher cipher;
+    pq_status st = pq_chunk_cipher_for(r->md, r->opts.decryption, ch->info.row_group, ch->info.column, &cipher,
+                                       key, err);
+    if (st == PQ_OK && ch->data_pages)
+        st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "an encrypted chunk read in parts");
+    if (st == PQ_OK)
+        st = pq_page_walk_encrypted(bytes, len, cc->meta_data.num_values, &cipher, plain, plain_len, pages, npages,
+                                    &acc->wc, err);
+    pq_crypto_wipe(key, sizeof key);
+    return st;
+}
+
 static size_t count_data_pages(const pq_page_info *pages, size_t n)
 {
     size_t k = 0;
@@ -678,6 +700,34 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     }
     pq_page_info *pages = NULL;
     size_t npages = 0;
+    if (pq_chunk_is_encrypted(cc)) {
+        /* Decrypted into a plaintext chunk of our own, walked as it is made. */
+        uint8_t *plain = NULL;
+        size_t plain_len = 0;
+        st = walk_encrypted(r, ch, bytes, len, &plain, &plain_len, &pages, &npages, acc, err);
+        free(owned);
+        pq_shared_bytes_release(hold);
+        hold = NULL;
+        owned = plain;
+        bytes = plain;
+        len = plain_len;
+        if (st != PQ_OK) {
+            free(pages);
+            free(owned);
+            return chunk_error(err, st, ch);
+        }
+        ch->bytes = owned;
+        ch->hold = NULL;
+        ch->data = bytes;
+        ch->data_len = len;
+        ch->origin = UINT64_MAX;
+        ch->pages = pages;
+        ch->info.pages = pages;
+        ch->info.npages = npages;
+        ch->step = CHUNK_WALKED;
+        acc->chunks++;
+        return PQ_OK;
+    }
     if (ch->data_pages == 0) {
         /* The whole chunk: its value count says where the pages end. */
         st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, acc, err);

@@ -37,6 +37,19 @@ int pq_cmd_prune(int argc, char **argv);
 int pq_cmd_cat(int argc, char **argv);
 
 /* ---------------------------------------------------------------------------
+ * Keys of encrypted files (cli_keys.c)
+ * ------------------------------------------------------------------------- */
+
+/* Take --footer-key KEY, --column-key PATH=KEY and --aad-prefix TEXT out of
+ * argv (anywhere before "--"), leaving the rest for the command. KEY is hex,
+ * base64 or @FILE. Returns CLI_EXIT_OK or CLI_EXIT_USAGE (message printed;
+ * no key is ever printed). */
+int cli_take_keys(int *argc, char **argv);
+
+/* The keys taken, or NULL when none were given. */
+const pq_decryption *cli_decryption(void);
+
+/* ---------------------------------------------------------------------------
  * Arguments, errors, allocation and escaped text (cli_util.c)
  * ------------------------------------------------------------------------- */
 

@@ -173,7 +173,12 @@ bool cli_is_dataset(const char *const *files, size_t n)
 
 pq_reader *cli_open_reader(const char *location, const pq_reader_options *opts, pq_error *err)
 {
+    /* Keys given on the command line apply to every file. */
+    pq_reader_options o;
+    if (!opts) pq_reader_options_init(&o);
+    else o = *opts;
+    if (!o.decryption) o.decryption = cli_decryption();
     /* URLs take their S3 endpoint, region and credentials from AWS_*. */
-    if (pq_is_url(location)) return pq_reader_open_url(location, opts, NULL, err);
-    return pq_reader_open_path(location, opts, err);
+    if (pq_is_url(location)) return pq_reader_open_url(location, &o, NULL, err);
+    return pq_reader_open_path(location, &o, err);
 }

@@ -489,6 +489,7 @@ static int cat_dataset(const cat_args *a)
     pq_reader_options ro;
     pq_reader_options_init(&ro);
     ro.int96_unit = a->int96_unit;
+    ro.decryption = cli_decryption();
     o.reader = &ro;
     pq_dataset *ds = pq_dataset_open(a->files, a->nfiles, &o, &err);
     if (!ds) return cli_file_error(a->file, &err);

@@ -460,7 +460,13 @@ static void meta_text(const pq_metadata *md, const char *path, uint64_t file_siz
 static int meta_many(const char **files, size_t n, bool json)
 {
     pq_error err = {0};
-    pq_dataset *ds = pq_dataset_open(files, n, NULL, &err);
+    pq_dataset_options o;
+    pq_dataset_options_init(&o);
+    pq_reader_options ro;
+    pq_reader_options_init(&ro);
+    ro.decryption = cli_decryption();
+    o.reader = &ro;
+    pq_dataset *ds = pq_dataset_open(files, n, &o, &err);
     if (!ds) return cli_file_error(files[0], &err);
     for (size_t i = 0; i < pq_dataset_file_count(ds); i++) {
         const char *path = pq_dataset_file_path(ds, i);

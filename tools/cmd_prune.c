@@ -86,6 +86,10 @@ static int prune_dataset(const char **files, size_t n, const char *where, bool h
     pq_dataset_options o;
     pq_dataset_options_init(&o);
     o.partitioning = hive ? PQ_PARTITIONING_HIVE : PQ_PARTITIONING_NONE;
+    pq_reader_options ro;
+    pq_reader_options_init(&ro);
+    ro.decryption = cli_decryption();
+    o.reader = &ro;
     pq_dataset *ds = pq_dataset_open(files, n, &o, &err);
     pq_dataset_scan sc = {.filter = filter};
     struct ArrowArrayStream st = {0};

@@ -87,8 +87,10 @@ static int run(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(cmd, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(cmd, commands[i].name) == 0) {
+            int n = argc - 1, rc = cli_take_keys(&n, argv + 1);
+            return rc != CLI_EXIT_OK ? rc : commands[i].run(n, argv + 1);
+        }
     if (cmd[0] == '-')
         return cli_usage_error(usage_line, "unknown option '%s'", cmd);
     return cli_usage_error(usage_line, "unknown command '%s'", cmd);

@@ -1,0 +1,158 @@
+/*
+ * page_decrypt.c — the walk over an encrypted column chunk (page_decrypt.h).
+ */
+#include "pages/page_decrypt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "metadata/crypto.h"
+#include "metadata/error.h"
+#include "pages/page_header.h"
+
+/* Decrypt a header module at `module` (`total` bytes) trying the header
+ * type the chunk suggests, then, for the first page, the other: a chunk's
+ * metadata may not say whether it opens with a dictionary page. */
+static pq_status decrypt_header(const pq_chunk_cipher *k, const uint8_t *module, size_t total, size_t page,
+                                uint32_t data_ordinal, uint8_t *out, bool *is_dictionary, pq_error *err)
+{
+    bool first = page == 0;
+    bool try_dict = first && k->has_dictionary;
+    for (int attempt = 0; attempt < (first ? 2 : 1); attempt++) {
+        bool dict = attempt == 0 ? try_dict : !try_dict;
+        pq_module_type type = dict ? PQ_MODULE_DICTIONARY_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER;
+        uint8_t aad[PQ_CRYPTO_MAX_AAD];
+        size_t aad_len = pq_crypto_aad(aad, k->file_aad, k->file_aad_len, type, k->row_group, k->column,
+                                       data_ordinal);
+        if (!aad_len)
+            return pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                                "page %zu: a row group, column or page ordinal beyond 32767", page);
+        char what[64];
+        snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
+        pq_status st = pq_crypto_gcm_decrypt(k->key, k->key_len, module, total, aad, aad_len, out, what, err);
+        if (st == PQ_OK) {
+            *is_dictionary = dict;
+            return PQ_OK;
+        }
+        if (st != PQ_ERR_DECRYPT) return st;
+    }
+    return pq_error_set(err, PQ_ERR_DECRYPT,
+                        "page %zu (%s): authentication failed (a wrong key or AAD prefix, or altered bytes)",
+                        page, first ? "page header" : pq_module_name(PQ_MODULE_DATA_PAGE_HEADER));
+}
+
+static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, const pq_chunk_cipher *k,
+                      uint8_t *out, size_t *out_len, pq_page_info **arr, size_t *n,
+                      pq_page_walk_counters *counters, pq_error *err)
+{
+    size_t cap = 0;
+    uint64_t at = 0, o = 0;
+    uint32_t data_ordinal = 0;
+    int64_t values = 0;
+    bool gcm_pages = k->algorithm != PQ_ENCRYPTION_AES_GCM_CTR_V1;
+    while (at < len) {
+        size_t page = *n;
+        char what[64];
+        snprintf(what, sizeof what, "page %zu at chunk offset %" PRIu64 " (page header)", page, at);
+        size_t htotal = 0;
+        pq_status st = pq_crypto_module_size(chunk + at, (size_t)(len - at), true, what, &htotal, err);
+        if (st != PQ_OK) return st;
+        bool dict = false;
+        st = decrypt_header(k, chunk + at, htotal, page, data_ordinal, out + o, &dict, err);
+        if (st != PQ_OK) return st;
+        size_t hplain = htotal - PQ_CRYPTO_GCM_OVERHEAD;
+        pq_page_header h;
+        size_t hlen = 0;
+        pq_error e;
+        st = pq_page_header_decode(out + o, hplain, &h, &hlen, &e);
+        if (st != PQ_OK)
+            return pq_error_set(err, st, "page %zu at chunk offset %" PRIu64 ": %s", page, at, e.message);
+        bool is_data = h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
+        if (dict != (h.type == PQ_PAGE_DICTIONARY))
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                "page %zu at chunk offset %" PRIu64 ": a %s page under a %s header's AAD", page,
+                                at, is_data ? "data" : "dictionary", dict ? "dictionary" : "data");
+        at += htotal;
+        uint64_t body = (uint64_t)h.compressed_page_size;
+        if (body > len - at)
+            return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                                "page %zu: compressed_page_size %d runs past the end of the column chunk "
+                                "(%" PRIu64 " bytes left)", page, (int)h.compressed_page_size, len - at);
+        size_t plain = 0;
+        if (h.type == PQ_PAGE_DICTIONARY || is_data) {
+            pq_module_type type = dict ? PQ_MODULE_DICTIONARY_PAGE : PQ_MODULE_DATA_PAGE;
+            snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
+            size_t total = 0;
+            st = pq_crypto_module_size(chunk + at, (size_t)body, gcm_pages, what, &total, err);
+            if (st == PQ_OK && total != body)
+                st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: the module holds %zu bytes, the header says %d",
+                                  what, total, (int)h.compressed_page_size);
+            if (st != PQ_OK) return st;
+            uint8_t *dst = out + o + hplain;
+            if (gcm_pages) {
+                uint8_t aad[PQ_CRYPTO_MAX_AAD];
+                size_t aad_len = pq_crypto_aad(aad, k->file_aad, k->file_aad_len, type, k->row_group, k->column,
+                                               data_ordinal);
+                st = pq_crypto_gcm_decrypt(k->key, k->key_len, chunk + at, total, aad, aad_len, dst, what, err);
+                plain = total - PQ_CRYPTO_GCM_OVERHEAD;
+            } else {
+                st = pq_crypto_ctr_decrypt(k->key, k->key_len, chunk + at, total, dst, what, err);
+                plain = total - PQ_CRYPTO_CTR_OVERHEAD;
+            }
+            if (st != PQ_OK) return st;
+        }
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            pq_page_info *grown = realloc(*arr, ncap * sizeof *grown);
+            if (!grown) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory walking pages");
+            *arr = grown;
+            cap = ncap;
+        }
+        pq_page_info *pi = &(*arr)[(*n)++];
+        pq_page_info_fill(pi, &h, o, hplain);
+        pi->compressed_size = (int32_t)plain;
+        pi->has_crc = false;
+        o += hplain + plain;
+        at += body;
+        if (counters) {
+            counters->pages++;
+            counters->header_bytes += hplain;
+            if (is_data) counters->data_pages++;
+            else if (dict) counters->dictionary_pages++;
+            else counters->index_pages++;
+        }
+        if (is_data) {
+            data_ordinal++;
+            values += pi->num_values;
+            if (num_values >= 0 && values >= num_values) break;
+        }
+    }
+    *out_len = (size_t)o;
+    if (num_values >= 0 && values != num_values)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
+                            "data pages hold %" PRId64 " values, the column chunk declares %" PRId64, values,
+                            num_values);
+    return PQ_OK;
+}
+
+pq_status pq_page_walk_encrypted(const uint8_t *chunk, uint64_t len, int64_t num_values,
+                                 const pq_chunk_cipher *cipher, uint8_t **plain, size_t *plain_len,
+                                 pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
+                                 pq_error *err)
+{
+    *plain = NULL;
+    *plain_len = 0;
+    *pages = NULL;
+    *npages = 0;
+    if (counters) counters->walks++;
+    if (len > SIZE_MAX) return pq_error_set(err, PQ_ERR_MEMORY_LIMIT, "a column chunk too large to hold");
+    /* Every module's plaintext is shorter than the module: the chunk's size bounds the output. */
+    uint8_t *out = malloc(len ? (size_t)len : 1);
+    if (!out) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %" PRIu64 "-byte decrypted chunk", len);
+    size_t used = 0;
+    pq_status st = walk(chunk, len, num_values, cipher, out, &used, pages, npages, counters, err);
+    *plain = out;
+    *plain_len = used;
+    return st;
+}

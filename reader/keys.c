@@ -1,0 +1,114 @@
+/*
+ * keys.c — the reader's copy of its keys, and a chunk's cipher (keys.h).
+ */
+#include "reader/keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata/error.h"
+#include "metadata/footer_crypto.h"
+#include "metadata/options_size.h"
+
+/* The block's size is kept before the struct, for the wipe. */
+typedef struct keys_block {
+    size_t size;
+    pq_decryption keys;
+} keys_block;
+
+pq_status pq_keys_copy(const pq_decryption *src, pq_decryption **out, pq_error *err)
+{
+    *out = NULL;
+    if (!src) return PQ_OK;
+    pq_decryption in;
+    pq_decryption_init(&in);
+    pq_status st = pq_options_take(&in, sizeof in, src, sizeof in, "pq_decryption", err);
+    if (st != PQ_OK) return st;
+    if ((in.column_keys_len && !in.column_keys) || (in.footer_key_len && !in.footer_key) ||
+        (in.aad_prefix_len && !in.aad_prefix))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_decryption: a length without its bytes");
+    size_t need = sizeof(keys_block) + in.footer_key_len + in.aad_prefix_len +
+                  in.column_keys_len * sizeof(pq_column_key);
+    for (size_t i = 0; i < in.column_keys_len; i++) {
+        const pq_column_key *ck = &in.column_keys[i];
+        if (!ck->path || (ck->key_len && !ck->key))
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_decryption.column_keys[%zu]: no path or key", i);
+        if (ck->key_len != 16 && ck->key_len != 24 && ck->key_len != 32)
+            return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                                "pq_decryption.column_keys[%zu] ('%s'): a key of %zu bytes (AES keys are 16, 24 "
+                                "or 32 bytes)", i, ck->path, ck->key_len);
+        need += ck->key_len + strlen(ck->path) + 1;
+    }
+    if (in.footer_key_len && in.footer_key_len != 16 && in.footer_key_len != 24 && in.footer_key_len != 32)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
+                            "pq_decryption.footer_key: a key of %zu bytes (AES keys are 16, 24 or 32 bytes)",
+                            in.footer_key_len);
+    keys_block *b = calloc(1, need);
+    if (!b) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for keys");
+    b->size = need;
+    b->keys = in;
+    uint8_t *p = (uint8_t *)(b + 1);
+    pq_column_key *cks = (pq_column_key *)p;
+    p += in.column_keys_len * sizeof *cks;
+    for (size_t i = 0; i < in.column_keys_len; i++) {
+        const pq_column_key *ck = &in.column_keys[i];
+        memcpy(p, ck->key, ck->key_len);
+        cks[i].key = p;
+        cks[i].key_len = ck->key_len;
+        p += ck->key_len;
+        size_t pl = strlen(ck->path) + 1;
+        memcpy(p, ck->path, pl);
+        cks[i].path = (const char *)p;
+        p += pl;
+    }
+    b->keys.column_keys = in.column_keys_len ? cks : NULL;
+    if (in.footer_key_len) {
+        memcpy(p, in.footer_key, in.footer_key_len);
+        b->keys.footer_key = p;
+        p += in.footer_key_len;
+    }
+    if (in.aad_prefix_len) {
+        memcpy(p, in.aad_prefix, in.aad_prefix_len);
+        b->keys.aad_prefix = p;
+    }
+    *out = &b->keys;
+    return PQ_OK;
+}
+
+void pq_keys_free(pq_decryption *keys)
+{
+    if (!keys) return;
+    keys_block *b = (keys_block *)((char *)keys - offsetof(keys_block, keys));
+    pq_crypto_wipe(b, b->size);
+    free(b);
+}
+
+bool pq_chunk_is_encrypted(const pq_column_chunk *cc)
+{
+    return (cc->set & PQ_CC_HAS_CRYPTO_METADATA) && cc->crypto_kind != PQ_CRYPTO_NONE;
+}
+
+pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
+                              pq_chunk_cipher *cipher, uint8_t *key_buf, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    const pq_row_group *rg = &fm->row_groups[g];
+    const pq_column_chunk *cc = rg->columns[leaf];
+    const pq_footer_crypto *crypto = pq_metadata_crypto(md);
+    pq_key key;
+    pq_status st = pq_key_for_chunk(keys, crypto, cc, pq_metadata_schema(md)->leaves[leaf].path, &key, err);
+    if (st != PQ_OK) return st;
+    memcpy(key_buf, key.bytes, key.len);
+    memset(cipher, 0, sizeof *cipher);
+    cipher->key = key_buf;
+    cipher->key_len = key.len;
+    pq_crypto_wipe(&key, sizeof key);
+    cipher->algorithm = crypto->info.algorithm;
+    cipher->file_aad = crypto->file_aad;
+    cipher->file_aad_len = crypto->file_aad_len;
+    cipher->row_group = (rg->set & PQ_RG_HAS_ORDINAL) && rg->ordinal >= 0 ? (uint32_t)rg->ordinal : g;
+    cipher->column = leaf;
+    const pq_column_meta *m = &cc->meta_data;
+    cipher->has_dictionary = (m->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET) && m->dictionary_page_offset > 0;
+    return PQ_OK;
+}

@@ -1,0 +1,29 @@
+/*
+ * keys.h — the reader's own copy of the caller's pq_decryption, and the
+ * key and cipher of one column chunk. The copy lives in one block that is
+ * wiped (OPENSSL_cleanse) before it is freed.
+ */
+#ifndef PQ_READER_KEYS_H
+#define PQ_READER_KEYS_H
+
+#include "metadata/crypto.h"
+#include "pages/page_decrypt.h"
+#include "pq_metadata.h"
+
+/* Copy `src` (its struct_size checked) into one malloc'd block: the struct,
+ * then its keys, paths and prefix. NULL `src` gives *out NULL. */
+pq_status pq_keys_copy(const pq_decryption *src, pq_decryption **out, pq_error *err);
+
+/* Wipe and free a copy made by pq_keys_copy. NULL is ignored. */
+void pq_keys_free(pq_decryption *keys);
+
+/* Whether the chunk is encrypted (its pages are modules). */
+bool pq_chunk_is_encrypted(const pq_column_chunk *cc);
+
+/* The cipher for chunk (row group `g`, leaf `leaf`) of `md`: its key into
+ * `key_buf` (PQ_CRYPTO_MAX_KEY bytes; the caller wipes it). PQ_ERR_ENCRYPTED
+ * naming the column when its key was not given. */
+pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
+                              pq_chunk_cipher *cipher, uint8_t *key_buf, pq_error *err);
+
+#endif
