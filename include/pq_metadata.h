@@ -615,6 +615,17 @@ PQ_API void pq_decryption_init(pq_decryption *d);
 PQ_API pq_metadata *pq_metadata_parse_decrypt(const void *footer, size_t len, const pq_parse_options *opts,
                                               const pq_decryption *keys, pq_error *err);
 
+/* AES-GCM decryption of a wrapped key as the Parquet key tools store one
+ * (nonce (12 bytes), ciphertext, tag (16 bytes); `len` bytes in all) with
+ * `aad`: for key-material helpers and KMS clients (a double-wrapped data
+ * key is encrypted this way with its key-encryption key). `out` receives
+ * len - 28 bytes (*out_len), at most `out_cap`. PQ_ERR_DECRYPT when the
+ * tag does not match; PQ_ERR_INVALID_ARGUMENT for a key that is not 16, 24
+ * or 32 bytes or a short input. */
+PQ_API pq_status pq_aes_gcm_unwrap(const uint8_t *key, size_t key_len, const uint8_t *wrapped, size_t len,
+                                   const uint8_t *aad, size_t aad_len, uint8_t *out, size_t out_cap,
+                                   size_t *out_len, pq_error *err);
+
 /* How a parsed file is encrypted. */
 typedef struct pq_file_encryption {
     int32_t algorithm;          /* pq_encryption_id; PQ_ENCRYPTION_NONE for a plaintext file */

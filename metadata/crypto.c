@@ -6,9 +6,11 @@
 #include <limits.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metadata/error.h"
+#include "pq_metadata.h"
 
 const char *pq_module_name(pq_module_type type)
 {
@@ -199,4 +201,32 @@ pq_status pq_crypto_verify_signature(const uint8_t *key, size_t key_len, const u
 void pq_crypto_wipe(void *p, size_t len)
 {
     if (p && len) OPENSSL_cleanse(p, len);
+}
+
+pq_status pq_aes_gcm_unwrap(const uint8_t *key, size_t key_len, const uint8_t *wrapped, size_t len,
+                            const uint8_t *aad, size_t aad_len, uint8_t *out, size_t out_cap, size_t *out_len,
+                            pq_error *err)
+{
+    if (out_len) *out_len = 0;
+    if (!key || !wrapped || !out || (aad_len && !aad))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_aes_gcm_unwrap: NULL argument");
+    if (len < PQ_CRYPTO_NONCE_LEN + PQ_CRYPTO_TAG_LEN)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "a wrapped key of %zu bytes is too short", len);
+    if (aad_len > INT_MAX) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "AAD too long");
+    size_t n = len - PQ_CRYPTO_NONCE_LEN - PQ_CRYPTO_TAG_LEN;
+    if (n > out_cap) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "the key needs %zu bytes of room", n);
+    /* The module functions take a length prefix first: make one. */
+    uint8_t *module = malloc(len + PQ_CRYPTO_LENGTH_LEN);
+    if (!module) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    module[0] = (uint8_t)len;
+    module[1] = (uint8_t)(len >> 8);
+    module[2] = (uint8_t)(len >> 16);
+    module[3] = (uint8_t)(len >> 24);
+    memcpy(module + PQ_CRYPTO_LENGTH_LEN, wrapped, len);
+    pq_status st = pq_crypto_gcm_decrypt(key, key_len, module, len + PQ_CRYPTO_LENGTH_LEN, aad, aad_len, out,
+                                         "wrapped key", err);
+    pq_crypto_wipe(module, len + PQ_CRYPTO_LENGTH_LEN);
+    free(module);
+    if (st == PQ_OK && out_len) *out_len = n;
+    return st;
 }

@@ -253,25 +253,41 @@ static pq_status decrypt_column_meta(const pq_decryption *keys, pq_arena *arena,
     return PQ_OK;
 }
 
+pq_status pq_footer_crypto_check(const pq_file_metadata *fm, const pq_footer_crypto *crypto, pq_error *err)
+{
+    if (fm->set & PQ_FMD_HAS_ENCRYPTION_ALGORITHM) {
+        if (fm->encryption.id != PQ_ENCRYPTION_AES_GCM_V1 && fm->encryption.id != PQ_ENCRYPTION_AES_GCM_CTR_V1)
+            return pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                                "FileMetaData.encryption_algorithm: neither AES_GCM_V1 nor AES_GCM_CTR_V1");
+        return PQ_OK;
+    }
+    if (crypto->info.footer_encrypted) return PQ_OK;
+    /* A plaintext file: encrypted columns in it are malformed. */
+    for (uint32_t g = 0; g < fm->row_groups_len; g++)
+        for (uint32_t c = 0; c < fm->row_groups[g].columns_len; c++)
+            if (fm->row_groups[g].columns[c]->set & (PQ_CC_HAS_CRYPTO_METADATA | PQ_CC_HAS_ENCRYPTED_METADATA))
+                return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER,
+                                    "RowGroup[%u].columns[%u] is encrypted but the file has no "
+                                    "encryption_algorithm", g, c);
+    return PQ_OK;
+}
+
 pq_status pq_footer_crypto_finish(const uint8_t *footer, size_t len, const pq_decryption *keys,
                                   pq_arena *arena, pq_file_metadata *fm, const pq_schema *schema,
                                   pq_footer_crypto *crypto, pq_error *err)
 {
     pq_status st = PQ_OK;
     if (!crypto->info.footer_encrypted) {
-        if (!(fm->set & PQ_FMD_HAS_ENCRYPTION_ALGORITHM)) {
-            /* A plaintext file; encrypted columns in it are malformed. */
-            for (uint32_t g = 0; g < fm->row_groups_len; g++)
-                for (uint32_t c = 0; c < fm->row_groups[g].columns_len; c++)
-                    if (fm->row_groups[g].columns[c]->set & (PQ_CC_HAS_CRYPTO_METADATA | PQ_CC_HAS_ENCRYPTED_METADATA))
-                        return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER,
-                                            "RowGroup[%u].columns[%u] is encrypted but the file has no "
-                                            "encryption_algorithm", g, c);
-            return PQ_OK;
+        if (!(fm->set & PQ_FMD_HAS_ENCRYPTION_ALGORITHM)) return PQ_OK;
+        crypto->info.algorithm = fm->encryption.id;
+        crypto->info.aad_prefix_stored = fm->encryption.aad_prefix.len > 0;
+        crypto->info.footer_key_metadata = fm->footer_signing_key_metadata;
+        /* With no keys at all the plaintext columns read and nothing needs the AAD. */
+        if (keys) {
+            st = make_file_aad(&fm->encryption, keys, arena, crypto, err);
+            if (st == PQ_OK) st = verify_plaintext_footer(footer, len, keys, fm, crypto, err);
+            if (st != PQ_OK) return st;
         }
-        st = make_file_aad(&fm->encryption, keys, arena, crypto, err);
-        if (st == PQ_OK) st = verify_plaintext_footer(footer, len, keys, fm, crypto, err);
-        if (st != PQ_OK) return st;
     }
     for (uint32_t g = 0; g < fm->row_groups_len; g++) {
         pq_row_group *rg = (pq_row_group *)&fm->row_groups[g];
@@ -282,9 +298,11 @@ pq_status pq_footer_crypto_finish(const uint8_t *footer, size_t len, const pq_de
                 cc->crypto_kind == PQ_CRYPTO_NONE)
                 continue;
             const char *path = c < schema->leaves_len ? schema->leaves[c].path : "?";
-            bool keyless = false;
-            st = decrypt_column_meta(keys, arena, cc, ordinal, c, path, crypto, &keyless, err);
-            if (st != PQ_OK) return st;
+            bool keyless = true;
+            if (keys) {
+                st = decrypt_column_meta(keys, arena, cc, ordinal, c, path, crypto, &keyless, err);
+                if (st != PQ_OK) return st;
+            }
             if (g == 0) {
                 crypto->info.encrypted_columns++;
                 crypto->info.keyless_columns += keyless;

@@ -36,9 +36,15 @@ pq_status pq_footer_crypto_open(const uint8_t *footer, size_t len, const pq_decr
                                 struct pq_arena *arena, pq_footer_crypto *out, const uint8_t **plain,
                                 size_t *plain_len, pq_error *err);
 
-/* Step 2, after the FileMetaData is decoded into `fm`: a plaintext footer's
+/* Step 2, right after the FileMetaData is decoded: an algorithm this
+ * library knows (PQ_ERR_UNSUPPORTED), and no encrypted column in a file
+ * without one (PQ_ERR_CORRUPT_FOOTER). */
+pq_status pq_footer_crypto_check(const pq_file_metadata *fm, const pq_footer_crypto *crypto, pq_error *err);
+
+/* Step 3, after the schema is built from `fm`: a plaintext footer's
  * file AAD and signature, then every column chunk's encrypted metadata
- * whose key is at hand. `footer` and `len` as stored. */
+ * whose key is at hand. `footer` and `len` as stored. With no keys at all,
+ * nothing is checked or decrypted: the plaintext columns read. */
 pq_status pq_footer_crypto_finish(const uint8_t *footer, size_t len, const pq_decryption *keys,
                                   struct pq_arena *arena, pq_file_metadata *fm, const pq_schema *schema,
                                   pq_footer_crypto *crypto, pq_error *err);

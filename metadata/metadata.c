@@ -130,6 +130,7 @@ pq_metadata *pq_metadata_parse_decrypt(const void *footer, size_t len, const pq_
     if (st == PQ_OK)
         st = pq_footer_decode(plain, plain_len, &md->arena, md->projected ? keep : NULL, keep_len, &md->file,
                               err);
+    if (st == PQ_OK) st = pq_footer_crypto_check(&md->file, &md->crypto, err);
     pq_warnings_init(&md->warnings, &md->arena);
     if (st == PQ_OK) st = pq_schema_build(&md->arena, &md->file, &md->schema, &md->warnings, err);
     if (st == PQ_OK)
@@ -168,7 +169,12 @@ pq_metadata *pq_metadata_parse_tail(const void *tail, size_t len, const pq_parse
         return NULL;
     }
     const uint8_t *magic = t + len - 4;
-    if (memcmp(magic, "PAR1", 4) != 0 && memcmp(magic, "PARE", 4) != 0) {
+    if (memcmp(magic, "PARE", 4) == 0) {
+        pq_error_set(err, PQ_ERR_ENCRYPTED,
+                     "the footer is encrypted (\"PARE\"): parse it with pq_metadata_parse_decrypt and its key");
+        return NULL;
+    }
+    if (memcmp(magic, "PAR1", 4) != 0) {
         pq_error_set(err, PQ_ERR_NOT_PARQUET, "not a Parquet file (no \"PAR1\" magic at the end)");
         return NULL;
     }

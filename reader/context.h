@@ -166,6 +166,7 @@ typedef struct pq_footer_state {
     uint8_t *tail;                  /* bytes [tail_offset, file_size) once read */
     uint64_t tail_offset;
     uint32_t len;                   /* the footer's, from the trailer, once the tail is read */
+    bool encrypted;                 /* the trailer's magic is "PARE" */
     uint64_t data_end;              /* where the footer starts, once parsed: the data region
                                      * [4, data_end) holds every chunk, index and filter */
 } pq_footer_state;

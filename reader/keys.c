@@ -95,9 +95,16 @@ pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, 
     const pq_row_group *rg = &fm->row_groups[g];
     const pq_column_chunk *cc = rg->columns[leaf];
     const pq_footer_crypto *crypto = pq_metadata_crypto(md);
+    const char *path = pq_metadata_schema(md)->leaves[leaf].path;
     pq_key key;
-    pq_status st = pq_key_for_chunk(keys, crypto, cc, pq_metadata_schema(md)->leaves[leaf].path, &key, err);
+    pq_status st = pq_key_for_chunk(keys, crypto, cc, path, &key, err);
     if (st != PQ_OK) return st;
+    if (key.len && !crypto->file_aad) {
+        pq_crypto_wipe(&key, sizeof key);
+        return pq_error_set(err, PQ_ERR_ENCRYPTED,
+                            "column '%s' is encrypted, and the metadata in hand was parsed without keys "
+                            "(parse it with pq_metadata_parse_decrypt)", path);
+    }
     memcpy(key_buf, key.bytes, key.len);
     memset(cipher, 0, sizeof *cipher);
     cipher->key = key_buf;

@@ -382,7 +382,13 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
     }
     /* "PARE": an encrypted footer, which the parse opens with the footer key. */
     const uint8_t *magic = tail + n - PARQUET_MAGIC_LEN;
-    if (memcmp(magic, "PAR1", 4) != 0 && memcmp(magic, "PARE", 4) != 0) {
+    bool encrypted = memcmp(magic, "PARE", 4) == 0;
+    if (encrypted && !r->opts.decryption) {
+        free(tail);
+        return pq_error_set(err, PQ_ERR_ENCRYPTED,
+                            "the footer is encrypted (\"PARE\"): give its key (footer_key)");
+    }
+    if (memcmp(magic, "PAR1", 4) != 0 && !encrypted) {
         free(tail);
         return pq_error_set(err, PQ_ERR_NOT_PARQUET,
                             "not a Parquet file (no \"PAR1\" magic at the end)");
@@ -392,7 +398,6 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
     const uint8_t *head = r->io.file_size == n ? tail
                           : r->io.kind == SOURCE_MEMORY ? r->io.memory.data : NULL;
     if (head && memcmp(head, magic, 4) != 0) {
-        bool encrypted = memcmp(magic, "PARE", 4) == 0;
         free(tail);
         return pq_error_set(err, PQ_ERR_NOT_PARQUET, "not a Parquet file (no \"%s\" magic at the start)",
                             encrypted ? "PARE" : "PAR1");
@@ -411,6 +416,7 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
                             (unsigned long long)r->opts.memory_limit);
     }
     r->footer.tail = tail;
+    r->footer.encrypted = encrypted;
     r->footer.tail_offset = r->io.file_size - n;
     r->footer.len = flen;
     r->footer.step = (uint64_t)flen + FOOTER_TRAILER_LEN > n ? FOOTER_NEED_REST : FOOTER_DONE;
@@ -446,7 +452,15 @@ static pq_metadata *footer_read_and_parse(pq_reader *r, pq_error *err)
     pq_parse_options po = {r->opts.columns, r->opts.columns_len, 0, r->opts.memory_limit};
     const uint8_t *footer = r->footer.tail + (r->io.file_size - r->footer.tail_offset) - FOOTER_TRAILER_LEN -
                             r->footer.len;
-    pq_metadata *md = pq_metadata_parse_decrypt(footer, r->footer.len, &po, r->opts.decryption, err);
+    pq_metadata *md = NULL;
+    /* An encrypted footer opens with a FileCryptoMetaData (field 1, a
+     * struct: 0x1C); a plaintext one with FileMetaData.version (0x15). */
+    if (r->footer.encrypted != (r->footer.len && footer[0] == 0x1C))
+        pq_error_set(err, PQ_ERR_CORRUPT_FOOTER, "the file ends in \"%s\" but its footer is %s",
+                     r->footer.encrypted ? "PARE" : "PAR1",
+                     r->footer.encrypted ? "not a FileCryptoMetaData" : "a FileCryptoMetaData");
+    else
+        md = pq_metadata_parse_decrypt(footer, r->footer.len, &po, r->opts.decryption, err);
     if (md) r->stats[PQ_STAGE_FOOTER].parses++;
     /* Whatever happened, the bytes are of no further use: a retry re-reads. */
     free(r->footer.tail);

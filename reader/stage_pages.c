@@ -256,6 +256,17 @@ static pq_status plan_chunks(pq_reader *r, pq_error *err)
             ch->info.row_group = rg;
             ch->info.column = col;
             if (reuse_walked(r, ch, &r->sel.rows[g], prev_lo[g], prev_hi[g])) continue;
+            if (pq_chunk_is_encrypted(cc)) {
+                /* No key: say so now, naming the column, before any read. */
+                uint8_t key[PQ_CRYPTO_MAX_KEY];
+                pq_chunk_cipher cipher;
+                st = pq_chunk_cipher_for(r->md, r->opts.decryption, rg, col, &cipher, key, err);
+                pq_crypto_wipe(key, sizeof key);
+                if (st != PQ_OK) {
+                    st = chunk_error(err, st, ch);
+                    break;
+                }
+            }
             st = pq_chunk_byte_range_for_writer(cc, fm->created_by, r->footer.data_end, &ch->info.offset,
                                                 &ch->info.length, err);
             if (st != PQ_OK) {

@@ -793,14 +793,12 @@ static const hostile cases[] = {
     {"row group without num_rows", b_rg_missing_num_rows, PQ_ERR_CORRUPT_FOOTER,
      "RowGroup[0]", "missing required field num_rows", 0},
     /* encryption in a plaintext footer */
-    {"encryption_algorithm", b_encryption_algorithm, PQ_ERR_ENCRYPTED,
-     "encrypted Parquet is not supported", "encryption_algorithm", 1},
-    {"crypto_metadata (footer key)", b_crypto_metadata, PQ_ERR_ENCRYPTED,
-     "encrypted Parquet is not supported", "RowGroup[0].columns[1]", 1},
-    {"crypto_metadata (column key)", b_crypto_column_key, PQ_ERR_ENCRYPTED,
-     "encrypted Parquet is not supported", "RowGroup[1].columns[2]", 1},
-    {"encrypted_column_metadata", b_encrypted_column_metadata, PQ_ERR_ENCRYPTED,
-     "encrypted Parquet is not supported", "RowGroup[0].columns[2]", 1},
+    {"crypto_metadata (footer key) with no encryption_algorithm", b_crypto_metadata,
+     PQ_ERR_CORRUPT_FOOTER, "RowGroup[0].columns[1]", "no encryption_algorithm", 1},
+    {"crypto_metadata (column key) with no encryption_algorithm", b_crypto_column_key,
+     PQ_ERR_CORRUPT_FOOTER, "RowGroup[1].columns[2]", "no encryption_algorithm", 1},
+    {"encrypted_column_metadata with no encryption_algorithm", b_encrypted_column_metadata,
+     PQ_ERR_CORRUPT_FOOTER, "RowGroup[0].columns[2]", "no encryption_algorithm", 1},
 };
 
 START_TEST(test_hostile)
@@ -1377,6 +1375,37 @@ static uint8_t *file_image(const uint8_t *footer, size_t len, size_t *out_len)
     return img;
 }
 
+/* A plaintext footer that names an algorithm parses without keys (its
+ * plaintext columns read) and says how the file is encrypted; with a
+ * footer key its signature is checked, and this one has none. */
+START_TEST(test_plaintext_footer_algorithm)
+{
+    size_t len;
+    uint8_t *footer = b_encryption_algorithm(&len);
+    pq_error err = {0};
+    pq_metadata *md = pq_metadata_parse(footer, len, NULL, &err);
+    ck_assert_msg(md != NULL, "%s", err.message);
+    pq_file_encryption enc;
+    pq_metadata_encryption(md, &enc);
+    ck_assert_int_eq(enc.algorithm, PQ_ENCRYPTION_AES_GCM_V1);
+    ck_assert(!enc.footer_encrypted);
+    ck_assert(!enc.signature_verified);
+    ck_assert_uint_eq(enc.encrypted_columns, 0);
+    ck_assert_uint_eq(enc.footer_key_metadata.len, 3);
+    pq_metadata_release(md);
+
+    pq_decryption keys;
+    pq_decryption_init(&keys);
+    keys.footer_key = (const uint8_t *)"0123456789012345";
+    keys.footer_key_len = 16;
+    ck_assert_ptr_null(pq_metadata_parse_decrypt(footer, len, NULL, &keys, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_DECRYPT);
+    ck_assert_msg(strstr(err.message, "footer signature does not match"), "%s", err.message);
+    ck_assert_msg(!strstr(err.message, "0123456789012345"), "%s", err.message);
+    g_free(footer);
+}
+END_TEST
+
 START_TEST(test_reader_encrypted_columns)
 {
     build_fn builds[3] = {b_crypto_metadata, b_crypto_column_key, b_encrypted_column_metadata};
@@ -1387,9 +1416,8 @@ START_TEST(test_reader_encrypted_columns)
         pq_error err = {0};
         pq_reader *r = pq_reader_open_memory(img, ilen, NULL, &err);
         ck_assert_ptr_nonnull(r);
-        ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_ENCRYPTED);
-        ck_assert_msg(strstr(err.message, "encrypted Parquet is not supported"), "%s",
-                      err.message);
+        ck_assert_int_eq(pq_reader_advance(r, &err), PQ_ERR_CORRUPT_FOOTER);
+        ck_assert_msg(strstr(err.message, "no encryption_algorithm"), "%s", err.message);
         ck_assert_int_eq(pq_reader_stage(r), PQ_STAGE_INIT);
         pq_reader_close(r);
         g_free(img);
@@ -1498,6 +1526,7 @@ static Suite *hostile_suite(void)
     TCase *enc = tcase_create("encrypted");
     tcase_set_timeout(enc, 0); /* no time limit */
     tcase_add_test(enc, test_reader_encrypted_columns);
+    tcase_add_test(enc, test_plaintext_footer_algorithm);
     suite_add_tcase(s, enc);
     return s;
 }

@@ -142,7 +142,7 @@ static void run_flips(const char *rel, unsigned count, flip_stats *st)
         if (!md) {
             ck_assert_msg(err.message[0] != '\0', "%s flip %u: empty message", rel, t);
             ck_assert_msg(err.code == PQ_ERR_CORRUPT_FOOTER || err.code == PQ_ERR_SCHEMA ||
-                              err.code == PQ_ERR_ENCRYPTED,
+                              err.code == PQ_ERR_ENCRYPTED || err.code == PQ_ERR_UNSUPPORTED,
                           "%s flip %u: unexpected status %s: %s", rel, t,
                           pq_status_name(err.code), err.message);
             if (ref) st->cglib_only++;

@@ -152,14 +152,20 @@ static int find_violation(const pqtFileMetaData *r, verdict *v)
         if (rg->num_rows < 0)
             return set_verdict(v, PQ_ERR_CORRUPT_FOOTER, "RowGroup[%u].num_rows", g);
     }
-    if (r->__isset_encryption_algorithm)
-        return set_verdict(v, PQ_ERR_ENCRYPTED, "encrypted Parquet is not supported");
-    for (guint g = 0; g < r->row_groups->len; g++) {
-        const pqtRowGroup *rg = g_ptr_array_index(r->row_groups, g);
-        for (guint k = 0; k < rg->columns->len; k++) {
-            const pqtColumnChunk *cc = g_ptr_array_index(rg->columns, k);
-            if (cc->__isset_crypto_metadata || cc->__isset_encrypted_column_metadata)
-                return set_verdict(v, PQ_ERR_ENCRYPTED, "RowGroup[%u].columns[%u]", g, k);
+    /* A plaintext footer of an encrypted file parses (without keys, its
+     * plaintext columns read) when its algorithm is one of the two; an
+     * encrypted column in a file without an algorithm is malformed. */
+    if (r->__isset_encryption_algorithm) {
+        if (!r->encryption_algorithm->__isset_AES_GCM_V1 && !r->encryption_algorithm->__isset_AES_GCM_CTR_V1)
+            return set_verdict(v, PQ_ERR_UNSUPPORTED, "encryption_algorithm");
+    } else {
+        for (guint g = 0; g < r->row_groups->len; g++) {
+            const pqtRowGroup *rg = g_ptr_array_index(r->row_groups, g);
+            for (guint k = 0; k < rg->columns->len; k++) {
+                const pqtColumnChunk *cc = g_ptr_array_index(rg->columns, k);
+                if (cc->__isset_crypto_metadata || cc->__isset_encrypted_column_metadata)
+                    return set_verdict(v, PQ_ERR_CORRUPT_FOOTER, "RowGroup[%u].columns[%u]", g, k);
+            }
         }
     }
     int leaves = leaf_count(r);

@@ -1028,6 +1028,7 @@ START_TEST(test_byte_range)
     ck_assert_int_eq(pq_chunk_byte_range(&cc, 992, &off, &len, &err), PQ_ERR_UNSUPPORTED);
     cc.set = PQ_CC_HAS_ENCRYPTED_METADATA;
     ck_assert_int_eq(pq_chunk_byte_range(&cc, 992, &off, &len, &err), PQ_ERR_ENCRYPTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "key that was not given"));
     ck_assert_int_eq(pq_chunk_byte_range(NULL, 992, &off, &len, &err), PQ_ERR_INVALID_ARGUMENT);
 
     /* padding for old parquet-mr, bounded by the file */

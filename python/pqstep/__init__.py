@@ -54,12 +54,13 @@ Threads: FileMetadata and MetadataCache may be used from any thread; a Reader
 by one thread at a time.
 """
 # The modules, one job each (python/README.md, "Package layout"): _lib (the
-# ctypes declarations), _errors, _options (ReadOptions: the one filler of a C
+# ctypes declarations), _errors, _decryption (keys and key material), _options (ReadOptions: the one filler of a C
 # pq_reader_options), _remote, _metadata, _arrow, _stream, _reader, _dataset,
 # _library; this file only re-exports.
 from . import _lib as _c
 from ._arrow import DeviceBatch
 from ._dataset import Dataset, DatasetScan, dataset
+from ._decryption import Decryption, KeyMaterialError, aes_gcm_unwrap
 from ._errors import Error, ParquetWarning
 from ._library import (default_memory_limit, file_maps_idle, footer_parse_count, library_version,
                        set_file_map_limit)
@@ -70,7 +71,7 @@ from ._stream import Scan
 
 __all__ = [
     "Error", "ParquetWarning", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan", "DeviceBatch",
-    "Dataset", "DatasetScan", "dataset",
+    "Dataset", "DatasetScan", "dataset", "Decryption", "KeyMaterialError", "aes_gcm_unwrap",
     "read_metadata", "read_table", "footer_parse_count", "library_version",
     "default_memory_limit", "set_file_map_limit", "file_maps_idle", "LIBRARY_PATH",
 ]

@@ -69,6 +69,8 @@ PQ_ERR_NOT_PARQUET = 3
 PQ_ERR_UNSUPPORTED = 7
 PQ_ERR_INVALID_ARGUMENT = 1
 PQ_ERR_NEED_DATA = 10
+PQ_ERR_ENCRYPTED = 6
+PQ_ERR_DECRYPT = 13
 
 # pruning steps (pq_reader_options.prune_disable)
 PQ_PRUNE_ALL = 0xF
@@ -266,6 +268,34 @@ class pq_reader_options(ctypes.Structure):
         ("device_file", ctypes.c_void_p),
         ("device_file_size", ctypes.c_uint64),
         ("int96_unit", ctypes.c_uint32),
+        ("decryption", ctypes.c_void_p),  # const pq_decryption *
+    ]
+
+
+class pq_column_key(ctypes.Structure):
+    _fields_ = [
+        ("path", ctypes.c_char_p),
+        ("key", ctypes.c_void_p),
+        ("key_len", ctypes.c_size_t),
+    ]
+
+
+# int (*)(void *user, const uint8_t *key_metadata, size_t len, uint8_t key[32], size_t *key_len)
+KEY_RETRIEVER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
+                                 ctypes.POINTER(ctypes.c_uint8), ctypes.POINTER(ctypes.c_size_t))
+
+
+class pq_decryption(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),  # set by pq_decryption_init
+        ("footer_key", ctypes.c_void_p),
+        ("footer_key_len", ctypes.c_size_t),
+        ("column_keys", ctypes.POINTER(pq_column_key)),
+        ("column_keys_len", ctypes.c_size_t),
+        ("aad_prefix", ctypes.c_void_p),
+        ("aad_prefix_len", ctypes.c_size_t),
+        ("key_retriever", KEY_RETRIEVER),
+        ("key_retriever_user", ctypes.c_void_p),
     ]
 
 
@@ -317,6 +347,18 @@ class pq_bytes(ctypes.Structure):
         if not self.ptr or not self.len:
             return b""
         return ctypes.string_at(self.ptr, self.len)
+
+
+class pq_file_encryption(ctypes.Structure):
+    _fields_ = [
+        ("algorithm", ctypes.c_int32),
+        ("footer_encrypted", ctypes.c_bool),
+        ("signature_verified", ctypes.c_bool),
+        ("aad_prefix_stored", ctypes.c_bool),
+        ("encrypted_columns", ctypes.c_uint32),
+        ("keyless_columns", ctypes.c_uint32),
+        ("footer_key_metadata", pq_bytes),
+    ]
 
 
 class pq_logical_type(ctypes.Structure):
@@ -465,6 +507,13 @@ pq_stage_name = _proto("pq_stage_name", ctypes.c_char_p, c_enum)
 
 # metadata
 pq_metadata_parse = _proto("pq_metadata_parse", _vp, ctypes.c_char_p, ctypes.c_size_t, _vp, _err)
+pq_decryption_init = _proto("pq_decryption_init", None, _P(pq_decryption))
+pq_metadata_parse_decrypt = _proto("pq_metadata_parse_decrypt", _vp, ctypes.c_char_p, ctypes.c_size_t, _vp,
+                                   _P(pq_decryption), _err)
+pq_metadata_encryption = _proto("pq_metadata_encryption", None, _vp, _P(pq_file_encryption))
+pq_aes_gcm_unwrap = _proto("pq_aes_gcm_unwrap", c_enum, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                           ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
+                           _P(ctypes.c_size_t), _err)
 pq_footer_parse_count = _proto("pq_footer_parse_count", ctypes.c_uint64)
 pq_metadata_retain = _proto("pq_metadata_retain", _vp, _vp)
 pq_metadata_release = _proto("pq_metadata_release", None, _vp)

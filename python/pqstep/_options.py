@@ -14,6 +14,7 @@ import operator
 import weakref
 
 from . import _lib as _c
+from . import _decryption
 from ._errors import error, invalid_argument
 
 STRING_TYPES = {"string": 0, "string_view": 1, "large_string": 2, "dictionary": 3}
@@ -181,6 +182,7 @@ OPTIONS = {
     "decimals": ("decimal128", _choice(DECIMAL_TYPES), ("decimal_type",)),
     "follow_arrow_schema": (False, _flag, ("follow_arrow_schema",)),
     "int96_unit": ("ns", _choice(INT96_UNITS), ("int96_unit",)),
+    "decryption": (None, _decryption.check, ("decryption",)),
     "device": ("cpu", _choice(DEVICES), ("device",)),
     "device_output": (False, _flag, ("device_output",)),
     "device_file": (None, lambda n, v: device_file(v), ("device_file", "device_file_size")),
@@ -215,6 +217,7 @@ class ReadOptions:
     prune_only     deliver every row of the row groups pruning keeps
     strings, decimals, follow_arrow_schema, int96_unit
                    the output types
+    decryption     a pqstep.Decryption: the keys of an encrypted file
     device, device_output, device_file
                    where the decode runs and its output stays
     mmap           map a local file (False: pread alone)
@@ -356,6 +359,11 @@ class ReadOptions:
         o.decimal_type = DECIMAL_TYPES[self.decimals]
         o.follow_arrow_schema = self.follow_arrow_schema
         o.int96_unit = INT96_UNITS[self.int96_unit]
+        if self.decryption is not None:  # the keys; external key material is looked for beside `path`
+            d, dkeep = self.decryption.to_c(path)
+            keep.extend(dkeep)
+            keep.append(d)
+            o.decryption = ctypes.cast(ctypes.pointer(d), ctypes.c_void_p)
         o.device = DEVICES[self.device]
         o.device_output = self.device_output
         if self.device_file is not None:  # (address, size, owner): the owner stays alive with the reader

@@ -65,6 +65,8 @@ class Reader:
                  there (see read_table); kept alive by the reader
     mmap         map a local file and decode its pages where they lie
                  (default True; see read_table)
+    decryption   a pqstep.Decryption: the keys of an encrypted file (see
+                 read_table)
     At most one of metadata and footer_bytes. Bad option values raise
     ValueError or TypeError naming the option.
     """
@@ -72,11 +74,11 @@ class Reader:
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-                 device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns"):
+                 device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns", decryption=None):
         options = ReadOptions(footer_read_size=footer_read_size, memory_limit=memory_limit, threads=threads,
                               validate_utf8=validate_utf8, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
-                              device_file=device_file, mmap=mmap, int96_unit=int96_unit)
+                              device_file=device_file, mmap=mmap, int96_unit=int96_unit, decryption=decryption)
         self._start(path, options, columns, metadata, cache, footer_bytes, remote)
 
     @classmethod
@@ -362,17 +364,18 @@ class Reader:
         return "Reader(%r, stage=%s)" % (self.path, state)
 
 
-def read_metadata(path, cache=None, remote=None):
-    """Read and parse a file's footer; returns a FileMetadata. remote: as
-    for Reader."""
-    with Reader(path, cache=cache, remote=remote) as r:
+def read_metadata(path, cache=None, remote=None, decryption=None):
+    """Read and parse a file's footer; returns a FileMetadata. remote and
+    decryption: as for Reader."""
+    with Reader(path, cache=cache, remote=remote, decryption=decryption) as r:
         return r.metadata
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-               device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns"):
+               device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
+               decryption=None):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -445,13 +448,23 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     for the next reader of the same file, see set_file_map_limit);
     mmap=False reads by pread alone. A file another process truncates while it is mapped
     raises SIGBUS (as with pyarrow's memory_map=True and polars); without
-    the map it is a pqstep.Error."""
+    the map it is a pqstep.Error.
+    decryption: a pqstep.Decryption with the keys of an encrypted file
+    (Parquet Modular Encryption: AES_GCM_V1 or AES_GCM_CTR_V1, an encrypted
+    or a plaintext footer, uniform or per-column keys, keys given or
+    unwrapped from the key material through a KMS). Without a column's key
+    the plaintext columns of a plaintext-footer file still read, and
+    reading that column is a pqstep.Error ("encrypted, key not given")
+    naming it; a wrong key or an altered byte is "decryption failed", naming
+    the module. Keys never appear in a message. Statistics prune encrypted
+    columns (their decrypted metadata); dictionaries, bloom filters and
+    page indexes of encrypted columns are not used."""
     import pyarrow as pa
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
                           device=device, device_output=device_output, device_file=device_file, mmap=mmap,
-                          int96_unit=int96_unit)
+                          int96_unit=int96_unit, decryption=decryption)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         warn_file(r.path, r.metadata.warnings)
         schema = []
@@ -463,12 +476,14 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
 
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
          threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
-         strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+         strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
+         decryption=None):
     """A Scan of one file: the arguments as for read_table, batch_size the
     most rows a batch has (None: a row group per batch); it decodes on the
     CPU. Nothing is decoded until a consumer pulls from it."""
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
-                          strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema)
+                          strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
+                          int96_unit=int96_unit, decryption=decryption)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         return Scan._with_options(r.path, r.metadata, options.replace(columns=r.columns), batch_size)
