@@ -15,6 +15,7 @@
 #include "pq_remote.h"
 #include "metadata/error.h"
 #include "metadata/options_size.h"
+#include "reader/keys.h"
 #include "reader/options.h"
 #include "reader/parallel.h"
 #include "remote/options.h"
@@ -33,6 +34,7 @@ typedef struct remote_copy {
 
 struct pq_dataset {
     pq_dataset_options opts;   /* the caller's, taken in; opts.reader is NULL: see reader */
+    pq_decryption *keys;       /* reader.decryption's copy (reader/keys.c), wiped at close */
     pq_reader_options reader;  /* each file's reader options (file_options) */
     remote_copy *remote;       /* NULL: defaults */
     pq_metadata_cache *own_cache;
@@ -210,6 +212,8 @@ pq_dataset *pq_dataset_open(const char *const *paths, size_t n, const pq_dataset
                         : PQ_OK;
     if (st == PQ_OK) st = pq_reader_options_take(&ds->reader, ds->opts.reader, err);
     ds->opts.reader = NULL; /* not the caller's memory after the open */
+    if (st == PQ_OK) st = pq_keys_copy(ds->reader.decryption, &ds->keys, err);
+    ds->reader.decryption = ds->keys; /* each file's reader copies them again */
     if (st == PQ_OK && ds->opts.partitioning > PQ_PARTITIONING_HIVE)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "partitioning %u is not a pq_partitioning",
                           ds->opts.partitioning);
@@ -262,6 +266,7 @@ void pq_dataset_close(pq_dataset *ds)
     pq_ds_files_free(&ds->files);
     pq_metadata_cache_destroy(ds->own_cache);
     remote_free(ds->remote);
+    pq_keys_free(ds->keys);
     free(ds);
 }
 
@@ -865,6 +870,8 @@ static pq_dataset *share(const pq_dataset *ds, pq_error *err)
     t->opts = ds->opts;
     t->reader = ds->reader;
     t->opts.cache = NULL; /* the footers are passed as metadata: no cache needed */
+    if (pq_keys_copy(ds->keys, &t->keys, err) != PQ_OK) goto fail;
+    t->reader.decryption = t->keys;
     if (ds->remote && !(t->remote = remote_dup(&ds->remote->o, err))) goto fail;
     t->opts.remote = t->remote ? &t->remote->o : NULL;
     t->files.v = calloc(ds->files.n, sizeof *t->files.v);

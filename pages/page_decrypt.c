@@ -6,10 +6,16 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "metadata/crypto.h"
 #include "metadata/error.h"
 #include "pages/page_header.h"
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 /* Decrypt a header module at `module` (`total` bytes) trying the header
  * type the chunk suggests, then, for the first page, the other: a chunk's
@@ -83,22 +89,35 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
         if (h.type == PQ_PAGE_DICTIONARY || is_data) {
             pq_module_type type = dict ? PQ_MODULE_DICTIONARY_PAGE : PQ_MODULE_DATA_PAGE;
             snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
+            /* parquet-cpp encrypts a v2 page whole; parquet-java leaves its
+             * level sections in the clear and encrypts what follows them.
+             * The module's length prefix tells which: it must end the page. */
+            uint64_t clear = 0;
+            if (h.type == PQ_PAGE_DATA_V2) {
+                uint64_t lv = (uint64_t)(uint32_t)h.data_page_header_v2.definition_levels_byte_length +
+                              (uint32_t)h.data_page_header_v2.repetition_levels_byte_length;
+                if (body >= PQ_CRYPTO_LENGTH_LEN && le32(chunk + at) != body - PQ_CRYPTO_LENGTH_LEN && lv &&
+                    lv + PQ_CRYPTO_LENGTH_LEN <= body && le32(chunk + at + lv) == body - lv - PQ_CRYPTO_LENGTH_LEN)
+                    clear = lv;
+            }
             size_t total = 0;
-            st = pq_crypto_module_size(chunk + at, (size_t)body, gcm_pages, what, &total, err);
-            if (st == PQ_OK && total != body)
+            st = pq_crypto_module_size(chunk + at + clear, (size_t)(body - clear), gcm_pages, what, &total, err);
+            if (st == PQ_OK && total != body - clear)
                 st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: the module holds %zu bytes, the header says %d",
                                   what, total, (int)h.compressed_page_size);
             if (st != PQ_OK) return st;
-            uint8_t *dst = out + o + hplain;
+            if (clear) memcpy(out + o + hplain, chunk + at, (size_t)clear);
+            uint8_t *dst = out + o + hplain + clear;
             if (gcm_pages) {
                 uint8_t aad[PQ_CRYPTO_MAX_AAD];
                 size_t aad_len = pq_crypto_aad(aad, k->file_aad, k->file_aad_len, type, k->row_group, k->column,
                                                data_ordinal);
-                st = pq_crypto_gcm_decrypt(k->key, k->key_len, chunk + at, total, aad, aad_len, dst, what, err);
-                plain = total - PQ_CRYPTO_GCM_OVERHEAD;
+                st = pq_crypto_gcm_decrypt(k->key, k->key_len, chunk + at + clear, total, aad, aad_len, dst, what,
+                                           err);
+                plain = (size_t)clear + total - PQ_CRYPTO_GCM_OVERHEAD;
             } else {
-                st = pq_crypto_ctr_decrypt(k->key, k->key_len, chunk + at, total, dst, what, err);
-                plain = total - PQ_CRYPTO_CTR_OVERHEAD;
+                st = pq_crypto_ctr_decrypt(k->key, k->key_len, chunk + at + clear, total, dst, what, err);
+                plain = (size_t)clear + total - PQ_CRYPTO_CTR_OVERHEAD;
             }
             if (st != PQ_OK) return st;
         }

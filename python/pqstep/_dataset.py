@@ -23,12 +23,17 @@ class Dataset:
     read_table. Paths may be URLs: an http(s):// URL is one file; an
     s3:// URL an object, a prefix ("s3://bucket/data/") whose objects are
     listed, or a pattern ("s3://bucket/data/**/*.parquet"); `remote` (a
-    dict, as for Reader) sets the endpoint, credentials and retries."""
+    dict, as for Reader) sets the endpoint, credentials and retries.
+    decryption (a pqstep.Decryption) holds the keys of encrypted files, as
+    for read_table; every file gets the same keys (external key material
+    is not looked for beside each file: give kms_unwrap files whose key
+    material is in their key metadata, or give the keys)."""
 
     def __init__(self, paths, partitioning=None, threads=None, cache=None, memory_limit=None,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None):
+                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
+                 decryption=None):
         options = ReadOptions(threads=threads, memory_limit=memory_limit, strings=strings, decimals=decimals,
-                              follow_arrow_schema=follow_arrow_schema)
+                              follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption)
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = [os.fsencode(p) for p in paths]
@@ -56,7 +61,10 @@ class Dataset:
         arr = (ctypes.c_char_p * max(len(paths), 1))(*paths)
         err = _c.pq_error()
         h = _c.pq_dataset_open(arr, len(paths), ctypes.byref(opts), ctypes.byref(err))
-        del keep  # pq_dataset_open copied the options
+        # pq_dataset_open copied the options and keys; a key retriever is
+        # called back for as long as the dataset reads, so it stays alive.
+        self._keep = keep if decryption is not None else None
+        del keep
         if not h:
             raise error(err)
         self._handle = h
@@ -190,7 +198,8 @@ class DatasetScan:
 
 
 def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=None, strings="string",
-            decimals="decimal128", follow_arrow_schema=False, remote=None):
+            decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns", decryption=None):
     """Open a Dataset (see there)."""
     return Dataset(paths, partitioning=partitioning, threads=threads, cache=cache, memory_limit=memory_limit,
-                   strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema, remote=remote)
+                   strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema, remote=remote,
+                   int96_unit=int96_unit, decryption=decryption)

@@ -116,12 +116,21 @@ class FileMetadata:
                       arrow_type=_format(_c.pq_arrow_type_format, leaf.arrow))
 
     @classmethod
-    def from_footer_bytes(cls, data):
+    def from_footer_bytes(cls, data, decryption=None, path=None):
         """Parse footer bytes (the Thrift FileMetaData, as footer_bytes()
-        returns) without any file: one parse, no I/O."""
+        returns) without any file: one parse, no I/O. An encrypted file's
+        footer bytes stay encrypted: `decryption` (a pqstep.Decryption)
+        gives its keys; `path`, the file's, is where external key material
+        is looked for (beside it)."""
         data = bytes(data)
         err = _c.pq_error()
-        h = _c.pq_metadata_parse(data, len(data), None, ctypes.byref(err))
+        if decryption is not None:
+            from ._decryption import check
+            d, keep = check("decryption", decryption).to_c(path)
+            h = _c.pq_metadata_parse_decrypt(data, len(data), None, ctypes.byref(d), ctypes.byref(err))
+            del keep
+        else:
+            h = _c.pq_metadata_parse(data, len(data), None, ctypes.byref(err))
         if not h:
             raise error(err)
         return cls(h)
@@ -130,6 +139,21 @@ class FileMetadata:
         if not self._finalizer.alive:
             raise ValueError("FileMetadata is closed")
         return self._handle
+
+    @property
+    def encryption(self):
+        """How the file is encrypted: None for a plaintext file, else a dict
+        (algorithm "AES_GCM_V1" or "AES_GCM_CTR_V1", footer_encrypted,
+        signature_verified, aad_prefix_stored, encrypted_columns,
+        keyless_columns: of those, the ones whose key was not given)."""
+        e = _c.pq_file_encryption()
+        _c.pq_metadata_encryption(self._live(), ctypes.byref(e))
+        if not e.algorithm:
+            return None
+        return {"algorithm": {1: "AES_GCM_V1", 2: "AES_GCM_CTR_V1"}.get(e.algorithm, "unknown"),
+                "footer_encrypted": bool(e.footer_encrypted), "signature_verified": bool(e.signature_verified),
+                "aad_prefix_stored": bool(e.aad_prefix_stored), "encrypted_columns": int(e.encrypted_columns),
+                "keyless_columns": int(e.keyless_columns)}
 
     def footer_bytes(self):
         """The raw footer (Thrift FileMetaData, without length and magic)."""

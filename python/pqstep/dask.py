@@ -14,7 +14,7 @@ footer parsed once on the client and at most once per worker process.
 read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0,
              threads=1, strings="string", decimals="decimal128",
              follow_arrow_schema=False, arrow_to_pandas=None,
-             storage_options=None)
+             storage_options=None, decryption=None)
 
 paths    a file, a directory, a glob pattern ("data/*.parquet",
          "data/**/*.parquet") or a list of them, expanded as pqstep.dataset
@@ -52,6 +52,12 @@ arrow_to_pandas
          the option off) as pyarrow's to_pandas makes it. Structs, lists,
          maps and binary stay object columns (Dask's blanket conversion of
          object columns to strings is not applied).
+decryption
+         a pqstep.Decryption with the keys of encrypted files (as for
+         read_table). It travels in the graph as the user's object (pickled
+         with its keys and callables, as storage_options travel); the footer
+         bytes shipped to the workers stay encrypted and each worker parses
+         them with it.
 storage_options
          for URLs: a dict of remote options, handed to pqstep.Reader (and
          pqstep.dataset) as remote= (endpoint, region, credentials,
@@ -143,10 +149,19 @@ _counters = dict.fromkeys(_COUNTER_NAMES, 0)
 _parse_base = pqstep.footer_parse_count()
 
 
-def _metadata(identity, footer):
+def _metadata(identity, footer, decryption=None):
     """The parsed footer of `identity`: from this process's cache, or parsed
-    from `footer` (bytes) by exactly one thread while the others wait."""
+    from `footer` (bytes) by exactly one thread while the others wait. An
+    encrypted file's footer bytes stay encrypted on their way here and are
+    parsed with `decryption` (the user's keys); its cache entry is keyed by
+    a digest of those keys too, so a task with other keys never gets it."""
     global _cache_bytes
+    if decryption is not None:
+        import hashlib
+        d = decryption
+        who = (d.footer_key, sorted(d.column_keys.items()), d.aad_prefix,
+               getattr(d.key_retriever, "__qualname__", None), getattr(d.kms_unwrap, "__qualname__", None))
+        identity = (identity, hashlib.sha256(repr(who).encode()).hexdigest())
     with _lock:
         md = _cache.get(identity)
         if md is not None:
@@ -162,7 +177,7 @@ def _metadata(identity, footer):
                 _counters["cache_hits"] += 1
                 return md
         try:
-            md = pqstep.FileMetadata.from_footer_bytes(footer)
+            md = pqstep.FileMetadata.from_footer_bytes(footer, decryption=decryption)
         except BaseException:
             with _lock:
                 _parsing.pop(identity, None)
@@ -226,7 +241,7 @@ def _read_partition(path, identity, footer, row_groups, leaves, filter, order, o
         remote = dict(options["remote"] or {}, known_size=identity[1], known_version=identity[2])
     else:
         _check_unchanged(path, identity)
-    md = _metadata(identity, footer)
+    md = _metadata(identity, footer, options["reader"].decryption)
     with pqstep.Reader._with_options(path, options["reader"], columns=leaves, metadata=md, remote=remote) as r:
         table = r.read(row_groups=row_groups, filter=filter)
         st = r.stage_stats("footer")
@@ -394,7 +409,8 @@ def _types_mapper(user, arrow_type):
 
 
 def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, threads=1, strings="string",
-                 decimals="decimal128", follow_arrow_schema=False, arrow_to_pandas=None, storage_options=None):
+                 decimals="decimal128", follow_arrow_schema=False, arrow_to_pandas=None, storage_options=None,
+                 decryption=None):
     """A dask.dataframe.DataFrame of the Parquet files `paths`, one
     partition per kept row group (see the module docstring for every
     option and what is read and counted where)."""
@@ -412,7 +428,7 @@ def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, thr
     # The client's readers and the tasks' share one ReadOptions (the
     # threads are the tasks' decode threads).
     reader_options = _ReadOptions(threads=threads, strings=strings, decimals=decimals,
-                                  follow_arrow_schema=follow_arrow_schema)
+                                  follow_arrow_schema=follow_arrow_schema, decryption=decryption)
     files, leaves, order, empty = _plan(paths, columns, filter, reader_options, storage_options)
     to_pandas = dict(arrow_to_pandas or {})
     if pyarrow_strings_enabled():
