@@ -71,7 +71,7 @@ def main():
         top = os.path.join(args.corpus, sub)
         for dirpath, _, names in sorted(os.walk(top)):
             for name in sorted(names):
-                if not name.endswith(".parquet"):
+                if not name.endswith((".parquet", ".parquet.encrypted")):
                     continue
                 with open(os.path.join(dirpath, name), "rb") as f:
                     blob = f.read()
