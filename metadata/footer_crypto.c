@@ -9,7 +9,7 @@
 
 #include "metadata/arena.h"
 #include "metadata/error.h"
-#include "metadata/metadata_internal.h"
+#include "metadata/footer_decode.h"
 
 /* A FileCryptoMetaData starts with field 1, a struct: compact byte 0x1C. A
  * FileMetaData starts with field 1, an i32 (0x15). */

@@ -12,14 +12,9 @@
 #include <stdint.h>
 
 #include "metadata/crypto.h"
+#include "metadata/crypto_state.h"
 #include "pq_metadata.h"
 
-/* What a parse learned of the file's encryption (kept in pq_metadata; no key). */
-typedef struct pq_footer_crypto {
-    pq_file_encryption info;
-    uint8_t *file_aad;          /* prefix then the file's unique part (arena) */
-    size_t file_aad_len;
-} pq_footer_crypto;
 
 /* A key found for a column or the footer. */
 typedef struct pq_key {

@@ -19,6 +19,7 @@
 #include "metadata/arena.h"
 #include "metadata/compact.h"
 #include "metadata/error.h"
+#include "metadata/footer_decode.h"
 #include "metadata/metadata_internal.h"
 #include "metadata/statistics_wire.h"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "metadata/footer_crypto.h"
 #include "metadata/metadata_internal.h"
 #include "metadata/options_size.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "metadata/arena.h"
-#include "metadata/footer_crypto.h"
+#include "metadata/crypto_state.h"
 #include "metadata/warnings.h"
 #include "pq_metadata.h"
 
@@ -30,16 +30,6 @@ struct pq_metadata {
 pq_status pq_footer_decode(const uint8_t *buf, size_t len, pq_arena *arena,
                            const uint8_t *keep, uint32_t keep_len,
                            pq_file_metadata *out, pq_error *err);
-
-/* Decode one ColumnMetaData struct (decrypted encrypted_column_metadata). */
-pq_status pq_column_meta_decode(const uint8_t *buf, size_t len, pq_arena *arena, pq_column_meta *out,
-                                pq_error *err);
-
-/* Decode the FileCryptoMetaData that opens an encrypted footer; *consumed is
- * its length (the encrypted FileMetaData module follows). Spans point into
- * `buf`. */
-pq_status pq_file_crypto_decode(const uint8_t *buf, size_t len, pq_encryption_algorithm *alg,
-                                pq_bytes *key_metadata, size_t *consumed, pq_error *err);
 
 /* Build the schema tree and leaf descriptions of `file` into `out`. Fails with
  * PQ_ERR_SCHEMA when the element list is not a valid tree. An annotation that

@@ -402,6 +402,15 @@ class pq_row_group(ctypes.Structure):
     ]
 
 
+class pq_encryption_algorithm(ctypes.Structure):
+    _fields_ = [
+        ("id", ctypes.c_int32),
+        ("aad_prefix", pq_bytes),
+        ("aad_file_unique", pq_bytes),
+        ("supply_aad_prefix", ctypes.c_bool),
+    ]
+
+
 class pq_file_metadata(ctypes.Structure):
     _fields_ = [
         ("version", ctypes.c_int32),
@@ -418,6 +427,7 @@ class pq_file_metadata(ctypes.Structure):
         ("encryption_algorithm", ctypes.c_int32),
         ("footer_signing_key_metadata", pq_bytes),
         ("set", ctypes.c_uint32),
+        ("encryption", pq_encryption_algorithm),
     ]
 
 
@@ -476,6 +486,10 @@ STRUCTS = [
     (pq_key_value, "pq_key_value"),
     (pq_row_group, "pq_row_group"),
     (pq_file_metadata, "pq_file_metadata"),
+    (pq_encryption_algorithm, "pq_encryption_algorithm"),
+    (pq_file_encryption, "pq_file_encryption"),
+    (pq_decryption, "pq_decryption"),
+    (pq_column_key, "pq_column_key"),
     (pq_arrow_type, "pq_arrow_type"),
     (pq_leaf, "pq_leaf"),
     (pq_schema, "pq_schema"),

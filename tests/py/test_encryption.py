@@ -284,6 +284,9 @@ def check_fixtures(folder):
         oracle = pq.read_table(os.path.join(folder, e["oracle"]))
         ours = pqstep.read_table(path, decryption=dec)
         same(comparable(ours), comparable(oracle), e["name"])
+        # the device executor's kernels (run on the host): pages decrypted before them
+        kern = pqstep.read_table(path, decryption=dec, device="host-kernels", device_output=True)
+        same(comparable(kern), comparable(oracle), e["name"] + " host-kernels")
         # streams and scans through the same keys
         scanned = pqstep.scan(path, decryption=dec, batch_size=333).to_reader().read_all()
         same(comparable(scanned), comparable(oracle), e["name"] + " scan")

@@ -119,6 +119,7 @@ def test_mapping():
         "coalesce_max": (1 << 20, {"coalesce_max": 1 << 20}),
         "verify_checksums": (True, {"verify_checksums": True}),
         "footer_read_size": (1024, {"footer_read_size": 1024}),
+        "decryption": (pqstep.Decryption(footer_key=b"k" * 16), {"decryption": "keys"}),
     }
     check(set(cases) == set(OPTIONS), "options without a case: %s" % (set(OPTIONS) ^ set(cases)))
     for name, (value, want) in cases.items():
@@ -127,6 +128,11 @@ def test_mapping():
         if "filter" in want:
             check(f["filter"], "filter: no expression")
             f["filter"] = expr_text(f["filter"])
+        if "decryption" in want:  # a pq_decryption holding the footer key given
+            d = ctypes.cast(f["decryption"], ctypes.POINTER(_c.pq_decryption)).contents
+            check(d.struct_size == ctypes.sizeof(_c.pq_decryption) and
+                  ctypes.string_at(d.footer_key, d.footer_key_len) == b"k" * 16, "decryption: the keys")
+            f["decryption"] = "keys"
         changed = {k: v for k, v in f.items() if v != base[k]}
         check(changed == want, "%s=%r sets %s, want %s" % (name, value, changed, want))
         check(set(want) == set(OPTIONS[name][2]), "%s: OPTIONS names %s" % (name, OPTIONS[name][2]))
