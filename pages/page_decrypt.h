@@ -28,8 +28,9 @@ typedef struct pq_chunk_cipher {
 } pq_chunk_cipher;
 
 /* Walk the encrypted chunk `chunk` (`len` bytes) as pq_page_walk walks a
- * plaintext one (num_values as there), decrypting into *plain (malloc'd,
- * *plain_len bytes; free it, also on error). The pages' offsets and
+ * plaintext one (num_values as there), decrypting into *plain (a malloc
+ * block from the buffer pool, *plain_len bytes; pq_pool_give or free it,
+ * also on error). The pages' offsets and
  * compressed sizes are those in *plain. A module that fails authentication
  * is PQ_ERR_DECRYPT naming the page ("page 3 (data page header)"). CRCs are
  * not checked (they cover the stored bytes, which a tag already does). */

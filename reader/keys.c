@@ -119,3 +119,56 @@ pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, 
     cipher->has_dictionary = (m->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET) && m->dictionary_page_offset > 0;
     return PQ_OK;
 }
+
+pq_status pq_keys_resolve(const pq_metadata *md, pq_decryption **keys, pq_error *err)
+{
+    pq_decryption *k = *keys;
+    if (!k || !k->key_retriever) return PQ_OK;
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    const pq_schema *schema = pq_metadata_schema(md);
+    const pq_footer_crypto *crypto = pq_metadata_crypto(md);
+    size_t n = 0, cap = schema->leaves_len + k->column_keys_len;
+    pq_column_key *cols = calloc(cap ? cap : 1, sizeof *cols);
+    pq_key *found = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *found);
+    if (!cols || !found) {
+        free(cols);
+        free(found);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for keys");
+    }
+    for (size_t i = 0; i < k->column_keys_len; i++) cols[n++] = k->column_keys[i];
+    /* Each column-key leaf's key, asked for once (from the first row group
+     * that decoded its chunk); a leaf the retriever has no key for is left
+     * out and read as keyless. */
+    for (uint32_t leaf = 0; leaf < schema->leaves_len; leaf++) {
+        const pq_column_chunk *cc = NULL;
+        for (uint32_t g = 0; g < fm->row_groups_len && !cc; g++) {
+            const pq_column_chunk *c = fm->row_groups[g].columns[leaf];
+            if (!(c->set & PQ_CC_SKIPPED)) cc = c;
+        }
+        if (!cc || !pq_chunk_is_encrypted(cc) || cc->crypto_kind != PQ_CRYPTO_COLUMN_KEY) continue;
+        pq_error ignored;
+        if (pq_key_for_chunk(k, crypto, cc, schema->leaves[leaf].path, &found[leaf], &ignored) != PQ_OK ||
+            !found[leaf].len)
+            continue;
+        cols[n++] = (pq_column_key){schema->leaves[leaf].path, found[leaf].bytes, found[leaf].len};
+    }
+    pq_key footer;
+    bool have_footer = pq_key_for_footer(k, crypto->info.footer_key_metadata, &footer);
+    pq_decryption d = *k;
+    d.column_keys = cols;
+    d.column_keys_len = n;
+    d.footer_key = have_footer ? footer.bytes : NULL;
+    d.footer_key_len = have_footer ? footer.len : 0;
+    d.key_retriever = NULL;
+    d.key_retriever_user = NULL;
+    pq_decryption *resolved = NULL;
+    pq_status st = pq_keys_copy(&d, &resolved, err);
+    pq_crypto_wipe(found, (schema->leaves_len ? schema->leaves_len : 1) * sizeof *found);
+    pq_crypto_wipe(&footer, sizeof footer);
+    free(found);
+    free(cols);
+    if (st != PQ_OK) return st;
+    pq_keys_free(k);
+    *keys = resolved;
+    return PQ_OK;
+}

@@ -17,6 +17,14 @@ pq_status pq_keys_copy(const pq_decryption *src, pq_decryption **out, pq_error *
 /* Wipe and free a copy made by pq_keys_copy. NULL is ignored. */
 void pq_keys_free(pq_decryption *keys);
 
+/* Once the footer is parsed: ask the key retriever, once, for the footer
+ * key and the key of every column encrypted with its own key, and replace
+ * *keys by a copy holding those keys and no retriever, so that nothing
+ * calls back into the caller after the footer stage (a binding's callback
+ * may be gone by then; a KMS is asked once per key). Keys the retriever
+ * has not are left out. */
+pq_status pq_keys_resolve(const pq_metadata *md, pq_decryption **keys, pq_error *err);
+
 /* Whether the chunk is encrypted (its pages are modules). */
 bool pq_chunk_is_encrypted(const pq_column_chunk *cc);
 

@@ -569,6 +569,9 @@ static pq_status advance_stage(pq_reader *r, pq_error *err)
         /* A sans-IO reader that lacks bytes must not leave the error behind
          * as a failed parse: keep the step so the next call resumes. */
         pq_status st = stage_footer(r, err);
+        /* The keys a retriever gives, asked for now and kept: no callback later. */
+        if (st == PQ_OK) st = pq_keys_resolve(r->md, &r->own_keys, err);
+        if (st == PQ_OK) r->opts.decryption = r->own_keys;
         r->stats[PQ_STAGE_FOOTER].nanoseconds += pq_reader_now_ns() - t0;
         if (st != PQ_OK) {
             if (st != PQ_ERR_NEED_DATA) {

@@ -716,7 +716,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
         uint8_t *plain = NULL;
         size_t plain_len = 0;
         st = walk_encrypted(r, ch, bytes, len, &plain, &plain_len, &pages, &npages, acc, err);
-        free(owned);
+        pq_pool_give(owned);
         pq_shared_bytes_release(hold);
         hold = NULL;
         owned = plain;
@@ -724,7 +724,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
         len = plain_len;
         if (st != PQ_OK) {
             free(pages);
-            free(owned);
+            pq_pool_give(owned);
             return chunk_error(err, st, ch);
         }
         ch->bytes = owned;

@@ -97,7 +97,7 @@ class Decryption:
     """
 
     __slots__ = ("footer_key", "column_keys", "aad_prefix", "key_retriever", "kms_unwrap", "last_error",
-                 "__weakref__")
+                 "_callbacks", "_lock", "__weakref__")
 
     def __init__(self, footer_key=None, column_keys=None, aad_prefix=None, key_retriever=None, kms_unwrap=None):
         self.footer_key = None if footer_key is None else _key("footer_key", footer_key)
@@ -116,6 +116,8 @@ class Decryption:
         self.key_retriever = key_retriever
         self.kms_unwrap = kms_unwrap
         self.last_error = None
+        self._callbacks = {}  # file path -> its retriever callback (kept while this object lives)
+        self._lock = threading.Lock()
 
     def __repr__(self):
         parts = []
@@ -143,6 +145,8 @@ class Decryption:
         for n in self.__slots__[:5]:
             object.__setattr__(self, n, state[n])
         self.last_error = None
+        self._callbacks = {}
+        self._lock = threading.Lock()
 
     def unwrap_key_material(self, key_metadata, file_path=None):
         """The key that key material names, unwrapped with kms_unwrap (and,
@@ -166,6 +170,29 @@ class Decryption:
         if self.kms_unwrap is not None:
             return self.unwrap_key_material(key_metadata, file_path)
         return None
+
+    def _make_retriever(self, file_path):
+        found = {}  # key metadata -> key
+
+        def retriever(user, meta, meta_len, out, out_len):
+            km = ctypes.string_at(meta, meta_len) if meta_len else b""
+            try:
+                with self._lock:
+                    key = found.get(km)
+                if key is None:
+                    key = self._retrieve(km, file_path)
+                    if key is not None:
+                        with self._lock:
+                            found[km] = key
+            except Exception as e:  # a KMS failure: this key counts as not given
+                self.last_error = e
+                return 1
+            if key is None:
+                return 1
+            ctypes.memmove(out, key, len(key))
+            out_len[0] = len(key)
+            return 0
+        return retriever
 
     def to_c(self, file_path=None):
         """A pq_decryption for reading the file at `file_path` (where
@@ -195,29 +222,15 @@ class Decryption:
             d.column_keys = arr
             d.column_keys_len = len(self.column_keys)
         if self.key_retriever is not None or self.kms_unwrap is not None:
-            lock = threading.Lock()
-            found = {}  # key metadata -> key, for this file: one KMS call per key
-
-            def retriever(user, meta, meta_len, out, out_len):
-                km = ctypes.string_at(meta, meta_len) if meta_len else b""
-                try:
-                    with lock:
-                        key = found.get(km)
-                    if key is None:
-                        key = self._retrieve(km, file_path)
-                        with lock:
-                            found[km] = key
-                except Exception as e:  # a KMS failure: this key counts as not given
-                    with lock:
-                        self.last_error = e
-                    return 1
-                if key is None:
-                    return 1
-                ctypes.memmove(out, key, len(key))
-                out_len[0] = len(key)
-                return 0
-
-            cb = _c.KEY_RETRIEVER(retriever)
+            # One callback per file, kept as long as this object: a reader
+            # asks at its footer stage, but a dataset's stream opens readers
+            # later, after the call that made the struct has returned. Its
+            # keys are remembered by key metadata: one KMS call per key.
+            with self._lock:
+                cb = self._callbacks.get(file_path)
+                if cb is None:
+                    cb = _c.KEY_RETRIEVER(self._make_retriever(file_path))
+                    self._callbacks[file_path] = cb
             keep.append(cb)
             d.key_retriever = cb
         return d, keep
