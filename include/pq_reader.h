@@ -405,10 +405,11 @@ typedef struct pq_reader_options {
      * wiped when the reader closes. With keys, the reader does not use
      * `cache` (a cached footer was decrypted with someone else's keys).
      * Without the key of an encrypted column, the plaintext columns still
-     * read and that column fails (PQ_ERR_ENCRYPTED, naming it). Pruning by
-     * dictionaries, bloom filters and page indexes is skipped for
-     * encrypted columns (statistics, in the decrypted column metadata, still
-     * prune). The pages
+     * read and that column fails (PQ_ERR_ENCRYPTED, naming it). Every
+     * pruning step uses an encrypted column's statistics, dictionary, bloom
+     * filter and page index with its key, and skips that column without it.
+     * A key retriever is asked once per key, at the footer stage, never
+     * later. The pages
      * are decrypted on the host, also for the device executor. */
     const pq_decryption *decryption;
 } pq_reader_options;

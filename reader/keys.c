@@ -3,6 +3,7 @@
  */
 #include "reader/keys.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,5 +171,37 @@ pq_status pq_keys_resolve(const pq_metadata *md, pq_decryption **keys, pq_error 
     if (st != PQ_OK) return st;
     pq_keys_free(k);
     *keys = resolved;
+    return PQ_OK;
+}
+
+pq_status pq_module_decrypt(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
+                            pq_module_type type, const uint8_t *bytes, size_t len, uint8_t **out, size_t *out_len,
+                            size_t *used, pq_error *err)
+{
+    *out = NULL;
+    *out_len = 0;
+    uint8_t key[PQ_CRYPTO_MAX_KEY];
+    pq_chunk_cipher c;
+    char what[96];
+    snprintf(what, sizeof what, "row group %u column %u: %s", g, leaf, pq_module_name(type));
+    size_t total = 0;
+    pq_status st = pq_chunk_cipher_for(md, keys, g, leaf, &c, key, err);
+    if (st == PQ_OK) st = pq_crypto_module_size(bytes, len, true, what, &total, err);
+    uint8_t aad[PQ_CRYPTO_MAX_AAD];
+    size_t aad_len = 0;
+    if (st == PQ_OK && !(aad_len = pq_crypto_aad(aad, c.file_aad, c.file_aad_len, type, c.row_group, c.column, 0)))
+        st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "%s: an ordinal beyond 32767", what);
+    uint8_t *buf = NULL;
+    if (st == PQ_OK && !(buf = malloc(total - PQ_CRYPTO_GCM_OVERHEAD + 1)))
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (st == PQ_OK) st = pq_crypto_gcm_decrypt(c.key, c.key_len, bytes, total, aad, aad_len, buf, what, err);
+    pq_crypto_wipe(key, sizeof key);
+    if (st != PQ_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    *out_len = total - PQ_CRYPTO_GCM_OVERHEAD;
+    if (used) *used = total;
     return PQ_OK;
 }

@@ -34,4 +34,13 @@ bool pq_chunk_is_encrypted(const pq_column_chunk *cc);
 pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
                               pq_chunk_cipher *cipher, uint8_t *key_buf, pq_error *err);
 
+/* Decrypt the one GCM module at the start of `bytes` (`len` of them) of
+ * chunk (row group g, leaf) whose AAD has no page ordinal (column and
+ * offset indexes, bloom filter header and bitset): *out (malloc'd; free
+ * it) holds *out_len bytes of plaintext, *used (may be NULL) the module's
+ * size. PQ_ERR_DECRYPT naming the module when it does not authenticate. */
+pq_status pq_module_decrypt(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
+                            pq_module_type type, const uint8_t *bytes, size_t len, uint8_t **out, size_t *out_len,
+                            size_t *used, pq_error *err);
+
 #endif

@@ -25,6 +25,8 @@ typedef struct pq_prune_input {
     const pq_supplied *supplied;    /* what a sans-IO caller handed in (the bloom step's range) */
     pq_prune_read_fn read;          /* reads for the select stage, counted there */
     void *read_user;
+    const pq_decryption *keys;      /* opts.decryption: an encrypted column's indexes, dictionary and
+                                     * bloom filter are decrypted with its key (none: not used) */
 } pq_prune_input;
 
 /* What the steps count, for the select stage's stats. */

@@ -73,6 +73,68 @@ bool pq_bloom_filter_range(const pq_column_meta *m, uint64_t data_end, const pq_
     return true;
 }
 
+/* Bytes [off, off + 4 + module length) of the file: one module, read as
+ * its length prefix says (bounded by the data region). */
+static uint8_t *read_module(const pq_prune_input *in, uint64_t off, size_t *len, pq_error *err)
+{
+    uint8_t head[4];
+    if (off >= in->data_end || in->data_end - off < 4 || in->read(in->read_user, off, 4, head, err) != PQ_OK)
+        return NULL;
+    uint64_t n = 4 + ((uint64_t)head[0] | (uint64_t)head[1] << 8 | (uint64_t)head[2] << 16 | (uint64_t)head[3] << 24);
+    if (n > in->data_end - off || (in->memory_limit && n > in->memory_limit)) return NULL;
+    uint8_t *b = malloc((size_t)n);
+    if (!b) return NULL;
+    memcpy(b, head, 4);
+    if (n > 4 && in->read(in->read_user, off + 4, (size_t)n - 4, b + 4, err) != PQ_OK) {
+        free(b);
+        return NULL;
+    }
+    *len = (size_t)n;
+    return b;
+}
+
+/* An encrypted column's filter: the header and the bitset are modules of
+ * their own, decrypted with the column's key and parsed as one plaintext
+ * filter. */
+static bool load_encrypted(const pq_prune_input *in, uint32_t rg, uint32_t leaf, void *slot, pq_prune_counts *counts)
+{
+    const pq_column_meta *m = &pq_metadata_file(in->md)->row_groups[rg].columns[leaf]->meta_data;
+    uint64_t off = (uint64_t)m->bloom_filter_offset;
+    pq_error err;
+    size_t hlen = 0, blen = 0, hplain = 0, bplain = 0;
+    uint8_t *hmod = NULL, *bmod = NULL, *h = NULL, *b = NULL, *joined = NULL;
+    bool ok = m->bloom_filter_offset >= 4 && (hmod = read_module(in, off, &hlen, &err)) != NULL &&
+              pq_module_decrypt(in->md, in->keys, rg, leaf, PQ_MODULE_BLOOM_HEADER, hmod, hlen, &h, &hplain, NULL,
+                                &err) == PQ_OK &&
+              (bmod = read_module(in, off + hlen, &blen, &err)) != NULL &&
+              pq_module_decrypt(in->md, in->keys, rg, leaf, PQ_MODULE_BLOOM_BITSET, bmod, blen, &b, &bplain, NULL,
+                                &err) == PQ_OK &&
+              (joined = malloc(hplain + bplain + 1)) != NULL;
+    if (ok) {
+        /* parquet-cpp pads the header module's plaintext with zeros past
+         * the Thrift header: parse the header for its length, then put the
+         * bitset right after it. */
+        memcpy(joined, h, hplain);
+        memcpy(joined + hplain, b, bplain);
+        pq_bloom_filter probe;
+        ok = pq_bloom_filter_parse(joined, hplain + bplain, &probe, &err) == PQ_OK;
+        size_t header_len = ok ? probe.header_len : 0, num_bytes = ok ? probe.num_bytes : 0;
+        if (ok) pq_bloom_filter_free(&probe);
+        ok = ok && header_len <= hplain && num_bytes == bplain;
+        if (ok) {
+            memmove(joined + header_len, b, bplain);
+            ok = pq_bloom_filter_parse(joined, header_len + bplain, slot, &err) == PQ_OK;
+        }
+    }
+    free(hmod);
+    free(bmod);
+    free(h);
+    free(b);
+    free(joined);
+    if (!ok) counts->warnings++;
+    return ok;
+}
+
 /* Read and parse leaf `leaf`'s filter in row group rg; false if none. */
 static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot, pq_prune_counts *counts)
 {
@@ -80,7 +142,7 @@ static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot
     const pq_column_chunk *cc = fm->row_groups[rg].columns[leaf];
     const pq_column_meta *m = &cc->meta_data;
     if ((cc->set & PQ_CC_SKIPPED) || !(m->set & PQ_CMD_HAS_BLOOM_FILTER_OFFSET)) return false;
-    if (pq_chunk_is_encrypted(cc)) return false; /* its index modules are encrypted: not read */
+    if (pq_chunk_is_encrypted(cc)) return load_encrypted(in, rg, (uint32_t)leaf, slot, counts);
     uint64_t off, want, size = in->data_end;
     bool have_len = (m->set & PQ_CMD_HAS_BLOOM_FILTER_LENGTH) && m->bloom_filter_length > 0;
     if (!pq_bloom_filter_range(m, size, in->supplied, &off, &want)) { /* offset outside the data region */

@@ -15,6 +15,7 @@
 #include "kernels/plain.h"
 #include "pages/codec.h"
 #include "pages/page_header.h"
+#include "pages/page_decrypt.h"
 #include "pages/page_walk.h"
 #include "reader/keys.h"
 #include "reader/prune_dict.h"
@@ -138,32 +139,64 @@ static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot
     uint64_t off, len;
     if ((cc->set & PQ_CC_SKIPPED) || !all_dictionary(m) || !pq_dictionary_page_range(m, in->data_end, &off, &len))
         return false;
-    if (pq_chunk_is_encrypted(cc)) return false; /* its index modules are encrypted: not read */
     pq_error err;
     bool ok = !in->memory_limit || len <= in->memory_limit;
     uint8_t *buf = ok ? malloc((size_t)len) : NULL;
-    pq_page_header h;
-    size_t hlen = 0;
-    ok = buf && in->read(in->read_user, off, (size_t)len, buf, &err) == PQ_OK &&
-         pq_page_header_decode(buf, (size_t)len, &h, &hlen, &err) == PQ_OK && h.type == PQ_PAGE_DICTIONARY &&
-         h.compressed_page_size >= 0 && h.uncompressed_page_size >= 0 &&
-         (uint64_t)hlen + (uint64_t)h.compressed_page_size <= len && h.dictionary_page_header.num_values >= 0 &&
-         (!in->memory_limit || (uint64_t)h.uncompressed_page_size <= in->memory_limit);
+    ok = buf && in->read(in->read_user, off, (size_t)len, buf, &err) == PQ_OK;
+    /* The page: its data (compressed), sizes and value count. */
+    const uint8_t *page = NULL;
+    uint64_t comp = 0, ulen64 = 0;
+    int64_t nvalues = -1;
+    uint8_t *decrypted = NULL;
+    if (ok && pq_chunk_is_encrypted(cc)) {
+        /* Header and page are modules: walked as the page stage walks them. */
+        uint8_t key[PQ_CRYPTO_MAX_KEY];
+        pq_chunk_cipher cipher;
+        pq_page_info *pi = NULL;
+        size_t npi = 0, plain_len = 0;
+        ok = pq_chunk_cipher_for(in->md, in->keys, rg, (uint32_t)leaf, &cipher, key, &err) == PQ_OK;
+        cipher.has_dictionary = true;
+        ok = ok && pq_page_walk_encrypted(buf, len, -1, &cipher, &decrypted, &plain_len, &pi, &npi, NULL, &err) ==
+                       PQ_OK &&
+             npi >= 1 && pi[0].type == PQ_PAGE_DICTIONARY;
+        pq_crypto_wipe(key, sizeof key);
+        if (ok) {
+            page = decrypted + pi[0].data_offset;
+            comp = (uint64_t)pi[0].compressed_size;
+            ulen64 = (uint64_t)(uint32_t)pi[0].uncompressed_size;
+            nvalues = pi[0].num_values;
+            ok = pi[0].uncompressed_size >= 0;
+        }
+        free(pi);
+    } else if (ok) {
+        pq_page_header h;
+        size_t hlen = 0;
+        ok = pq_page_header_decode(buf, (size_t)len, &h, &hlen, &err) == PQ_OK && h.type == PQ_PAGE_DICTIONARY &&
+             h.compressed_page_size >= 0 && h.uncompressed_page_size >= 0 &&
+             (uint64_t)hlen + (uint64_t)h.compressed_page_size <= len;
+        if (ok) {
+            page = buf + hlen;
+            comp = (uint64_t)h.compressed_page_size;
+            ulen64 = (uint64_t)h.uncompressed_page_size;
+            nvalues = h.dictionary_page_header.num_values;
+        }
+    }
+    ok = ok && nvalues >= 0 && (!in->memory_limit || ulen64 <= in->memory_limit);
     uint8_t *plain = NULL;
     if (ok) {
-        size_t ulen = (size_t)h.uncompressed_page_size;
+        size_t ulen = (size_t)ulen64;
         plain = malloc(ulen ? ulen : 1);
-        ok = plain && pq_decompress(m->codec, buf + hlen, (size_t)h.compressed_page_size, plain, ulen, &err) == PQ_OK;
+        ok = plain && pq_decompress(m->codec, page, (size_t)comp, plain, ulen, &err) == PQ_OK;
         if (ok) {
             dict *d = slot;
             d->data = plain;
             plain = NULL;
-            ok = decode_values(&schema->leaves[leaf], d->data, ulen, (size_t)h.dictionary_page_header.num_values,
-                               d);
+            ok = decode_values(&schema->leaves[leaf], d->data, ulen, (size_t)nvalues, d);
             if (!ok) dict_free(d);
         }
     }
     free(buf);
+    free(decrypted);
     free(plain);
     if (!ok) counts->warnings++;
     return ok;

@@ -49,6 +49,23 @@ static bool read_bytes(const pq_prune_input *in, int64_t off, int32_t len, uint8
     return true;
 }
 
+/* An encrypted chunk's index: *bytes (an encrypted module) replaced by its
+ * plaintext. False (the index not used) without the column's key or when
+ * the module does not authenticate. */
+static bool decrypt_index(const pq_prune_input *in, uint32_t rg, uint32_t leaf, pq_module_type type, uint8_t **bytes,
+                          size_t *len)
+{
+    uint8_t *plain = NULL;
+    size_t plain_len = 0;
+    pq_error err;
+    if (pq_module_decrypt(in->md, in->keys, rg, leaf, type, *bytes, *len, &plain, &plain_len, NULL, &err) != PQ_OK)
+        return false;
+    free(*bytes);
+    *bytes = plain;
+    *len = plain_len;
+    return true;
+}
+
 /* Read and decode both indexes of `leaf` in row group `rg`. */
 static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_pages *lp, pq_prune_counts *counts)
 {
@@ -59,20 +76,21 @@ static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_page
     unsigned ci_bits = PQ_CC_HAS_COLUMN_INDEX_OFFSET | PQ_CC_HAS_COLUMN_INDEX_LENGTH;
     if ((cc->set & PQ_CC_SKIPPED) || (cc->set & oi_bits) != oi_bits || (cc->set & ci_bits) != ci_bits)
         return false; /* nothing to use: not a warning */
-    if (pq_chunk_is_encrypted(cc)) return false; /* its index modules are encrypted: not read */
+    bool encrypted = pq_chunk_is_encrypted(cc);
     uint64_t chunk_off, chunk_len;
     pq_error err;
     uint8_t *oi_bytes = NULL;
+    size_t oi_len = (size_t)cc->offset_index_length, ci_len = (size_t)cc->column_index_length;
     bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, in->data_end, &chunk_off, &chunk_len, &err) ==
                   PQ_OK &&
               read_bytes(in, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
-              pq_offset_index_decode(oi_bytes, (size_t)cc->offset_index_length, chunk_off, chunk_len, g->num_rows,
-                                     &lp->oi, &err) == PQ_OK;
+              (!encrypted || decrypt_index(in, rg, leaf, PQ_MODULE_OFFSET_INDEX, &oi_bytes, &oi_len)) &&
+              pq_offset_index_decode(oi_bytes, oi_len, chunk_off, chunk_len, g->num_rows, &lp->oi, &err) == PQ_OK;
     free(oi_bytes);
     if (ok) {
         ok = read_bytes(in, cc->column_index_offset, cc->column_index_length, &lp->ci_bytes) &&
-             pq_column_index_decode(lp->ci_bytes, (size_t)cc->column_index_length, lp->oi.npages, &lp->ci, &err) ==
-                 PQ_OK;
+             (!encrypted || decrypt_index(in, rg, leaf, PQ_MODULE_COLUMN_INDEX, &lp->ci_bytes, &ci_len)) &&
+             pq_column_index_decode(lp->ci_bytes, ci_len, lp->oi.npages, &lp->ci, &err) == PQ_OK;
         if (!ok) pq_offset_index_free(&lp->oi);
     }
     if (!ok) {

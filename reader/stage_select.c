@@ -183,7 +183,7 @@ static void prune_by_indexes(pq_reader *r)
     bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
     if (!r->sel.filter || (!dict && !bloom && !pages)) return;
     const pq_prune_input in = {r->sel.filter, r->md, r->footer.data_end, r->opts.memory_limit, &r->io.supplied,
-                               read_for_select, r};
+                               read_for_select, r, r->opts.decryption};
     pq_prune_counts counts = {0, 0, 0};
     pq_stage_counters *sel_stats = &r->stats[PQ_STAGE_SELECT];
     size_t kept = 0;

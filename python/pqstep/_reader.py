@@ -456,9 +456,9 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     the plaintext columns of a plaintext-footer file still read, and
     reading that column is a pqstep.Error ("encrypted, key not given")
     naming it; a wrong key or an altered byte is "decryption failed", naming
-    the module. Keys never appear in a message. Statistics prune encrypted
-    columns (their decrypted metadata); dictionaries, bloom filters and
-    page indexes of encrypted columns are not used."""
+    the module. Keys never appear in a message. Every pruning step uses an
+    encrypted column's statistics, dictionary, bloom filter and page index
+    with its key."""
     import pyarrow as pa
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
