@@ -711,8 +711,10 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     }
     pq_page_info *pages = NULL;
     size_t npages = 0;
-    if (pq_chunk_is_encrypted(cc)) {
-        /* Decrypted into a plaintext chunk of our own, walked as it is made. */
+    bool decrypted = pq_chunk_is_encrypted(cc);
+    if (decrypted) {
+        /* Decrypted into a plaintext chunk of our own, walked as it is
+         * made; from here on that is the chunk's bytes. */
         uint8_t *plain = NULL;
         size_t plain_len = 0;
         st = walk_encrypted(r, ch, bytes, len, &plain, &plain_len, &pages, &npages, acc, err);
@@ -722,24 +724,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
         owned = plain;
         bytes = plain;
         len = plain_len;
-        if (st != PQ_OK) {
-            free(pages);
-            pq_pool_give(owned);
-            return chunk_error(err, st, ch);
-        }
-        ch->bytes = owned;
-        ch->hold = NULL;
-        ch->data = bytes;
-        ch->data_len = len;
-        ch->origin = UINT64_MAX;
-        ch->pages = pages;
-        ch->info.pages = pages;
-        ch->info.npages = npages;
-        ch->step = CHUNK_WALKED;
-        acc->chunks++;
-        return PQ_OK;
-    }
-    if (ch->data_pages == 0) {
+    } else if (ch->data_pages == 0) {
         /* The whole chunk: its value count says where the pages end. */
         st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, acc, err);
     } else {
@@ -769,7 +754,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     ch->data_len = owned || hold || !ch->nparts
                        ? len
                        : (size_t)(ch->parts[ch->nparts - 1].offset + ch->parts[ch->nparts - 1].length - origin);
-    ch->origin = (owned || hold) && ch->nparts > 1 ? UINT64_MAX : origin;
+    ch->origin = decrypted || ((owned || hold) && ch->nparts > 1) ? UINT64_MAX : origin;
     ch->pages = pages;
     ch->info.pages = pages;
     ch->info.npages = npages;
