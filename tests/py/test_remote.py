@@ -8,6 +8,7 @@ tests hold against pyarrow) and pyarrow itself.
   error code), with the default 64 KiB tail and with a 1 KiB tail (so the
   footer and the pages take ranged requests of their own);
 - every corpus file over S3, signed and checked by the server;
+- encrypted files over HTTP with their keys, equal to the local read;
 - a generated file of 16 row groups: columns, row groups and a filter equal
   pyarrow; requests counted per stage (the open fetches the footer: one
   request for the footer stage; the pages of a stage are fetched together,
@@ -70,6 +71,23 @@ def check_same_as_local(name, local_path, url, remote):
     if want is not None:
         same(got, want, name, float_bits=True)
     return want is not None
+
+
+def check_encrypted_http(ng):
+    """Encrypted files over HTTP with their keys (issue 34): equal to the
+    local read with the same keys; without keys, the same error."""
+    dec = pqstep.Decryption(footer_key=b"0123456789012345", aad_prefix=b"tester",
+                            column_keys={"double_field": b"1234567890123450", "float_field": b"1234567890123451"})
+    for name in ("encrypt_columns_and_footer", "encrypt_columns_plaintext_footer", "encrypt_columns_and_footer_ctr"):
+        f = name + ".parquet.encrypted"
+        want = pqstep.read_table(os.path.join(CORPUS, "data", f), decryption=dec, int96_unit="s")
+        got = pqstep.read_table(ng.url + "/" + f, decryption=dec, int96_unit="s")
+        same(got, want, "http " + f)
+    try:
+        pqstep.read_table(ng.url + "/encrypt_columns_and_footer.parquet.encrypted")
+        raise AssertionError("an encrypted footer read over HTTP without keys")
+    except pqstep.Error as e:
+        assert e.code == "encrypted, key not given", str(e)
 
 
 def check_corpus_http(ng):
@@ -407,6 +425,7 @@ def main():
                 return SKIP
             try:
                 check_corpus_http(ng)
+                check_encrypted_http(ng)
                 check_generated(ng.url, path, table)
                 check_stage_requests(ng, path)
                 check_known_identity(ng.url, path)
