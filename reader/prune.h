@@ -34,6 +34,23 @@ typedef struct pq_prune_counts {
     uint64_t warnings;              /* indexes that could not be read or were malformed */
     uint64_t pages_considered;      /* page index: pages of the filter's columns judged */
     uint64_t pages_pruned;          /* ... of which hold none of the kept rows */
+    /* An encrypted index, dictionary or bloom-filter module that failed
+     * authentication (the first one): altered bytes fail the read, never
+     * just the pruning step. PQ_OK when none. */
+    pq_status tampered;
+    pq_error tampered_err;
 } pq_prune_counts;
+
+/* Record a decryption failure in *counts (the first one is kept); true
+ * when `st` was one. */
+static inline bool pq_prune_tampered(pq_prune_counts *counts, pq_status st, const pq_error *err)
+{
+    if (st != PQ_ERR_DECRYPT) return false;
+    if (counts->tampered == PQ_OK) {
+        counts->tampered = st;
+        counts->tampered_err = *err;
+    }
+    return true;
+}
 
 #endif

@@ -103,13 +103,15 @@ static bool load_encrypted(const pq_prune_input *in, uint32_t rg, uint32_t leaf,
     pq_error err;
     size_t hlen = 0, blen = 0, hplain = 0, bplain = 0;
     uint8_t *hmod = NULL, *bmod = NULL, *h = NULL, *b = NULL, *joined = NULL;
+    pq_status st = PQ_OK;
     bool ok = m->bloom_filter_offset >= 4 && (hmod = read_module(in, off, &hlen, &err)) != NULL &&
-              pq_module_decrypt(in->md, in->keys, rg, leaf, PQ_MODULE_BLOOM_HEADER, hmod, hlen, &h, &hplain, NULL,
-                                &err) == PQ_OK &&
+              (st = pq_module_decrypt(in->md, in->keys, rg, leaf, PQ_MODULE_BLOOM_HEADER, hmod, hlen, &h, &hplain,
+                                      NULL, &err)) == PQ_OK &&
               (bmod = read_module(in, off + hlen, &blen, &err)) != NULL &&
-              pq_module_decrypt(in->md, in->keys, rg, leaf, PQ_MODULE_BLOOM_BITSET, bmod, blen, &b, &bplain, NULL,
-                                &err) == PQ_OK &&
+              (st = pq_module_decrypt(in->md, in->keys, rg, leaf, PQ_MODULE_BLOOM_BITSET, bmod, blen, &b, &bplain,
+                                      NULL, &err)) == PQ_OK &&
               (joined = malloc(hplain + bplain + 1)) != NULL;
+    pq_prune_tampered(counts, st, &err);
     if (ok) {
         /* parquet-cpp pads the header module's plaintext with zeros past
          * the Thrift header: parse the header for its length, then put the

@@ -156,9 +156,11 @@ static bool load(const pq_prune_input *in, uint32_t rg, int32_t leaf, void *slot
         size_t npi = 0, plain_len = 0;
         ok = pq_chunk_cipher_for(in->md, in->keys, rg, (uint32_t)leaf, &cipher, key, &err) == PQ_OK;
         cipher.has_dictionary = true;
-        ok = ok && pq_page_walk_encrypted(buf, len, -1, &cipher, &decrypted, &plain_len, &pi, &npi, NULL, &err) ==
-                       PQ_OK &&
-             npi >= 1 && pi[0].type == PQ_PAGE_DICTIONARY;
+        pq_status st = ok ? pq_page_walk_encrypted(buf, len, -1, &cipher, &decrypted, &plain_len, &pi, &npi, NULL,
+                                                   &err)
+                          : PQ_OK;
+        pq_prune_tampered(counts, st, &err);
+        ok = ok && st == PQ_OK && npi >= 1 && pi[0].type == PQ_PAGE_DICTIONARY;
         pq_crypto_wipe(key, sizeof key);
         if (ok) {
             page = decrypted + pi[0].data_offset;

@@ -53,13 +53,16 @@ static bool read_bytes(const pq_prune_input *in, int64_t off, int32_t len, uint8
  * plaintext. False (the index not used) without the column's key or when
  * the module does not authenticate. */
 static bool decrypt_index(const pq_prune_input *in, uint32_t rg, uint32_t leaf, pq_module_type type, uint8_t **bytes,
-                          size_t *len)
+                          size_t *len, pq_prune_counts *counts)
 {
     uint8_t *plain = NULL;
     size_t plain_len = 0;
     pq_error err;
-    if (pq_module_decrypt(in->md, in->keys, rg, leaf, type, *bytes, *len, &plain, &plain_len, NULL, &err) != PQ_OK)
+    pq_status st = pq_module_decrypt(in->md, in->keys, rg, leaf, type, *bytes, *len, &plain, &plain_len, NULL, &err);
+    if (st != PQ_OK) {
+        pq_prune_tampered(counts, st, &err);
         return false;
+    }
     free(*bytes);
     *bytes = plain;
     *len = plain_len;
@@ -84,12 +87,12 @@ static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_page
     bool ok = pq_chunk_byte_range_for_writer(cc, fm->created_by, in->data_end, &chunk_off, &chunk_len, &err) ==
                   PQ_OK &&
               read_bytes(in, cc->offset_index_offset, cc->offset_index_length, &oi_bytes) &&
-              (!encrypted || decrypt_index(in, rg, leaf, PQ_MODULE_OFFSET_INDEX, &oi_bytes, &oi_len)) &&
+              (!encrypted || decrypt_index(in, rg, leaf, PQ_MODULE_OFFSET_INDEX, &oi_bytes, &oi_len, counts)) &&
               pq_offset_index_decode(oi_bytes, oi_len, chunk_off, chunk_len, g->num_rows, &lp->oi, &err) == PQ_OK;
     free(oi_bytes);
     if (ok) {
         ok = read_bytes(in, cc->column_index_offset, cc->column_index_length, &lp->ci_bytes) &&
-             (!encrypted || decrypt_index(in, rg, leaf, PQ_MODULE_COLUMN_INDEX, &lp->ci_bytes, &ci_len)) &&
+             (!encrypted || decrypt_index(in, rg, leaf, PQ_MODULE_COLUMN_INDEX, &lp->ci_bytes, &ci_len, counts)) &&
              pq_column_index_decode(lp->ci_bytes, ci_len, lp->oi.npages, &lp->ci, &err) == PQ_OK;
         if (!ok) pq_offset_index_free(&lp->oi);
     }

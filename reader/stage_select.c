@@ -175,16 +175,16 @@ static pq_status read_for_select(void *user, uint64_t offset, size_t len, void *
 /* The steps that read: dictionaries, then bloom filters (each judged with
  * the statistics), then the page index, which narrows the survivors' rows
  * (a row group is counted for the first step that drops it). */
-static void prune_by_indexes(pq_reader *r)
+static pq_status prune_by_indexes(pq_reader *r, pq_error *err)
 {
     bool stats = !(r->opts.prune_disable & PQ_PRUNE_STATISTICS);
     bool dict = !(r->opts.prune_disable & PQ_PRUNE_DICTIONARY);
     bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
     bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
-    if (!r->sel.filter || (!dict && !bloom && !pages)) return;
+    if (!r->sel.filter || (!dict && !bloom && !pages)) return PQ_OK;
     const pq_prune_input in = {r->sel.filter, r->md, r->footer.data_end, r->opts.memory_limit, &r->io.supplied,
                                read_for_select, r, r->opts.decryption};
-    pq_prune_counts counts = {0, 0, 0};
+    pq_prune_counts counts = {.tampered = PQ_OK};
     pq_stage_counters *sel_stats = &r->stats[PQ_STAGE_SELECT];
     size_t kept = 0;
     for (size_t g = 0; g < r->sel.row_groups_len; g++) {
@@ -224,6 +224,11 @@ static void prune_by_indexes(pq_reader *r)
     sel_stats->prune_warnings += counts.warnings;
     sel_stats->pages_considered += counts.pages_considered;
     sel_stats->pages_pruned += counts.pages_pruned;
+    if (counts.tampered != PQ_OK) {
+        if (err) *err = counts.tampered_err;
+        return counts.tampered;
+    }
+    return PQ_OK;
 }
 
 /* Leaves that = or IN nodes compare (the dictionary and bloom steps'). */
@@ -303,7 +308,8 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
                                 "the select stage needs %zu more range%s for dictionaries, bloom filters and "
                                 "page indexes (see pq_reader_needed_ranges)", missing, missing == 1 ? "" : "s");
         r->sel.step = SELECT_START;
-        prune_by_indexes(r);
+        pq_status pst = prune_by_indexes(r, err);
+        if (pst != PQ_OK) return pst;
         r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel.row_groups_len * r->sel.walk_columns_len;
         return PQ_OK;
     }
@@ -365,7 +371,8 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
                                 "indexes (see pq_reader_needed_ranges)", missing, missing == 1 ? "" : "s");
         r->sel.step = SELECT_START;
     }
-    prune_by_indexes(r);
+    pq_status pst = prune_by_indexes(r, err);
+    if (pst != PQ_OK) return pst;
     r->stats[PQ_STAGE_SELECT].chunks = (uint64_t)r->sel.row_groups_len * r->sel.walk_columns_len;
     return PQ_OK;
 }

@@ -246,6 +246,39 @@ def check_flips(path, dec, columns=None):
     return failed
 
 
+def check_index_flips(path, dec, flt):
+    """Bytes flipped between the last column chunk and the footer (the page
+    indexes and bloom filters of pyarrow's files): a filtered read that uses
+    them fails or equals the unflipped read, and a flipped encrypted index
+    fails it naming the module, never just dropping the pruning."""
+    import pyarrow.parquet.encryption as pe
+    cf = pe.CryptoFactory(lambda config: gen_encrypted.XorKmsClient(config))
+    md = pq.ParquetFile(path, decryption_properties=cf.file_decryption_properties(pe.KmsConnectionConfig())).metadata
+    data = open(path, "rb").read()
+    end = max(c.data_page_offset + c.total_compressed_size if c.dictionary_page_offset is None
+              else c.dictionary_page_offset + c.total_compressed_size
+              for i in range(md.num_row_groups) for c in (md.row_group(i).column(j) for j in range(md.num_columns)))
+    footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    want = pqstep.read_table(path, decryption=dec, filter=flt)
+    named = 0
+    with tempfile.TemporaryDirectory(prefix="pqstep-iflip-") as tmp:
+        bad = os.path.join(tmp, "f.parquet")
+        for pos in range(end, footer, max(1, (footer - end) // 300)):
+            b = bytearray(data)
+            b[pos] ^= 0x40
+            with open(bad, "wb") as f:
+                f.write(b)
+            try:
+                got = pqstep.read_table(bad, decryption=dec, filter=flt, prune={"page_index"})
+            except pqstep.Error as e:
+                assert e.code == "decryption failed", str(e)
+                named += "column index" in str(e) or "offset index" in str(e)
+                continue
+            assert got.equals(want), "index flip at %d gave other rows" % pos
+    assert named > 0, "no flipped index module failed the read"
+    return named
+
+
 def check_truncations(path, dec):
     data = open(path, "rb").read()
     with tempfile.TemporaryDirectory(prefix="pqstep-trunc-") as tmp:
@@ -442,6 +475,8 @@ def main():
             flips += check_flips(path, dec, encrypted)
             check_truncations(path, dec)
         assert flips > 100, flips
+        check_index_flips(os.path.join(tmp, files["pa_per_column"]["file"]),
+                          pqstep.Decryption(kms_unwrap=gen_encrypted.unwrap), "id >= 1000 and id < 1100")
     small = os.path.join(DATA, "uniform_encryption.parquet.encrypted")
     oracle = pqstep.read_table(small, decryption=dec128(), int96_unit="s")
     with tempfile.TemporaryDirectory(prefix="pqstep-flip-") as tmp:
