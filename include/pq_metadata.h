@@ -626,6 +626,70 @@ PQ_API pq_status pq_aes_gcm_unwrap(const uint8_t *key, size_t key_len, const uin
                                    const uint8_t *aad, size_t aad_len, uint8_t *out, size_t out_cap,
                                    size_t *out_len, pq_error *err);
 
+/* ---- Key material (parquet-java's and Arrow's key tools) ----
+ *
+ * Writers that take their keys from a KMS store, for each key, key material
+ * (JSON of type "PKMT1"): the key wrapped by a KMS master key (single
+ * wrapping), or wrapped by a key-encryption key that the KMS wraps (double
+ * wrapping, the default of both tools). It sits in the key metadata itself
+ * (internal storage) or, for external storage, in a file beside the data
+ * file, "_KEY_MATERIAL_FOR_<file name>.json", a JSON object from key
+ * reference to key material. pq_key_material reads both and asks the
+ * caller's KMS for the unwrapping:
+ *
+ *     pq_key_material km;
+ *     pq_key_material_init(&km);
+ *     km.unwrap = my_kms_unwrap;  km.unwrap_user = my_kms;
+ *     km.file_path = "data/part-0.parquet";   (only for external storage)
+ *     dec.key_retriever = pq_key_material_retriever;  dec.key_retriever_user = &km;
+ *
+ * The struct must outlive the reader's footer stage (keys are resolved
+ * there; pq_reader_open returns after it). One pq_key_material serves one
+ * file when its key material is external (file_path names it), any number
+ * of files when it is internal. */
+
+/* The KMS: unwrap `wrapped_key` (the text the KMS returned when it wrapped
+ * the key: base64 for parquet-java's and Arrow's KMS clients) with master
+ * key `master_key_id`; write the key (16, 24 or 32 bytes) to `key` and its
+ * length to *key_len and return 0, or return nonzero (no such master key,
+ * not authorized, ...). May be called from any thread. */
+typedef int (*pq_kms_unwrap_fn)(void *user, const char *wrapped_key, const char *master_key_id,
+                                uint8_t key[32], size_t *key_len);
+
+typedef struct pq_key_material {
+    uint32_t struct_size;        /* sizeof(pq_key_material): set by pq_key_material_init */
+    pq_kms_unwrap_fn unwrap;     /* required */
+    void *unwrap_user;
+    /* External storage: the data file's local path (the key material file
+     * is looked for beside it), or the key material file's bytes fetched by
+     * the caller (remote files; takes precedence over file_path). */
+    const char *file_path;
+    const void *external_material;
+    size_t external_material_len;
+} pq_key_material;
+
+/* Zero every field and set struct_size. */
+PQ_API void pq_key_material_init(pq_key_material *m);
+
+/* The key that `key_metadata` (PKMT1 key material, or a reference into the
+ * external key material) names, unwrapped through m->unwrap; for double
+ * wrapping, the data key is then AES-GCM-decrypted with the unwrapped
+ * key-encryption key (AAD: the key-encryption key's id). Writes the key
+ * to `key` (*key_len bytes). Errors: PQ_ERR_INVALID_ARGUMENT (metadata
+ * that is not PKMT1 key material, a missing field, a bad base64 string, no
+ * file path for external material), PQ_ERR_IO (the key material file
+ * cannot be read), PQ_ERR_ENCRYPTED (the KMS refused: the message names
+ * the master key id), PQ_ERR_DECRYPT (a double-wrapped key that fails
+ * authentication). Messages never hold key bytes. */
+PQ_API pq_status pq_key_material_unwrap(const pq_key_material *m, const uint8_t *key_metadata,
+                                        size_t key_metadata_len, uint8_t key[32], size_t *key_len,
+                                        pq_error *err);
+
+/* pq_key_material_unwrap as a pq_key_retriever_fn (`user`: the
+ * pq_key_material): 0 with the key, nonzero when it cannot give one. */
+PQ_API int pq_key_material_retriever(void *user, const uint8_t *key_metadata, size_t key_metadata_len,
+                                     uint8_t key[32], size_t *key_len);
+
 /* How a parsed file is encrypted. */
 typedef struct pq_file_encryption {
     int32_t algorithm;          /* pq_encryption_id; PQ_ENCRYPTION_NONE for a plaintext file */

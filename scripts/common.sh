@@ -23,7 +23,7 @@ PQ_DEB_PACKAGES=(
     libthrift-c-glib-dev thrift-compiler libglib2.0-dev
     check
     liblz4-dev libzstd-dev libsnappy-dev libdeflate-dev libbrotli-dev libxxhash-dev
-    libcurl4-openssl-dev libssl-dev
+    libcurl4-openssl-dev libssl-dev libjansson-dev
     nginx
     clang
 )

@@ -10,13 +10,21 @@
  *    through a file, sans-IO (every range the stages name, supplied), the
  *    metadata handed to another reader, footer bytes handed on, the caller's key buffers wiped
  *    after the open, a metadata cache that keyed readers never use;
- *  - bad pq_decryption structs and keys refused with clear errors.
+ *  - bad pq_decryption structs and keys refused with clear errors;
+ *  - key material (pq_key_material): single and double wrapping, internal
+ *    and external, built here with OpenSSL and a KMS of this test's own
+ *    (the keys it unwraps are the keys it wrapped); Spark's files read
+ *    through it and parquet-java's InMemoryKMS scheme, equal to Spark's
+ *    plaintext copies; malformed material and KMS refusals refused.
  * Value checks against independent oracles are in tests/py/test_encryption.py.
  */
 #include <check.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "metadata/crypto.h"
 #include "pqstep.h"
@@ -298,12 +306,266 @@ START_TEST(test_bad_keys)
 }
 END_TEST
 
+
+/* ---- key material ---- */
+
+/* The master keys of this test's KMS; "kf", "kc1", "kc2" are also those of
+ * tests/fixtures/gen_encrypted.py, which wrote the Spark files. */
+static const struct {
+    const char *id;
+    const char *key;
+} MASTERS[] = {{"kf", "0123456789012345"}, {"kc1", "1234567890123450"}, {"kc2", "1234567890123451"}};
+
+static const uint8_t *master_key(const char *id)
+{
+    for (size_t i = 0; i < sizeof MASTERS / sizeof MASTERS[0]; i++)
+        if (strcmp(MASTERS[i].id, id) == 0) return (const uint8_t *)MASTERS[i].key;
+    return NULL;
+}
+
+/* AES-GCM of `key` with `kek` and `aad`: nonce, ciphertext, tag (as the key
+ * tools store a wrapped key), base64 into `out`. */
+static void gcm_wrap(const uint8_t *kek, const uint8_t *key, size_t n, const uint8_t *aad, size_t aad_len, char *out)
+{
+    uint8_t buf[12 + 32 + 16];
+    int len = 0;
+    ck_assert_int_eq(RAND_bytes(buf, 12), 1);
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    ck_assert_int_eq(EVP_EncryptInit_ex(c, EVP_aes_128_gcm(), NULL, kek, buf), 1);
+    ck_assert_int_eq(EVP_EncryptUpdate(c, NULL, &len, aad, (int)aad_len), 1);
+    ck_assert_int_eq(EVP_EncryptUpdate(c, buf + 12, &len, key, (int)n), 1);
+    ck_assert_int_eq(EVP_EncryptFinal_ex(c, buf + 12 + n, &len), 1);
+    ck_assert_int_eq(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, buf + 12 + n), 1);
+    EVP_CIPHER_CTX_free(c);
+    EVP_EncodeBlock((unsigned char *)out, buf, (int)(12 + n + 16));
+}
+
+static int kms_calls;
+
+/* parquet-java's InMemoryKMS: base64(nonce, ciphertext, tag), AES-GCM with
+ * the master key, AAD the master key id. */
+static int test_kms_unwrap(void *user, const char *wrapped, const char *id, uint8_t key[32], size_t *key_len)
+{
+    (void)user;
+    kms_calls++;
+    const uint8_t *mk = master_key(id);
+    uint8_t raw[256];
+    size_t n = strlen(wrapped);
+    if (!mk || n % 4 || n > 300) return 1;
+    int got = EVP_DecodeBlock(raw, (const unsigned char *)wrapped, (int)n);
+    got -= (wrapped[n - 1] == '=') + (wrapped[n - 2] == '=');
+    return pq_aes_gcm_unwrap(mk, 16, raw, (size_t)got, (const uint8_t *)id, strlen(id), key, 32, key_len, NULL) ==
+                   PQ_OK
+               ? 0
+               : 1;
+}
+
+/* Key material for `dek` under master key `id`, single or double wrapped,
+ * as JSON text into `out`. */
+static void make_material(const uint8_t *dek, const char *id, bool dbl, char *out, size_t cap)
+{
+    char wrapped_dek[128], wrapped_kek[128], kek_id_b64[64];
+    if (!dbl) {
+        gcm_wrap(master_key(id), dek, 16, (const uint8_t *)id, strlen(id), wrapped_dek);
+        snprintf(out, cap,
+                 "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":true,\"isFooterKey\":false,"
+                 "\"masterKeyID\":\"%s\",\"wrappedDEK\":\"%s\",\"doubleWrapping\":false}",
+                 id, wrapped_dek);
+        return;
+    }
+    uint8_t kek[16], kek_id[16];
+    ck_assert_int_eq(RAND_bytes(kek, 16), 1);
+    ck_assert_int_eq(RAND_bytes(kek_id, 16), 1);
+    gcm_wrap(kek, dek, 16, kek_id, 16, wrapped_dek);
+    gcm_wrap(master_key(id), kek, 16, (const uint8_t *)id, strlen(id), wrapped_kek);
+    EVP_EncodeBlock((unsigned char *)kek_id_b64, kek_id, 16);
+    snprintf(out, cap,
+             "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":true,\"masterKeyID\":\"%s\","
+             "\"wrappedDEK\":\"%s\",\"doubleWrapping\":true,\"keyEncryptionKeyID\":\"%s\",\"wrappedKEK\":\"%s\"}",
+             id, wrapped_dek, kek_id_b64, wrapped_kek);
+}
+
+static pq_status unwrap_text(const pq_key_material *km, const char *meta, uint8_t key[32], size_t *n, pq_error *err)
+{
+    return pq_key_material_unwrap(km, (const uint8_t *)meta, strlen(meta), key, n, err);
+}
+
+START_TEST(test_key_material)
+{
+    pq_key_material km;
+    pq_key_material_init(&km);
+    km.unwrap = test_kms_unwrap;
+    char meta[1024], store[4096];
+    uint8_t key[32];
+    size_t n = 0;
+    pq_error err;
+    for (int dbl = 0; dbl < 2; dbl++) {
+        make_material(COL_KEY_1, "kc1", dbl, meta, sizeof meta);
+        memset(key, 0, sizeof key);
+        ck_assert_msg(unwrap_text(&km, meta, key, &n, &err) == PQ_OK, "%s", err.message);
+        ck_assert_uint_eq(n, 16);
+        ck_assert_mem_eq(key, COL_KEY_1, 16);
+        /* the retriever form */
+        memset(key, 0, sizeof key);
+        ck_assert_int_eq(pq_key_material_retriever(&km, (const uint8_t *)meta, strlen(meta), key, &n), 0);
+        ck_assert_mem_eq(key, COL_KEY_1, 16);
+    }
+
+    /* external: a reference into _KEY_MATERIAL_FOR_<file>.json beside the file */
+    char material[1024], escaped[2048];
+    make_material(COL_KEY_2, "kc2", true, material, sizeof material);
+    size_t e = 0;
+    for (const char *c = material; *c; c++) {
+        if (*c == '"') escaped[e++] = '\\';
+        escaped[e++] = *c;
+    }
+    escaped[e] = '\0';
+    snprintf(store, sizeof store, "{\"footerKey\":\"x\",\"columnKey7\":\"%s\"}", escaped);
+    const char *ref = "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":false,\"keyReference\":\"columnKey7\"}";
+    char dir[] = "/tmp/pq_keymat_XXXXXX", data_path[256], store_path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(data_path, sizeof data_path, "%s/part-0.parquet", dir);
+    snprintf(store_path, sizeof store_path, "%s/_KEY_MATERIAL_FOR_part-0.parquet.json", dir);
+    ck_assert_int_eq(unwrap_text(&km, ref, key, &n, &err), PQ_ERR_INVALID_ARGUMENT); /* no path */
+    ck_assert_ptr_nonnull(strstr(err.message, "file_path"));
+    km.file_path = data_path;
+    ck_assert_int_eq(unwrap_text(&km, ref, key, &n, &err), PQ_ERR_IO); /* no file there yet */
+    ck_assert_ptr_nonnull(strstr(err.message, "_KEY_MATERIAL_FOR_part-0.parquet.json"));
+    FILE *f = fopen(store_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(store, f);
+    fclose(f);
+    memset(key, 0, sizeof key);
+    ck_assert_msg(unwrap_text(&km, ref, key, &n, &err) == PQ_OK, "%s", err.message);
+    ck_assert_mem_eq(key, COL_KEY_2, 16);
+    /* the same bytes supplied by the caller (a remote file's store) */
+    km.file_path = NULL;
+    km.external_material = store;
+    km.external_material_len = strlen(store);
+    memset(key, 0, sizeof key);
+    ck_assert_msg(unwrap_text(&km, ref, key, &n, &err) == PQ_OK, "%s", err.message);
+    ck_assert_mem_eq(key, COL_KEY_2, 16);
+    const char *missing_ref = "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":false,\"keyReference\":\"k9\"}";
+    ck_assert_int_eq(unwrap_text(&km, missing_ref, key, &n, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "no key \"k9\""));
+    /* the footerKey entry is not JSON */
+    const char *bad_entry = "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":false,\"keyReference\":\"footerKey\"}";
+    ck_assert_int_eq(unwrap_text(&km, bad_entry, key, &n, &err), PQ_ERR_INVALID_ARGUMENT);
+    remove(store_path);
+    rmdir(dir);
+
+    /* malformed material, each with its reason */
+    static const struct {
+        const char *meta, *says;
+    } bad[] = {
+        {"not json", "not JSON"},
+        {"[1,2]", "a JSON object"},
+        {"{\"keyMaterialType\":\"PKMT2\"}", "PKMT1"},
+        {"{\"keyMaterialType\":\"PKMT1\",\"wrappedDEK\":\"AAAA\",\"doubleWrapping\":false}", "masterKeyID"},
+        {"{\"keyMaterialType\":\"PKMT1\",\"masterKeyID\":\"kc1\",\"doubleWrapping\":false}", "wrappedDEK"},
+        {"{\"keyMaterialType\":\"PKMT1\",\"masterKeyID\":\"kc1\",\"wrappedDEK\":\"AAAA\"}", "wrappedKEK"},
+        {"{\"keyMaterialType\":\"PKMT1\",\"masterKeyID\":\"kc1\",\"wrappedDEK\":\"A!\",\"wrappedKEK\":\"AAAA\","
+         "\"keyEncryptionKeyID\":\"AAAAAAAAAAAAAAAAAAAAAA==\"}",
+         "wrappedDEK is not base64"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(unwrap_text(&km, bad[i].meta, key, &n, &err), PQ_ERR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(err.message, bad[i].says), "case %zu: %s", i, err.message);
+    }
+    ck_assert_int_eq(pq_key_material_unwrap(&km, NULL, 0, key, &n, &err), PQ_ERR_INVALID_ARGUMENT);
+    /* a master key the KMS does not have: the message names it */
+    make_material(COL_KEY_1, "kc1", false, meta, sizeof meta);
+    char *id_at = strstr(meta, "\"kc1\"");
+    id_at[3] = '9';
+    ck_assert_int_eq(unwrap_text(&km, meta, key, &n, &err), PQ_ERR_ENCRYPTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "\"kc9\""));
+    /* a double-wrapped key altered after wrapping fails authentication */
+    make_material(COL_KEY_1, "kc1", true, meta, sizeof meta);
+    char *dek_at = strstr(meta, "\"wrappedDEK\":\"") + 14 + 20;
+    *dek_at = *dek_at == 'A' ? 'B' : 'A';
+    memset(key, 0x5A, sizeof key);
+    ck_assert_int_eq(unwrap_text(&km, meta, key, &n, &err), PQ_ERR_DECRYPT);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_null(strstr(err.message, (const char *)COL_KEY_1));
+    /* no unwrap function */
+    km.unwrap = NULL;
+    ck_assert_int_eq(unwrap_text(&km, meta, key, &n, &err), PQ_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* Every row of `a` equal to `b`'s (one-row batches: the two files' row
+ * groups differ in size); returns the rows. */
+static uint64_t assert_same_reads(pq_reader *a, pq_reader *b)
+{
+    pq_error err;
+    uint64_t rows = 0;
+    ck_assert_msg(pq_reader_advance_to(a, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
+    ck_assert_msg(pq_reader_advance_to(b, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
+    for (;;) {
+        struct ArrowArray x, y;
+        struct ArrowSchema sx, sy;
+        ck_assert_msg(pq_reader_next_batch(a, 1, &x, &sx, &err) == PQ_OK, "%s", err.message);
+        ck_assert_msg(pq_reader_next_batch(b, 1, &y, &sy, &err) == PQ_OK, "%s", err.message);
+        ck_assert_int_eq(!x.release, !y.release);
+        if (!x.release) break;
+        char why[256];
+        const char *d = pq_test_arrays_differ(&x, &y, &sx, why, sizeof why);
+        ck_assert_msg(d == NULL, "rows %llu+: %s", (unsigned long long)rows, d);
+        rows += (uint64_t)x.length;
+        x.release(&x);
+        y.release(&y);
+        sx.release(&sx);
+        sy.release(&sy);
+    }
+    return rows;
+}
+
+START_TEST(test_spark_key_material)
+{
+    static const char *names[] = {"spark_footer", "spark_external", "spark_plaintext_footer"};
+    for (size_t i = 0; i < 3; i++) {
+        char enc[512], plain[512];
+        snprintf(enc, sizeof enc, "%s/tests/fixtures/encrypted_spark/%s.parquet", PQ_SOURCE_DIR, names[i]);
+        snprintf(plain, sizeof plain, "%s/tests/fixtures/encrypted_spark/%s.plain.parquet", PQ_SOURCE_DIR, names[i]);
+        pq_key_material km;
+        pq_key_material_init(&km);
+        km.unwrap = test_kms_unwrap;
+        km.file_path = enc;
+        pq_decryption d;
+        pq_decryption_init(&d);
+        d.key_retriever = pq_key_material_retriever;
+        d.key_retriever_user = &km;
+        /* every leaf but ts, which Spark stored as INT96 in one copy and as
+         * TIMESTAMP_MICROS in the other (test_encryption.py compares it) */
+        static const uint32_t leaves[] = {0, 1, 2, 3, 4, 6};
+        pq_reader_options o;
+        pq_reader_options_init(&o);
+        o.columns = leaves;
+        o.columns_len = 6;
+        o.decryption = &d;
+        pq_error err;
+        kms_calls = 0;
+        pq_reader *r = pq_reader_open_path(enc, &o, &err);
+        ck_assert_msg(r, "%s: %s", names[i], err.message);
+        o.decryption = NULL;
+        pq_reader *p = pq_reader_open_path(plain, &o, &err);
+        ck_assert_msg(p, "%s: %s", names[i], err.message);
+        ck_assert_uint_eq(assert_same_reads(r, p), 2000);
+        ck_assert_int_gt(kms_calls, 0);
+        pq_reader_close(r);
+        pq_reader_close(p);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("encryption");
     TCase *tc = tcase_create("crypto");
     tcase_add_test(tc, test_aad_layout);
     tcase_add_test(tc, test_gcm_vectors);
+    tcase_add_test(tc, test_key_material);
+    tcase_add_test(tc, test_spark_key_material);
     suite_add_tcase(s, tc);
     TCase *rd = tcase_create("reader");
     tcase_set_timeout(rd, 0);

@@ -40,7 +40,8 @@ int pq_cmd_cat(int argc, char **argv);
  * Keys of encrypted files (cli_keys.c)
  * ------------------------------------------------------------------------- */
 
-/* Take --footer-key KEY, --column-key PATH=KEY and --aad-prefix TEXT out of
+/* Take --footer-key KEY, --column-key PATH=KEY, --aad-prefix TEXT and
+ * --kms-keys ID:KEY[,...] out of
  * argv (anywhere before "--"), leaving the rest for the command. KEY is hex,
  * base64 or @FILE. Returns CLI_EXIT_OK or CLI_EXIT_USAGE (message printed;
  * no key is ever printed). */
@@ -48,6 +49,10 @@ int cli_take_keys(int *argc, char **argv);
 
 /* The keys taken, or NULL when none were given. */
 const pq_decryption *cli_decryption(void);
+
+/* The local file whose external key material (--kms-keys) is read: the
+ * file a one-file command opens. */
+void cli_keys_for_file(const char *path);
 
 /* ---------------------------------------------------------------------------
  * Arguments, errors, allocation and escaped text (cli_util.c)

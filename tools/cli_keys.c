@@ -4,6 +4,13 @@
  * A KEY is hex (32, 48 or 64 digits), base64 (of 16, 24 or 32 bytes) or
  * @FILE (the file's bytes, one trailing newline dropped; hex or base64 text
  * in it is decoded the same way). The values never reach any output.
+ *
+ * --kms-keys ID:KEY[,ID:KEY...] (or @FILE holding that list) gives the
+ * master keys of a test KMS (parquet-java's InMemoryKMS, whose
+ * parquet.encryption.key.list has this form): the key material that
+ * parquet-java and Arrow's key tools write is read (pq_key_material) and
+ * each wrapped key is unwrapped as that KMS does: base64 of nonce,
+ * ciphertext and tag, AES-GCM with the master key, AAD the master key id.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -17,6 +24,8 @@
 
 #define MAX_COLUMN_KEYS 1024
 #define KEY_FILE_MAX 4096
+#define MAX_MASTER_KEYS 64
+#define MASTER_ID_MAX 128
 
 static pq_decryption keys;
 static bool have_keys;
@@ -24,6 +33,15 @@ static uint8_t footer_key[32];
 static pq_column_key column_keys[MAX_COLUMN_KEYS];
 static uint8_t column_key_bytes[MAX_COLUMN_KEYS][32];
 static char aad_prefix[KEY_FILE_MAX];
+
+static struct master_key {
+    char id[MASTER_ID_MAX];
+    uint8_t key[32];
+    size_t len;
+} master_keys[MAX_MASTER_KEYS];
+static size_t master_key_count;
+static pq_key_material key_material;
+static char *key_material_file; /* the one file read, for external key material */
 
 const pq_decryption *cli_decryption(void)
 {
@@ -35,6 +53,8 @@ static void wipe_keys(void)
     OPENSSL_cleanse(footer_key, sizeof footer_key);
     OPENSSL_cleanse(column_key_bytes, sizeof column_key_bytes);
     OPENSSL_cleanse(aad_prefix, sizeof aad_prefix);
+    OPENSSL_cleanse(master_keys, sizeof master_keys);
+    free(key_material_file);
 }
 
 /* The text of @FILE, or the argument itself. */
@@ -119,6 +139,82 @@ static bool parse_key(const char *arg, uint8_t out[32], size_t *out_len, const c
     return false;
 }
 
+/* The test KMS: `wrapped` is base64(nonce, ciphertext, tag), AES-GCM with
+ * the master key `id`, AAD the id's bytes. */
+static int inmemory_unwrap(void *user, const char *wrapped, const char *id, uint8_t key[32], size_t *key_len)
+{
+    (void)user;
+    const struct master_key *mk = NULL;
+    for (size_t i = 0; i < master_key_count && !mk; i++)
+        if (strcmp(master_keys[i].id, id) == 0) mk = &master_keys[i];
+    size_t n = strlen(wrapped);
+    if (!mk) {
+        fprintf(stderr, "pqstep: --kms-keys has no master key \"%s\"\n", id);
+        return 1;
+    }
+    if (n == 0 || n % 4 || n > 1024) return 1;
+    uint8_t raw[768];
+    int got = EVP_DecodeBlock(raw, (const unsigned char *)wrapped, (int)n);
+    if (got < 0) return 1;
+    got -= (wrapped[n - 1] == '=') + (wrapped[n - 2] == '=');
+    pq_error err = {0};
+    pq_status st = pq_aes_gcm_unwrap(mk->key, mk->len, raw, (size_t)got, (const uint8_t *)id, strlen(id), key, 32,
+                                     key_len, &err);
+    OPENSSL_cleanse(raw, sizeof raw);
+    if (st != PQ_OK) fprintf(stderr, "pqstep: master key \"%s\": %s\n", id, err.message);
+    return st == PQ_OK ? 0 : 1;
+}
+
+/* The retriever --kms-keys installs: key material, unwrapped by the test
+ * KMS; a failure is said on stderr (the read then names the keyless column). */
+static int material_retriever(void *user, const uint8_t *meta, size_t len, uint8_t key[32], size_t *key_len)
+{
+    pq_error err = {0};
+    (void)user;
+    key_material.file_path = key_material_file;
+    pq_status st = pq_key_material_unwrap(&key_material, meta, len, key, key_len, &err);
+    if (st != PQ_OK) fprintf(stderr, "pqstep: key material: %s\n", err.message);
+    return st == PQ_OK ? 0 : 1;
+}
+
+void cli_keys_for_file(const char *path)
+{
+    if (master_key_count == 0 || pq_is_url(path)) return;
+    free(key_material_file);
+    key_material_file = strdup(path);
+}
+
+/* "ID:KEY,ID:KEY..." (KEY as parse_key takes it), or @FILE holding it. */
+static bool parse_master_keys(const char *arg)
+{
+    char text[KEY_FILE_MAX];
+    size_t n = 0;
+    if (!read_value(arg, text, sizeof text, &n, "--kms-keys")) return false;
+    text[n] = '\0';
+    bool ok = n > 0;
+    char *save = NULL;
+    for (char *item = strtok_r(text, ",\n", &save); ok && item; item = strtok_r(NULL, ",\n", &save)) {
+        while (*item == ' ') item++;
+        char *colon = strchr(item, ':');
+        if (!colon || colon == item || (size_t)(colon - item) >= MASTER_ID_MAX ||
+            master_key_count == MAX_MASTER_KEYS) {
+            ok = false;
+            break;
+        }
+        struct master_key *mk = &master_keys[master_key_count];
+        memcpy(mk->id, item, (size_t)(colon - item));
+        mk->id[colon - item] = '\0';
+        if (colon[1] == '@' || !parse_key(colon + 1, mk->key, &mk->len, "--kms-keys")) {
+            OPENSSL_cleanse(text, sizeof text);
+            return false;
+        }
+        master_key_count++;
+    }
+    OPENSSL_cleanse(text, sizeof text);
+    if (!ok) fprintf(stderr, "pqstep: --kms-keys wants ID:KEY[,ID:KEY...]\n");
+    return ok;
+}
+
 /* The option's value: "--opt VALUE" or "--opt=VALUE". */
 static const char *value_of(int argc, char **argv, int *i, const char *opt, bool *matched)
 {
@@ -185,6 +281,15 @@ int cli_take_keys(int *argc, char **argv)
             }
             keys.aad_prefix = (const uint8_t *)aad_prefix;
             keys.aad_prefix_len = n;
+        } else if ((v = value_of(*argc, argv, &i, "--kms-keys", &m)) || m) {
+            if (!v || !parse_master_keys(v)) {
+                if (!v) fprintf(stderr, "pqstep: --kms-keys wants ID:KEY[,ID:KEY...]\n");
+                rc = CLI_EXIT_USAGE;
+                break;
+            }
+            pq_key_material_init(&key_material);
+            key_material.unwrap = inmemory_unwrap;
+            keys.key_retriever = material_retriever;
         } else {
             argv[out++] = argv[i];
             continue;

@@ -178,6 +178,7 @@ pq_reader *cli_open_reader(const char *location, const pq_reader_options *opts, 
     if (!opts) pq_reader_options_init(&o);
     else o = *opts;
     if (!o.decryption) o.decryption = cli_decryption();
+    cli_keys_for_file(location);
     /* URLs take their S3 endpoint, region and credentials from AWS_*. */
     if (pq_is_url(location)) return pq_reader_open_url(location, &o, NULL, err);
     return pq_reader_open_path(location, &o, err);
