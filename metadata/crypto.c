@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pq_metadata.h"
 
@@ -53,8 +54,7 @@ pq_status pq_crypto_module_size(const uint8_t *module, size_t avail, bool gcm, c
     if (avail < PQ_CRYPTO_LENGTH_LEN)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: %zu bytes cannot hold a module's length",
                             what, avail);
-    uint32_t n = (uint32_t)module[0] | (uint32_t)module[1] << 8 | (uint32_t)module[2] << 16 |
-                 (uint32_t)module[3] << 24;
+    uint32_t n = pq_load_le32(module);
     if (n < min || n > avail - PQ_CRYPTO_LENGTH_LEN)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                             "%s: encrypted module declares %u bytes, %zu are there (at least %zu "
@@ -196,6 +196,17 @@ pq_status pq_crypto_verify_signature(const uint8_t *key, size_t key_len, const u
                             "footer signature does not match (a wrong footer key or AAD prefix, or "
                             "an altered footer)");
     return PQ_OK;
+}
+
+pq_status pq_crypto_gcm_module(const uint8_t *key, size_t key_len, const uint8_t *module, size_t len,
+                               const pq_module_place *at, uint8_t *out, const char *what, pq_error *err)
+{
+    uint8_t aad[PQ_CRYPTO_MAX_AAD];
+    size_t aad_len = pq_crypto_aad(aad, at->file_aad, at->file_aad_len, at->type, at->row_group, at->column, at->page);
+    if (!aad_len)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "%s: a row group, column or page ordinal beyond 32767, or an "
+                            "AAD prefix over %d bytes", what, PQ_CRYPTO_MAX_FILE_AAD);
+    return pq_crypto_gcm_decrypt(key, key_len, module, len, aad, aad_len, out, what, err);
 }
 
 void pq_crypto_wipe(void *p, size_t len)

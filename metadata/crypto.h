@@ -27,6 +27,12 @@
 #define PQ_CRYPTO_SIGNATURE_LEN (PQ_CRYPTO_NONCE_LEN + PQ_CRYPTO_TAG_LEN)
 #define PQ_CRYPTO_MAX_KEY 32
 
+/* AES keys are 16, 24 or 32 bytes. */
+static inline bool pq_crypto_key_len_ok(size_t n)
+{
+    return n == 16 || n == 24 || n == 32;
+}
+
 /* The module types the AAD names (the spec's numbering). */
 typedef enum pq_module_type {
     PQ_MODULE_FOOTER = 0,
@@ -71,6 +77,19 @@ pq_status pq_crypto_module_size(const uint8_t *module, size_t avail, bool gcm, c
 pq_status pq_crypto_gcm_decrypt(const uint8_t *key, size_t key_len, const uint8_t *module, size_t len,
                                 const uint8_t *aad, size_t aad_len, uint8_t *out, const char *what,
                                 pq_error *err);
+
+/* Where a module sits: the file AAD and the ordinals its AAD carries. */
+typedef struct pq_module_place {
+    const uint8_t *file_aad;
+    size_t file_aad_len;
+    pq_module_type type;
+    uint32_t row_group, column, page;
+} pq_module_place;
+
+/* pq_crypto_gcm_decrypt with the module AAD of `at` (pq_crypto_aad);
+ * PQ_ERR_UNSUPPORTED, naming `what`, when an ordinal does not fit. */
+pq_status pq_crypto_gcm_module(const uint8_t *key, size_t key_len, const uint8_t *module, size_t len,
+                               const pq_module_place *at, uint8_t *out, const char *what, pq_error *err);
 
 /* Decrypt one CTR module (len - PQ_CRYPTO_CTR_OVERHEAD bytes out). */
 pq_status pq_crypto_ctr_decrypt(const uint8_t *key, size_t key_len, const uint8_t *module, size_t len,

@@ -56,7 +56,7 @@ static bool path_equals(const char *dotted, const pq_bytes *parts, uint32_t n)
 
 static pq_status key_length_ok(size_t n, const char *whose, const char *path, pq_error *err)
 {
-    if (n == 16 || n == 24 || n == 32) return PQ_OK;
+    if (pq_crypto_key_len_ok(n)) return PQ_OK;
     return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                         "the %s key%s%s%s has %zu bytes (AES keys are 16, 24 or 32 bytes)", whose,
                         path ? " of column '" : "", path ? path : "", path ? "'" : "", n);
@@ -171,10 +171,8 @@ pq_status pq_footer_crypto_open(const uint8_t *footer, size_t len, const pq_decr
         if (!buf) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for the decrypted footer");
     }
     if (st == PQ_OK) {
-        uint8_t aad[PQ_CRYPTO_MAX_AAD];
-        size_t aad_len = pq_crypto_aad(aad, out->file_aad, out->file_aad_len, PQ_MODULE_FOOTER, 0, 0, 0);
-        st = pq_crypto_gcm_decrypt(key.bytes, key.len, footer + used, module_len, aad, aad_len, buf,
-                                   "footer", err);
+        pq_module_place at = {out->file_aad, out->file_aad_len, PQ_MODULE_FOOTER, 0, 0, 0};
+        st = pq_crypto_gcm_module(key.bytes, key.len, footer + used, module_len, &at, buf, "footer", err);
     }
     pq_crypto_wipe(&key, sizeof key);
     if (st != PQ_OK) return st;
@@ -235,14 +233,9 @@ static pq_status decrypt_column_meta(const pq_decryption *keys, pq_arena *arena,
         if (!buf) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column metadata");
     }
     if (st == PQ_OK) {
-        uint8_t aad[PQ_CRYPTO_MAX_AAD];
-        size_t aad_len = pq_crypto_aad(aad, crypto->file_aad, crypto->file_aad_len, PQ_MODULE_COLUMN_META,
-                                       rg_ordinal, column, 0);
-        if (!aad_len)
-            st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "%s: ordinals beyond 32767 cannot be encrypted", what);
-        else
-            st = pq_crypto_gcm_decrypt(key.bytes, key.len, cc->encrypted_column_metadata.ptr, module_len, aad,
-                                       aad_len, buf, what, err);
+        pq_module_place at = {crypto->file_aad, crypto->file_aad_len, PQ_MODULE_COLUMN_META, rg_ordinal, column, 0};
+        st = pq_crypto_gcm_module(key.bytes, key.len, cc->encrypted_column_metadata.ptr, module_len, &at, buf, what,
+                                  err);
     }
     pq_crypto_wipe(&key, sizeof key);
     pq_column_meta meta;

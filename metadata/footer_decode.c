@@ -1252,6 +1252,21 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
     return 0;
 }
 
+/* The error of a failed decode: the path joined outermost first
+ * ("RowGroup[3].columns[7].meta_data.codec"), after `root` when
+ * `root_always` (else `root` stands only for an empty path). */
+static pq_status dec_error(const footer_dec *d, const char *root, bool root_always, pq_error *err)
+{
+    char path[MAX_SEGMENTS * SEGMENT_SIZE];
+    size_t n = 0;
+    path[0] = '\0';
+    for (int i = d->nseg - 1; i >= 0 && n < sizeof path; i--)
+        n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", n ? "." : "", d->seg[i]);
+    if (d->status == PQ_ERR_NOMEM) return pq_error_set(err, PQ_ERR_NOMEM, "%s", d->what);
+    if (!root_always) return pq_error_set(err, d->status, "%s: %s", n ? path : root, d->what);
+    return pq_error_set(err, d->status, "%s%s%s: %s", root, n ? "." : "", path, d->what);
+}
+
 pq_status pq_footer_decode(const uint8_t *buf, size_t len, pq_arena *arena,
                            const uint8_t *keep, uint32_t keep_len,
                            pq_file_metadata *out, pq_error *err)
@@ -1268,26 +1283,7 @@ pq_status pq_footer_decode(const uint8_t *buf, size_t len, pq_arena *arena,
 
     if (dec_file_metadata(&d, out) == 0) return PQ_OK;
 
-    /* Join the path outermost first: "RowGroup[3].columns[7].meta_data.codec". */
-    char path[MAX_SEGMENTS * SEGMENT_SIZE];
-    size_t n = 0;
-    path[0] = '\0';
-    for (int i = d.nseg - 1; i >= 0 && n < sizeof path; i--)
-        n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", n ? "." : "", d.seg[i]);
-    if (d.status == PQ_ERR_NOMEM) return pq_error_set(err, PQ_ERR_NOMEM, "%s", d.what);
-    return pq_error_set(err, d.status, "%s: %s", n ? path : "FileMetaData", d.what);
-}
-
-/* The error path of the standalone decoders below. */
-static pq_status dec_error(footer_dec *d, const char *root, pq_error *err)
-{
-    char path[MAX_SEGMENTS * SEGMENT_SIZE];
-    size_t n = 0;
-    path[0] = '\0';
-    for (int i = d->nseg - 1; i >= 0 && n < sizeof path; i--)
-        n += (size_t)snprintf(path + n, sizeof path - n, "%s%s", n ? "." : "", d->seg[i]);
-    if (d->status == PQ_ERR_NOMEM) return pq_error_set(err, PQ_ERR_NOMEM, "%s", d->what);
-    return pq_error_set(err, d->status, "%s%s%s: %s", root, n ? "." : "", path, d->what);
+    return dec_error(&d, "FileMetaData", false, err);
 }
 
 static void dec_start(footer_dec *d, const uint8_t *buf, size_t len, pq_arena *arena)
@@ -1309,7 +1305,7 @@ pq_status pq_column_meta_decode(const uint8_t *buf, size_t len, pq_arena *arena,
     memset(out, 0, sizeof *out);
     pq_compact cur = d.c;
     if (dec_column_meta(&d, &cur, out, 1) == 0) return PQ_OK;
-    return dec_error(&d, "ColumnMetaData", err);
+    return dec_error(&d, "ColumnMetaData", true, err);
 }
 
 pq_status pq_file_crypto_decode(const uint8_t *buf, size_t len, pq_encryption_algorithm *alg,
@@ -1328,26 +1324,26 @@ pq_status pq_file_crypto_decode(const uint8_t *buf, size_t len, pq_encryption_al
         if (id == 1 && ft == PQ_WIRE_STRUCT) {
             if (dec_encryption_algorithm(&d, alg, 1)) {
                 at(&d, "encryption_algorithm");
-                return dec_error(&d, "FileCryptoMetaData", err);
+                return dec_error(&d, "FileCryptoMetaData", true, err);
             }
             have_alg = true;
         } else if (id == 2 && ft == PQ_WIRE_BINARY) {
             key_metadata->ptr = pq_compact_binary(c, &key_metadata->len);
         } else if (skip_field(&d, c, ft, id, 0)) {
-            return dec_error(&d, "FileCryptoMetaData", err);
+            return dec_error(&d, "FileCryptoMetaData", true, err);
         }
         if (c->bad) {
             malformed(&d, "(field)");
-            return dec_error(&d, "FileCryptoMetaData", err);
+            return dec_error(&d, "FileCryptoMetaData", true, err);
         }
     }
     if (c->bad) {
         malformed(&d, "(struct end)");
-        return dec_error(&d, "FileCryptoMetaData", err);
+        return dec_error(&d, "FileCryptoMetaData", true, err);
     }
     if (!have_alg) {
         missing(&d, "encryption_algorithm");
-        return dec_error(&d, "FileCryptoMetaData", err);
+        return dec_error(&d, "FileCryptoMetaData", true, err);
     }
     *consumed = (size_t)(c->p - buf);
     return PQ_OK;

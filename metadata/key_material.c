@@ -165,7 +165,7 @@ static pq_status kms_unwrap(const pq_key_material *m, const char *wrapped, const
     *key_len = 0;
     if (m->unwrap(m->unwrap_user, wrapped, master, key, key_len) != 0)
         return pq_error_set(err, PQ_ERR_ENCRYPTED, "the KMS did not unwrap a key with master key \"%s\"", master);
-    if (*key_len != 16 && *key_len != 24 && *key_len != 32) {
+    if (!pq_crypto_key_len_ok(*key_len)) {
         pq_crypto_wipe(key, 32);
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                             "the KMS unwrapped a key of %zu bytes with master key \"%s\" (AES keys are 16, 24 "
@@ -193,7 +193,7 @@ static pq_status unwrap_material(const pq_key_material *m, json_t *mat, uint8_t 
     if (st == PQ_OK) st = kms_unwrap(m, kek_text, master, kek, &kek_len, err);
     if (st == PQ_OK) {
         st = pq_aes_gcm_unwrap(kek, kek_len, wrapped, wrapped_len, kek_id, kek_id_len, key, 32, key_len, err);
-        if (st == PQ_OK && *key_len != 16 && *key_len != 24 && *key_len != 32) {
+        if (st == PQ_OK && !pq_crypto_key_len_ok(*key_len)) {
             st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                               "a double-wrapped key of %zu bytes (AES keys are 16, 24 or 32 bytes)", *key_len);
         }

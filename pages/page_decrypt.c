@@ -8,15 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/primitives.h"
 #include "metadata/crypto.h"
 #include "metadata/error.h"
 #include "pages/buffer_pool.h"
 #include "pages/page_header.h"
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* Decrypt a header module at `module` (`total` bytes) trying the header
  * type the chunk suggests, then, for the first page, the other: a chunk's
@@ -29,15 +25,10 @@ static pq_status decrypt_header(const pq_chunk_cipher *k, const uint8_t *module,
     for (int attempt = 0; attempt < (first ? 2 : 1); attempt++) {
         bool dict = attempt == 0 ? try_dict : !try_dict;
         pq_module_type type = dict ? PQ_MODULE_DICTIONARY_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER;
-        uint8_t aad[PQ_CRYPTO_MAX_AAD];
-        size_t aad_len = pq_crypto_aad(aad, k->file_aad, k->file_aad_len, type, k->row_group, k->column,
-                                       data_ordinal);
-        if (!aad_len)
-            return pq_error_set(err, PQ_ERR_UNSUPPORTED,
-                                "page %zu: a row group, column or page ordinal beyond 32767", page);
+        pq_module_place at = {k->file_aad, k->file_aad_len, type, k->row_group, k->column, data_ordinal};
         char what[64];
         snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
-        pq_status st = pq_crypto_gcm_decrypt(k->key, k->key_len, module, total, aad, aad_len, out, what, err);
+        pq_status st = pq_crypto_gcm_module(k->key, k->key_len, module, total, &at, out, what, err);
         if (st == PQ_OK) {
             *is_dictionary = dict;
             return PQ_OK;
@@ -97,8 +88,8 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
             if (h.type == PQ_PAGE_DATA_V2) {
                 uint64_t lv = (uint64_t)(uint32_t)h.data_page_header_v2.definition_levels_byte_length +
                               (uint32_t)h.data_page_header_v2.repetition_levels_byte_length;
-                if (body >= PQ_CRYPTO_LENGTH_LEN && le32(chunk + at) != body - PQ_CRYPTO_LENGTH_LEN && lv &&
-                    lv + PQ_CRYPTO_LENGTH_LEN <= body && le32(chunk + at + lv) == body - lv - PQ_CRYPTO_LENGTH_LEN)
+                if (body >= PQ_CRYPTO_LENGTH_LEN && pq_load_le32(chunk + at) != body - PQ_CRYPTO_LENGTH_LEN && lv &&
+                    lv + PQ_CRYPTO_LENGTH_LEN <= body && pq_load_le32(chunk + at + lv) == body - lv - PQ_CRYPTO_LENGTH_LEN)
                     clear = lv;
             }
             size_t total = 0;
@@ -110,11 +101,9 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
             if (clear) memcpy(out + o + hplain, chunk + at, (size_t)clear);
             uint8_t *dst = out + o + hplain + clear;
             if (gcm_pages) {
-                uint8_t aad[PQ_CRYPTO_MAX_AAD];
-                size_t aad_len = pq_crypto_aad(aad, k->file_aad, k->file_aad_len, type, k->row_group, k->column,
-                                               data_ordinal);
-                st = pq_crypto_gcm_decrypt(k->key, k->key_len, chunk + at + clear, total, aad, aad_len, dst, what,
-                                           err);
+                pq_module_place place = {k->file_aad, k->file_aad_len, type, k->row_group, k->column,
+                                         data_ordinal};
+                st = pq_crypto_gcm_module(k->key, k->key_len, chunk + at + clear, total, &place, dst, what, err);
                 plain = (size_t)clear + total - PQ_CRYPTO_GCM_OVERHEAD;
             } else {
                 st = pq_crypto_ctr_decrypt(k->key, k->key_len, chunk + at + clear, total, dst, what, err);

@@ -34,13 +34,13 @@ pq_status pq_keys_copy(const pq_decryption *src, pq_decryption **out, pq_error *
         const pq_column_key *ck = &in.column_keys[i];
         if (!ck->path || (ck->key_len && !ck->key))
             return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_decryption.column_keys[%zu]: no path or key", i);
-        if (ck->key_len != 16 && ck->key_len != 24 && ck->key_len != 32)
+        if (!pq_crypto_key_len_ok(ck->key_len))
             return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                                 "pq_decryption.column_keys[%zu] ('%s'): a key of %zu bytes (AES keys are 16, 24 "
                                 "or 32 bytes)", i, ck->path, ck->key_len);
         need += ck->key_len + strlen(ck->path) + 1;
     }
-    if (in.footer_key_len && in.footer_key_len != 16 && in.footer_key_len != 24 && in.footer_key_len != 32)
+    if (in.footer_key_len && !pq_crypto_key_len_ok(in.footer_key_len))
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                             "pq_decryption.footer_key: a key of %zu bytes (AES keys are 16, 24 or 32 bytes)",
                             in.footer_key_len);
@@ -187,14 +187,11 @@ pq_status pq_module_decrypt(const pq_metadata *md, const pq_decryption *keys, ui
     size_t total = 0;
     pq_status st = pq_chunk_cipher_for(md, keys, g, leaf, &c, key, err);
     if (st == PQ_OK) st = pq_crypto_module_size(bytes, len, true, what, &total, err);
-    uint8_t aad[PQ_CRYPTO_MAX_AAD];
-    size_t aad_len = 0;
-    if (st == PQ_OK && !(aad_len = pq_crypto_aad(aad, c.file_aad, c.file_aad_len, type, c.row_group, c.column, 0)))
-        st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "%s: an ordinal beyond 32767", what);
     uint8_t *buf = NULL;
     if (st == PQ_OK && !(buf = malloc(total - PQ_CRYPTO_GCM_OVERHEAD + 1)))
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st == PQ_OK) st = pq_crypto_gcm_decrypt(c.key, c.key_len, bytes, total, aad, aad_len, buf, what, err);
+    pq_module_place at = {c.file_aad, c.file_aad_len, type, c.row_group, c.column, 0};
+    if (st == PQ_OK) st = pq_crypto_gcm_module(c.key, c.key_len, bytes, total, &at, buf, what, err);
     pq_crypto_wipe(key, sizeof key);
     if (st != PQ_OK) {
         free(buf);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/primitives.h"
 #include "metadata/bloom_filter.h"
 #include "reader/keys.h"
 #include "reader/prune_bloom.h"
@@ -80,7 +81,7 @@ static uint8_t *read_module(const pq_prune_input *in, uint64_t off, size_t *len,
     uint8_t head[4];
     if (off >= in->data_end || in->data_end - off < 4 || in->read(in->read_user, off, 4, head, err) != PQ_OK)
         return NULL;
-    uint64_t n = 4 + ((uint64_t)head[0] | (uint64_t)head[1] << 8 | (uint64_t)head[2] << 16 | (uint64_t)head[3] << 24);
+    uint64_t n = 4 + (uint64_t)pq_load_le32(head);
     if (n > in->data_end - off || (in->memory_limit && n > in->memory_limit)) return NULL;
     uint8_t *b = malloc((size_t)n);
     if (!b) return NULL;

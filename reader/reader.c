@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "kernels/primitives.h"
 #include "metadata/error.h"
 #include "pages/buffer_pool.h"
 #include "predicate/predicate.h"
@@ -358,10 +359,6 @@ static inline uint32_t tail_len_for(const pq_reader *r)
                                                    : r->opts.footer_read_size;
 }
 
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* Read the speculative tail and check the trailer. */
 static pq_status footer_read_tail(pq_reader *r, pq_error *err)
@@ -402,7 +399,7 @@ static pq_status footer_read_tail(pq_reader *r, pq_error *err)
         return pq_error_set(err, PQ_ERR_NOT_PARQUET, "not a Parquet file (no \"%s\" magic at the start)",
                             encrypted ? "PARE" : "PAR1");
     }
-    uint32_t flen = le32(tail + n - FOOTER_TRAILER_LEN);
+    uint32_t flen = pq_load_le32(tail + n - FOOTER_TRAILER_LEN);
     if ((uint64_t)flen + FOOTER_TRAILER_LEN + PARQUET_MAGIC_LEN > r->io.file_size) {
         free(tail);
         return pq_error_set(err, PQ_ERR_CORRUPT_FOOTER,
