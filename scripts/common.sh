@@ -127,7 +127,8 @@ EOF
 # pq_ensure_python_modules REQUIREMENTS_FILE — make every module the file
 # lists importable for python3 (pip installs only when one is missing). The
 # module name is the package name with '-' as '_' unless a line says
-# "package  # module: name".
+# "package  # module: name"; "package  # command: name" checks for a program
+# on PATH or beside python3 instead.
 pq_ensure_python_modules() {
     local req="$1" py missing=() line pkg mod
     py="$(command -v python3)" || pq_die "python3 not found"
@@ -138,6 +139,13 @@ pq_ensure_python_modules() {
         mod="${pkg%%[<>=!~;[]*}"
         mod="${mod//-/_}"
         case "$line" in *"module: "*) mod="${line##*module: }"; mod="${mod%% *}" ;; esac
+        case "$line" in
+        *"command: "*) # a package that installs a program, not a module
+            local cmd="${line##*command: }"
+            cmd="${cmd%% *}"
+            command -v "$cmd" >/dev/null 2>&1 || [ -x "$(dirname "$py")/$cmd" ] || missing+=("$pkg")
+            continue ;;
+        esac
         if ! "$py" -c "import $mod" >/dev/null 2>&1; then
             missing+=("$pkg")
         elif [ "$pkg" != "${pkg%%[<>=!~]*}" ] && ! pq_python_requirement_met "$py" "$pkg"; then

@@ -18,6 +18,7 @@ a source. The result is always the predicate's. pushdown_log() tells what
 was pushed. Tested with polars 2.1.
 """
 import collections
+import os
 import datetime
 import decimal
 import io
@@ -30,6 +31,8 @@ from polars.io.plugins import register_io_source
 
 from ._dataset import Dataset
 from ._errors import Error
+from ._metadata import MetadataCache
+from ._reader import Reader
 
 __all__ = ["scan_parquet", "pushdown_log", "translate"]
 
@@ -340,18 +343,54 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     pqstep.dataset takes them). hive_partitioning=True reads `key=value`
     directories as columns (None: when `source` is a directory or a
     pattern whose paths hold `=`). Strings come out as polars' own string
-    views (no copy). batch_size: rows per batch (default: polars' hint, or
-    pqstep's). decryption, remote, memory_limit, cache, threads: as for
+    views (no copy). batch_size: rows per batch (default: a row group's). decryption, remote, memory_limit, cache, threads: as for
     pqstep.dataset; int96_unit as for read_table. pushdown=False hands pqstep only the projection and
     applies the whole predicate in polars (for comparisons)."""
     if hive_partitioning is None:
         paths = [source] if isinstance(source, str) else list(source) if isinstance(source, (list, tuple)) else []
         hive_partitioning = any("=" in str(p) for p in paths)
+    if cache is None:  # every collect() of this LazyFrame parses each footer once
+        cache = MetadataCache(256 << 20)
     ds = Dataset(source, partitioning="hive" if hive_partitioning else None, threads=threads, cache=cache,
                  memory_limit=memory_limit, strings="string_view", remote=remote, decryption=decryption,
                  int96_unit=int96_unit)
     arrow_schema = ds.schema
     schema = _polars_schema(arrow_schema)
+    files = ds.files
+    # One flat file is read in bulk reads of a few row groups each (decoded
+    # in parallel, as read_table does); anything else streams through the
+    # dataset scan, a row group at a time.
+    flat = not any(pa.types.is_nested(f.type) for f in arrow_schema)
+    one_file = len(files) == 1 and not ds.partitions and flat and batch_size is None
+
+    def reader_tables(columns, pushed, record):
+        r = Reader(files[0], cache=cache, memory_limit=memory_limit, threads=threads, strings="string_view",
+                   remote=remote, decryption=decryption, int96_unit=int96_unit)
+        n = r.num_row_groups
+        step = max(4, 2 * (threads or os.cpu_count() or 1))
+        stats = {"files": 1, "row_groups": n, "row_groups_pruned": 0}
+        record["stats"] = stats
+        try:
+            for lo in range(0, n, step):
+                t = r.read(row_groups=list(range(lo, min(n, lo + step))), columns=columns, filter=pushed)
+                stats["row_groups_pruned"] += r.stage_stats("select").get("pruned_statistics", 0)
+                for b in t.to_batches():
+                    yield b
+        finally:
+            r.close()
+
+    def stream_batches(columns, pushed, record):
+        scan = ds.scan(columns=columns, filter=pushed, batch_size=batch_size)
+        reader = scan.to_reader()
+        record["stats"] = scan.stats
+        with reader:
+            while True:
+                try:
+                    yield reader.read_next_batch()
+                except StopIteration:
+                    return
+                except (OSError, pa.ArrowException) as e:  # a failed read inside the stream
+                    raise Error("read failed", str(e)) from None
 
     def source_fn(with_columns, predicate, n_rows, hint):
         pushed, residual = translate(predicate, arrow_schema) if pushdown else (None, predicate)
@@ -364,23 +403,15 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                         need.append(name)
             columns = [c for c in arrow_schema.names if c in need]
         record = {"columns": columns, "pushed": pushed, "residual": None if residual is None else str(residual),
-                  "n_rows": n_rows, "batch_size": batch_size or hint, "rows": 0, "stats": None}
+                  "n_rows": n_rows, "batch_size": batch_size, "rows": 0, "stats": None}
         with _LOG_LOCK:
             _LOG.append(record)
         if n_rows == 0:
             return
-        scan = ds.scan(columns=columns, filter=pushed, batch_size=batch_size or hint)
-        reader = scan.to_reader()
-        record["stats"] = scan.stats
         left = n_rows
-        with reader:
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    break
-                except (OSError, pa.ArrowException) as e:  # a failed read inside the stream
-                    raise Error("read failed", str(e)) from None
+        batches = (reader_tables if one_file else stream_batches)(columns, pushed, record)
+        try:
+            for batch in batches:
                 df = pl.from_arrow(pa.Table.from_batches([batch], schema=batch.schema), rechunk=False)
                 if residual is not None:
                     df = df.filter(residual)
@@ -395,7 +426,9 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                     yield df
                 if left == 0:
                     break
+        finally:
+            batches.close()
 
-    detail = "pqstep %s file(s)" % len(ds.files)
+    detail = "pqstep %s file(s)" % len(files)
     return register_io_source(source_fn, schema=schema, validate_schema=False, is_pure=True,
                               explain_name="pqstep", explain_detail=detail)
