@@ -367,7 +367,7 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
         r = Reader(files[0], cache=cache, memory_limit=memory_limit, threads=threads, strings="string_view",
                    remote=remote, decryption=decryption, int96_unit=int96_unit)
         n = r.num_row_groups
-        step = max(4, 2 * (threads or os.cpu_count() or 1))
+        step = max(8, 2 * (threads or os.cpu_count() or 1))
         stats = {"files": 1, "row_groups": n, "row_groups_pruned": 0}
         record["stats"] = stats
         try:
