@@ -133,6 +133,8 @@ typedef struct pq_select_stats {
                                   * so their step was skipped for that chunk */
     uint64_t pages_considered;   /* pages of the filter's columns the page index judged */
     uint64_t pages_pruned;       /* ... of which outside the rows kept */
+    uint64_t pruned_deleted;     /* row groups whose selected rows were all deleted (deleted_rows) */
+    uint64_t rows_deleted;       /* selected rows the deletion vector removed */
 } pq_select_stats;
 
 typedef struct pq_page_header_stats {
@@ -412,6 +414,19 @@ typedef struct pq_reader_options {
      * later. The pages
      * are decrypted on the host, also for the device executor. */
     const pq_decryption *decryption;
+    /* A deletion vector (Iceberg / Delta deletes): file row numbers, from
+     * 0 and counted across all row groups of the file (not the selection),
+     * that no read delivers; any order, duplicates allowed; NULL for none.
+     * Copied at open (sorted). Applied in the select stage to the rows each
+     * row group delivers, before the filter stage: a row group whose
+     * selected rows are all deleted is dropped (pq_select_stats.
+     * pruned_deleted), and pages that hold only deleted rows are neither
+     * read nor decoded (as with a row range). The row range (row_offset,
+     * row_limit) counts rows before the deletions. With prune_only, whole
+     * row groups are delivered (only row groups wholly deleted are
+     * dropped). Numbers past the file's last row are ignored. */
+    const uint64_t *deleted_rows;
+    size_t deleted_rows_len;
 } pq_reader_options;
 
 /* Where the decode and filter stages run (pq_reader_options.device;

@@ -35,6 +35,7 @@ typedef struct pq_stage_counters {
     uint64_t chunks, pages;                                     /* select, page headers, filter, decode */
     uint64_t pruned_statistics, pruned_dictionary, pruned_bloom_filter, pruned_page_index;
     uint64_t prune_warnings, pages_considered, pages_pruned;    /* select */
+    uint64_t pruned_deleted, rows_deleted;                      /* select */
     uint64_t pages_skipped;                                     /* page headers, filter */
     uint64_t rows_in, rows, rows_filtered, groups, groups_without_match;
     uint64_t chunks_skipped, bytes_skipped;                     /* filter */
@@ -261,6 +262,7 @@ struct pq_reader {
     uint32_t *own_columns;
     uint32_t *own_row_groups;
     struct pq_expr *own_filter;
+    uint64_t *own_deleted;          /* opts.deleted_rows, sorted and without duplicates */
     pq_decryption *own_keys;        /* opts.decryption's copy (reader/keys.c), wiped at close */
 
     pq_metadata *md;

@@ -42,6 +42,34 @@ static bool copy_indexes(const uint32_t **arr, size_t n, uint32_t **own)
     return true;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Point o->deleted_rows at an owned, sorted copy without duplicates. */
+static bool copy_deleted(pq_reader_options *o, uint64_t **own)
+{
+    *own = NULL;
+    if (!o->deleted_rows || !o->deleted_rows_len) {
+        o->deleted_rows = NULL;
+        o->deleted_rows_len = 0;
+        return true;
+    }
+    if (o->deleted_rows_len > SIZE_MAX / sizeof **own) return false;
+    *own = malloc(o->deleted_rows_len * sizeof **own);
+    if (!*own) return false;
+    memcpy(*own, o->deleted_rows, o->deleted_rows_len * sizeof **own);
+    qsort(*own, o->deleted_rows_len, sizeof **own, cmp_u64);
+    size_t n = 1;
+    for (size_t i = 1; i < o->deleted_rows_len; i++)
+        if ((*own)[i] != (*own)[n - 1]) (*own)[n++] = (*own)[i];
+    o->deleted_rows = *own;
+    o->deleted_rows_len = n;
+    return true;
+}
+
 static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
 {
     pq_reader_options o;
@@ -83,6 +111,15 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
             return NULL;
         }
         r->opts.filter = r->own_filter;
+    }
+    if (!copy_deleted(&r->opts, &r->own_deleted)) {
+        pq_expr_free(r->own_filter);
+        pq_keys_free(r->own_keys);
+        free(r->own_columns);
+        free(r->own_row_groups);
+        free(r);
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory for the deletion vector");
+        return NULL;
     }
     if (r->opts.footer_read_size == 0) r->opts.footer_read_size = DEFAULT_FOOTER_READ_SIZE;
     if (r->opts.footer_read_size < FOOTER_TRAILER_LEN) r->opts.footer_read_size = FOOTER_TRAILER_LEN;
@@ -272,6 +309,7 @@ void pq_reader_close(pq_reader *r)
     free(r->io.path);
     free(r->own_columns);
     free(r->own_row_groups);
+    free(r->own_deleted);
     pq_expr_free(r->own_filter);
     pq_keys_free(r->own_keys);
     free(r);
@@ -846,7 +884,9 @@ size_t pq_reader_select_stats(const pq_reader *r, pq_select_stats *out, size_t s
                          .pruned_page_index = c->pruned_page_index,
                          .prune_warnings = c->prune_warnings,
                          .pages_considered = c->pages_considered,
-                         .pages_pruned = c->pages_pruned};
+                         .pages_pruned = c->pages_pruned,
+                         .pruned_deleted = c->pruned_deleted,
+                         .rows_deleted = c->rows_deleted};
     return hand_out(r, &s, sizeof s, out, size);
 }
 

@@ -146,6 +146,88 @@ static void keep_group(pq_reader *r, size_t from, size_t to)
     memset(&r->sel.rows[from], 0, sizeof r->sel.rows[from]);
 }
 
+/* The first deleted row at or after `row` (binary search). */
+static size_t deleted_from(const uint64_t *del, size_t n, uint64_t row)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (del[mid] < row) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The deletion vector: take the deleted rows out of each selected row
+ * group's rows, and drop the row groups left with none. The rows left are
+ * a set of runs, which the filter stage evaluates (a constant-true filter
+ * when the read has none) and the later stages read pages for, as they do
+ * for the page index's runs. */
+static pq_status apply_deletions(pq_reader *r, pq_error *err)
+{
+    const uint64_t *del = r->opts.deleted_rows;
+    size_t ndel = r->opts.deleted_rows_len;
+    if (!del || !ndel) return PQ_OK;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    uint64_t *base = malloc((fm->row_groups_len ? fm->row_groups_len : 1) * sizeof *base);
+    if (!base) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    uint64_t at = 0;
+    for (size_t g = 0; g < fm->row_groups_len; g++) { /* num_rows >= 0: apply_row_range checked */
+        base[g] = at;
+        at += (uint64_t)fm->row_groups[g].num_rows;
+    }
+    pq_stage_counters *sel_stats = &r->stats[PQ_STAGE_SELECT];
+    pq_status st = PQ_OK;
+    size_t kept = 0;
+    for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {
+        uint32_t rg = r->sel.row_groups[g];
+        const pq_row_set *rows = &r->sel.rows[g];
+        const pq_row_span *sp = pq_row_set_spans(rows);
+        uint64_t b = base[rg];
+        pq_row_set left;
+        pq_row_set_init(&left, 0, 0);
+        uint64_t removed = 0;
+        for (size_t i = 0; i < rows->n && st == PQ_OK; i++) {
+            uint64_t row = sp[i].first, end = sp[i].first + sp[i].count;
+            size_t d = deleted_from(del, ndel, b + row);
+            for (; row < end; d++) {
+                uint64_t stop = d < ndel && del[d] < b + end ? del[d] - b : end;
+                if (stop > row && !pq_row_set_add(&left, row, stop - row)) st = PQ_ERR_NOMEM;
+                if (stop < end) removed++;
+                row = stop + 1;
+                if (stop >= end) break;
+            }
+        }
+        if (st != PQ_OK) {
+            pq_row_set_free(&left);
+            break;
+        }
+        sel_stats->rows_deleted += removed;
+        if (left.rows == 0 && rows->rows > 0) {
+            sel_stats->pruned_deleted++;
+            pq_row_set_free(&left);
+            continue;
+        }
+        if (removed) {
+            pq_row_set_free(&r->sel.rows[g]);
+            r->sel.rows[g] = left;
+        } else {
+            pq_row_set_free(&left);
+        }
+        keep_group(r, g, kept++);
+    }
+    free(base);
+    if (st != PQ_OK) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    r->sel.row_groups_len = kept;
+    /* Only the filter stage delivers runs of rows: give it a filter. */
+    if (!r->sel.filter && !r->opts.prune_only) {
+        r->sel.filter = pq_expr_const(true, err);
+        if (!r->sel.filter) return err ? err->code : PQ_ERR_NOMEM;
+        return pq_expr_bind(r->sel.filter, r->md, err);
+    }
+    return PQ_OK;
+}
+
 /* Drop the row groups the filter rules out by their statistics (no I/O). */
 static void prune_by_statistics_only(pq_reader *r)
 {
@@ -348,6 +430,7 @@ pq_status pq_reader_stage_select(pq_reader *r, pq_error *err)
     }
     if (st == PQ_OK) st = apply_row_range(r, err);
     if (st == PQ_OK) st = bind_filter(r, err);
+    if (st == PQ_OK) st = apply_deletions(r, err);
     if (st == PQ_OK) prune_by_statistics_only(r);
     /* The filter's own columns must be in a projected footer too. */
     for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {

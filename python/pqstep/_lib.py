@@ -137,6 +137,8 @@ class pq_select_stats(ctypes.Structure):
         ("prune_warnings", ctypes.c_uint64),
         ("pages_considered", ctypes.c_uint64),
         ("pages_pruned", ctypes.c_uint64),
+        ("pruned_deleted", ctypes.c_uint64),
+        ("rows_deleted", ctypes.c_uint64),
     ]
 
 
@@ -269,6 +271,8 @@ class pq_reader_options(ctypes.Structure):
         ("device_file_size", ctypes.c_uint64),
         ("int96_unit", ctypes.c_uint32),
         ("decryption", ctypes.c_void_p),  # const pq_decryption *
+        ("deleted_rows", ctypes.c_void_p),  # const uint64_t *
+        ("deleted_rows_len", ctypes.c_size_t),
     ]
 
 

@@ -164,6 +164,38 @@ def device_file(obj):
     return (buf.address, buf.size, (buf, obj))
 
 
+def deleted_rows(value):
+    """A deletion vector as a read-only numpy uint64 array of file row
+    numbers: from row numbers (a sequence, a numpy or pyarrow integer
+    array or chunked array) or a bitmap (a numpy or pyarrow boolean array:
+    True at each deleted row's number)."""
+    import numpy as np
+    if value is None:
+        return None
+    try:
+        import pyarrow as pa
+        if isinstance(value, (pa.Array, pa.ChunkedArray)):
+            if value.null_count:
+                raise ValueError("deleted_rows: a null row number")
+            value = value.to_numpy(zero_copy_only=False)
+    except ImportError:
+        pass
+    arr = np.asarray(value)
+    if arr.dtype == np.bool_:
+        arr = np.flatnonzero(arr)
+    elif arr.size == 0:
+        arr = arr.astype(np.uint64)
+    elif not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError("deleted_rows: row numbers (integers) or a boolean bitmap, not %s" % arr.dtype)
+    if arr.ndim != 1:
+        raise ValueError("deleted_rows: a one-dimensional array")
+    if arr.size and arr.min() < 0:
+        raise ValueError("deleted_rows: a negative row number")
+    out = np.ascontiguousarray(arr, dtype=np.uint64)
+    out.setflags(write=False)
+    return out
+
+
 # option: (default, check, the pq_reader_options fields it sets). The
 # defaults are the public functions' and pq_reader_options_init's; to_c()
 # below sets each field.
@@ -183,6 +215,7 @@ OPTIONS = {
     "follow_arrow_schema": (False, _flag, ("follow_arrow_schema",)),
     "int96_unit": ("ns", _choice(INT96_UNITS), ("int96_unit",)),
     "decryption": (None, _decryption.check, ("decryption",)),
+    "deleted_rows": (None, lambda n, v: deleted_rows(v), ("deleted_rows", "deleted_rows_len")),
     "device": ("cpu", _choice(DEVICES), ("device",)),
     "device_output": (False, _flag, ("device_output",)),
     "device_file": (None, lambda n, v: device_file(v), ("device_file", "device_file_size")),
@@ -218,6 +251,8 @@ class ReadOptions:
     strings, decimals, follow_arrow_schema, int96_unit
                    the output types
     decryption     a pqstep.Decryption: the keys of an encrypted file
+    deleted_rows   a deletion vector: file row numbers never delivered
+                   (ints, an integer array, or a boolean bitmap)
     device, device_output, device_file
                    where the decode runs and its output stays
     mmap           map a local file (False: pread alone)
@@ -275,7 +310,8 @@ class ReadOptions:
         # device_file compares by (address, size): its owner may be an array
         # whose == is elementwise
         def key(o):
-            return tuple((n, v[:2] if n == "device_file" and v is not None else v) for n, v in o.items())
+            return tuple((n, v[:2] if n == "device_file" and v is not None else
+                          v.tobytes() if n == "deleted_rows" and v is not None else v) for n, v in o.items())
         return isinstance(other, ReadOptions) and key(self) == key(other)
 
     __hash__ = None
@@ -285,7 +321,8 @@ class ReadOptions:
         return (_restore, (self.items(),))
 
     def __repr__(self):
-        changed = ["%s=%r" % (n, v) for n, v in self.items() if v != OPTIONS[n][0]]
+        changed = ["%s=<%d rows>" % (n, len(v)) if n == "deleted_rows" else "%s=%r" % (n, v)
+                   for n, v in self.items() if v is not OPTIONS[n][0] and (n == "deleted_rows" or v != OPTIONS[n][0])]
         return "ReadOptions(%s)" % ", ".join(changed)
 
     @property
@@ -364,6 +401,10 @@ class ReadOptions:
             keep.extend(dkeep)
             keep.append(d)
             o.decryption = ctypes.cast(ctypes.pointer(d), ctypes.c_void_p)
+        if self.deleted_rows is not None and len(self.deleted_rows):
+            keep.append(self.deleted_rows)
+            o.deleted_rows = self.deleted_rows.ctypes.data
+            o.deleted_rows_len = len(self.deleted_rows)
         o.device = DEVICES[self.device]
         o.device_output = self.device_output
         if self.device_file is not None:  # (address, size, owner): the owner stays alive with the reader

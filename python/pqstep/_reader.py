@@ -67,6 +67,7 @@ class Reader:
                  (default True; see read_table)
     decryption   a pqstep.Decryption: the keys of an encrypted file (see
                  read_table)
+    deleted_rows a deletion vector (see read_table)
     At most one of metadata and footer_bytes. Bad option values raise
     ValueError or TypeError naming the option.
     """
@@ -74,11 +75,13 @@ class Reader:
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
-                 device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns", decryption=None):
+                 device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns", decryption=None,
+                 deleted_rows=None):
         options = ReadOptions(footer_read_size=footer_read_size, memory_limit=memory_limit, threads=threads,
                               validate_utf8=validate_utf8, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
-                              device_file=device_file, mmap=mmap, int96_unit=int96_unit, decryption=decryption)
+                              device_file=device_file, mmap=mmap, int96_unit=int96_unit, decryption=decryption,
+                              deleted_rows=deleted_rows)
         self._start(path, options, columns, metadata, cache, footer_bytes, remote)
 
     @classmethod
@@ -375,7 +378,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
                device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
-               decryption=None):
+               decryption=None, deleted_rows=None):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -458,13 +461,21 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     naming it; a wrong key or an altered byte is "decryption failed", naming
     the module. Keys never appear in a message. Every pruning step uses an
     encrypted column's statistics, dictionary, bloom filter and page index
-    with its key."""
+    with its key.
+    deleted_rows: a deletion vector (Iceberg / Delta deletes): the file
+    row numbers (from 0, across all row groups) that are never returned,
+    as ints, a numpy or pyarrow integer array, or a boolean bitmap (a
+    numpy or pyarrow boolean array, True at each deleted row). Applied in
+    the select stage: row groups wholly deleted are skipped, pages holding
+    only deleted rows are neither read nor decoded; the row range counts
+    rows before the deletions. Reader.stage_stats("select") counts them
+    (pruned_deleted, rows_deleted)."""
     import pyarrow as pa
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
                           device=device, device_output=device_output, device_file=device_file, mmap=mmap,
-                          int96_unit=int96_unit, decryption=decryption)
+                          int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         warn_file(r.path, r.metadata.warnings)
         schema = []
@@ -477,13 +488,13 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
          threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
          strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
-         decryption=None):
+         decryption=None, deleted_rows=None):
     """A Scan of one file: the arguments as for read_table, batch_size the
     most rows a batch has (None: a row group per batch); it decodes on the
     CPU. Nothing is decoded until a consumer pulls from it."""
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
-                          int96_unit=int96_unit, decryption=decryption)
+                          int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         return Scan._with_options(r.path, r.metadata, options.replace(columns=r.columns), batch_size)

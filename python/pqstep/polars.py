@@ -337,14 +337,16 @@ def _polars_schema(arrow_schema):
 
 
 def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=None, decryption=None, remote=None,
-                 memory_limit=None, cache=None, int96_unit="ns", pushdown=True):
+                 memory_limit=None, cache=None, int96_unit="ns", deleted_rows=None, pushdown=True):
     """A polars LazyFrame over Parquet read by pqstep: `source` a file, a
     list of files, a directory, a glob pattern or a URL (as
     pqstep.dataset takes them). hive_partitioning=True reads `key=value`
     directories as columns (None: when `source` is a directory or a
     pattern whose paths hold `=`). Strings come out as polars' own string
     views (no copy). batch_size: rows per batch (default: a row group's). decryption, remote, memory_limit, cache, threads: as for
-    pqstep.dataset; int96_unit as for read_table. pushdown=False hands pqstep only the projection and
+    pqstep.dataset; int96_unit as for read_table; deleted_rows (one file
+    only): a deletion vector as for read_table, applied inside pqstep
+    before the filter. pushdown=False hands pqstep only the projection and
     applies the whole predicate in polars (for comparisons)."""
     if hive_partitioning is None:
         paths = [source] if isinstance(source, str) else list(source) if isinstance(source, (list, tuple)) else []
@@ -362,10 +364,14 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     # dataset scan, a row group at a time.
     flat = not any(pa.types.is_nested(f.type) for f in arrow_schema)
     one_file = len(files) == 1 and not ds.partitions and flat and batch_size is None
+    if deleted_rows is not None:
+        if len(files) != 1:
+            raise ValueError("deleted_rows: a deletion vector is one file's (%d files here)" % len(files))
+        one_file = True
 
     def reader_tables(columns, pushed, record):
         r = Reader(files[0], cache=cache, memory_limit=memory_limit, threads=threads, strings="string_view",
-                   remote=remote, decryption=decryption, int96_unit=int96_unit)
+                   remote=remote, decryption=decryption, int96_unit=int96_unit, deleted_rows=deleted_rows)
         n = r.num_row_groups
         step = max(8, 2 * (threads or os.cpu_count() or 1))
         stats = {"files": 1, "row_groups": n, "row_groups_pruned": 0}
