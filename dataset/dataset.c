@@ -35,6 +35,7 @@ typedef struct remote_copy {
 struct pq_dataset {
     pq_dataset_options opts;   /* the caller's, taken in; opts.reader is NULL: see reader */
     pq_decryption *keys;       /* reader.decryption's copy (reader/keys.c), wiped at close */
+    char *row_index_name;      /* reader.row_index_name's copy */
     pq_reader_options reader;  /* each file's reader options (file_options) */
     remote_copy *remote;       /* NULL: defaults */
     pq_metadata_cache *own_cache;
@@ -214,6 +215,13 @@ pq_dataset *pq_dataset_open(const char *const *paths, size_t n, const pq_dataset
     ds->opts.reader = NULL; /* not the caller's memory after the open */
     if (st == PQ_OK) st = pq_keys_copy(ds->reader.decryption, &ds->keys, err);
     ds->reader.decryption = ds->keys; /* each file's reader copies them again */
+    if (st == PQ_OK && ds->reader.deleted_rows)
+        st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "deleted_rows: a deletion vector is one file's; a dataset "
+                                                        "does not take one");
+    if (st == PQ_OK && ds->reader.row_index_name &&
+        !(ds->row_index_name = strdup(ds->reader.row_index_name)))
+        st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    ds->reader.row_index_name = ds->row_index_name;
     if (st == PQ_OK && ds->opts.partitioning > PQ_PARTITIONING_HIVE)
         st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "partitioning %u is not a pq_partitioning",
                           ds->opts.partitioning);
@@ -267,6 +275,7 @@ void pq_dataset_close(pq_dataset *ds)
     pq_metadata_cache_destroy(ds->own_cache);
     remote_free(ds->remote);
     pq_keys_free(ds->keys);
+    free(ds->row_index_name);
     free(ds);
 }
 
@@ -872,6 +881,8 @@ static pq_dataset *share(const pq_dataset *ds, pq_error *err)
     t->opts.cache = NULL; /* the footers are passed as metadata: no cache needed */
     if (pq_keys_copy(ds->keys, &t->keys, err) != PQ_OK) goto fail;
     t->reader.decryption = t->keys;
+    if (ds->row_index_name && !(t->row_index_name = strdup(ds->row_index_name))) goto nomem;
+    t->reader.row_index_name = t->row_index_name;
     if (ds->remote && !(t->remote = remote_dup(&ds->remote->o, err))) goto fail;
     t->opts.remote = t->remote ? &t->remote->o : NULL;
     t->files.v = calloc(ds->files.n, sizeof *t->files.v);
@@ -940,6 +951,8 @@ pq_status pq_dataset_export_stream(pq_dataset *ds, const pq_dataset_scan *scan, 
         for (size_t c = 0; st == PQ_OK && c < scan->columns_len; c++) {
             const char *name = scan->columns[c];
             int k = name ? pq_ds_partition_key(&ds->parts, name) : -1;
+            if (name && ds->row_index_name && strcmp(name, ds->row_index_name) == 0)
+                continue; /* the row index comes with every batch */
             if (k >= 0) s->keys[k] = true;
             else if (!name || !resolve_column(s, schema, name))
                 st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no column or partition key '%s' in the dataset",

@@ -427,6 +427,15 @@ typedef struct pq_reader_options {
      * dropped). Numbers past the file's last row are ignored. */
     const uint64_t *deleted_rows;
     size_t deleted_rows_len;
+    /* The row index: when not NULL, every batch and the output schema end
+     * with a non-nullable int64 field of this name holding each delivered
+     * row's file row number (from 0, across all row groups), filtered,
+     * ranged and deleted rows included in the numbering. Copied at open.
+     * Not with device_output (the decode stage fails,
+     * PQ_ERR_UNSUPPORTED). A range of file rows is read through row_offset
+     * and row_limit (with row groups all selected, the row range is the
+     * file's rows), which prune row groups and pages. */
+    const char *row_index_name;
 } pq_reader_options;
 
 /* Where the decode and filter stages run (pq_reader_options.device;

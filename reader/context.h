@@ -137,6 +137,8 @@ typedef struct pq_decoded {
     size_t len;
     pq_row_set *rows;               /* per selected row group: the rows delivered (the select
                                      * stage's, or [0, matches) once filtered) */
+    uint64_t **row_numbers;         /* per selected row group, with a row index, once rows are
+                                     * [0, matches): each match's row-group row number */
     size_t groups;
     char device_note[640];          /* where the stage ran and why (pq_reader_device_note) */
     pq_executor exec;               /* the executor that decoded: device batches go to its device */
@@ -263,6 +265,7 @@ struct pq_reader {
     uint32_t *own_row_groups;
     struct pq_expr *own_filter;
     uint64_t *own_deleted;          /* opts.deleted_rows, sorted and without duplicates */
+    char *own_row_index_name;       /* opts.row_index_name's copy */
     pq_decryption *own_keys;        /* opts.decryption's copy (reader/keys.c), wiped at close */
 
     pq_metadata *md;

@@ -14,6 +14,7 @@
 #include "reader/empty_fields.h"
 #include "reader/export.h"
 #include "reader/output_type.h"
+#include "reader/row_index.h"
 
 /* Index of file row group `row_group` in the selection, or SIZE_MAX. */
 static size_t selected_index(const pq_reader *r, uint32_t row_group)
@@ -120,7 +121,25 @@ pq_status pq_reader_output_schema(const pq_reader *r, struct ArrowSchema *out, p
     if (out) memset(out, 0, sizeof *out);
     if (!r || !out) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "reader and schema must not be NULL");
     if (!r->sel.outputs) return pq_error_set(err, PQ_ERR_STAGE, "the output schema is known after the select stage");
-    return selection_schema(r, out, err);
+    pq_status st = selection_schema(r, out, err);
+    if (st == PQ_OK && r->opts.row_index_name) st = pq_row_index_schema(out, r->opts.row_index_name, err);
+    return st;
+}
+
+/* The file row numbers of rows [first, first + count) of selected row
+ * group g as delivered, with `lead` zeros before them (the batch's
+ * offset); malloc'd. */
+static int64_t *row_numbers(const pq_reader *r, size_t g, uint64_t first, uint64_t count, int64_t lead)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    uint32_t rg = r->sel.row_groups[g];
+    uint64_t base = 0;
+    for (uint32_t i = 0; i < rg; i++) base += (uint64_t)fm->row_groups[i].num_rows;
+    int64_t *v = calloc((size_t)lead + (size_t)count + 1, sizeof *v);
+    if (!v) return NULL;
+    const uint64_t *nums = r->out.row_numbers ? r->out.row_numbers[g] : NULL;
+    for (uint64_t i = 0; i < count; i++) v[lead + (int64_t)i] = (int64_t)(base + (nums ? nums[first + i] : first + i));
+    return v;
 }
 
 /* Rows [first, first + count) of selected row group g: slices of the
@@ -174,6 +193,17 @@ static pq_status export_slice(pq_reader *r, size_t g, uint64_t first, uint64_t c
         free(offsets);
     } else {
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (st == PQ_OK && r->opts.row_index_name) {
+        int64_t *v = row_numbers(r, g, first, count, out_array->offset);
+        if (!v) {
+            out_array->release(out_array);
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        } else {
+            st = pq_row_index_array(out_array, v, err);
+        }
+        if (st == PQ_OK && out_schema) st = pq_row_index_schema(out_schema, r->opts.row_index_name, err);
+        if (st != PQ_OK && out_array->release) out_array->release(out_array);
     }
     if (st == PQ_OK && !as_stored && r->out.memory == OUTPUT_ON_DEVICE) { /* a host copy */
         struct ArrowSchema own = {0};

@@ -112,13 +112,16 @@ static pq_reader *reader_new(const pq_reader_options *opts, pq_error *err)
         }
         r->opts.filter = r->own_filter;
     }
-    if (!copy_deleted(&r->opts, &r->own_deleted)) {
+    bool named = r->opts.row_index_name != NULL;
+    if (named) r->opts.row_index_name = r->own_row_index_name = strdup(r->opts.row_index_name);
+    if ((named && !r->own_row_index_name) || !copy_deleted(&r->opts, &r->own_deleted)) {
+        free(r->own_row_index_name);
         pq_expr_free(r->own_filter);
         pq_keys_free(r->own_keys);
         free(r->own_columns);
         free(r->own_row_groups);
         free(r);
-        pq_error_set(err, PQ_ERR_NOMEM, "out of memory for the deletion vector");
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         return NULL;
     }
     if (r->opts.footer_read_size == 0) r->opts.footer_read_size = DEFAULT_FOOTER_READ_SIZE;
@@ -310,6 +313,7 @@ void pq_reader_close(pq_reader *r)
     free(r->own_columns);
     free(r->own_row_groups);
     free(r->own_deleted);
+    free(r->own_row_index_name);
     pq_expr_free(r->own_filter);
     pq_keys_free(r->own_keys);
     free(r);

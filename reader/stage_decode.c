@@ -50,8 +50,11 @@ void pq_reader_free_decoded(pq_reader *r)
     r->out.device_built = r->out.copied_to_device = r->out.resident_chunks = 0;
     r->out.generation++; /* a batch cursor over the old arrays starts again */
     for (size_t g = 0; r->out.rows && g < r->out.groups; g++) pq_row_set_free(&r->out.rows[g]);
+    for (size_t g = 0; r->out.row_numbers && g < r->out.groups; g++) free(r->out.row_numbers[g]);
     free(r->out.rows);
+    free(r->out.row_numbers);
     r->out.rows = NULL;
+    r->out.row_numbers = NULL;
     r->out.groups = 0;
 }
 
@@ -742,6 +745,24 @@ typedef struct take_job {
     uint64_t *removed;
 } take_job;
 
+/* With a row index: the row-group row numbers of the `kept` rows of
+ * `rows` whose bits are set in `keep`, before rows become [0, kept). */
+static pq_status keep_row_numbers(pq_reader *r, size_t g, const pq_row_set *rows, const uint8_t *keep, int64_t kept,
+                                  pq_error *err)
+{
+    uint64_t *nums = malloc((kept ? (size_t)kept : 1) * sizeof *nums);
+    if (!nums) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    const pq_row_span *sp = pq_row_set_spans(rows);
+    uint64_t bit = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        for (uint64_t j = 0; j < sp[i].count; j++, bit++)
+            if ((keep[bit >> 3] >> (bit & 7)) & 1 && k < (size_t)kept) nums[k++] = sp[i].first + j;
+    free(r->out.row_numbers[g]);
+    r->out.row_numbers[g] = nums;
+    return PQ_OK;
+}
+
 /* Selected row group g's output columns reduced to the rows the filter
  * stage kept of its rows (out.rows[g], the select stage's until now). A
  * column decoded from runs of pages is gathered; one that lines up with
@@ -785,6 +806,7 @@ static pq_status take_group(pq_reader *r, size_t g, uint64_t *removed, pq_error 
                 r->out.first_row[slot] = 0;
             }
         }
+        if (st == PQ_OK && r->out.row_numbers) st = keep_row_numbers(r, g, rows, keep, kept, err);
         if (st == PQ_OK) {
             pq_row_set_free(rows);
             pq_row_set_init(rows, 0, (uint64_t)kept);
@@ -868,9 +890,16 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     r->out.rows = calloc(r->sel.row_groups_len ? r->sel.row_groups_len : 1, sizeof *r->out.rows);
     for (size_t g = 0; r->out.rows && g < r->sel.row_groups_len; g++, r->out.groups++)
         if (!pq_row_set_copy(&r->out.rows[g], &r->sel.rows[g])) break;
-    if (!r->out.rows || r->out.groups < r->sel.row_groups_len) {
+    if (r->opts.row_index_name)
+        r->out.row_numbers = calloc(r->sel.row_groups_len ? r->sel.row_groups_len : 1, sizeof *r->out.row_numbers);
+    if (!r->out.rows || r->out.groups < r->sel.row_groups_len || (r->opts.row_index_name && !r->out.row_numbers)) {
         pq_reader_free_decoded(r);
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    }
+    if (r->opts.row_index_name && r->opts.device_output) {
+        pq_reader_free_decoded(r);
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "a row index (row_index_name) is not delivered with "
+                                                     "device_output");
     }
 
     decode_job job = {.r = r, .flat = pq_reader_selection_is_flat(r, schema)};

@@ -7,8 +7,10 @@
  * deleted ones within the file (hand-counted: duplicates, unsorted input
  * and numbers past the end included), wholly deleted row groups are
  * dropped (pruned_deleted), the caller's array may be freed after the
- * open, and a filter or a row range combines with the deletions. Values
- * against pyarrow are in tests/py/test_deletion_vectors.py.
+ * open, and a filter or a row range combines with the deletions; the row
+ * index (row_index_name) of such a read holds each delivered row's file
+ * row number. Values against pyarrow are in tests/py/test_deletion_vectors.py
+ * and tests/py/test_row_index.py.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -143,6 +145,42 @@ START_TEST(test_deleted_rows_match_file_rows)
     ck_assert_uint_eq(got, k);
     ck_assert_uint_gt(k, 1000);
     pq_expr_free(f);
+    o.filter = NULL;
+
+    /* the row index: each delivered row's file row number (deletions and
+     * the filter on l_partkey together) */
+    f = pq_expr_parse("l_partkey < 100000", &err);
+    o.filter = f;
+    o.row_index_name = "rn";
+    path = pq_test_sample_path();
+    r = pq_reader_open_path(path, &o, &err);
+    free(path);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
+    size_t next = 0;
+    k = 0;
+    for (;;) {
+        struct ArrowArray a;
+        struct ArrowSchema sc;
+        ck_assert_msg(pq_reader_next_batch(r, 777, &a, &sc, &err) == PQ_OK, "%s", err.message);
+        if (!a.release) break;
+        ck_assert_int_eq(a.n_children, 3);
+        ck_assert_str_eq(sc.children[2]->format, "l");
+        ck_assert_str_eq(sc.children[2]->name, "rn");
+        const int64_t *rn = (const int64_t *)a.children[2]->buffers[1] + a.children[2]->offset;
+        for (int64_t i = 0; i < a.length; i++, k++) {
+            while (next < ROWS && (gone[next] || pk0[next] >= 100000)) next++;
+            ck_assert_int_eq(rn[a.offset + i], (int64_t)next);
+            next++;
+        }
+        a.release(&a);
+        sc.release(&sc);
+    }
+    ck_assert_uint_eq(k, got);
+    pq_reader_close(r);
+    pq_expr_free(f);
+    o.filter = NULL;
+    o.row_index_name = NULL;
 
     /* every row deleted: nothing delivered, every row group dropped */
     o.filter = NULL;

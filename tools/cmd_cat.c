@@ -19,7 +19,7 @@
 
 static const char cat_usage[] =
     "pqstep cat [--columns A,B] [--row-groups N,M] [--where EXPR] [--limit N] [--format table|csv|jsonl] "
-    "[--int96-unit ns|us|ms|s] [--stats] [--hive] FILE...";
+    "[--int96-unit ns|us|ms|s] [--row-index NAME] [--stats] [--hive] FILE...";
 
 /* Table output is aligned per block of this many rows. */
 #define TABLE_BLOCK_ROWS 1000
@@ -43,6 +43,7 @@ static void cat_help(void)
            "                      pq_predicate.h, e.g. \"a >= 10 and b in ('x', 'y')\"); row groups\n"
            "                      and pages that cannot match are not read\n"
            "  --limit N           stop after N rows (after the filter)\n"
+           "  --row-index NAME    add a last column NAME: each row's file row number (from 0)\n"
            "  --int96-unit UNIT   the unit of INT96 timestamps: ns (default), us, ms or s;\n"
            "                      a value outside the unit's range is an error (for ns:\n"
            "                      before 1677-09-21 or after 2262-04-11), never wrapped\n"
@@ -78,6 +79,7 @@ typedef struct cat_args {
     bool stats;
     cat_format format;
     uint32_t int96_unit;    /* pq_time_unit; 0: the reader's default (ns) */
+    const char *row_index;  /* the row index column's name, or NULL */
     bool help;
 } cat_args;
 
@@ -169,6 +171,10 @@ static int parse_args(int argc, char **argv, cat_args *a)
         } else if (strcmp(s, "--where") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --where wants an expression");
             a->where = argv[++i];
+        } else if (strcmp(s, "--row-index") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0])
+                return cli_usage_error(cat_usage, "cat: --row-index wants a column name");
+            a->row_index = argv[++i];
         } else if (strcmp(s, "--int96-unit") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --int96-unit wants a unit");
             const char *v = argv[++i];
@@ -489,6 +495,7 @@ static int cat_dataset(const cat_args *a)
     pq_reader_options ro;
     pq_reader_options_init(&ro);
     ro.int96_unit = a->int96_unit;
+    ro.row_index_name = a->row_index;
     ro.decryption = cli_decryption();
     o.reader = &ro;
     pq_dataset *ds = pq_dataset_open(a->files, a->nfiles, &o, &err);
@@ -562,7 +569,7 @@ int pq_cmd_cat(int argc, char **argv)
         free(a.files);
         return rc;
     }
-    if (is_dataset(&a)) {
+    if (is_dataset(&a) || a.row_index) { /* the dataset scan's schema has the row index */
         rc = cat_dataset(&a);
         free(a.files);
         return rc;
@@ -605,6 +612,7 @@ int pq_cmd_cat(int argc, char **argv)
     pq_reader_options_init(&opts);
     opts.metadata = md; /* no second footer read */
     opts.int96_unit = a.int96_unit;
+    opts.row_index_name = a.row_index;
     if (a.columns) {
         opts.columns = cols.v;
         opts.columns_len = cols.len;

@@ -27,13 +27,16 @@ class Dataset:
     decryption (a pqstep.Decryption) holds the keys of encrypted files, as
     for read_table; every file gets the same keys (external key material
     is not looked for beside each file: give kms_unwrap files whose key
-    material is in their key metadata, or give the keys)."""
+    material is in their key metadata, or give the keys). row_index: the
+    name of an int64 column of each row's row number in its own file,
+    after the file's columns (and before the partition keys)."""
 
     def __init__(self, paths, partitioning=None, threads=None, cache=None, memory_limit=None,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
-                 decryption=None):
+                 decryption=None, row_index=None):
         options = ReadOptions(threads=threads, memory_limit=memory_limit, strings=strings, decimals=decimals,
-                              follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption)
+                              follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption,
+                              row_index=row_index)
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = [os.fsencode(p) for p in paths]
@@ -198,8 +201,9 @@ class DatasetScan:
 
 
 def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=None, strings="string",
-            decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns", decryption=None):
+            decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns", decryption=None,
+            row_index=None):
     """Open a Dataset (see there)."""
     return Dataset(paths, partitioning=partitioning, threads=threads, cache=cache, memory_limit=memory_limit,
                    strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema, remote=remote,
-                   int96_unit=int96_unit, decryption=decryption)
+                   int96_unit=int96_unit, decryption=decryption, row_index=row_index)

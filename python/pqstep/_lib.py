@@ -273,6 +273,7 @@ class pq_reader_options(ctypes.Structure):
         ("decryption", ctypes.c_void_p),  # const pq_decryption *
         ("deleted_rows", ctypes.c_void_p),  # const uint64_t *
         ("deleted_rows_len", ctypes.c_size_t),
+        ("row_index_name", ctypes.c_char_p),
     ]
 
 

@@ -164,6 +164,12 @@ def device_file(obj):
     return (buf.address, buf.size, (buf, obj))
 
 
+def _row_index(value):
+    if not isinstance(value, str) or not value:
+        raise TypeError("row_index: the row index column's name (a non-empty str), not %r" % (value,))
+    return value
+
+
 def deleted_rows(value):
     """A deletion vector as a read-only numpy uint64 array of file row
     numbers: from row numbers (a sequence, a numpy or pyarrow integer
@@ -216,6 +222,7 @@ OPTIONS = {
     "int96_unit": ("ns", _choice(INT96_UNITS), ("int96_unit",)),
     "decryption": (None, _decryption.check, ("decryption",)),
     "deleted_rows": (None, lambda n, v: deleted_rows(v), ("deleted_rows", "deleted_rows_len")),
+    "row_index": (None, lambda n, v: _row_index(v), ("row_index_name",)),
     "device": ("cpu", _choice(DEVICES), ("device",)),
     "device_output": (False, _flag, ("device_output",)),
     "device_file": (None, lambda n, v: device_file(v), ("device_file", "device_file_size")),
@@ -253,6 +260,8 @@ class ReadOptions:
     decryption     a pqstep.Decryption: the keys of an encrypted file
     deleted_rows   a deletion vector: file row numbers never delivered
                    (ints, an integer array, or a boolean bitmap)
+    row_index      the name of an int64 column of file row numbers added
+                   after the others (None: none)
     device, device_output, device_file
                    where the decode runs and its output stays
     mmap           map a local file (False: pread alone)
@@ -405,6 +414,10 @@ class ReadOptions:
             keep.append(self.deleted_rows)
             o.deleted_rows = self.deleted_rows.ctypes.data
             o.deleted_rows_len = len(self.deleted_rows)
+        if self.row_index is not None:
+            name = ctypes.create_string_buffer(self.row_index.encode())
+            keep.append(name)
+            o.row_index_name = ctypes.cast(name, ctypes.c_char_p)
         o.device = DEVICES[self.device]
         o.device_output = self.device_output
         if self.device_file is not None:  # (address, size, owner): the owner stays alive with the reader

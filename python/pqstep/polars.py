@@ -175,15 +175,16 @@ class _Translator:
     returns (text, exact): `exact` False means the text keeps a superset
     of the rows (the part is then also applied by polars)."""
 
-    def __init__(self, schema):
+    def __init__(self, schema, virtual=()):
         self.schema = schema  # pyarrow schema of the scan
+        self.virtual = set(virtual)  # columns not in the files (the row index): never pushed
 
     def column(self, node):
         if isinstance(node, dict) and set(node) == {"Cast"}:
             return self.widened(node["Cast"])
         if isinstance(node, dict) and set(node) == {"Column"} and isinstance(node["Column"], str):
             name = node["Column"]
-            if name in self.schema.names:
+            if name in self.schema.names and name not in self.virtual:
                 return name, self.schema.field(name).type
         raise _NotPushed("not a column")
 
@@ -301,7 +302,7 @@ def _conjuncts(node):
     return [node]
 
 
-def translate(predicate, schema):
+def translate(predicate, schema, virtual=()):
     """(pushed, residual): `pushed` the pqstep filter text for the parts of
     the polars expression `predicate` that pqstep can express (None when
     none), `residual` a polars expression for the parts it cannot (None
@@ -313,7 +314,7 @@ def translate(predicate, schema):
         tree = json.loads(predicate.meta.serialize(format="json"))
     except Exception:  # a predicate polars cannot serialize: polars applies it
         return None, predicate
-    tr = _Translator(schema)
+    tr = _Translator(schema, virtual)
     pushed, residual = [], []
     for part in _conjuncts(tree):
         try:
@@ -337,7 +338,8 @@ def _polars_schema(arrow_schema):
 
 
 def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=None, decryption=None, remote=None,
-                 memory_limit=None, cache=None, int96_unit="ns", deleted_rows=None, pushdown=True):
+                 memory_limit=None, cache=None, int96_unit="ns", deleted_rows=None, row_index_name=None,
+                 pushdown=True):
     """A polars LazyFrame over Parquet read by pqstep: `source` a file, a
     list of files, a directory, a glob pattern or a URL (as
     pqstep.dataset takes them). hive_partitioning=True reads `key=value`
@@ -346,7 +348,10 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     views (no copy). batch_size: rows per batch (default: a row group's). decryption, remote, memory_limit, cache, threads: as for
     pqstep.dataset; int96_unit as for read_table; deleted_rows (one file
     only): a deletion vector as for read_table, applied inside pqstep
-    before the filter. pushdown=False hands pqstep only the projection and
+    before the filter. row_index_name: an int64 column (the last) of each
+    row's row number in its file, counted before any filter or deletion
+    (polars' with_row_index numbers the rows delivered instead); filters on
+    it are applied by polars. pushdown=False hands pqstep only the projection and
     applies the whole predicate in polars (for comparisons)."""
     if hive_partitioning is None:
         paths = [source] if isinstance(source, str) else list(source) if isinstance(source, (list, tuple)) else []
@@ -355,7 +360,7 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
         cache = MetadataCache(256 << 20)
     ds = Dataset(source, partitioning="hive" if hive_partitioning else None, threads=threads, cache=cache,
                  memory_limit=memory_limit, strings="string_view", remote=remote, decryption=decryption,
-                 int96_unit=int96_unit)
+                 int96_unit=int96_unit, row_index=row_index_name)
     arrow_schema = ds.schema
     schema = _polars_schema(arrow_schema)
     files = ds.files
@@ -371,7 +376,8 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
 
     def reader_tables(columns, pushed, record):
         r = Reader(files[0], cache=cache, memory_limit=memory_limit, threads=threads, strings="string_view",
-                   remote=remote, decryption=decryption, int96_unit=int96_unit, deleted_rows=deleted_rows)
+                   remote=remote, decryption=decryption, int96_unit=int96_unit, deleted_rows=deleted_rows,
+                   row_index=row_index_name)
         n = r.num_row_groups
         step = max(8, 2 * (threads or os.cpu_count() or 1))
         stats = {"files": 1, "row_groups": n, "row_groups_pruned": 0}
@@ -399,7 +405,8 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                     raise Error("read failed", str(e)) from None
 
     def source_fn(with_columns, predicate, n_rows, hint):
-        pushed, residual = translate(predicate, arrow_schema) if pushdown else (None, predicate)
+        virtual = (row_index_name,) if row_index_name else ()
+        pushed, residual = translate(predicate, arrow_schema, virtual) if pushdown else (None, predicate)
         columns = None
         if with_columns is not None:
             need = list(with_columns)
@@ -407,7 +414,7 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                 for name in residual.meta.root_names():
                     if name not in need:
                         need.append(name)
-            columns = [c for c in arrow_schema.names if c in need]
+            columns = [c for c in arrow_schema.names if c in need and c not in virtual]
         record = {"columns": columns, "pushed": pushed, "residual": None if residual is None else str(residual),
                   "n_rows": n_rows, "batch_size": batch_size, "rows": 0, "stats": None}
         with _LOG_LOCK:
