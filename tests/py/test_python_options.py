@@ -62,6 +62,9 @@ def fields(o):
         if name in ("columns", "row_groups"):
             n = getattr(o, name + "_len")
             v = None if not v else [v[i] for i in range(n)]
+        if name == "deleted_rows":  # a const uint64_t * of deleted_rows_len entries
+            n = getattr(o, "deleted_rows_len")
+            v = None if not v else list((ctypes.c_uint64 * n).from_address(v))
         out[name] = v
     return out
 
@@ -120,6 +123,8 @@ def test_mapping():
         "verify_checksums": (True, {"verify_checksums": True}),
         "footer_read_size": (1024, {"footer_read_size": 1024}),
         "decryption": (pqstep.Decryption(footer_key=b"k" * 16), {"decryption": "keys"}),
+        "deleted_rows": (pa.array([9, 2, 2], pa.int64()), {"deleted_rows": [9, 2, 2], "deleted_rows_len": 3}),
+        "row_index": ("pos", {"row_index_name": b"pos"}),
     }
     check(set(cases) == set(OPTIONS), "options without a case: %s" % (set(OPTIONS) ^ set(cases)))
     for name, (value, want) in cases.items():
