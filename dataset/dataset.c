@@ -622,7 +622,8 @@ static int scan_fail(scan_state *s, int code, const char *msg)
     return code;
 }
 
-/* Window task j: its file decoded whole on one thread, every batch kept. */
+/* Window task j: its file decoded whole on its share of the threads (one
+ * when the window has as many files as threads), every batch kept. */
 static bool window_task(void *ctx, size_t j, unsigned worker)
 {
     (void)worker;
@@ -630,7 +631,9 @@ static bool window_task(void *ctx, size_t j, unsigned worker)
     file_out *f = &s->outs[j];
     pq_error err;
     struct ArrowArrayStream fs = {0};
-    pq_reader *r = scan_reader(s, f->file, 0, 1, &err);
+    /* fewer files than threads: the threads shared among them */
+    unsigned threads = s->outs_n && s->window / s->outs_n > 1 ? (unsigned)(s->window / s->outs_n) : 1;
+    pq_reader *r = scan_reader(s, f->file, 0, threads, &err);
     pq_status st = r ? pq_reader_export_stream(r, s->batch_rows, &fs, &err) : err.code;
     pq_reader_close(r);
     const char *path = s->ds->files.v[f->file].path;
@@ -701,7 +704,9 @@ static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out
     scan_state *s = stream->private_data;
     memset(out, 0, sizeof *out);
     if (s->failed) return s->error_code;
-    if (s->window > 1) return window_next(s, out);
+    /* Many files: a window of them decoded at once, one per thread; one
+     * file: its own stream, on every thread, a window of row groups at a time. */
+    if (s->window > 1 && s->nfiles > 1) return window_next(s, out);
     pq_error err;
     for (;;) {
         if (!s->cur.release) {

@@ -625,9 +625,13 @@ PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *co
  * reader, which the caller keeps alive; the same callbacks for a caller's
  * source) and a reference to the parsed footer, so `r` may be closed at
  * once; no footer is read or parsed again. Its select stage (pruning)
- * runs here; then each get_next decodes one selected row group at a time,
- * on demand (nothing ahead), and hands its rows out in batches of at most
- * `batch_rows` rows (0: a row group per batch); a row group the filter
+ * runs here; then get_next decodes, on demand, a window of consecutive
+ * selected row groups at a time (as many as hold 64 MiB of the selected
+ * columns' uncompressed pages, at least one: small row groups decode
+ * together on every thread, as in a read of the whole file, while the
+ * memory a stream holds stays bounded), and hands their rows out in
+ * batches of at most `batch_rows` rows, none spanning two row groups (0: a
+ * row group per batch); a row group the filter
  * leaves no row of gives no batch. get_schema gives pq_reader_output_schema()'s
  * schema. A decode error is get_next's EIO (ENOMEM for memory), with the
  * message (naming the row group and column) from get_last_error. The

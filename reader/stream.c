@@ -1,15 +1,20 @@
 /*
  * stream.c — pq_reader_export_stream(): an Arrow C stream over a reader's
- * choice, decoding one row group at a time as the consumer pulls.
+ * choice, decoding a window of row groups at a time as the consumer pulls.
  *
  * The stream has a reader of its own (pq_reader_twin: same file, same
  * parsed footer, same options). At export its select stage runs once over
  * the whole choice, so pruning and the row range are decided as for a read
  * of everything; the stream keeps the row groups that survive and each
- * one's rows. Then get_next goes back to the select stage for the next row
- * group alone (pq_reader_reselect, with the filter and the columns, the
- * dictionary and bloom-filter steps off: that row group is known to be
- * kept), decodes it, and hands its rows out in batches.
+ * one's rows. Then get_next goes back to the select stage for the next
+ * window of row groups (pq_reader_reselect, with the filter and the
+ * columns, the dictionary and bloom-filter steps off: those row groups are
+ * known to be kept), decodes it, and hands its rows out in batches (none
+ * spans two row groups). A window is as many consecutive row groups as
+ * hold STREAM_WINDOW_BYTES of the selected columns' uncompressed pages (at
+ * least one): small row groups decode together, on every thread, as in a
+ * read of the whole file, instead of one after another; large ones still
+ * one at a time, which bounds the memory a stream holds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,10 +25,13 @@
 #include "predicate/predicate.h"
 #include "reader/context.h"
 
+/* The uncompressed bytes of selected column chunks a window gathers. */
+#define STREAM_WINDOW_BYTES ((uint64_t)64 << 20)
+
 /* Steps of a stream. */
 typedef enum stream_step {
-    STREAM_NEXT_GROUP = 0, /* decode the next row group (or end) */
-    STREAM_IN_GROUP,       /* the current row group has batches left */
+    STREAM_NEXT_GROUP = 0, /* decode the next window of row groups (or end) */
+    STREAM_IN_GROUP,       /* the current window has batches left */
     STREAM_FAILED          /* an error was reported; get_next repeats it */
 } stream_step;
 
@@ -78,17 +86,53 @@ static int stream_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema
     return 0;
 }
 
-/* Decode row group s->groups[s->next] alone. */
-static pq_status open_group(stream_state *s, pq_error *err)
+/* The uncompressed bytes of row group g's selected chunks. */
+static uint64_t group_bytes(const stream_state *s, uint32_t g)
 {
-    size_t i = s->next++;
+    const pq_row_group *rg = &pq_metadata_file(s->r->md)->row_groups[g];
+    uint64_t bytes = 0;
+    size_t n = s->every_column ? rg->columns_len : s->ncolumns;
+    for (size_t c = 0; c < n; c++) {
+        uint32_t leaf = s->every_column ? (uint32_t)c : s->columns[c];
+        if (leaf >= rg->columns_len) continue;
+        int64_t b = rg->columns[leaf]->meta_data.total_uncompressed_size;
+        if (b > 0) bytes += (uint64_t)b;
+    }
+    return bytes;
+}
+
+/* Decode the next window of row groups: s->groups[s->next] and the ones
+ * after it that fit in STREAM_WINDOW_BYTES. */
+static pq_status open_window(stream_state *s, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(s->r->md);
+    size_t i = s->next, j = i;
+    uint64_t bytes = 0;
+    while (j < s->n) {
+        if (s->row_range && s->count[j] == 0) break; /* the range ended */
+        uint64_t b = group_bytes(s, s->groups[j]);
+        if (j > i && bytes + b > STREAM_WINDOW_BYTES) break;
+        bytes += b;
+        j++;
+    }
+    if (j == i) j = i + 1;
+    s->next = j;
+    /* The row range over the window, counted from its first group's first
+     * row delivered to its last group's last: the groups between are whole
+     * (a range is contiguous; the rows that deletions or the page index
+     * took from their edges are taken again by the select stage). */
+    uint64_t rows = 0;
+    for (size_t k = i; k + 1 < j; k++) rows += (uint64_t)fm->row_groups[s->groups[k]].num_rows;
+    rows += s->first[j - 1] + s->count[j - 1];
+    rows -= s->first[i];
     pq_selection sel = {
         .row_groups = &s->groups[i],
-        .row_groups_len = 1,
+        .row_groups_len = j - i,
         .columns = s->every_column ? NULL : s->columns, /* NULL: every column, fields with no leaf too */
         .columns_len = s->every_column ? 0 : s->ncolumns,
+        /* a row range covers its window's groups whole, but for the first's start and the last's end */
         .row_offset = s->row_range ? s->first[i] : 0,
-        .row_limit = s->row_range ? s->count[i] : 0,
+        .row_limit = s->row_range ? rows : 0,
         .filter = s->filter,
         .prune_disable = s->prune_disable | PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER,
     };
@@ -109,7 +153,7 @@ static int stream_get_next(struct ArrowArrayStream *stream, struct ArrowArray *o
         case STREAM_NEXT_GROUP: {
             while (s->next < s->n && s->row_range && s->count[s->next] == 0) s->next++;
             if (s->next == s->n) return 0; /* the end: out->release stays NULL */
-            pq_status st = open_group(s, &err);
+            pq_status st = open_window(s, &err);
             if (st != PQ_OK) return fail(s, st, &err);
             s->step = STREAM_IN_GROUP;
             break;
@@ -117,7 +161,7 @@ static int stream_get_next(struct ArrowArrayStream *stream, struct ArrowArray *o
         case STREAM_IN_GROUP: {
             pq_status st = pq_reader_next_batch(s->r, s->batch_rows, out, NULL, &err);
             if (st != PQ_OK) return fail(s, st, &err);
-            if (!out->release) { /* the row group's rows are all out */
+            if (!out->release) { /* the window's rows are all out */
                 s->step = STREAM_NEXT_GROUP;
                 break;
             }

@@ -18,7 +18,6 @@ a source. The result is always the predicate's. pushdown_log() tells what
 was pushed. Tested with polars 2.1.
 """
 import collections
-import os
 import datetime
 import decimal
 import io
@@ -32,7 +31,6 @@ from polars.io.plugins import register_io_source
 from ._dataset import Dataset
 from ._errors import Error
 from ._metadata import MetadataCache
-from ._reader import Reader
 
 __all__ = ["scan_parquet", "pushdown_log", "translate"]
 
@@ -364,32 +362,26 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     arrow_schema = ds.schema
     schema = _polars_schema(arrow_schema)
     files = ds.files
-    # One flat file is read in bulk reads of a few row groups each (decoded
-    # in parallel, as read_table does); anything else streams through the
-    # dataset scan, a row group at a time.
-    flat = not any(pa.types.is_nested(f.type) for f in arrow_schema)
-    one_file = len(files) == 1 and not ds.partitions and flat and batch_size is None
-    if deleted_rows is not None:
-        if len(files) != 1:
-            raise ValueError("deleted_rows: a deletion vector is one file's (%d files here)" % len(files))
-        one_file = True
+    # A deletion vector is one file's: that file streams through its own
+    # reader; otherwise the dataset scan streams (windows of row groups
+    # decoded on every thread, files pruned by partition and statistics).
+    if deleted_rows is not None and len(files) != 1:
+        raise ValueError("deleted_rows: a deletion vector is one file's (%d files here)" % len(files))
 
-    def reader_tables(columns, pushed, record):
-        r = Reader(files[0], cache=cache, memory_limit=memory_limit, threads=threads, strings="string_view",
-                   remote=remote, decryption=decryption, int96_unit=int96_unit, deleted_rows=deleted_rows,
-                   row_index=row_index_name)
-        n = r.num_row_groups
-        step = max(8, 2 * (threads or os.cpu_count() or 1))
-        stats = {"files": 1, "row_groups": n, "row_groups_pruned": 0}
-        record["stats"] = stats
-        try:
-            for lo in range(0, n, step):
-                t = r.read(row_groups=list(range(lo, min(n, lo + step))), columns=columns, filter=pushed)
-                stats["row_groups_pruned"] += r.stage_stats("select").get("pruned_statistics", 0)
-                for b in t.to_batches():
-                    yield b
-        finally:
-            r.close()
+    def file_batches(columns, pushed, record):
+        from ._reader import scan as file_scan
+        reader = file_scan(files[0], columns=columns, filter=pushed, batch_size=batch_size, threads=threads,
+                           memory_limit=memory_limit, cache=cache, strings="string_view", remote=remote,
+                           int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows,
+                           row_index=row_index_name).to_reader()
+        with reader:
+            while True:
+                try:
+                    yield reader.read_next_batch()
+                except StopIteration:
+                    return
+                except (OSError, pa.ArrowException) as e:  # a failed read inside the stream
+                    raise Error("read failed", str(e)) from None
 
     def stream_batches(columns, pushed, record):
         scan = ds.scan(columns=columns, filter=pushed, batch_size=batch_size)
@@ -422,7 +414,7 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
         if n_rows == 0:
             return
         left = n_rows
-        batches = (reader_tables if one_file else stream_batches)(columns, pushed, record)
+        batches = (file_batches if deleted_rows is not None else stream_batches)(columns, pushed, record)
         try:
             for batch in batches:
                 df = pl.from_arrow(pa.Table.from_batches([batch], schema=batch.schema), rechunk=False)

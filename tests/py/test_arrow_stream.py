@@ -187,8 +187,8 @@ def check_consumers(tmp):
     shutil.copy(path, bad)
     s = pqstep.scan(bad, batch_size=100000)
     reader = s.to_reader()  # the stream exists (footer parsed, row groups chosen)
-    first = reader.read_next_batch()
-    assert first.num_rows > 0
+    # (the stream decodes windows of row groups, all of this small file's
+    # at once: the pages go bad before the first batch is pulled)
     with open(bad, "r+b") as f:  # the data pages after the first row group turn to garbage
         md = pq.ParquetFile(path).metadata
         start = md.row_group(1).column(0).data_page_offset
