@@ -316,6 +316,62 @@ static bool row_in(const col_view *v, const pq_expr *e, int64_t i)
         f[i0 >> 3] |= (uint8_t)fb;                                                                          \
     }
 
+/* Whether the 64 rows from i (a multiple of 64) are all masked out. */
+static inline bool mask_word_clear(const uint8_t *mask, int64_t i, int64_t n)
+{
+    if ((i & 63) || n - i < 64) return false;
+    uint64_t w;
+    memcpy(&w, mask + (i >> 3), 8);
+    return w == 0;
+}
+
+/* CMP_BYTES for a column without nulls, the comparison TEST written out
+ * (no call, no branch a row): eight rows a byte, a row false when not true. */
+#define CMP_NO_NULLS(T, LOAD, TEST)                                                                       \
+    for (int64_t i0 = 0; i0 < n; i0 += 8) {                                                               \
+        if (mask && mask_word_clear(mask, i0, n)) { i0 += 56; continue; } /* 64 rows decided before */    \
+        if (mask && !mask[i0 >> 3]) continue;                                                             \
+        unsigned tb = 0;                                                                                  \
+        if (n - i0 >= 8) { /* a whole byte: a fixed count the compiler unrolls */                         \
+            for (int k = 0; k < 8; k++) {                                                                 \
+                int64_t j = v->off + i0 + k;                                                              \
+                T x;                                                                                      \
+                LOAD;                                                                                     \
+                tb |= (unsigned)(TEST) << k;                                                              \
+            }                                                                                             \
+            t[i0 >> 3] |= (uint8_t)tb;                                                                    \
+            f[i0 >> 3] |= (uint8_t)~tb;                                                                   \
+            continue;                                                                                     \
+        }                                                                                                 \
+        int64_t m = n - i0;                                                                               \
+        for (int64_t k = 0; k < m; k++) {                                                                 \
+            int64_t j = v->off + i0 + k;                                                                  \
+            T x;                                                                                          \
+            LOAD;                                                                                         \
+            tb |= (unsigned)(TEST) << k;                                                                  \
+        }                                                                                                 \
+        t[i0 >> 3] |= (uint8_t)tb;                                                                        \
+        f[i0 >> 3] |= (uint8_t)(~tb & ((1u << m) - 1u));                                                  \
+    }
+
+/* A numeric comparison of each row's x (LOAD) with y: without nulls one
+ * loop per operator, C's own comparisons (a NaN x is false for all but !=,
+ * as op_holds has it); with nulls, CMP_BYTES. */
+#define CMP_NUMBERS(T, LOAD, CMP)                                                                         \
+    if (!v->valid) {                                                                                      \
+        switch (op) {                                                                                     \
+        case PQ_CMP_EQ: CMP_NO_NULLS(T, LOAD, x == y) break;                                              \
+        case PQ_CMP_NE: CMP_NO_NULLS(T, LOAD, x != y) break;                                              \
+        case PQ_CMP_LT: CMP_NO_NULLS(T, LOAD, x < y) break;                                               \
+        case PQ_CMP_LE: CMP_NO_NULLS(T, LOAD, x <= y) break;                                              \
+        case PQ_CMP_GT: CMP_NO_NULLS(T, LOAD, x > y) break;                                               \
+        case PQ_CMP_GE: CMP_NO_NULLS(T, LOAD, x >= y) break;                                              \
+        default: CMP_BYTES(T, LOAD, op_holds(op, CMP(x, y))) break;                                       \
+        }                                                                                                 \
+    } else {                                                                                              \
+        CMP_BYTES(T, LOAD, op_holds(op, CMP(x, y)))                                                       \
+    }
+
 /* row_cmp's result for numbers: NaN is 2 (true only for !=, op_holds). */
 static inline int cmp_i64(int64_t x, int64_t y)
 {
@@ -437,16 +493,17 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, const 
     pq_cmp_op op = e->op;
     if (v->kind == PQ_SLOT_INT && e->order == PQ_ORDER_SIGNED && v->width == 8) {
         int64_t y = lit->i;
-        CMP_BYTES(int64_t, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_i64(x, y)))
+        CMP_NUMBERS(int64_t, memcpy(&x, v->data + j * 8, 8), cmp_i64)
     } else if (v->kind == PQ_SLOT_INT && e->order == PQ_ORDER_SIGNED && v->width == 4) {
         int64_t y = lit->i;
-        CMP_BYTES(int32_t, memcpy(&x, v->data + j * 4, 4), op_holds(op, cmp_i64(x, y)))
+        CMP_NUMBERS(int64_t, int32_t x32; memcpy(&x32, v->data + j * 4, 4); x = x32, cmp_i64)
     } else if (v->kind == PQ_SLOT_F64 && e->order == PQ_ORDER_FLOAT && !isnan(lit->d)) {
         double y = lit->d;
-        CMP_BYTES(double, memcpy(&x, v->data + j * 8, 8), op_holds(op, cmp_f64(x, y)))
+        CMP_NUMBERS(double, memcpy(&x, v->data + j * 8, 8), cmp_f64)
     } else if (int_decimal(v, e)) {
         int64_t y = lit->i;
-        CMP_BYTES(int64_t, memcpy(&x, v->data + j * v->width, 8), op_holds(op, cmp_i64(x, y)))
+        size_t w = (size_t)v->width;
+        CMP_NUMBERS(int64_t, memcpy(&x, v->data + j * w, 8), cmp_i64)
     } else if (v->kind == PQ_SLOT_VIEW && e->order == PQ_ORDER_BYTES) {
         uint32_t lp = lit_prefix(lit);
         CMP_BYTES(int, x = view_cmp(v, j, lit, lp), op_holds(op, x))
@@ -535,13 +592,28 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
             if (dn == 0) t8[0] = f8[0] = 0; /* every index is bad then: found below */
             uint32_t bad = 0;
             for (; i + 8 <= c->length; i += 8) {
+                if (c->mask && mask_word_clear(c->mask, i, c->length)) {
+                    i += 56; /* 64 rows decided before */
+                    continue;
+                }
                 if (c->mask && !c->mask[i >> 3]) continue;
                 uint8_t tb = 0, fb = 0;
                 const int32_t *q = idx + i;
-                for (int k = 0; k < 8; k++) {
-                    uint32_t j = (uint32_t)q[k];
-                    bad |= j >= (uint64_t)dn;
-                    tb |= (uint8_t)(t8[j < (uint64_t)dn ? j : 0] << k);
+                uint32_t j0 = (uint32_t)q[0], j1 = (uint32_t)q[1], j2 = (uint32_t)q[2], j3 = (uint32_t)q[3];
+                uint32_t j4 = (uint32_t)q[4], j5 = (uint32_t)q[5], j6 = (uint32_t)q[6], j7 = (uint32_t)q[7];
+                uint32_t hi = j0 | j1 | j2 | j3 | j4 | j5 | j6 | j7;
+                if (hi < (uint64_t)dn || (j0 < (uint64_t)dn && j1 < (uint64_t)dn && j2 < (uint64_t)dn &&
+                                          j3 < (uint64_t)dn && j4 < (uint64_t)dn && j5 < (uint64_t)dn &&
+                                          j6 < (uint64_t)dn && j7 < (uint64_t)dn)) {
+                    /* every index in range (the or of them bounds them all, mostly) */
+                    tb = (uint8_t)(t8[j0] | t8[j1] << 1 | t8[j2] << 2 | t8[j3] << 3 | t8[j4] << 4 | t8[j5] << 5 |
+                                   t8[j6] << 6 | t8[j7] << 7);
+                } else {
+                    for (int k = 0; k < 8; k++) {
+                        uint32_t j = (uint32_t)q[k];
+                        bad |= j >= (uint64_t)dn;
+                        tb |= (uint8_t)(t8[j < (uint64_t)dn ? j : 0] << k);
+                    }
                 }
                 if (decided) {
                     fb = (uint8_t)~tb;
@@ -646,20 +718,27 @@ static pq_status eval_binary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t 
     uint8_t *t2 = calloc(3, nb), *f2 = t2 ? t2 + nb : NULL, *mask = t2 ? t2 + 2 * nb : NULL;
     if (!t2) return pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory evaluating a predicate");
     pq_status st = eval_node(c, first, t, f);
-    bool any = false;
-    for (size_t k = 0; st == PQ_OK && k < c->nbytes; k++) {
-        mask[k] = (uint8_t)(~(and_ ? f[k] : t[k]) & (c->mask ? c->mask[k] : 0xff));
-        any |= mask[k] != 0;
+    uint8_t any = 0;
+    const uint8_t *decided = and_ ? f : t; /* the rows the first operand settled */
+    if (st == PQ_OK && c->mask) {
+        for (size_t k = 0; k < c->nbytes; k++) any |= mask[k] = (uint8_t)(~decided[k] & c->mask[k]);
+    } else if (st == PQ_OK) {
+        for (size_t k = 0; k < c->nbytes; k++) any |= mask[k] = (uint8_t)~decided[k];
     }
     if (st == PQ_OK && any) {
         eval_ctx c2 = *c;
         c2.mask = mask;
         st = eval_node(&c2, second, t2, f2);
     }
-    if (st == PQ_OK) {
+    if (st == PQ_OK && and_) {
         for (size_t k = 0; k < c->nbytes; k++) {
-            t[k] = and_ ? (uint8_t)(t[k] & t2[k]) : (uint8_t)(t[k] | t2[k]);
-            f[k] = and_ ? (uint8_t)(f[k] | f2[k]) : (uint8_t)(f[k] & f2[k]);
+            t[k] &= t2[k];
+            f[k] |= f2[k];
+        }
+    } else if (st == PQ_OK) {
+        for (size_t k = 0; k < c->nbytes; k++) {
+            t[k] |= t2[k];
+            f[k] &= f2[k];
         }
     }
     free(t2);
