@@ -297,20 +297,24 @@ class Reader:
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
         """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,
-        row group by row group (a batch never spans two). Only one row group
-        is decoded at a time, and every row group reuses this reader's
-        parsed footer. `columns`, `row_groups`: as for read_row_group and
-        read_table; `threads`: decode threads (None: the reader's)."""
+        row group by row group (a batch never spans two), from the reader's
+        stream (scan): it decodes a window of row groups at a time (as many
+        as hold 64 MiB of the columns' uncompressed pages, at least one) on
+        the decode threads, reusing this reader's parsed footer.
+        `columns`, `row_groups`: as for read_row_group and read_table;
+        `threads`: decode threads (None: the reader's). An empty row group
+        gives no batch, as in pyarrow."""
         self._live()
         batch_rows(batch_size, none_ok=False)
-        options = self._options.replace(columns=self._columns(columns), device_output=False)
-        if threads is not None:
-            options = options.replace(threads=threads)
-        md = self.metadata
-        groups = range(md.num_row_groups) if row_groups is None else list(row_groups)
-        for g in groups:
-            for b in decoded_batches(self.path, md, options.replace(row_groups=[g]), batch_size=batch_size):
-                if b.num_rows:  # an empty row group gives no batch, as in pyarrow
+        if row_groups is not None:
+            row_groups = list(row_groups)
+            if not row_groups:
+                return
+        reader = self.scan(columns=columns, row_groups=row_groups, batch_size=batch_size,
+                           threads=threads).to_reader()
+        with reader:
+            for b in reader:
+                if b.num_rows:
                     yield b
 
     def device_batches(self, batch_size=65536, columns=None, row_groups=None, filter=None):
