@@ -42,6 +42,8 @@ _LOG_LOCK = threading.Lock()
 def pushdown_log():
     """The last scans' records, oldest first: dicts with `columns` (read
     from pqstep; None: all), `pushed` (pqstep filter text or None),
+    `row_range` ([lo, hi) of file rows read for a range on the row index,
+    hi None for no end; None: every row),
     `residual` (the polars expression applied to each batch, as text, or
     None), `n_rows` (polars' limit), `batch_size`, `rows` (rows yielded)
     and `stats` (pqstep's pruning counts)."""
@@ -329,6 +331,70 @@ def translate(predicate, schema, virtual=()):
     return (" and ".join(pushed) if pushed else None), rest
 
 
+def row_range(predicate, name):
+    """[lo, hi) of the row numbers that the top-level AND parts of
+    `predicate` on the row index column `name` allow (comparisons with
+    integers, is_between), or None when none does. The parts stay in
+    polars' hands too: the range only spares reading the rows outside it."""
+    if predicate is None or not name:
+        return None
+    try:
+        tree = json.loads(predicate.meta.serialize(format="json"))
+    except Exception:
+        return None
+    lo, hi, found = 0, None, False
+
+    def is_index(node):
+        return isinstance(node, dict) and node.get("Column") == name
+
+    def const_int(node):
+        try:
+            c = _constant(node)
+        except _NotPushed:
+            return None
+        if len(c) != 1 or c.null_count() or not c.dtype.is_integer():
+            return None
+        return int(c[0])
+
+    for part in _conjuncts(tree):
+        if not isinstance(part, dict):
+            continue
+        if "BinaryExpr" in part and part["BinaryExpr"].get("op") in _OPS:
+            b = part["BinaryExpr"]
+            op = _OPS[b["op"]]
+            if is_index(b["left"]):
+                v = const_int(b["right"])
+            elif is_index(b["right"]):
+                v, op = const_int(b["left"]), _FLIP[op]
+            else:
+                continue
+            if v is None or op == "!=":
+                continue
+            found = True
+            if op in (">=", ">", "="):
+                lo = max(lo, v + (op == ">"))
+            if op in ("<", "<=", "="):
+                end = v + (op != "<")
+                hi = end if hi is None else min(hi, end)
+        elif "Function" in part:
+            fn = part["Function"].get("function")
+            inputs = part["Function"].get("input", [])
+            if (isinstance(fn, dict) and isinstance(fn.get("Boolean"), dict) and "IsBetween" in fn["Boolean"]
+                    and len(inputs) == 3 and is_index(inputs[0])):
+                a, b = const_int(inputs[1]), const_int(inputs[2])
+                if a is None or b is None:
+                    continue
+                closed = fn["Boolean"]["IsBetween"].get("closed", "Both")
+                found = True
+                lo = max(lo, a + (closed in ("Right", "None")))
+                end = b + (closed in ("Both", "Right"))
+                hi = end if hi is None else min(hi, end)
+    if not found:
+        return None
+    lo = max(lo, 0)
+    return lo, (max(hi, lo) if hi is not None else None)
+
+
 # ---- the source ------------------------------------------------------------
 
 def _polars_schema(arrow_schema):
@@ -348,8 +414,8 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     only): a deletion vector as for read_table, applied inside pqstep
     before the filter. row_index_name: an int64 column (the last) of each
     row's row number in its file, counted before any filter or deletion
-    (polars' with_row_index numbers the rows delivered instead); filters on
-    it are applied by polars. pushdown=False hands pqstep only the projection and
+    (polars' with_row_index numbers the rows delivered instead); a range on
+    it (one file) is read as a row range, only those rows' pages. pushdown=False hands pqstep only the projection and
     applies the whole predicate in polars (for comparisons)."""
     if hive_partitioning is None:
         paths = [source] if isinstance(source, str) else list(source) if isinstance(source, (list, tuple)) else []
@@ -368,9 +434,11 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     if deleted_rows is not None and len(files) != 1:
         raise ValueError("deleted_rows: a deletion vector is one file's (%d files here)" % len(files))
 
-    def file_batches(columns, pushed, record):
+    def file_batches(columns, pushed, record, rows=None):
         from ._reader import scan as file_scan
+        lo, hi = rows if rows is not None else (0, None)
         reader = file_scan(files[0], columns=columns, filter=pushed, batch_size=batch_size, threads=threads,
+                           row_offset=lo, row_limit=None if hi is None else hi - lo,
                            memory_limit=memory_limit, cache=cache, strings="string_view", remote=remote,
                            int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows,
                            row_index=row_index_name).to_reader()
@@ -407,6 +475,9 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                     if name not in need:
                         need.append(name)
             columns = [c for c in arrow_schema.names if c in need and c not in virtual]
+            if not columns and virtual and any(c in need for c in virtual):
+                # the row index alone: a column comes along, for the row counts
+                columns = [next(c for c in arrow_schema.names if c not in virtual)]
         record = {"columns": columns, "pushed": pushed, "residual": None if residual is None else str(residual),
                   "n_rows": n_rows, "batch_size": batch_size, "rows": 0, "stats": None}
         with _LOG_LOCK:
@@ -414,7 +485,15 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
         if n_rows == 0:
             return
         left = n_rows
-        batches = (file_batches if deleted_rows is not None else stream_batches)(columns, pushed, record)
+        # a range on the row index of one file: only those rows are read
+        rows = row_range(predicate, row_index_name) if row_index_name and len(files) == 1 else None
+        record["row_range"] = rows
+        if rows is not None and rows[1] is not None and rows[1] <= rows[0]:
+            return
+        if deleted_rows is not None or rows is not None:
+            batches = file_batches(columns, pushed, record, rows)
+        else:
+            batches = stream_batches(columns, pushed, record)
         try:
             for batch in batches:
                 df = pl.from_arrow(pa.Table.from_batches([batch], schema=batch.schema), rechunk=False)

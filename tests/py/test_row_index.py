@@ -103,9 +103,18 @@ def check_polars(path):
     want = pl.read_parquet(path).with_row_index("rn").filter(pl.col("k") == 2).select("rn", "id")
     got = pp.scan_parquet(path, row_index_name="rn").filter(pl.col("k") == 2).select("rn", "id").collect()
     assert got.with_columns(pl.col("rn").cast(pl.UInt32)).equals(want), (got.head(3), want.head(3))
-    # a filter on the row index itself is polars'; the numbers stay the file's
-    got = pp.scan_parquet(path, row_index_name="rn").filter(pl.col("rn").is_between(7000, 7004)).collect()
-    assert got["rn"].to_list() == list(range(7000, 7005)) and got["id"].to_list() == list(range(7000, 7005))
+    # a range on the row index is read as a row range (only those rows);
+    # polars applies the filter too, and what no range expresses is its alone
+    full = pl.read_parquet(path).with_row_index("rn")
+    rn = pl.col("rn")
+    for e, rows in ((rn.is_between(7000, 7004), (7000, 7005)), (rn >= 29990, (29990, None)),
+                    ((rn > 100) & (rn <= 200) & (pl.col("k") == 1), (101, 201)), (rn == 5, (5, 6)),
+                    (rn < 0, (0, 0)), (rn.is_between(10, 20, closed="none"), (11, 20)),
+                    ((rn < 10) | (rn > 29995), None)):
+        got = pp.scan_parquet(path, row_index_name="rn").filter(e).collect()
+        want = full.filter(e)
+        assert got.with_columns(rn.cast(pl.UInt32)).equals(want.select(got.columns)), (str(e), got.height)
+        assert pp.pushdown_log()[-1]["row_range"] == rows, (str(e), pp.pushdown_log()[-1])
 
 
 def main():
