@@ -495,12 +495,13 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
         else:
             batches = stream_batches(columns, pushed, record)
         try:
+            want = None if with_columns is None else list(with_columns)
             for batch in batches:
-                df = pl.from_arrow(pa.Table.from_batches([batch], schema=batch.schema), rechunk=False)
+                df = pl.DataFrame(batch)  # through the Arrow C interface: no copy, and the cheapest way in
                 if residual is not None:
                     df = df.filter(residual)
-                if with_columns is not None:
-                    df = df.select(list(with_columns))
+                if want is not None and df.columns != want:
+                    df = df.select(want)
                 if left is not None:
                     if df.height >= left:
                         df = df.head(left)
