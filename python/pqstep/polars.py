@@ -496,6 +496,11 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
             batches = stream_batches(columns, pushed, record)
         try:
             want = None if with_columns is None else list(with_columns)
+            # Filtered batches are gathered up to polars' batch-size hint
+            # before they are handed over: a row group's few matching rows
+            # are a morsel too small for polars' engine to move cheaply.
+            gather = max(int(hint or 0), 1)
+            held, held_rows = [], 0
             for batch in batches:
                 df = pl.DataFrame(batch)  # through the Arrow C interface: no copy, and the cheapest way in
                 if residual is not None:
@@ -508,9 +513,15 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                     left -= df.height
                 record["rows"] += df.height
                 if df.height:
-                    yield df
+                    held.append(df)
+                    held_rows += df.height
+                if held and (held_rows >= gather or left == 0):
+                    yield held[0] if len(held) == 1 else pl.concat(held, rechunk=False)
+                    held, held_rows = [], 0
                 if left == 0:
                     break
+            if held:
+                yield held[0] if len(held) == 1 else pl.concat(held, rechunk=False)
         finally:
             batches.close()
 
