@@ -7,7 +7,8 @@
  * too, and whether a filter on the first column (or its top-level group's
  * nullness) is pushed down; the input's size picks the output types and
  * whether the device executor's kernels decode (on the host, the output
- * kept "on the device" or not). Nothing may crash, leak, race or read out of bounds; the exported
+ * kept "on the device" or not) and whether a deletion vector and a row
+ * index apply. Nothing may crash, leak, race or read out of bounds; the exported
  * batches must keep their promises (lengths as asked, children present).
  */
 #include <stdint.h>
@@ -62,6 +63,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opts.row_offset = (mode >> 2) & 7;
         opts.row_limit = (mode >> 5) & 7;
     }
+    /* Bit 6 of the size: a deletion vector (rows 1, 2 and 5, one past any
+     * small file's end, unsorted with a duplicate) and a row index column,
+     * so the select stage's subtraction of deleted rows and the export's
+     * row numbers see fuzzed files too (not with device_output, which
+     * refuses a row index). */
+    static const uint64_t deleted[] = {5, 1, 2, 2, 1000000};
+    if ((size & 64) && !opts.device_output) {
+        opts.deleted_rows = deleted;
+        opts.deleted_rows_len = sizeof deleted / sizeof deleted[0];
+        opts.row_index_name = "__row";
+    }
     pq_error err;
     pq_reader *r = pq_reader_open_memory(file, len, &opts, &err);
     if (!r) return 0;
@@ -101,7 +113,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(a.length >= 0 && (uint64_t)a.length <= max_rows, "batch length");
             FUZZ_CHECK(a.n_children == s.n_children, "one array per field");
             for (int64_t i = 0; i < a.n_children; i++)
-                FUZZ_CHECK(a.children[i]->length == a.length, "child length");
+                FUZZ_CHECK(a.children[i]->length == a.length + a.offset, "child length");
+            if (opts.row_index_name && a.n_children > 0) { /* file row numbers, rising, none deleted */
+                const struct ArrowArray *ix = a.children[a.n_children - 1];
+                FUZZ_CHECK(strcmp(s.children[s.n_children - 1]->format, "l") == 0, "row index is int64");
+                const int64_t *v = (const int64_t *)ix->buffers[1] + ix->offset;
+                for (int64_t i = 0; i < a.length; i++) {
+                    int64_t x = v[a.offset + i];
+                    FUZZ_CHECK(x >= 0 && x != 1 && x != 2 && x != 5, "row index: a deleted row delivered");
+                    FUZZ_CHECK(i == 0 || x > v[a.offset + i - 1], "row index: not rising");
+                }
+            }
             a.release(&a);
             s.release(&s);
         }
