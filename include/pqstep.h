@@ -11,6 +11,7 @@
  *   pq_predicate.h filter expressions for pushdown
  *   pq_remote.h    http(s) and s3 sources
  *   pq_dataset.h   many files read as one table
+ *   pq_variant.h   VARIANT values checked and rendered as JSON
  *
  * Structs that carry a struct_size field grow by appending fields: fill
  * them with their _init function. Stats structs are handed out through
@@ -36,6 +37,7 @@
 #include "pq_predicate.h"
 #include "pq_remote.h"
 #include "pq_dataset.h"
+#include "pq_variant.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -533,6 +533,10 @@ pq_metadata_encryption = _proto("pq_metadata_encryption", None, _vp, _P(pq_file_
 pq_aes_gcm_unwrap = _proto("pq_aes_gcm_unwrap", c_enum, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
                            ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
                            _P(ctypes.c_size_t), _err)
+pq_variant_to_json = _proto("pq_variant_to_json", c_enum, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                            ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, _P(ctypes.c_size_t), _err)
+pq_variant_metadata_size = _proto("pq_variant_metadata_size", ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
+                                  _err)
 pq_footer_parse_count = _proto("pq_footer_parse_count", ctypes.c_uint64)
 pq_metadata_retain = _proto("pq_metadata_retain", _vp, _vp)
 pq_metadata_release = _proto("pq_metadata_release", None, _vp)
