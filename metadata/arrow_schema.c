@@ -152,8 +152,26 @@ static void meta_add(meta_buf *m, const char *key, const char *value)
     put_i32(m->bytes, ++m->count);
 }
 
+/* Whether `node` is a VARIANT group stored unshredded: exactly a binary
+ * `metadata` and a binary `value`, the storage of Arrow's canonical
+ * extension type arrow.parquet.variant as it is. (A shredded one, with
+ * `typed_value`, reads as its storage struct until it is rebuilt.) */
+static bool unshredded_variant(const pq_schema *schema, const pq_schema_node *node)
+{
+    const pq_schema_element *el = node ? node->element : NULL;
+    if (!schema || !el || el->logical.kind != PQ_LOGICAL_VARIANT || node->num_children != 2) return false;
+    bool meta = false, value = false;
+    for (int32_t i = 0; i < node->num_children; i++) {
+        const pq_schema_node *c = &schema->nodes[node->children[i]];
+        if (c->leaf_index < 0 || c->element->type != PQ_BYTE_ARRAY) return false;
+        meta |= strcmp(c->name, "metadata") == 0;
+        value |= strcmp(c->name, "value") == 0;
+    }
+    return meta && value;
+}
+
 /* The metadata pyarrow gives the field made from `node` with type `at`. */
-static void field_meta(const pq_schema_node *node, const pq_arrow_type *at, meta_buf *m)
+static void field_meta(const pq_schema *schema, const pq_schema_node *node, const pq_arrow_type *at, meta_buf *m)
 {
     const pq_schema_element *el = node ? node->element : NULL;
     if (el && (el->set & PQ_SE_HAS_FIELD_ID)) {
@@ -164,6 +182,10 @@ static void field_meta(const pq_schema_node *node, const pq_arrow_type *at, meta
     if (at->id == PQ_ARROW_EXTENSION_UUID || at->id == PQ_ARROW_EXTENSION_JSON) {
         meta_add(m, "ARROW:extension:name",
                  at->id == PQ_ARROW_EXTENSION_UUID ? "arrow.uuid" : "arrow.json");
+        meta_add(m, "ARROW:extension:metadata", "");
+    }
+    if (unshredded_variant(schema, node)) {
+        meta_add(m, "ARROW:extension:name", "arrow.parquet.variant");
         meta_add(m, "ARROW:extension:metadata", "");
     }
 }
@@ -311,7 +333,7 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
     meta_buf meta = {.len = 0};
     pq_status st;
 
-    field_meta(meta_node, at, &meta);
+    field_meta(x->schema, meta_node, at, &meta);
     if (pq_arrow_format(at, format, sizeof format) != PQ_OK)
         return pq_error_set(x->err, PQ_ERR_UNSUPPORTED,
                             "arrow schema: column '%.64s' has no Arrow type", nd->name);
@@ -385,7 +407,7 @@ static pq_status export_field(export_ctx *x, struct ArrowSchema *s, int32_t node
     meta_buf meta = {.len = 0};
     pq_arrow_type list = {0};
     list.id = PQ_ARROW_LIST;
-    field_meta(nd, &list, &meta);
+    field_meta(x->schema, nd, &list, &meta);
     pq_status st = node_init(x, s, "+l", nd->name, &meta, 0, 1);
     if (st != PQ_OK) return st;
     st = export_typed(x, s->children[0], node, &value, nd->name, 0, nd);

@@ -193,6 +193,49 @@ static bool parse_format(arrow_text_type *t, const char *f)
     return true;
 }
 
+/* The value of metadata key `key` of schema `s` (C Data Interface
+ * encoding), or NULL. */
+static const char *meta_value(const struct ArrowSchema *s, const char *key, int32_t *len)
+{
+    const char *m = s->metadata;
+    if (!m) return NULL;
+    int32_t n;
+    memcpy(&n, m, 4);
+    m += 4;
+    for (int32_t k = 0; k < n && k < 64; k++) {
+        int32_t kl, vl;
+        memcpy(&kl, m, 4);
+        m += 4;
+        const char *kp = m;
+        m += kl;
+        memcpy(&vl, m, 4);
+        m += 4;
+        if (kl == (int32_t)strlen(key) && memcmp(kp, key, (size_t)kl) == 0) {
+            *len = vl;
+            return m;
+        }
+        m += vl;
+    }
+    return NULL;
+}
+
+/* A struct with the extension arrow.parquet.variant and binary children
+ * metadata and value: t->metadata_child and t->value_child set. */
+static bool is_variant(const struct ArrowSchema *s, arrow_text_type *t)
+{
+    int32_t len = 0;
+    const char *name = meta_value(s, "ARROW:extension:name", &len);
+    static const char want[] = "arrow.parquet.variant";
+    if (!name || len != (int32_t)sizeof want - 1 || memcmp(name, want, sizeof want - 1) != 0) return false;
+    t->metadata_child = t->value_child = -1;
+    for (size_t k = 0; k < t->nchildren; k++) {
+        if (t->children[k]->kind != AT_BINARY || t->children[k]->dict) continue;
+        if (strcmp(t->children[k]->name, "metadata") == 0) t->metadata_child = (int)k;
+        if (strcmp(t->children[k]->name, "value") == 0) t->value_child = (int)k;
+    }
+    return t->metadata_child >= 0 && t->value_child >= 0;
+}
+
 static arrow_text_type *parse(const struct ArrowSchema *s, int depth, char *err, size_t cap)
 {
     if (!s || !s->format) {
@@ -239,6 +282,7 @@ static arrow_text_type *parse(const struct ArrowSchema *s, int depth, char *err,
         if (!t->children[k]) goto fail;
         t->nchildren++;
     }
+    if (t->kind == AT_STRUCT && is_variant(s, t)) t->variant = true;
     if (t->kind == AT_MAP && (t->children[0]->kind != AT_STRUCT || t->children[0]->nchildren != 2 ||
                               t->children[0]->dict)) {
         set_err(err, cap, "field '%s': map entries are not a struct of key and value", name);
@@ -590,6 +634,52 @@ static bool format_list(const arrow_text_type *t, const struct ArrowArray *a, in
     return true;
 }
 
+/* Binary value p of array `a` (type t: binary, 32- or 64-bit offsets). */
+static bool binary_at(const arrow_text_type *t, const struct ArrowArray *a, int64_t p, const uint8_t **s, size_t *n)
+{
+    int64_t start, end;
+    if (t->kind != AT_BINARY || a->n_buffers < 3 || !load_span(a->buffers[1], a->offset + p, t->width, &start, &end))
+        return false;
+    const uint8_t *data = a->buffers[2];
+    if (end > start && !data) return false;
+    *s = data ? data + start : (const uint8_t *)"";
+    *n = (size_t)(end - start);
+    return true;
+}
+
+/* A variant row as JSON (pq_variant_to_json); one that does not decode is
+ * shown as an error text (JSON: a string), never as bytes. */
+static bool format_variant(const arrow_text_type *t, const struct ArrowArray *a, int64_t p, bool json, at_buf *b)
+{
+    const arrow_text_type *mt = t->children[t->metadata_child], *vt = t->children[t->value_child];
+    const struct ArrowArray *ma = a->children[t->metadata_child], *va = a->children[t->value_child];
+    const uint8_t *m, *v;
+    size_t mn, vn, len = 0;
+    if (!valid_at(vt, va, va->offset + p)) { /* a value missing: the variant null */
+        put_str(b, "null");
+        return true;
+    }
+    if (!binary_at(mt, ma, p, &m, &mn) || !binary_at(vt, va, p, &v, &vn)) return false;
+    pq_error err;
+    char small[256];
+    if (pq_variant_to_json(m, mn, v, vn, small, sizeof small, &len, &err) != PQ_OK) {
+        char msg[PQ_ERROR_MESSAGE_SIZE + 16];
+        snprintf(msg, sizeof msg, "<%s>", err.message);
+        if (json) arrow_text_json_string(b, (const uint8_t *)msg, strlen(msg));
+        else put_str(b, msg);
+        return true;
+    }
+    if (len < sizeof small) {
+        at_buf_put(b, (const uint8_t *)small, len);
+        return true;
+    }
+    char *big = cli_xrealloc(NULL, len + 1);
+    pq_variant_to_json(m, mn, v, vn, big, len + 1, &len, &err);
+    at_buf_put(b, (const uint8_t *)big, len);
+    free(big);
+    return true;
+}
+
 static bool format(const arrow_text_type *t, const struct ArrowArray *a, int64_t i, bool json,
                    at_buf *b)
 {
@@ -598,6 +688,7 @@ static bool format(const arrow_text_type *t, const struct ArrowArray *a, int64_t
         put_str(b, "null");
         return true;
     }
+    if (t->variant) return format_variant(t, a, p, json, b);
     if (t->dict) {
         int64_t k = load_int(a->buffers[1], p, t->width, t->kind == AT_INT);
         if (k < 0 || k >= a->dictionary->length) return false;

@@ -69,6 +69,10 @@ typedef struct arrow_text_type {
     /* Dictionary-encoded: kind/width describe the index (an integer) and
      * `dict` the values. */
     struct arrow_text_type *dict;
+    /* A VARIANT (extension arrow.parquet.variant on a struct of binary
+     * metadata and value): rendered as the JSON of its value. */
+    bool variant;
+    int metadata_child, value_child;
 } arrow_text_type;
 
 /* Parse a schema. Returns NULL and a message in `err` (at most `cap` bytes)

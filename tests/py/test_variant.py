@@ -9,6 +9,9 @@
   (metadata and value only), read by pqstep, each row's variant equal to
   the expected .variant.bin once both are decoded (values, not bytes); the
   shredded cases are counted and left for the reconstruction (said below);
+- the reader marks an unshredded VARIANT column with Arrow's extension
+  name arrow.parquet.variant, and `pqstep cat` renders each of its rows as
+  the JSON of the expected variant;
 - hostile bytes: every prefix and every single-byte change of each
   encoding either decodes or raises pqstep.Error in both decoders, never
   anything else, and the two agree on which.
@@ -18,6 +21,7 @@ import decimal
 import json
 import os
 import re
+import subprocess
 import sys
 import uuid
 
@@ -25,6 +29,7 @@ from read_oracle import CORPUS, pq, pqstep  # noqa: F401
 
 import pqstep.variant as pv
 
+CLI = os.environ.get("PQSTEP_CLI")
 VARIANT = os.path.join(CORPUS, "variant")
 SHREDDED = os.path.join(CORPUS, "shredded_variant")
 
@@ -131,13 +136,22 @@ def check_shredded_corpus():
             errors += 1
             continue
         files = c.get("variant_files") or [c.get("variant_file")]
+        field = t.schema.field([n for n in t.schema.names if n != "id"][0])
+        assert (field.metadata or {}).get(b"ARROW:extension:name") == b"arrow.parquet.variant", field
         got = pv.values(col)
+        cli_rows = None
+        if CLI:
+            p = subprocess.run([CLI, "cat", "--format", "jsonl", path], capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr
+            cli_rows = [json.loads(line)[field.name] for line in p.stdout.splitlines()]
         for i, f in enumerate(files):
             if f is None:
                 assert got[i] is None, (c["case_number"], i, got[i])
                 continue
             m, v = pv.split(open(os.path.join(SHREDDED, f), "rb").read())
             assert got[i] == pv.to_python(m, v), (c["case_number"], i, got[i])
+            if cli_rows is not None:
+                assert cli_rows[i] == json.loads(pv.to_json(m, v)), (c["case_number"], i, cli_rows[i])
         unshredded += 1
     return unshredded, shredded, errors
 
