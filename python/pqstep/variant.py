@@ -179,18 +179,132 @@ def to_python(metadata, value):
     return val
 
 
+_MISSING = object()
+
+
+def _conflict(what):
+    return Error("corrupt data", "invalid variant: %s" % what)
+
+
+def _check_primitive(t, where):
+    import pyarrow as pa
+    storage = getattr(t, "storage_type", t)
+    ok = (pa.types.is_boolean(storage) or pa.types.is_signed_integer(storage) or pa.types.is_floating(storage)
+          or pa.types.is_decimal(storage) or pa.types.is_date32(storage) or pa.types.is_time64(storage)
+          or pa.types.is_timestamp(storage) or pa.types.is_string(storage) or pa.types.is_large_string(storage)
+          or pa.types.is_string_view(storage) or pa.types.is_binary(storage) or pa.types.is_large_binary(storage)
+          or pa.types.is_binary_view(storage)
+          or (pa.types.is_fixed_size_binary(storage) and storage.byte_width == 16
+              and getattr(t, "extension_name", "") == "arrow.uuid"))
+    if not ok:
+        raise Error("unsupported", "invalid variant: %s is shredded as %s, which is no variant type" % (where, t))
+
+
+def _check_typed(t, where):
+    """The shredded layout under typed_value `t`: objects of {value,
+    typed_value} groups, lists of them, and variant primitive types."""
+    import pyarrow as pa
+    if pa.types.is_struct(t):
+        for f in t:
+            if not pa.types.is_struct(f.type):
+                raise Error("unsupported", "invalid variant: shredded field %s.%s is not a group" % (where, f.name))
+            if f.type.get_field_index("typed_value") >= 0:
+                _check_typed(f.type.field("typed_value").type, where + "." + f.name)
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        e = t.value_type
+        if pa.types.is_struct(e) and e.get_field_index("typed_value") >= 0:
+            _check_typed(e.field("typed_value").type, where + "[]")
+    else:
+        _check_primitive(t, where)
+
+
+def _typed_py(arr, i):
+    """Row i of a shredded typed_value leaf as the Python value the variant
+    decoder gives for the same variant type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    t = arr.type
+    if pa.types.is_timestamp(t):
+        ticks = pc.cast(arr.slice(i, 1), pa.int64())[0].as_py()
+        us = ticks if t.unit == "us" else ticks // 1000 if t.unit == "ns" else ticks * 1000 if t.unit == "ms" \
+            else ticks * 1000000
+        base = _EPOCH_UTC if t.tz is not None else _EPOCH
+        return base + datetime.timedelta(microseconds=us)
+    if pa.types.is_time(t):
+        ticks = pc.cast(arr.slice(i, 1), pa.int64())[0].as_py()
+        us = ticks if t.unit == "us" else ticks // 1000 if t.unit == "ns" else ticks * 1000
+        sec, us = divmod(us, 10 ** 6)
+        return datetime.time(sec // 3600, sec // 60 % 60, sec % 60, us)
+    v = arr[i].as_py()
+    if getattr(t, "extension_name", "") == "arrow.uuid" and not isinstance(v, uuid.UUID):
+        return uuid.UUID(bytes=bytes(v))
+    return v
+
+
+def _field(arr, name):
+    import pyarrow as pa
+    if arr is None or not pa.types.is_struct(arr.type) or arr.type.get_field_index(name) < 0:
+        return None
+    return arr.field(name)
+
+
+def _shredded(meta, value, typed, i, where):
+    """The variant that (value, typed_value) hold at row i: a Python value,
+    or _MISSING when both are null (a missing object field)."""
+    import pyarrow as pa
+    v = value[i].as_py() if value is not None and value[i].is_valid else None
+    if typed is None or not typed[i].is_valid:
+        return _MISSING if v is None else to_python(meta, v)
+    t = typed.type
+    if pa.types.is_struct(t):  # an object, perhaps partially shredded
+        obj = {}
+        if v is not None:
+            base = to_python(meta, v)
+            if not isinstance(base, dict):
+                raise _conflict("non-object value with shredded fields (%s)" % where)
+            obj.update(base)
+        for f in t:
+            child = typed.field(f.name)
+            got = _shredded(meta, _field(child, "value"), _field(child, "typed_value"), i, where + "." + f.name)
+            if got is not _MISSING:
+                obj[f.name] = got
+        return dict(sorted(obj.items(), key=lambda kv: kv[0].encode("utf-8")))
+    if v is not None:
+        raise _conflict("conflicting value and typed_value (%s)" % where)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        start, end = typed.offsets[i].as_py(), typed.offsets[i + 1].as_py()
+        elems = typed.values
+        ev, et = _field(elems, "value"), _field(elems, "typed_value")
+        out = []
+        for j in range(start, end):
+            got = _shredded(meta, ev, et, j, where + "[%d]" % (j - start))
+            out.append(None if got is _MISSING else got)  # a missing element reads as a variant null
+        return out
+    return _typed_py(typed, i)
+
+
 def values(array):
     """The Python values of a pyarrow struct array (or chunked array) of
-    unshredded variants (children `metadata` and `value`); None for a null
-    row."""
+    variants: unshredded (children `metadata` and `value`) or shredded
+    (`metadata`, `value` and `typed_value`, rebuilt as VariantShredding.md
+    says: objects merged with the fields left in `value`, arrays, every
+    primitive); None for a null row or a missing value. The invalid
+    layouts the specification names (a non-object value beside shredded
+    fields, both value and typed_value set outside an object, a shredded
+    type that is no variant type) raise pqstep.Error; a missing array
+    element reads as a variant null."""
     import pyarrow as pa
     chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
     out = []
     for ch in chunks:
-        ms, vs = ch.field("metadata"), ch.field("value")
+        ms = ch.field("metadata")
+        vs, ts = _field(ch, "value"), _field(ch, "typed_value")
+        if ts is not None:
+            _check_typed(ts.type, "typed_value")
         for i in range(len(ch)):
             if not ch[i].is_valid:
                 out.append(None)
-            else:
-                out.append(to_python(ms[i].as_py(), vs[i].as_py()))
+                continue
+            got = _shredded(ms[i].as_py(), vs, ts, i, "row %d" % i)
+            out.append(None if got is _MISSING else got)
     return out
