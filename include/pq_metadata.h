@@ -213,7 +213,8 @@ enum {
     PQ_STATS_HAS_MAX_VALUE = 1u << 4,
     PQ_STATS_HAS_MIN_VALUE = 1u << 5,
     PQ_STATS_HAS_IS_MAX_EXACT = 1u << 6,
-    PQ_STATS_HAS_IS_MIN_EXACT = 1u << 7
+    PQ_STATS_HAS_IS_MIN_EXACT = 1u << 7,
+    PQ_STATS_HAS_NAN_COUNT = 1u << 8
 };
 
 /* Column-chunk statistics. max/min are the deprecated fields (signed sort
@@ -228,6 +229,7 @@ typedef struct pq_statistics {
     bool is_max_value_exact;
     bool is_min_value_exact;
     uint32_t set; /* PQ_STATS_HAS_* */
+    int64_t nan_count; /* NaNs among the values (FLOAT, DOUBLE, FLOAT16; parquet-format 2.13) */
 } pq_statistics;
 
 enum {
@@ -417,6 +419,10 @@ enum {
 /* ColumnOrder union member: 1 = TYPE_ORDER; 0 = a member unknown to us. */
 #define PQ_COLUMN_ORDER_UNKNOWN 0
 #define PQ_COLUMN_ORDER_TYPE_DEFINED 1
+/* IEEE 754 total order (parquet-format 2.13, FLOAT, DOUBLE and FLOAT16):
+ * min and max are the smallest and largest values that are not NaN (NaN
+ * values only when every value is one), nan_count says how many NaNs. */
+#define PQ_COLUMN_ORDER_IEEE754_TOTAL 2
 
 typedef struct pq_file_metadata {
     int32_t version;

@@ -275,7 +275,7 @@ HOT int stats_field(footer_dec *d, pq_compact *c, pq_statistics *s, int16_t id, 
 {
     if (!pq_statistics_field(c, s, id, ft)) return skip_field(d, c, ft, id, depth);
     if (__builtin_expect(c->bad, 0))
-        return malformed(d, id >= 1 && id <= 8 ? pq_statistics_field_names[id] : "field");
+        return malformed(d, id >= 1 && id <= 9 ? pq_statistics_field_names[id] : "field");
     return 0;
 }
 
@@ -1216,7 +1216,9 @@ static int dec_file_metadata(footer_dec *d, pq_file_metadata *fm)
             for (uint32_t i = 0; i < n; i++) {
                 int32_t member;
                 if (dec_union_member(d, &member, depth + 1)) return at(d, "ColumnOrder[%u]", i);
-                v[i] = member == 1 ? PQ_COLUMN_ORDER_TYPE_DEFINED : PQ_COLUMN_ORDER_UNKNOWN;
+                v[i] = member == 1   ? PQ_COLUMN_ORDER_TYPE_DEFINED
+                       : member == 2 ? PQ_COLUMN_ORDER_IEEE754_TOTAL
+                                     : PQ_COLUMN_ORDER_UNKNOWN;
             }
             fm->column_orders = v;
             fm->column_orders_len = n;

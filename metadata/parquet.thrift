@@ -84,6 +84,7 @@ struct Statistics {
   6: optional binary min_value;
   7: optional bool is_max_value_exact;
   8: optional bool is_min_value_exact;
+  9: optional i64 nan_count;
 }
 
 struct StringType {}
@@ -351,8 +352,11 @@ struct RowGroup {
 
 struct TypeDefinedOrder {}
 
+struct IEEE754TotalOrder {}
+
 union ColumnOrder {
   1: TypeDefinedOrder TYPE_ORDER;
+  2: IEEE754TotalOrder IEEE_754_TOTAL_ORDER;
 }
 
 struct PageLocation {

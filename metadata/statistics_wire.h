@@ -12,9 +12,9 @@
 #include "pq_metadata.h"
 
 /* Field names by id, for error messages ("" at 0). */
-static const char *const pq_statistics_field_names[9] = {
+static const char *const pq_statistics_field_names[10] = {
     "", "max", "min", "null_count", "distinct_count", "max_value", "min_value",
-    "is_max_value_exact", "is_min_value_exact"};
+    "is_max_value_exact", "is_min_value_exact", "nan_count"};
 
 /* Read field `id`, sent with wire type `ft`, into `s`. Returns false when it
  * is not a Statistics field of that type: the caller skips it, as Thrift's
@@ -63,6 +63,11 @@ PQ_HOT_INLINE bool pq_statistics_field(pq_compact *c, pq_statistics *s, int16_t 
         if (!is_bool) return false;
         s->is_min_value_exact = ft == PQ_WIRE_BOOL_TRUE;
         s->set |= PQ_STATS_HAS_IS_MIN_EXACT;
+        return true;
+    case 9: /* parquet-format 2.13: NaNs among FLOAT, DOUBLE and FLOAT16 values */
+        if (ft != PQ_WIRE_I64) return false;
+        s->nan_count = pq_compact_i64(c);
+        s->set |= PQ_STATS_HAS_NAN_COUNT;
         return true;
     default:
         return false;

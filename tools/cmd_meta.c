@@ -11,6 +11,14 @@
 
 #include "json_writer.h"
 
+/* A column order's name for meta's output. */
+static const char *column_order_name(int32_t order)
+{
+    return order == PQ_COLUMN_ORDER_TYPE_DEFINED    ? "type"
+           : order == PQ_COLUMN_ORDER_IEEE754_TOTAL ? "ieee754_total"
+                                                    : "unknown";
+}
+
 static const char meta_usage[] = "pqstep meta [--json] FILE...";
 
 static void meta_help(void)
@@ -109,6 +117,7 @@ static void json_stats(cli_json *j, cli_buf *b, const chunk_view *v)
     json_stat_value(j, b, "max", v->leaf, v->has_max, v->max);
     json_opt_int(j, "null_count", st->set & PQ_STATS_HAS_NULL_COUNT, st->null_count);
     json_opt_int(j, "distinct_count", st->set & PQ_STATS_HAS_DISTINCT_COUNT, st->distinct_count);
+    json_opt_int(j, "nan_count", st->set & PQ_STATS_HAS_NAN_COUNT, st->nan_count);
     cli_json_key(j, "is_min_exact");
     if (v->has_min && (st->set & PQ_STATS_HAS_IS_MIN_EXACT))
         cli_json_bool(j, st->is_min_value_exact);
@@ -230,6 +239,16 @@ static void meta_json(const pq_metadata *md, const char *path, uint64_t file_siz
     for (uint32_t i = 0; i < f->key_value_metadata_len; i++)
         cli_json_string(&j, f->key_value_metadata[i].key.ptr, f->key_value_metadata[i].key.len);
     cli_json_end_array(&j);
+
+    cli_json_key(&j, "column_orders"); /* per leaf: "type", "ieee754_total", "unknown"; null when absent */
+    if (f->set & PQ_FMD_HAS_COLUMN_ORDERS) {
+        cli_json_begin_array(&j);
+        for (uint32_t i = 0; i < f->column_orders_len; i++)
+            cli_json_cstring(&j, column_order_name(f->column_orders[i]));
+        cli_json_end_array(&j);
+    } else {
+        cli_json_null(&j);
+    }
 
     cli_json_key(&j, "columns");
     cli_json_begin_array(&j);
@@ -362,6 +381,7 @@ static void text_chunk(cli_buf *b, uint32_t c, const chunk_view *v)
         text_opt_int("    ", "null_count", st->set & PQ_STATS_HAS_NULL_COUNT, st->null_count);
         text_opt_int("    ", "distinct_count", st->set & PQ_STATS_HAS_DISTINCT_COUNT,
                      st->distinct_count);
+        if (st->set & PQ_STATS_HAS_NAN_COUNT) text_opt_int("    ", "nan_count", true, st->nan_count);
     } else {
         label("    ", "statistics");
         puts("-");
@@ -426,6 +446,13 @@ static void meta_text(const pq_metadata *md, const char *path, uint64_t file_siz
     text_int("", "num_row_groups", f->row_groups_len);
     text_int("", "num_columns", schema->leaves_len);
     text_int("", "footer_bytes", (int64_t)footer_len);
+    if (f->set & PQ_FMD_HAS_COLUMN_ORDERS) {
+        label("", "column_orders");
+        for (uint32_t i = 0; i < f->column_orders_len; i++) {
+            printf("%s%s", i ? " " : "", column_order_name(f->column_orders[i]));
+        }
+        putchar('\n');
+    }
     text_int("", "key_value_keys", f->key_value_metadata_len);
     for (uint32_t i = 0; i < f->key_value_metadata_len; i++) {
         const pq_key_value *kv = &f->key_value_metadata[i];

@@ -192,7 +192,7 @@ def value_matches(kind, text, v):
 # ---------------------------------------------------------------------------
 
 META_KEYS = {"file", "file_size", "version", "created_by", "num_rows", "num_row_groups",
-             "num_columns", "footer_bytes", "key_value_keys", "columns", "row_groups"}
+             "num_columns", "footer_bytes", "key_value_keys", "column_orders", "columns", "row_groups"}
 LEAF_KEYS = {"path", "physical_type", "type_length", "logical_type", "converted_type",
              "max_def", "max_rep", "arrow_type"}
 RG_KEYS = {"num_rows", "total_byte_size", "total_compressed_size", "file_offset", "columns"}
@@ -201,7 +201,7 @@ CHUNK_KEYS = {"path", "file_path", "codec", "encodings", "num_values", "compress
               "has_column_index", "has_offset_index", "has_bloom_filter",
               "column_index_offset", "column_index_length", "offset_index_offset",
               "offset_index_length", "bloom_filter_offset", "bloom_filter_length"}
-STATS_KEYS = {"min", "max", "null_count", "distinct_count", "is_min_exact", "is_max_exact"}
+STATS_KEYS = {"min", "max", "null_count", "distinct_count", "nan_count", "is_min_exact", "is_max_exact"}
 
 # How many min/max pairs were compared (reported at the end, so that a run
 # that silently compared nothing is visible).
@@ -227,6 +227,12 @@ def check_meta(path):
     kv = md.metadata or {}
     m.eq("key_value_keys", sorted(set(ours["key_value_keys"])),
          sorted(k.decode("utf-8", "replace") for k in kv))
+    # Column orders: one per leaf where the file has them (pyarrow does not
+    # show them; tests/py/test_float_orders.py checks the IEEE 754 ones).
+    if ours["column_orders"] is not None:
+        m.eq("len(column_orders)", len(ours["column_orders"]), md.num_columns)
+        m.true("column_orders %r" % ours["column_orders"],
+               set(ours["column_orders"]) <= {"type", "ieee754_total", "unknown"})
 
     # Leaves.
     m.eq("len(columns)", len(ours["columns"]), md.num_columns)

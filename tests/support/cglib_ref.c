@@ -722,6 +722,8 @@ static int cmp_statistics(cmp_ctx *c, const char *path, const pqtStatistics *r,
     CMP_BOOL("is_max_value_exact", r->is_max_value_exact, o->is_max_value_exact);
     CMP_HAS("is_min_value_exact", r->__isset_is_min_value_exact, o->set, PQ_STATS_HAS_IS_MIN_EXACT);
     CMP_BOOL("is_min_value_exact", r->is_min_value_exact, o->is_min_value_exact);
+    CMP_HAS("nan_count", r->__isset_nan_count, o->set, PQ_STATS_HAS_NAN_COUNT);
+    CMP_INT("nan_count", r->nan_count, o->nan_count);
     return 0;
 }
 
@@ -965,7 +967,9 @@ static int cmp_file(cmp_ctx *c, const pqtFileMetaData *r, const pq_file_metadata
     if (nco && !o->column_orders) return differ(c, path, "column_orders", "pqstep array is NULL");
     for (guint i = 0; i < nco; i++) {
         const pqtColumnOrder *co = g_ptr_array_index(r->column_orders, i);
-        int want = co->__isset_TYPE_ORDER ? PQ_COLUMN_ORDER_TYPE_DEFINED : PQ_COLUMN_ORDER_UNKNOWN;
+        int want = co->__isset_TYPE_ORDER            ? PQ_COLUMN_ORDER_TYPE_DEFINED
+                   : co->__isset_IEEE_754_TOTAL_ORDER ? PQ_COLUMN_ORDER_IEEE754_TOTAL
+                                                      : PQ_COLUMN_ORDER_UNKNOWN;
         if (want != o->column_orders[i])
             return differ(c, path, subpath(p, "", "column_orders[%u]", i), "c_glib %d, pqstep %d",
                           want, o->column_orders[i]);
