@@ -131,6 +131,38 @@ static void json_stats(cli_json *j, cli_buf *b, const chunk_view *v)
     cli_json_end_object(j);
 }
 
+/* SizeStatistics: "size_stats": {unencoded_byte_array_data_bytes,
+ * repetition_level_histogram, definition_level_histogram} or null. */
+static void json_histogram(cli_json *j, const char *key, bool present, const int64_t *h, uint32_t n)
+{
+    cli_json_key(j, key);
+    if (!present) {
+        cli_json_null(j);
+        return;
+    }
+    cli_json_begin_array(j);
+    for (uint32_t i = 0; i < n; i++) cli_json_int(j, h[i]);
+    cli_json_end_array(j);
+}
+
+static void json_size_stats(cli_json *j, const pq_column_meta *m)
+{
+    const pq_size_statistics *z = m ? m->size_statistics : NULL;
+    cli_json_key(j, "size_stats");
+    if (!z) {
+        cli_json_null(j);
+        return;
+    }
+    cli_json_begin_object(j);
+    json_opt_int(j, "unencoded_byte_array_data_bytes", z->set & PQ_SIZE_HAS_UNENCODED_BYTES,
+                 z->unencoded_byte_array_data_bytes);
+    json_histogram(j, "repetition_level_histogram", z->set & PQ_SIZE_HAS_REP_HISTOGRAM,
+                   z->repetition_level_histogram, z->repetition_level_histogram_len);
+    json_histogram(j, "definition_level_histogram", z->set & PQ_SIZE_HAS_DEF_HISTOGRAM,
+                   z->definition_level_histogram, z->definition_level_histogram_len);
+    cli_json_end_object(j);
+}
+
 static void json_chunk(cli_json *j, cli_buf *b, const chunk_view *v)
 {
     const pq_column_meta *m = v->m;
@@ -159,6 +191,7 @@ static void json_chunk(cli_json *j, cli_buf *b, const chunk_view *v)
     json_opt_int(j, "dictionary_page_offset", has && (m->set & PQ_CMD_HAS_DICTIONARY_PAGE_OFFSET),
                  has ? m->dictionary_page_offset : 0);
     json_stats(j, b, v);
+    json_size_stats(j, has ? v->m : NULL);
 
     bool ci = cc->set & PQ_CC_HAS_COLUMN_INDEX_OFFSET;
     bool oi = cc->set & PQ_CC_HAS_OFFSET_INDEX_OFFSET;
@@ -294,6 +327,15 @@ static void label(const char *indent, const char *name)
     printf("%s%-*s  ", indent, LABEL_WIDTH, name);
 }
 
+static void text_histogram(const char *key, bool present, const int64_t *h, uint32_t n)
+{
+    if (!present) return;
+    label("    ", key);
+    for (uint32_t i = 0; i < n; i++) printf("%s%" PRId64, i ? " " : "", h[i]);
+    puts(n ? "" : "-");
+}
+
+
 static void text_int(const char *indent, const char *name, int64_t v)
 {
     label(indent, name);
@@ -385,6 +427,15 @@ static void text_chunk(cli_buf *b, uint32_t c, const chunk_view *v)
     } else {
         label("    ", "statistics");
         puts("-");
+    }
+    if (m->size_statistics) {
+        const pq_size_statistics *z = m->size_statistics;
+        if (z->set & PQ_SIZE_HAS_UNENCODED_BYTES)
+            text_opt_int("    ", "unencoded_bytes", true, z->unencoded_byte_array_data_bytes);
+        text_histogram("rep_histogram", z->set & PQ_SIZE_HAS_REP_HISTOGRAM, z->repetition_level_histogram,
+                       z->repetition_level_histogram_len);
+        text_histogram("def_histogram", z->set & PQ_SIZE_HAS_DEF_HISTOGRAM, z->definition_level_histogram,
+                       z->definition_level_histogram_len);
     }
     text_location("column_index", cc->set & PQ_CC_HAS_COLUMN_INDEX_OFFSET, cc->column_index_offset,
                   cc->set & PQ_CC_HAS_COLUMN_INDEX_LENGTH, cc->column_index_length);

@@ -197,7 +197,7 @@ LEAF_KEYS = {"path", "physical_type", "type_length", "logical_type", "converted_
              "max_def", "max_rep", "arrow_type"}
 RG_KEYS = {"num_rows", "total_byte_size", "total_compressed_size", "file_offset", "columns"}
 CHUNK_KEYS = {"path", "file_path", "codec", "encodings", "num_values", "compressed_size",
-              "uncompressed_size", "data_page_offset", "dictionary_page_offset", "stats",
+              "uncompressed_size", "data_page_offset", "dictionary_page_offset", "stats", "size_stats",
               "has_column_index", "has_offset_index", "has_bloom_filter",
               "column_index_offset", "column_index_length", "offset_index_offset",
               "offset_index_length", "bloom_filter_offset", "bloom_filter_length"}
