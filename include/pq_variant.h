@@ -36,9 +36,10 @@ PQ_API size_t pq_variant_metadata_size(const uint8_t *m, size_t len, pq_error *e
 PQ_API pq_status pq_variant_validate(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, pq_error *err);
 
 /* The variant as JSON text: null, true, false; numbers for the integers,
- * decimals (exact: "12.34"), floats and doubles (shortest text that reads
- * back the same; NaN and infinities as the strings "NaN", "Infinity",
- * "-Infinity"); strings for strings, binary (base64), dates
+ * decimals (exact: "12.34", as pq_format_decimal), floats and doubles (as
+ * pq_format_double writes them: the shortest text that reads back the
+ * same; NaN and infinities as the strings "NaN", "Infinity", "-Infinity");
+ * strings for strings, binary (base64), dates
  * ("2025-04-16"), times ("12:33:54.123456"), timestamps (ISO 8601, with
  * "+00:00" for the UTC-adjusted ones, microseconds or nanoseconds as
  * stored) and UUIDs ("f24f9b64-81fa-..."); objects in their stored field

@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "kernels/utf8.h"
 #include "metadata/error.h"
+#include "pq_text.h"
 #include "pq_variant.h"
 
 /* The metadata, parsed: its dictionary's offsets and strings. */
@@ -90,119 +93,53 @@ static void put_string(vtext *t, const uint8_t *s, size_t n)
     put(t, "\"", 1);
 }
 
+/* Binary as a base64 JSON string (OpenSSL's encoder). */
 static void put_base64(vtext *t, const uint8_t *s, size_t n)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     put(t, "\"", 1);
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t w = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
-        char q[4] = {tab[w >> 18 & 63], tab[w >> 12 & 63], i + 1 < n ? tab[w >> 6 & 63] : '=',
-                     i + 2 < n ? tab[w & 63] : '='};
-        put(t, q, 4);
+    for (size_t i = 0; i < n; i += 48) { /* 48 bytes a step: 64 characters */
+        unsigned char q[65];
+        int k = EVP_EncodeBlock(q, s + i, (int)(n - i < 48 ? n - i : 48));
+        put(t, (const char *)q, (size_t)k);
     }
     put(t, "\"", 1);
 }
 
-/* The shortest %.*g text that reads back as `d` (17 digits at most). */
-static void put_double(vtext *t, double d, int max_digits)
+/* A double as pq_format_double writes it (the shortest text that reads
+ * back the same), or NaN and the infinities as JSON strings. */
+static void put_double(vtext *t, double d)
 {
-    if (isnan(d)) {
-        puts_(t, "\"NaN\"");
-        return;
-    }
-    if (isinf(d)) {
-        puts_(t, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    if (isnan(d) || isinf(d)) {
+        puts_(t, isnan(d) ? "\"NaN\"" : d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
         return;
     }
     char buf[40];
-    for (int p = 6; p <= max_digits; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, d);
-        if (max_digits <= 9 ? (float)strtod(buf, NULL) == (float)d : strtod(buf, NULL) == d) break;
-    }
-    /* JSON wants a digit before an exponent or a point: %g gives one */
-    puts_(t, buf);
+    put(t, buf, pq_format_double(d, buf, sizeof buf));
 }
 
-/* An unscaled decimal (up to 128 bits) with `scale` digits after the point. */
+/* An unscaled little-endian two's complement decimal of `width` bytes. */
 static void put_decimal(vtext *t, const uint8_t *p, size_t width, unsigned scale)
 {
-    /* two's complement little-endian -> sign and magnitude in 32-bit limbs */
-    uint32_t mag[4] = {0};
-    bool neg = (p[width - 1] & 0x80) != 0;
-    uint8_t b[16];
-    for (size_t i = 0; i < 16; i++) b[i] = i < width ? p[i] : (neg ? 0xFF : 0);
-    if (neg) { /* negate */
-        unsigned carry = 1;
-        for (size_t i = 0; i < 16; i++) {
-            unsigned v = (uint8_t)~b[i] + carry;
-            b[i] = (uint8_t)v;
-            carry = v >> 8;
-        }
-    }
-    for (size_t i = 0; i < 4; i++) mag[i] = le_n(b + 4 * i, 4);
-    char digits[48];
-    size_t nd = 0;
-    do { /* divide by 10, most significant limb first */
-        uint64_t rem = 0;
-        for (int i = 3; i >= 0; i--) {
-            uint64_t cur = rem << 32 | mag[i];
-            mag[i] = (uint32_t)(cur / 10);
-            rem = cur % 10;
-        }
-        digits[nd++] = (char)('0' + rem);
-    } while ((mag[0] | mag[1] | mag[2] | mag[3]) && nd < sizeof digits);
-    while (nd <= scale && nd < sizeof digits) digits[nd++] = '0';
-    if (neg) put(t, "-", 1);
-    for (size_t i = nd; i-- > 0;) {
-        put(t, &digits[i], 1);
-        if (i == scale && scale > 0) put(t, ".", 1);
-    }
+    uint8_t be[16];
+    for (size_t i = 0; i < width; i++) be[i] = p[width - 1 - i];
+    char buf[PQ_FORMAT_DECIMAL_MAX];
+    put(t, buf, pq_format_decimal(be, width, (int32_t)scale, buf, sizeof buf));
 }
 
-/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
-static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+static void put_quoted_date(vtext *t, int64_t days)
 {
-    days += 719468;
-    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-    unsigned doe = (unsigned)(days - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = (int64_t)yoe + era * 400 + (*m <= 2);
+    char buf[32];
+    put(t, "\"", 1);
+    put(t, buf, pq_format_date(days, buf, sizeof buf));
+    put(t, "\"", 1);
 }
 
-static void put_date(vtext *t, int64_t days)
-{
-    int64_t y;
-    unsigned m, d;
-    civil(days, &y, &m, &d);
-    putf(t, "%04" PRId64 "-%02u-%02u", y, m, d);
-}
-
-/* A time of day from `ticks` of 10^-digits seconds (6 or 9 digits). */
-static void put_clock(vtext *t, int64_t ticks, int digits)
-{
-    int64_t per = digits == 9 ? 1000000000 : 1000000;
-    int64_t secs = ticks / per, frac = ticks % per;
-    putf(t, "%02" PRId64 ":%02" PRId64 ":%02" PRId64 ".%0*" PRId64, secs / 3600, secs / 60 % 60, secs % 60, digits,
-         frac);
-}
-
+/* A timestamp of 10^-digits second ticks; UTC-adjusted ones end "+00:00". */
 static void put_timestamp(vtext *t, int64_t ticks, int digits, bool utc)
 {
-    int64_t per = digits == 9 ? 1000000000 : 1000000;
-    int64_t day_ticks = 86400 * per;
-    int64_t days = ticks / day_ticks, rest = ticks % day_ticks;
-    if (rest < 0) {
-        rest += day_ticks;
-        days--;
-    }
+    char buf[64];
     put(t, "\"", 1);
-    put_date(t, days);
-    put(t, "T", 1);
-    put_clock(t, rest, digits);
+    put(t, buf, pq_format_timestamp(ticks, digits, false, buf, sizeof buf));
     if (utc) put(t, "+00:00", 6);
     put(t, "\"", 1);
 }
@@ -287,23 +224,23 @@ static pq_status walk_primitive(const vwalk *w, const uint8_t *p, const uint8_t 
     case 7: {
         double x;
         memcpy(&x, d, 8);
-        put_double(t, x, 17);
+        put_double(t, x);
         break;
     }
     case 8: case 9: case 10: put_decimal(t, d + 1, n - 1, d[0]); break;
-    case 11: put(t, "\"", 1); put_date(t, (int32_t)le_n(d, 4)); put(t, "\"", 1); break;
+    case 11: put_quoted_date(t, (int32_t)le_n(d, 4)); break;
     case 12: put_timestamp(t, le64s(d), 6, true); break;
     case 13: put_timestamp(t, le64s(d), 6, false); break;
     case 14: {
         float f;
         memcpy(&f, d, 4);
-        put_double(t, (double)f, 17); /* the float's exact value, as a double reads it */
+        put_double(t, (double)f); /* the float's exact value, as a double reads it */
         break;
     }
-    case 17: {
-        int64_t us = le64s(d); /* within the day: checked above */
+    case 17: { /* within the day: checked above */
+        char buf[32];
         put(t, "\"", 1);
-        put_clock(t, us, 6);
+        put(t, buf, pq_format_time(le64s(d), 6, buf, sizeof buf));
         put(t, "\"", 1);
         break;
     }
