@@ -397,6 +397,19 @@ def row_range(predicate, name):
 
 # ---- the source ------------------------------------------------------------
 
+def _batches(reader):
+    """The record batches of a pyarrow RecordBatchReader over a pqstep
+    stream; a read that fails inside the stream is a pqstep.Error."""
+    with reader:
+        while True:
+            try:
+                yield reader.read_next_batch()
+            except StopIteration:
+                return
+            except (OSError, pa.ArrowException) as e:
+                raise Error("read failed", str(e)) from None
+
+
 def _polars_schema(arrow_schema):
     return pl.DataFrame(arrow_schema.empty_table()).schema
 
@@ -437,32 +450,17 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     def file_batches(columns, pushed, record, rows=None):
         from ._reader import scan as file_scan
         lo, hi = rows if rows is not None else (0, None)
-        reader = file_scan(files[0], columns=columns, filter=pushed, batch_size=batch_size, threads=threads,
-                           row_offset=lo, row_limit=None if hi is None else hi - lo,
-                           memory_limit=memory_limit, cache=cache, strings="string_view", remote=remote,
-                           int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows,
-                           row_index=row_index_name).to_reader()
-        with reader:
-            while True:
-                try:
-                    yield reader.read_next_batch()
-                except StopIteration:
-                    return
-                except (OSError, pa.ArrowException) as e:  # a failed read inside the stream
-                    raise Error("read failed", str(e)) from None
+        return _batches(file_scan(files[0], columns=columns, filter=pushed, batch_size=batch_size, threads=threads,
+                                  row_offset=lo, row_limit=None if hi is None else hi - lo,
+                                  memory_limit=memory_limit, cache=cache, strings="string_view", remote=remote,
+                                  int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows,
+                                  row_index=row_index_name).to_reader())
 
     def stream_batches(columns, pushed, record):
         scan = ds.scan(columns=columns, filter=pushed, batch_size=batch_size)
         reader = scan.to_reader()
         record["stats"] = scan.stats
-        with reader:
-            while True:
-                try:
-                    yield reader.read_next_batch()
-                except StopIteration:
-                    return
-                except (OSError, pa.ArrowException) as e:  # a failed read inside the stream
-                    raise Error("read failed", str(e)) from None
+        return _batches(reader)
 
     def source_fn(with_columns, predicate, n_rows, hint):
         virtual = (row_index_name,) if row_index_name else ()
