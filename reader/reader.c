@@ -401,7 +401,6 @@ static inline uint32_t tail_len_for(const pq_reader *r)
                                                    : r->opts.footer_read_size;
 }
 
-
 /* Read the speculative tail and check the trailer. */
 static pq_status footer_read_tail(pq_reader *r, pq_error *err)
 {

@@ -30,9 +30,9 @@
 
 /* Steps of a stream. */
 typedef enum stream_step {
-    STREAM_NEXT_GROUP = 0, /* decode the next window of row groups (or end) */
-    STREAM_IN_GROUP,       /* the current window has batches left */
-    STREAM_FAILED          /* an error was reported; get_next repeats it */
+    STREAM_NEXT_WINDOW = 0, /* decode the next window of row groups (or end) */
+    STREAM_IN_WINDOW,       /* the current window has batches left */
+    STREAM_FAILED           /* an error was reported; get_next repeats it */
 } stream_step;
 
 typedef struct stream_state {
@@ -122,9 +122,10 @@ static pq_status open_window(stream_state *s, pq_error *err)
      * (a range is contiguous; the rows that deletions or the page index
      * took from their edges are taken again by the select stage). */
     uint64_t rows = 0;
-    for (size_t k = i; k + 1 < j; k++) rows += (uint64_t)fm->row_groups[s->groups[k]].num_rows;
-    rows += s->first[j - 1] + s->count[j - 1];
-    rows -= s->first[i];
+    if (s->row_range) {
+        for (size_t k = i; k + 1 < j; k++) rows += (uint64_t)fm->row_groups[s->groups[k]].num_rows;
+        rows += s->first[j - 1] + s->count[j - 1] - s->first[i];
+    }
     pq_selection sel = {
         .row_groups = &s->groups[i],
         .row_groups_len = j - i,
@@ -132,7 +133,7 @@ static pq_status open_window(stream_state *s, pq_error *err)
         .columns_len = s->every_column ? 0 : s->ncolumns,
         /* a row range covers its window's groups whole, but for the first's start and the last's end */
         .row_offset = s->row_range ? s->first[i] : 0,
-        .row_limit = s->row_range ? rows : 0,
+        .row_limit = rows,
         .filter = s->filter,
         .prune_disable = s->prune_disable | PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER,
     };
@@ -150,19 +151,19 @@ static int stream_get_next(struct ArrowArrayStream *stream, struct ArrowArray *o
         switch (s->step) {
         case STREAM_FAILED:
             return s->error_code;
-        case STREAM_NEXT_GROUP: {
+        case STREAM_NEXT_WINDOW: {
             while (s->next < s->n && s->row_range && s->count[s->next] == 0) s->next++;
             if (s->next == s->n) return 0; /* the end: out->release stays NULL */
             pq_status st = open_window(s, &err);
             if (st != PQ_OK) return fail(s, st, &err);
-            s->step = STREAM_IN_GROUP;
+            s->step = STREAM_IN_WINDOW;
             break;
         }
-        case STREAM_IN_GROUP: {
+        case STREAM_IN_WINDOW: {
             pq_status st = pq_reader_next_batch(s->r, s->batch_rows, out, NULL, &err);
             if (st != PQ_OK) return fail(s, st, &err);
             if (!out->release) { /* the window's rows are all out */
-                s->step = STREAM_NEXT_GROUP;
+                s->step = STREAM_NEXT_WINDOW;
                 break;
             }
             if (out->length > 0) return 0;
