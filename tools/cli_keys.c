@@ -95,6 +95,16 @@ static int hex_digit(int c)
     return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* Standard base64 `text` (n characters) into `out` (room for n / 4 * 3
+ * bytes): the decoded length, or -1 when it is not base64. */
+static int base64_decode(const char *text, size_t n, uint8_t *out)
+{
+    if (n == 0 || n % 4 || n > 4096) return -1;
+    int got = EVP_DecodeBlock(out, (const unsigned char *)text, (int)n);
+    if (got < 0) return -1;
+    return got - (text[n - 1] == '=') - (text[n - 2] == '=');
+}
+
 /* A key from its text: hex, else base64; raw bytes of a key file as they are. */
 static bool parse_key(const char *arg, uint8_t out[32], size_t *out_len, const char *opt)
 {
@@ -112,11 +122,9 @@ static bool parse_key(const char *arg, uint8_t out[32], size_t *out_len, const c
             return true;
         }
     }
-    if (ok && n >= 24 && n <= 44 && n % 4 == 0) {
+    if (ok && n >= 24 && n <= 44) {
         uint8_t dec[48];
-        int got = EVP_DecodeBlock(dec, (const unsigned char *)text, (int)n);
-        int pad = (n && text[n - 1] == '=') + (n > 1 && text[n - 2] == '=');
-        got -= pad;
+        int got = base64_decode(text, n, dec);
         if (got == 16 || got == 24 || got == 32) {
             memcpy(out, dec, (size_t)got);
             *out_len = (size_t)got;
@@ -152,11 +160,9 @@ static int inmemory_unwrap(void *user, const char *wrapped, const char *id, uint
         fprintf(stderr, "pqstep: --kms-keys has no master key \"%s\"\n", id);
         return 1;
     }
-    if (n == 0 || n % 4 || n > 1024) return 1;
     uint8_t raw[768];
-    int got = EVP_DecodeBlock(raw, (const unsigned char *)wrapped, (int)n);
+    int got = n <= 1024 ? base64_decode(wrapped, n, raw) : -1;
     if (got < 0) return 1;
-    got -= (wrapped[n - 1] == '=') + (wrapped[n - 2] == '=');
     pq_error err = {0};
     pq_status st = pq_aes_gcm_unwrap(mk->key, mk->len, raw, (size_t)got, (const uint8_t *)id, strlen(id), key, 32,
                                      key_len, &err);
