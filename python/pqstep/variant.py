@@ -29,6 +29,19 @@ _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
+_PER_SECOND = {"s": 1, "ms": 10 ** 3, "us": 10 ** 6, "ns": 10 ** 9}
+
+
+def _micros(ticks, unit):
+    """Ticks of `unit` ("s", "ms", "us", "ns") as whole microseconds (down)."""
+    return ticks * 10 ** 6 // _PER_SECOND[unit]
+
+
+def _time_of_day(us):
+    s, us = divmod(us, 10 ** 6)
+    return datetime.time(s // 3600, s // 60 % 60, s % 60, us)
+
+
 def _corrupt(what):
     return Error("corrupt data", "variant value: %s" % what)
 
@@ -112,7 +125,7 @@ def _decode(meta, v, pos, end, depth):
                 return datetime.date(1970, 1, 1) + datetime.timedelta(days=struct.unpack("<i", take(4))[0]), p + 4
             if t in (12, 13, 18, 19):
                 ticks = struct.unpack("<q", take(8))[0]
-                us = ticks if t in (12, 13) else ticks // 1000
+                us = _micros(ticks, "us" if t in (12, 13) else "ns")
                 base = _EPOCH_UTC if t in (12, 18) else _EPOCH
                 return base + datetime.timedelta(microseconds=us), p + 8
         except OverflowError:
@@ -122,8 +135,7 @@ def _decode(meta, v, pos, end, depth):
             us = struct.unpack("<q", take(8))[0]
             if not 0 <= us < 86400 * 10 ** 6:
                 raise _corrupt("a time of day outside 00:00..24:00")
-            s, us = divmod(us, 10 ** 6)
-            return datetime.time(s // 3600, s // 60 % 60, s % 60, us), p + 8
+            return _time_of_day(us), p + 8
         if t in (15, 16):
             n = struct.unpack("<I", take(4))[0]
             p += 4
@@ -225,16 +237,10 @@ def _typed_py(arr, i):
     import pyarrow.compute as pc
     t = arr.type
     if pa.types.is_timestamp(t):
-        ticks = pc.cast(arr.slice(i, 1), pa.int64())[0].as_py()
-        us = ticks if t.unit == "us" else ticks // 1000 if t.unit == "ns" else ticks * 1000 if t.unit == "ms" \
-            else ticks * 1000000
-        base = _EPOCH_UTC if t.tz is not None else _EPOCH
-        return base + datetime.timedelta(microseconds=us)
+        us = _micros(pc.cast(arr.slice(i, 1), pa.int64())[0].as_py(), t.unit)
+        return (_EPOCH_UTC if t.tz is not None else _EPOCH) + datetime.timedelta(microseconds=us)
     if pa.types.is_time(t):
-        ticks = pc.cast(arr.slice(i, 1), pa.int64())[0].as_py()
-        us = ticks if t.unit == "us" else ticks // 1000 if t.unit == "ns" else ticks * 1000
-        sec, us = divmod(us, 10 ** 6)
-        return datetime.time(sec // 3600, sec // 60 % 60, sec % 60, us)
+        return _time_of_day(_micros(pc.cast(arr.slice(i, 1), pa.int64())[0].as_py(), t.unit))
     v = arr[i].as_py()
     if getattr(t, "extension_name", "") == "arrow.uuid" and not isinstance(v, uuid.UUID):
         return uuid.UUID(bytes=bytes(v))
