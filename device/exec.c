@@ -145,6 +145,9 @@ typedef struct dx_chunk {
     void *ev_up;            /* staging done (the run's) */
     size_t up_pos;          /* host_async: the copy queue's length at staging's end */
     const uint8_t *d_src;   /* the chunk's stored bytes in device memory (options.resident), or NULL */
+    const uint8_t *bytes;   /* the chunk's bytes as the pages are read: the plan's, or plain */
+    uint8_t *plain;         /* an encrypted chunk: its pages decrypted on the host, each at its
+                             * stored bytes' offset (owned) */
     size_t nruns, nidx, nminis;
     uint32_t dict_n;
     /* Device memory (the host arrays above themselves for host launches). */
@@ -767,7 +770,7 @@ static pq_status stage_put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t
  * chunk's stored bytes and the chunk has one; else staged from the host. */
 static pq_status put(dx_chunk *c, uint8_t *base, size_t off, const uint8_t *src, size_t n)
 {
-    const uint8_t *b = c->pc->bytes;
+    const uint8_t *b = c->bytes;
     if (!c->d_src || !n || src < b || (uint64_t)(src - b) > c->pc->len || n > c->pc->len - (uint64_t)(src - b))
         return stage_put(c, base, off, src, n);
     const uint8_t *from = c->d_src + (src - b);
@@ -868,7 +871,7 @@ static void size_page(dx_chunk *c, size_t i, page_slot *s)
 static void route_page(dx_chunk *c, size_t i, page_slot *s)
 {
     const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
-    const uint8_t *raw = c->pc->bytes + pi->data_offset;
+    const uint8_t *raw = c->bytes + pi->data_offset;
     size_t lv = s->rl + s->dl;
     s->src = raw + lv;
     s->src_len = (size_t)pi->compressed_size - lv;
@@ -957,7 +960,7 @@ static pq_status stage_chunk(dx_chunk *c)
         if ((i == c->ndata && c->pc->dictionary < 0) || c->pg[i].rank == RANK_PAGE) continue;
         const pq_page_info *pi = c->plan->pages[c->pg[i].plan].info;
         if (s->v2 && s->rl + s->dl &&
-            (st = put(c, c->d_bytes, s->at, c->pc->bytes + pi->data_offset, s->rl + s->dl)) != PQ_OK)
+            (st = put(c, c->d_bytes, s->at, c->bytes + pi->data_offset, s->rl + s->dl)) != PQ_OK)
             return st;
         if (!s->values_ok) continue;
         switch (s->route) {
@@ -1650,6 +1653,7 @@ static void free_chunk(dx_chunk *c)
     free(c->slots);
     free(c->hbytes);
     free(c->h_batch);
+    free(c->plain);
     memset(c, 0, sizeof *c);
 }
 
@@ -1706,6 +1710,28 @@ static int not_covered(const pq_decode_plan *plan, size_t k, char *what, size_t 
  * The executor
  * ------------------------------------------------------------------------- */
 
+/* An encrypted chunk's pages decrypted on the host (no device decrypts
+ * them), each where its stored bytes lie, so that the offsets hold; then
+ * the chunk is staged as a plaintext one. */
+static pq_status decrypt_pages(dx_chunk *c)
+{
+    const pq_plan_chunk *pc = c->pc;
+    pq_status st = hold(c, (size_t)pc->len, "decrypted pages");
+    if (st != PQ_OK) return st;
+    if (!(c->plain = malloc(pc->len ? (size_t)pc->len : 1)))
+        return pq_error_set(c->err, PQ_ERR_NOMEM, "device executor: decrypted pages: cannot allocate %llu bytes",
+                            (unsigned long long)pc->len);
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+        const pq_plan_page *pp = &c->plan->pages[i];
+        if (pp->kind == PQ_PLAN_PAGE_SKIP) continue;
+        st = pq_page_decrypt(pc->cipher, pc->bytes, pc->len, pp->info, &pc->modules[pp->index], pp->index,
+                             c->plain + pp->info->data_offset, c->err);
+        if (st != PQ_OK) return st;
+    }
+    c->bytes = c->plain;
+    return PQ_OK;
+}
+
 /* A chunk's state before its pages are staged: the page list. Returns
  * the chunk's status (PQ_OK to go on). */
 static pq_status open_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_error *err, void *ev_up, dx_chunk *c)
@@ -1728,8 +1754,13 @@ static pq_status open_chunk(dx_run *x, pq_decode_plan *plan, size_t k, pq_error 
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: no CUDA device: %s", x->no_device);
     }
     if (x->stats) x->stats->chunks++;
-    c->d_src = x->o->resident ? x->o->resident[k] : NULL;
+    c->d_src = x->o->resident && !c->pc->cipher ? x->o->resident[k] : NULL;
     if (c->d_src && x->stats) x->stats->resident_chunks++;
+    c->bytes = c->pc->bytes;
+    if (c->pc->cipher) {
+        pq_status st = decrypt_pages(c);
+        if (st != PQ_OK) return st;
+    }
     for (size_t i = c->pc->first_page; i < c->pc->first_page + c->pc->npages; i++)
         c->ndata += plan->pages[i].kind == PQ_PLAN_PAGE_DATA;
     if (c->ndata > UINT32_MAX - 1) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "device executor: too many pages");

@@ -411,8 +411,9 @@ typedef struct pq_reader_options {
      * pruning step uses an encrypted column's statistics, dictionary, bloom
      * filter and page index with its key, and skips that column without it.
      * A key retriever is asked once per key, at the footer stage, never
-     * later. The pages
-     * are decrypted on the host, also for the device executor. */
+     * later. Page headers are decrypted by the page-header stage; each
+     * page by the decode, just before it is decompressed (no decrypted copy
+     * of a whole chunk), on the host, also for the device executor. */
     const pq_decryption *decryption;
     /* A deletion vector (Iceberg / Delta deletes): file row numbers, from
      * 0 and counted across all row groups of the file (not the selection),
@@ -606,7 +607,11 @@ PQ_API const char *pq_reader_source_version(const pq_reader *r);
 
 /* After the page-header stage: the walked chunk of row group `row_group`
  * and leaf `column`, or NULL when that chunk was not selected (or the stage
- * has not run). Borrowed: valid until the reader is closed. */
+ * has not run). Borrowed: valid until the reader is closed. In an
+ * encrypted chunk each page's header_offset and header_len span its
+ * header's module as stored, and compressed_size is the page's length once
+ * decrypted (its stored bytes, a module, are 32 bytes longer under
+ * AES_GCM_V1, 16 under AES_GCM_CTR_V1: length, nonce and tag). */
 PQ_API const pq_chunk_pages *pq_reader_chunk_pages(const pq_reader *r, uint32_t row_group,
                                                    uint32_t column);
 

@@ -60,7 +60,8 @@ typedef struct exec_page {
     bool page_defs;          /* the page stored its definition levels */
     pq_column_values local;  /* staged: the page's values, until placed */
     size_t local_bytes;      /* what `local` holds, counted in the chunk's memory */
-    uint8_t *buf;            /* deferred: the decompressed page (NULL: the chunk's bytes) */
+    uint8_t *buf;            /* deferred: the decompressed page, or its decrypted bytes (NULL:
+                              * the chunk's bytes) */
     size_t buf_cap;
     const uint8_t *vals;     /* deferred: its values section */
     size_t vlen, nn;
@@ -92,6 +93,8 @@ typedef struct exec {
     uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
                               * deferred page keeps a buffer of its own) */
     size_t *wbuf_cap;
+    uint8_t **cbuf;          /* per worker: its buffer for decrypted pages (encrypted chunks) */
+    size_t *cbuf_cap;
     unsigned nworkers;
 } exec;
 
@@ -133,7 +136,33 @@ static void task_done(cd_ctx *c)
 {
     if (c->cctx == &c->own_cctx) pq_codec_ctx_free(&c->own_cctx);
     if (c->buf) release(c, c->buf, c->buf_cap);
+    if (c->crypt) release(c, c->crypt, c->crypt_cap);
     c->buf = NULL;
+    c->crypt = NULL;
+}
+
+/* The stored bytes of the task's page (c->pi, c->page: what its header's
+ * compressed_size counts) in *raw: where they lie, or, in an encrypted
+ * chunk, decrypted into c->crypt here, just before they are decompressed
+ * (the page in the cache, no plaintext copy of the whole chunk). */
+static pq_status page_bytes(cd_ctx *c, const pq_plan_chunk *pc, const uint8_t **raw)
+{
+    const pq_page_info *pi = c->pi;
+    if (!pc->cipher) {
+        *raw = pc->bytes + pi->data_offset;
+        return PQ_OK;
+    }
+    size_t n = (size_t)pi->compressed_size; /* >= 0: pq_decode_plan_add_chunk */
+    pq_status st = grow(c, (void **)&c->crypt, &c->crypt_cap, n ? n : 1, "a decrypted page");
+    if (st != PQ_OK) return st;
+    pq_error kerr;
+    st = pq_page_decrypt(pc->cipher, pc->bytes, pc->len, pi, &pc->modules[c->page], c->page, c->crypt, &kerr);
+    if (st != PQ_OK) { /* the message names the page and its module */
+        if (c->err) *c->err = kerr;
+        return st;
+    }
+    *raw = c->crypt;
+    return PQ_OK;
 }
 
 /* Record a failure of plan page i (chunk k): the chunk keeps its first. */
@@ -176,8 +205,10 @@ static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const
 {
     const pq_page_info *pi = c->pi;
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
-    pq_status st = pq_page_decompress(c, true, pc->bytes + pi->data_offset, (size_t)pi->compressed_size,
-                              (size_t)pi->uncompressed_size, p);
+    const uint8_t *raw;
+    pq_status st = page_bytes(c, pc, &raw);
+    if (st == PQ_OK)
+        st = pq_page_decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, p);
     /* c->buf is set only when the page was decompressed into it (p). */
     if (fixed && c->buf && !c->ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
         c->ch->dict_values = c->buf;
@@ -328,7 +359,9 @@ static pq_status collect_page_indices(cd_ctx *c, exec_page *ep, const uint8_t *v
  * needs every entry's length before the data pages are counted. */
 static bool late_dictionary(const pq_cpu_executor *ex, const pq_decode_plan *plan, const pq_plan_chunk *pc)
 {
+    /* (not in an encrypted chunk: its page must be decrypted whole anyway) */
     if (ex->whole_dictionaries || !pc->rows || pc->dictionary < 0 || (pc->flags & PQ_PLAN_CHUNK_INDICES) ||
+        pc->cipher ||
         pc->output == PQ_PLAN_BYTES || pc->physical_type == PQ_BOOLEAN || !pq_prefix_supported(pc->codec))
         return false;
     const pq_page_info *d = plan->pages[pc->dictionary].info;
@@ -483,9 +516,17 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         c.buf_cap = x->wbuf_cap[worker];
         atomic_fetch_add(&c.ch->held, c.buf_cap);
     }
-    const uint8_t *raw = pc->bytes + pi->data_offset, *vals = NULL;
+    /* An encrypted chunk's page is decrypted into the worker's buffer. */
+    bool wc = pc->cipher && worker < x->nworkers;
+    if (wc) {
+        c.crypt = x->cbuf[worker];
+        c.crypt_cap = x->cbuf_cap[worker];
+        atomic_fetch_add(&c.ch->held, c.crypt_cap);
+    }
+    const uint8_t *raw = NULL, *vals = NULL;
     size_t vlen = 0, nn = 0;
     size_t last;
+    if (st == PQ_OK) st = page_bytes(&c, pc, &raw);
     if (st == PQ_OK && pq_page_from_prefix(&c, raw, &last))
         st = pq_page_prefix_values(&c, raw, last, &vals, &vlen, &nn);
     else if (st == PQ_OK) st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
@@ -515,6 +556,10 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
             ep->buf = c.buf;
             ep->buf_cap = c.buf_cap;
             c.buf = NULL;
+        } else if (!late_page && c.crypt && vals >= c.crypt && vals <= c.crypt + c.crypt_cap) { /* stored as is */
+            ep->buf = c.crypt;
+            ep->buf_cap = c.crypt_cap;
+            c.crypt = NULL;
         }
     }
     ep->page_defs = c.page_defs;
@@ -523,6 +568,12 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         x->wbuf_cap[worker] = c.buf_cap;
         atomic_fetch_sub(&c.ch->held, c.buf_cap);
         c.buf = NULL;
+    }
+    if (wc) {
+        x->cbuf[worker] = c.crypt;
+        x->cbuf_cap[worker] = c.crypt ? c.crypt_cap : 0;
+        atomic_fetch_sub(&c.ch->held, c.crypt ? c.crypt_cap : 0);
+        c.crypt = NULL;
     }
     task_done(&c);
     if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
@@ -780,13 +831,15 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.nworkers = ex->ncctx ? ex->ncctx : 1;
     x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
     x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
+    x.cbuf = calloc(x.nworkers, sizeof *x.cbuf);
+    x.cbuf_cap = calloc(x.nworkers, sizeof *x.cbuf_cap);
     pthread_mutex_init(&x.err_lock, NULL);
     pq_status first = PQ_OK;
     for (size_t k = 0; k < nc; k++) {
         memset(&outs[k], 0, sizeof outs[k]);
         status[k] = PQ_OK;
     }
-    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap ||
+    if (!x.chunks || !x.pages || !x.chunk_failed || !x.fail_page || !x.tasks || !x.wbuf || !x.wbuf_cap || !x.cbuf || !x.cbuf_cap ||
         !x.remaining || !x.done || !x.dict_state || !x.late_left) {
         for (size_t k = 0; k < nc; k++) status[k] = pq_error_set(&errors[k], PQ_ERR_NOMEM, "out of memory");
         first = nc ? PQ_ERR_NOMEM : PQ_OK;
@@ -866,6 +919,9 @@ done:
     for (unsigned w = 0; x.wbuf && w < x.nworkers; w++) pq_pool_give(x.wbuf[w]);
     free(x.wbuf);
     free(x.wbuf_cap);
+    for (unsigned w = 0; x.cbuf && w < x.nworkers; w++) pq_pool_give(x.cbuf[w]);
+    free(x.cbuf);
+    free(x.cbuf_cap);
     free((void *)x.remaining);
     free((void *)x.done);
     free((void *)x.dict_state);

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pages/page_decrypt.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
 #include "pq_pages.h"
@@ -83,6 +84,11 @@ typedef struct pq_plan_chunk {
     const uint8_t *bytes;       /* the chunk's kept bytes (page offsets are into them) */
     uint64_t len;
     const pq_decode_rows *rows; /* selection-vector decode, or NULL: every row */
+    /* An encrypted chunk (set after pq_decode_plan_add_chunk): `bytes` as
+     * stored, walked by pq_page_walk_encrypted_headers; an executor
+     * decrypts each page it reads (pq_page_decrypt). NULL: plaintext. */
+    const pq_chunk_cipher *cipher;
+    const pq_page_module *modules; /* with cipher: one per page passed, in their order */
     size_t first_page, npages;  /* its pages: plan->pages[first_page, first_page + npages) */
     int64_t dictionary;         /* plan page index of its dictionary page, or -1 */
     /* Totals, from the headers (levels) and the size pass (the rest). */

@@ -40,11 +40,48 @@ static pq_status decrypt_header(const pq_chunk_cipher *k, const uint8_t *module,
                         page, first ? "page header" : pq_module_name(PQ_MODULE_DATA_PAGE_HEADER));
 }
 
-static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, const pq_chunk_cipher *k,
-                      uint8_t *out, size_t *out_len, pq_page_info **arr, size_t *n,
-                      pq_page_walk_counters *counters, pq_error *err)
+/* Which module type page type `type` is. */
+static pq_module_type body_module(int32_t type)
 {
-    size_t cap = 0;
+    return type == PQ_PAGE_DICTIONARY ? PQ_MODULE_DICTIONARY_PAGE : PQ_MODULE_DATA_PAGE;
+}
+
+pq_status pq_page_decrypt(const pq_chunk_cipher *k, const uint8_t *chunk, uint64_t len, const pq_page_info *pi,
+                          const pq_page_module *m, size_t page, uint8_t *dst, pq_error *err)
+{
+    pq_module_type type = body_module(pi->type);
+    bool gcm = k->algorithm != PQ_ENCRYPTION_AES_GCM_CTR_V1;
+    size_t overhead = gcm ? PQ_CRYPTO_GCM_OVERHEAD : PQ_CRYPTO_CTR_OVERHEAD;
+    if (pi->data_offset > len || m->stored > len - pi->data_offset || m->clear > m->stored ||
+        m->stored - m->clear < overhead || pi->compressed_size < 0 ||
+        (uint64_t)pi->compressed_size != (uint64_t)m->stored - overhead)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "page %zu (%s): its module [%" PRIu64 ", +%u) does not fit "
+                            "the %" PRIu64 "-byte chunk or its header", page, pq_module_name(type), pi->data_offset,
+                            m->stored, len);
+    char what[64];
+    snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
+    const uint8_t *src = chunk + pi->data_offset;
+    if (m->clear) memcpy(dst, src, m->clear);
+    if (!gcm) return pq_crypto_ctr_decrypt(k->key, k->key_len, src + m->clear, m->stored - m->clear, dst + m->clear,
+                                          what, err);
+    pq_module_place place = {k->file_aad, k->file_aad_len, type, k->row_group, k->column, m->ordinal};
+    return pq_crypto_gcm_module(k->key, k->key_len, src + m->clear, m->stored - m->clear, &place, dst + m->clear,
+                                what, err);
+}
+
+/* A walk's output: the whole plaintext (out), or the page modules (mods). */
+typedef struct walk_out {
+    uint8_t *out;               /* the plaintext chunk, or NULL: headers alone */
+    size_t used;
+    uint8_t *hbuf;              /* headers alone: the header being decoded */
+    size_t hcap;
+    pq_page_module *mods;
+    size_t cap;
+} walk_out;
+
+static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, const pq_chunk_cipher *k,
+                      walk_out *w, pq_page_info **arr, size_t *n, pq_page_walk_counters *counters, pq_error *err)
+{
     uint64_t at = 0, o = 0;
     uint32_t data_ordinal = 0;
     int64_t values = 0;
@@ -56,14 +93,24 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
         size_t htotal = 0;
         pq_status st = pq_crypto_module_size(chunk + at, (size_t)(len - at), true, what, &htotal, err);
         if (st != PQ_OK) return st;
-        bool dict = false;
-        st = decrypt_header(k, chunk + at, htotal, page, data_ordinal, out + o, &dict, err);
-        if (st != PQ_OK) return st;
         size_t hplain = htotal - PQ_CRYPTO_GCM_OVERHEAD;
+        uint8_t *hdst = w->out ? w->out + o : NULL;
+        if (!hdst) { /* a header is small: one buffer for them all */
+            if (hplain > w->hcap) {
+                uint8_t *grown = realloc(w->hbuf, hplain);
+                if (!grown) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a page header");
+                w->hbuf = grown;
+                w->hcap = hplain;
+            }
+            hdst = w->hbuf;
+        }
+        bool dict = false;
+        st = decrypt_header(k, chunk + at, htotal, page, data_ordinal, hdst, &dict, err);
+        if (st != PQ_OK) return st;
         pq_page_header h;
         size_t hlen = 0;
         pq_error e;
-        st = pq_page_header_decode(out + o, hplain, &h, &hlen, &e);
+        st = pq_page_header_decode(hdst, hplain, &h, &hlen, &e);
         if (st != PQ_OK)
             return pq_error_set(err, st, "page %zu at chunk offset %" PRIu64 ": %s", page, at, e.message);
         bool is_data = h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
@@ -71,15 +118,17 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                                 "page %zu at chunk offset %" PRIu64 ": a %s page under a %s header's AAD", page,
                                 at, is_data ? "data" : "dictionary", dict ? "dictionary" : "data");
+        uint64_t header_at = at;
         at += htotal;
         uint64_t body = (uint64_t)h.compressed_page_size;
         if (body > len - at)
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                                 "page %zu: compressed_page_size %d runs past the end of the column chunk "
                                 "(%" PRIu64 " bytes left)", page, (int)h.compressed_page_size, len - at);
+        pq_page_module m = {0, 0, dict ? 0 : data_ordinal};
         size_t plain = 0;
         if (h.type == PQ_PAGE_DICTIONARY || is_data) {
-            pq_module_type type = dict ? PQ_MODULE_DICTIONARY_PAGE : PQ_MODULE_DATA_PAGE;
+            pq_module_type type = body_module(h.type);
             snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
             /* parquet-cpp encrypts a v2 page whole; parquet-java leaves its
              * level sections in the clear and encrypts what follows them.
@@ -98,31 +147,37 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
                 st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: the module holds %zu bytes, the header says %d",
                                   what, total, (int)h.compressed_page_size);
             if (st != PQ_OK) return st;
-            if (clear) memcpy(out + o + hplain, chunk + at, (size_t)clear);
-            uint8_t *dst = out + o + hplain + clear;
-            if (gcm_pages) {
-                pq_module_place place = {k->file_aad, k->file_aad_len, type, k->row_group, k->column,
-                                         data_ordinal};
-                st = pq_crypto_gcm_module(k->key, k->key_len, chunk + at + clear, total, &place, dst, what, err);
-                plain = (size_t)clear + total - PQ_CRYPTO_GCM_OVERHEAD;
-            } else {
-                st = pq_crypto_ctr_decrypt(k->key, k->key_len, chunk + at + clear, total, dst, what, err);
-                plain = (size_t)clear + total - PQ_CRYPTO_CTR_OVERHEAD;
-            }
-            if (st != PQ_OK) return st;
+            m.stored = (uint32_t)body; /* < 2^31: compressed_page_size is an int32 >= 0 here */
+            m.clear = (uint32_t)clear;
+            plain = (size_t)body - (gcm_pages ? PQ_CRYPTO_GCM_OVERHEAD : PQ_CRYPTO_CTR_OVERHEAD);
         }
-        if (*n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
+        if (*n == w->cap) {
+            size_t ncap = w->cap ? w->cap * 2 : 16;
             pq_page_info *grown = realloc(*arr, ncap * sizeof *grown);
             if (!grown) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory walking pages");
             *arr = grown;
-            cap = ncap;
+            if (!w->out) {
+                pq_page_module *more = realloc(w->mods, ncap * sizeof *more);
+                if (!more) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory walking pages");
+                w->mods = more;
+            }
+            w->cap = ncap;
         }
         pq_page_info *pi = &(*arr)[(*n)++];
-        pq_page_info_fill(pi, &h, o, hplain);
-        pi->compressed_size = (int32_t)plain;
+        if (w->out) { /* laid out as a plaintext chunk: [header][page] */
+            pq_page_info_fill(pi, &h, o, hplain);
+            pi->compressed_size = (int32_t)plain;
+            if (plain && (st = pq_page_decrypt(k, chunk, len, &(pq_page_info){.type = h.type, .data_offset = at,
+                                                                            .compressed_size = (int32_t)plain},
+                                               &m, page, w->out + o + hplain, err)) != PQ_OK)
+                return st;
+            o += hplain + plain;
+        } else { /* where it lies: the header's module, then the page's stored bytes */
+            pq_page_info_fill(pi, &h, header_at, htotal);
+            pi->compressed_size = (int32_t)plain;
+            w->mods[*n - 1] = m;
+        }
         pi->has_crc = false;
-        o += hplain + plain;
         at += body;
         if (counters) {
             counters->pages++;
@@ -137,7 +192,7 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
             if (num_values >= 0 && values >= num_values) break;
         }
     }
-    *out_len = (size_t)o;
+    w->used = (size_t)o;
     if (num_values >= 0 && values != num_values)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                             "data pages hold %" PRId64 " values, the column chunk declares %" PRId64, values,
@@ -159,9 +214,25 @@ pq_status pq_page_walk_encrypted(const uint8_t *chunk, uint64_t len, int64_t num
     /* Every module's plaintext is shorter than the module: the chunk's size bounds the output. */
     uint8_t *out = pq_pool_alloc(len ? (size_t)len : 1); /* a kept block: no page faults on a warm read */
     if (!out) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %" PRIu64 "-byte decrypted chunk", len);
-    size_t used = 0;
-    pq_status st = walk(chunk, len, num_values, cipher, out, &used, pages, npages, counters, err);
+    walk_out w = {.out = out};
+    pq_status st = walk(chunk, len, num_values, cipher, &w, pages, npages, counters, err);
     *plain = out;
-    *plain_len = used;
+    *plain_len = w.used;
+    return st;
+}
+
+pq_status pq_page_walk_encrypted_headers(const uint8_t *chunk, uint64_t len, int64_t num_values,
+                                         const pq_chunk_cipher *cipher, pq_page_info **pages,
+                                         pq_page_module **modules, size_t *npages,
+                                         pq_page_walk_counters *counters, pq_error *err)
+{
+    *pages = NULL;
+    *modules = NULL;
+    *npages = 0;
+    if (counters) counters->walks++;
+    walk_out w = {0};
+    pq_status st = walk(chunk, len, num_values, cipher, &w, pages, npages, counters, err);
+    free(w.hbuf);
+    *modules = w.mods;
     return st;
 }

@@ -91,6 +91,8 @@ typedef struct cd_ctx {
 
     uint8_t *buf;            /* decompressed page */
     size_t buf_cap;
+    uint8_t *crypt;          /* an encrypted chunk's page, decrypted (cpu_exec.c's page_bytes) */
+    size_t crypt_cap;
 
     /* Definition levels of a leaf without repetition are stored only for
      * pages that have a null: a page whose levels are one run of max_def

@@ -16,6 +16,7 @@
 #include "metadata/error.h"
 #include "reader/arrow_take.h"
 #include "reader/chunk_decode.h"
+#include "reader/keys.h"
 #include "reader/output_type.h"
 
 /* Whether leaf `leaf` decodes into string views. */
@@ -208,11 +209,15 @@ pq_status pq_chunk_check_decoded(const pq_reader *r, size_t i, const pq_decode_r
 pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, size_t i, const pq_decode_rows *rows,
                                     unsigned more, pq_column_values *v, pq_error *err)
 {
-    const pq_reader_chunk *ch = &r->pages.chunks[i];
-    const pq_leaf *leaf = &pq_metadata_schema(r->md)->leaves[ch->info.column];
-    pq_status st = pq_column_decode_flags(cctx, leaf, pq_chunk_codec(r, i), ch->data, ch->data_len, ch->pages,
-                                          ch->info.npages, r->opts.memory_limit,
-                                          pq_chunk_decode_flags(r, ch->info.column, more), rows, v, err);
+    memset(v, 0, sizeof *v);
+    pq_decode_plan plan = {0};
+    pq_status st = pq_chunk_plan_add(r, i, rows, more, false, &plan, err);
+    if (st == PQ_OK) {
+        pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = r->opts.memory_limit};
+        pq_status cst;
+        st = pq_decode_plan_execute(&ex, &plan, v, &cst, err);
+    }
+    pq_decode_plan_free(&plan);
     return pq_chunk_check_decoded(r, i, rows, st, v, err);
 }
 
@@ -232,8 +237,13 @@ pq_status pq_chunk_plan_add(const pq_reader *r, size_t k, const pq_decode_rows *
                                                     : 0;
     if (!(d & PQ_DECODE_INDICES) && widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
         flags |= PQ_PLAN_DECIMAL128;
-    return pq_decode_plan_add_chunk(plan, leaf, pq_chunk_codec(r, k), ch->data, ch->data_len, ch->pages, ch->info.npages,
-                                    flags, rows, err);
+    pq_status st = pq_decode_plan_add_chunk(plan, leaf, pq_chunk_codec(r, k), ch->data, ch->data_len, ch->pages,
+                                            ch->info.npages, flags, rows, err);
+    if (st == PQ_OK && ch->key) {
+        plan->chunks[plan->nchunks - 1].cipher = &ch->key->cipher;
+        plan->chunks[plan->nchunks - 1].modules = ch->modules;
+    }
+    return st;
 }
 
 /* Chunk k's kept bytes in opts.device_file, or NULL: only a chunk whose

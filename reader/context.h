@@ -18,6 +18,7 @@
 #include "device/executor.h"
 #include "pages/codec.h"
 #include "pages/decode_plan.h"
+#include "pages/page_decrypt.h"
 #include "pages/page_walk.h"
 #include "reader/arrow_batch.h"
 #include "reader/row_set.h"
@@ -74,6 +75,11 @@ typedef struct pq_reader_chunk {
     size_t nparts;
     size_t data_pages;    /* data pages the offset index says the parts hold (0: unchecked) */
     pq_row_set rows;      /* rows the kept pages hold, in row-group numbering */
+    /* An encrypted chunk: `data` is its bytes as stored, its headers were
+     * decrypted by the walk and its pages are decrypted by the decode,
+     * each just before it is decompressed (pages/page_decrypt.h). */
+    struct pq_chunk_key *key; /* its cipher (owned; NULL: a plaintext chunk) */
+    pq_page_module *modules;  /* per page: how to decrypt it (owned) */
 } pq_reader_chunk;
 
 /* Steps inside the footer stage. */

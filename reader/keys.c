@@ -121,6 +121,28 @@ pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, 
     return PQ_OK;
 }
 
+pq_chunk_key *pq_chunk_key_new(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
+                               pq_error *err)
+{
+    pq_chunk_key *k = malloc(sizeof *k);
+    if (!k) {
+        pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (pq_chunk_cipher_for(md, keys, g, leaf, &k->cipher, k->key, err) != PQ_OK) {
+        pq_chunk_key_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+void pq_chunk_key_free(pq_chunk_key *k)
+{
+    if (!k) return;
+    pq_crypto_wipe(k, sizeof *k);
+    free(k);
+}
+
 pq_status pq_keys_resolve(const pq_metadata *md, pq_decryption **keys, pq_error *err)
 {
     pq_decryption *k = *keys;

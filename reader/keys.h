@@ -31,6 +31,20 @@ bool pq_chunk_is_encrypted(const pq_column_chunk *cc);
 /* The cipher for chunk (row group `g`, leaf `leaf`) of `md`: its key into
  * `key_buf` (PQ_CRYPTO_MAX_KEY bytes; the caller wipes it). PQ_ERR_ENCRYPTED
  * naming the column when its key was not given. */
+/* A chunk's cipher holding its own copy of the key, for a decode that
+ * decrypts its pages later (pq_page_decrypt): pq_chunk_key_new, and
+ * pq_chunk_key_free, which wipes the key. */
+typedef struct pq_chunk_key {
+    pq_chunk_cipher cipher;     /* cipher.key points at key */
+    uint8_t key[PQ_CRYPTO_MAX_KEY];
+} pq_chunk_key;
+
+/* Chunk (g, leaf)'s cipher in a new pq_chunk_key, or NULL with the error
+ * pq_chunk_cipher_for gives. */
+pq_chunk_key *pq_chunk_key_new(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
+                               pq_error *err);
+void pq_chunk_key_free(pq_chunk_key *k);
+
 pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, uint32_t g, uint32_t leaf,
                               pq_chunk_cipher *cipher, uint8_t *key_buf, pq_error *err);
 

@@ -27,6 +27,8 @@
 static void chunk_clear(pq_reader_chunk *ch)
 {
     free(ch->pages);
+    free(ch->modules);
+    pq_chunk_key_free(ch->key);
     pq_pool_give(ch->bytes);
     pq_shared_bytes_release(ch->hold);
     free(ch->parts);
@@ -620,23 +622,26 @@ static pq_status walk_part(const pq_reader *r, const uint8_t *bytes, uint64_t le
     return st;
 }
 
-/* An encrypted chunk (always read whole: its offset index is not used). */
-static pq_status walk_encrypted(const pq_reader *r, const pq_reader_chunk *ch, const uint8_t *bytes, size_t len,
-                                uint8_t **plain, size_t *plain_len, pq_page_info **pages, size_t *npages,
-                                walk_acc *acc, pq_error *err)
+/* An encrypted chunk (always read whole: its offset index is not used):
+ * its headers decrypted, its pages left for the decode to decrypt. */
+static pq_status walk_encrypted(const pq_reader *r, pq_reader_chunk *ch, const uint8_t *bytes, size_t len,
+                                pq_page_info **pages, size_t *npages, walk_acc *acc, pq_error *err)
 {
     const pq_column_chunk *cc = pq_metadata_file(r->md)->row_groups[ch->info.row_group].columns[ch->info.column];
-    uint8_t key[PQ_CRYPTO_MAX_KEY];
-    pq_chunk_cipher cipher;
-    pq_status st = pq_chunk_cipher_for(r->md, r->opts.decryption, ch->info.row_group, ch->info.column, &cipher,
-                                       key, err);
-    if (st == PQ_OK && ch->data_pages)
-        st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "an encrypted chunk read in parts");
-    if (st == PQ_OK)
-        st = pq_page_walk_encrypted(bytes, len, cc->meta_data.num_values, &cipher, plain, plain_len, pages, npages,
-                                    &acc->wc, err);
-    pq_crypto_wipe(key, sizeof key);
-    return st;
+    if (ch->data_pages) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "an encrypted chunk read in parts");
+    pq_chunk_key *key = pq_chunk_key_new(r->md, r->opts.decryption, ch->info.row_group, ch->info.column, err);
+    if (!key) return err->code;
+    pq_page_module *modules = NULL;
+    pq_status st = pq_page_walk_encrypted_headers(bytes, len, cc->meta_data.num_values, &key->cipher, pages,
+                                                  &modules, npages, &acc->wc, err);
+    if (st != PQ_OK) {
+        pq_chunk_key_free(key);
+        free(modules);
+        return st;
+    }
+    ch->key = key;
+    ch->modules = modules;
+    return PQ_OK;
 }
 
 static size_t count_data_pages(const pq_page_info *pages, size_t n)
@@ -711,19 +716,9 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     }
     pq_page_info *pages = NULL;
     size_t npages = 0;
-    bool decrypted = pq_chunk_is_encrypted(cc);
-    if (decrypted) {
-        /* Decrypted into a plaintext chunk of our own, walked as it is
-         * made; from here on that is the chunk's bytes. */
-        uint8_t *plain = NULL;
-        size_t plain_len = 0;
-        st = walk_encrypted(r, ch, bytes, len, &plain, &plain_len, &pages, &npages, acc, err);
-        pq_pool_give(owned);
-        pq_shared_bytes_release(hold);
-        hold = NULL;
-        owned = plain;
-        bytes = plain;
-        len = plain_len;
+    bool encrypted = pq_chunk_is_encrypted(cc);
+    if (encrypted) {
+        st = walk_encrypted(r, ch, bytes, len, &pages, &npages, acc, err);
     } else if (ch->data_pages == 0) {
         /* The whole chunk: its value count says where the pages end. */
         st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, acc, err);
@@ -754,7 +749,8 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     ch->data_len = owned || hold || !ch->nparts
                        ? len
                        : (size_t)(ch->parts[ch->nparts - 1].offset + ch->parts[ch->nparts - 1].length - origin);
-    ch->origin = decrypted || ((owned || hold) && ch->nparts > 1) ? UINT64_MAX : origin;
+    /* (an encrypted chunk's stored bytes are of no use to the device as they lie) */
+    ch->origin = encrypted || ((owned || hold) && ch->nparts > 1) ? UINT64_MAX : origin;
     ch->pages = pages;
     ch->info.pages = pages;
     ch->info.npages = npages;
@@ -872,8 +868,12 @@ static pq_status walk_pending(pq_reader *r, const uint8_t *const *late_keep, pq_
 static void chunk_drop(pq_reader_chunk *ch)
 {
     free(ch->pages);
+    free(ch->modules);
+    pq_chunk_key_free(ch->key);
     pq_pool_give(ch->bytes);
     pq_shared_bytes_release(ch->hold);
+    ch->modules = NULL;
+    ch->key = NULL;
     ch->pages = NULL;
     ch->bytes = NULL;
     ch->hold = NULL;

@@ -10,6 +10,10 @@
  *    through a file, sans-IO (every range the stages name, supplied), the
  *    metadata handed to another reader, footer bytes handed on, the caller's key buffers wiped
  *    after the open, a metadata cache that keyed readers never use;
+ *  - the two walks of an encrypted chunk agree: each page decrypted on its
+ *    own (pq_page_walk_encrypted_headers, then pq_page_decrypt, as the
+ *    decode does) equals the same page of the chunk decrypted whole; a
+ *    flipped byte fails that page's authentication, a short chunk its bounds;
  *  - bad pq_decryption structs and keys refused with clear errors;
  *  - key material (pq_key_material): single and double wrapping, internal
  *    and external, built here with OpenSSL and a KMS of this test's own
@@ -27,6 +31,9 @@
 #include <unistd.h>
 
 #include "metadata/crypto.h"
+#include "pages/page_decrypt.h"
+#include "pages/buffer_pool.h"
+#include "reader/keys.h"
 #include "pqstep.h"
 #include "test_util.h"
 
@@ -558,6 +565,104 @@ START_TEST(test_spark_key_material)
 }
 END_TEST
 
+/* The walk the reader uses (headers now, each page when it is decoded)
+ * against the walk that decrypts the chunk whole: the same pages, the same
+ * plaintext, page by page. */
+START_TEST(test_page_walks_agree)
+{
+    char *path = pq_test_corpus_path("data/encrypt_columns_and_footer.parquet.encrypted");
+    pq_decryption d;
+    pq_column_key ck[2];
+    keys_init(&d, ck);
+    pq_reader_options o;
+    pq_reader_options_init(&o);
+    o.decryption = &d;
+    pq_error err;
+    pq_reader *r = pq_reader_open_path(path, &o, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_SELECT, &err) == PQ_OK, "%s", err.message);
+    const pq_metadata *md = pq_reader_metadata(r);
+    const pq_schema *schema = pq_metadata_schema(md);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t checked = 0;
+    for (uint32_t leaf = 0; leaf < schema->leaves_len; leaf++) {
+        const pq_column_chunk *cc = pq_metadata_file(md)->row_groups[0].columns[leaf];
+        if (strcmp(schema->leaves[leaf].path, "double_field") && strcmp(schema->leaves[leaf].path, "float_field"))
+            continue;
+        const pq_column_meta *m = &cc->meta_data;
+        int64_t off = m->dictionary_page_offset > 0 && m->dictionary_page_offset < m->data_page_offset
+                          ? m->dictionary_page_offset
+                          : m->data_page_offset;
+        size_t len = (size_t)m->total_compressed_size;
+        uint8_t *chunk = malloc(len);
+        ck_assert_int_eq(fseek(f, (long)off, SEEK_SET), 0);
+        ck_assert_uint_eq(fread(chunk, 1, len, f), len);
+        pq_chunk_cipher cipher;
+        uint8_t key[PQ_CRYPTO_MAX_KEY];
+        ck_assert_msg(pq_chunk_cipher_for(md, &d, 0, leaf, &cipher, key, &err) == PQ_OK, "%s", err.message);
+        uint8_t *plain = NULL;
+        size_t plain_len = 0, nw = 0, nh = 0;
+        pq_page_info *wp = NULL, *hp = NULL;
+        pq_page_module *mods = NULL;
+        ck_assert_msg(pq_page_walk_encrypted(chunk, len, m->num_values, &cipher, &plain, &plain_len, &wp, &nw, NULL,
+                                             &err) == PQ_OK, "%s", err.message);
+        ck_assert_msg(pq_page_walk_encrypted_headers(chunk, len, m->num_values, &cipher, &hp, &mods, &nh, NULL,
+                                                     &err) == PQ_OK, "%s", err.message);
+        ck_assert_uint_eq(nw, nh);
+        ck_assert_uint_ge(nh, 2); /* a dictionary page and data pages */
+        uint64_t at = 0;
+        for (size_t i = 0; i < nh; i++) {
+            ck_assert_int_eq(hp[i].type, wp[i].type);
+            ck_assert_int_eq(hp[i].num_values, wp[i].num_values);
+            ck_assert_int_eq(hp[i].encoding, wp[i].encoding);
+            ck_assert_int_eq(hp[i].uncompressed_size, wp[i].uncompressed_size);
+            ck_assert_int_eq(hp[i].compressed_size, wp[i].compressed_size);
+            /* in the stored chunk: header module, then the page, back to back */
+            ck_assert_uint_eq(hp[i].header_offset, at);
+            ck_assert_uint_eq(hp[i].data_offset, at + hp[i].header_len);
+            at = hp[i].data_offset + mods[i].stored;
+            ck_assert_uint_eq(mods[i].stored, (uint32_t)hp[i].compressed_size + PQ_CRYPTO_GCM_OVERHEAD);
+            uint8_t *page = malloc((size_t)hp[i].compressed_size + 1);
+            ck_assert_msg(pq_page_decrypt(&cipher, chunk, len, &hp[i], &mods[i], i, page, &err) == PQ_OK, "%s",
+                          err.message);
+            ck_assert_int_eq(memcmp(page, plain + wp[i].data_offset, (size_t)hp[i].compressed_size), 0);
+            /* past the bytes at hand: refused before any decryption */
+            ck_assert_int_eq(pq_page_decrypt(&cipher, chunk, hp[i].data_offset + mods[i].stored - 1, &hp[i],
+                                             &mods[i], i, page, &err),
+                             PQ_ERR_CORRUPT_DATA);
+            /* a flipped byte of the ciphertext: that page fails, named */
+            chunk[hp[i].data_offset + mods[i].stored / 2] ^= 0x20;
+            ck_assert_int_eq(pq_page_decrypt(&cipher, chunk, len, &hp[i], &mods[i], i, page, &err), PQ_ERR_DECRYPT);
+            char want[64];
+            snprintf(want, sizeof want, "page %zu (%s page)", i,
+                     hp[i].type == PQ_PAGE_DICTIONARY ? "dictionary" : "data");
+            ck_assert_msg(strstr(err.message, want), "%s", err.message);
+            chunk[hp[i].data_offset + mods[i].stored / 2] ^= 0x20;
+            /* another page's ordinal (its AAD) does not authenticate a data page */
+            if (hp[i].type != PQ_PAGE_DICTIONARY) {
+                pq_page_module other = mods[i];
+                other.ordinal++;
+                ck_assert_int_eq(pq_page_decrypt(&cipher, chunk, len, &hp[i], &other, i, page, &err), PQ_ERR_DECRYPT);
+            }
+            free(page);
+            checked++;
+        }
+        ck_assert_uint_eq(at, len);
+        pq_crypto_wipe(key, sizeof key);
+        pq_pool_give(plain);
+        free(wp);
+        free(hp);
+        free(mods);
+        free(chunk);
+    }
+    ck_assert_uint_ge(checked, 4);
+    fclose(f);
+    pq_reader_close(r);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("encryption");
@@ -571,6 +676,7 @@ int main(void)
     tcase_set_timeout(rd, 0);
     if (pq_test_corpus_dir()) {
         tcase_add_test(rd, test_reader_with_keys);
+        tcase_add_test(rd, test_page_walks_agree);
         tcase_add_test(rd, test_sans_io_and_footer_bytes);
         tcase_add_test(rd, test_cache_never_used_with_keys);
         tcase_add_test(rd, test_bad_keys);

@@ -339,6 +339,17 @@ def check_fixtures(folder):
         # the device executor's kernels (run on the host): pages decrypted before them
         kern = pqstep.read_table(path, decryption=dec, device="host-kernels", device_output=True)
         same(comparable(kern), comparable(oracle), e["name"] + " host-kernels")
+        # pages are decrypted by the decode, each just before its decompression:
+        # every page mode of the CPU executor (direct, deferred with the page
+        # kept decrypted, staged string views, a row range's selected rows),
+        # on one thread and on several (each worker its own buffer)
+        for threads in (1, 3):
+            for strings in ("string", "string_view"):
+                got = comparable(pqstep.read_table(path, decryption=dec, threads=threads, strings=strings))
+                same(got.cast(comparable(oracle).schema), comparable(oracle),
+                     "%s threads=%d strings=%s" % (e["name"], threads, strings))
+            got = pqstep.read_table(path, decryption=dec, threads=threads, row_offset=1234, row_limit=777)
+            same(comparable(got), comparable(oracle.slice(1234, 777)), "%s rows threads=%d" % (e["name"], threads))
         # streams and scans through the same keys
         scanned = pqstep.scan(path, decryption=dec, batch_size=333).to_reader().read_all()
         same(comparable(scanned), comparable(oracle), e["name"] + " scan")
