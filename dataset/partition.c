@@ -166,6 +166,7 @@ static int names_of(const pq_expr *e, const pq_ds_partitions *p, int depth)
     case PQ_NODE_OR: return names_of(e->kids[0], p, depth + 1) | names_of(e->kids[1], p, depth + 1);
     case PQ_NODE_NOT: return names_of(e->kids[0], p, depth + 1);
     case PQ_NODE_CONST: return 0;
+    case PQ_NODE_BBOX: return 2; /* a file's column: a key is no geometry */
     default: return pq_ds_partition_key(p, e->column) >= 0 ? 1 : 2;
     }
 }

@@ -10,7 +10,8 @@
  * be double-quoted: "my col"); literals are numbers (12, -3.5, 1e9), strings
  * in single quotes ('it''s'), true, false; operators = != <> < <= > >=,
  * IN (...), NOT IN (...), IS NULL, IS NOT NULL, AND, OR, NOT, parentheses;
- * TRUE or FALSE alone is a constant predicate. Keywords are case-insensitive
+ * TRUE or FALSE alone is a constant predicate; bbox_intersects(col, xmin,
+ * ymin, xmax, ymax) tests geometries (pq_expr_bbox_intersects). Keywords are case-insensitive
  * (quote a column named like one: "true"). Precedence: NOT > AND > OR.
  * Positions in messages are byte offsets from 0.
  *
@@ -90,6 +91,22 @@ PQ_API pq_expr *pq_expr_and(pq_expr *a, pq_expr *b, pq_error *err);
 PQ_API pq_expr *pq_expr_or(pq_expr *a, pq_expr *b, pq_error *err);
 PQ_API pq_expr *pq_expr_not(pq_expr *a, pq_error *err);
 PQ_API pq_expr *pq_expr_const(bool truth, pq_error *err);
+/* bbox_intersects(column, xmin, ymin, xmax, ymax): true for a row whose
+ * geometry (WKB: a GEOMETRY or GEOGRAPHY column, or any BYTE_ARRAY column
+ * holding WKB) has an envelope, in x and y, that meets the box (edges
+ * included); false for an empty geometry, null for a null value. The
+ * envelope is the vertices' (edges are not followed); in a GEOGRAPHY column
+ * its x (longitude) is the shortest arc holding every vertex, which may
+ * cross the antimeridian. xmin >
+ * xmax is a box across the antimeridian (x >= xmin or x <= xmax), as
+ * Parquet's geospatial statistics write one. Row groups whose geospatial
+ * statistics' bounding box does not meet the box are skipped. Errors:
+ * PQ_ERR_INVALID_ARGUMENT for a NaN or infinite bound or ymin > ymax. In
+ * the text syntax: `bbox_intersects(geom, -10, 40.5, 5, 52)` (the name is
+ * case-insensitive; numbers as the other literals). A value that is not
+ * valid WKB fails the read with PQ_ERR_CORRUPT_DATA naming the row. */
+PQ_API pq_expr *pq_expr_bbox_intersects(const char *column, double xmin, double ymin, double xmax, double ymax,
+                                        pq_error *err);
 
 /* Parse the text syntax above. Errors: PQ_ERR_INVALID_ARGUMENT with the
  * byte position, e.g. "at 17: expected ')' after the IN list". Nesting is

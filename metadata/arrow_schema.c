@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "pq_arrow.h"
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
@@ -35,10 +37,10 @@
 
 /* Room for the binary metadata of one field: the field id and the
  * extension name and (empty) extension metadata. */
-#define META_CAP 256
 
 typedef struct export_ctx {
     const pq_schema *schema;
+    const pq_file_metadata *fm; /* the file's key/value metadata (a PROJJSON CRS may live there) */
     pq_error *err;
 } export_ctx;
 
@@ -128,22 +130,45 @@ pq_status pq_arrow_format(const pq_arrow_type *t, char *buf, size_t cap)
  * ------------------------------------------------------------------------- */
 
 typedef struct meta_buf {
-    char bytes[META_CAP];
-    size_t len; /* 0: no metadata */
+    char *bytes;  /* malloc'd (meta_free) */
+    size_t len;   /* 0: no metadata */
+    size_t cap;
     int32_t count;
+    bool failed;  /* out of memory: the field's export fails */
 } meta_buf;
+
+static void meta_free(meta_buf *m)
+{
+    free(m->bytes);
+    memset(m, 0, sizeof *m);
+}
 
 static void put_i32(char *p, int32_t v)
 {
     memcpy(p, &v, sizeof v); /* native byte order, per the spec */
 }
 
-/* Append one pair; the strings are short constants, META_CAP holds three. */
+/* Append one pair. */
 static void meta_add(meta_buf *m, const char *key, const char *value)
 {
     size_t kl = strlen(key), vl = strlen(value);
+    if (m->failed) return;
+    if (kl > INT32_MAX || vl > INT32_MAX - kl - 16) {
+        m->failed = true;
+        return;
+    }
+    size_t need = (m->len ? m->len : 4) + 8 + kl + vl;
+    if (need > m->cap) {
+        size_t cap = need < 256 ? 256 : need * 2;
+        char *b = realloc(m->bytes, cap);
+        if (!b) {
+            m->failed = true;
+            return;
+        }
+        m->bytes = b;
+        m->cap = cap;
+    }
     if (m->len == 0) m->len = 4;
-    if (m->len + 8 + kl + vl > META_CAP) return;
     put_i32(m->bytes + m->len, (int32_t)kl);
     memcpy(m->bytes + m->len + 4, key, kl);
     put_i32(m->bytes + m->len + 4 + kl, (int32_t)vl);
@@ -170,9 +195,80 @@ static bool unshredded_variant(const pq_schema *schema, const pq_schema_node *no
     return meta && value;
 }
 
-/* The metadata pyarrow gives the field made from `node` with type `at`. */
-static void field_meta(const pq_schema *schema, const pq_schema_node *node, const pq_arrow_type *at, meta_buf *m)
+/* Parquet's EdgeInterpolationAlgorithm as GeoArrow names it. */
+static const char *edges_name(int32_t algorithm)
 {
+    static const char *const names[] = {"spherical", "vincenty", "thomas", "andoyer", "karney"};
+    return algorithm >= 0 && algorithm < 5 ? names[algorithm] : NULL;
+}
+
+/* A CRS string as GeoArrow's `crs` (and `crs_type`): PROJJSON (a JSON
+ * object) embedded as an object, `srid:N` as an SRID, any other string as
+ * it is, without a type. */
+static void geo_crs(json_t *o, const char *crs, size_t len)
+{
+    json_error_t jerr;
+    json_t *obj = len && crs[0] == '{' ? json_loadb(crs, len, 0, &jerr) : NULL;
+    if (obj && json_is_object(obj)) {
+        json_object_set_new(o, "crs", obj);
+        json_object_set_new(o, "crs_type", json_string("projjson"));
+        return;
+    }
+    json_decref(obj);
+    if (len > 5 && memcmp(crs, "srid:", 5) == 0) {
+        json_object_set_new(o, "crs", json_stringn(crs + 5, len - 5));
+        json_object_set_new(o, "crs_type", json_string("srid"));
+        return;
+    }
+    json_object_set_new(o, "crs", json_stringn(crs, len)); /* NULL (not UTF-8): not set */
+}
+
+/* GEOMETRY and GEOGRAPHY as GeoArrow's geoarrow.wkb: the CRS (the
+ * format's default, OGC:CRS84, when the file names none; `projjson:KEY`
+ * looked up in the file's key/value metadata) and, for GEOGRAPHY, the
+ * edges (spherical unless the file says otherwise). */
+static void geo_meta(const export_ctx *x, const pq_schema_element *el, meta_buf *m)
+{
+    json_t *o = json_object();
+    if (!o) {
+        m->failed = true;
+        return;
+    }
+    const char *crs = (const char *)el->logical.crs.ptr;
+    size_t len = el->logical.has_crs ? el->logical.crs.len : 0;
+    if (len == 0) {
+        json_object_set_new(o, "crs", json_string("OGC:CRS84"));
+        json_object_set_new(o, "crs_type", json_string("authority_code"));
+    } else if (len > 9 && memcmp(crs, "projjson:", 9) == 0) {
+        const pq_key_value *kv = NULL;
+        for (uint32_t i = 0; x->fm && i < x->fm->key_value_metadata_len; i++) {
+            const pq_key_value *k = &x->fm->key_value_metadata[i];
+            if (k->has_value && k->key.len == len - 9 && memcmp(k->key.ptr, crs + 9, len - 9) == 0) kv = k;
+        }
+        if (kv) geo_crs(o, (const char *)kv->value.ptr, kv->value.len);
+        else geo_crs(o, crs, len); /* the key is not there: the reference as it is */
+    } else {
+        geo_crs(o, crs, len);
+    }
+    if (el->logical.kind == PQ_LOGICAL_GEOGRAPHY) {
+        const char *edges = edges_name(el->logical.has_algorithm ? el->logical.algorithm : 0);
+        json_object_set_new(o, "edges", json_string(edges ? edges : "spherical"));
+    }
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text) {
+        m->failed = true;
+        return;
+    }
+    meta_add(m, "ARROW:extension:name", "geoarrow.wkb");
+    meta_add(m, "ARROW:extension:metadata", text);
+    free(text);
+}
+
+/* The metadata pyarrow gives the field made from `node` with type `at`. */
+static void field_meta(const export_ctx *x, const pq_schema_node *node, const pq_arrow_type *at, meta_buf *m)
+{
+    const pq_schema *schema = x->schema;
     const pq_schema_element *el = node ? node->element : NULL;
     if (el && (el->set & PQ_SE_HAS_FIELD_ID)) {
         char id[16];
@@ -188,6 +284,10 @@ static void field_meta(const pq_schema *schema, const pq_schema_node *node, cons
         meta_add(m, "ARROW:extension:name", "arrow.parquet.variant");
         meta_add(m, "ARROW:extension:metadata", "");
     }
+    if (el && node->leaf_index >= 0 && el->type == PQ_BYTE_ARRAY &&
+        (el->logical.kind == PQ_LOGICAL_GEOMETRY || el->logical.kind == PQ_LOGICAL_GEOGRAPHY) &&
+        at->id != PQ_ARROW_LIST)
+        geo_meta(x, el, m);
 }
 
 /* ---------------------------------------------------------------------------
@@ -330,10 +430,9 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
 {
     const pq_schema_node *nd = node_at(x, node);
     char format[FORMAT_CAP];
-    meta_buf meta = {.len = 0};
+    meta_buf meta = {0};
     pq_status st;
 
-    field_meta(x->schema, meta_node, at, &meta);
     if (pq_arrow_format(at, format, sizeof format) != PQ_OK)
         return pq_error_set(x->err, PQ_ERR_UNSUPPORTED,
                             "arrow schema: column '%.64s' has no Arrow type", nd->name);
@@ -341,6 +440,11 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
     if (nested && nd->leaf_index >= 0)
         return pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: leaf '%.64s' typed as nested",
                             nd->name);
+    field_meta(x, meta_node, at, &meta);
+    if (meta.failed) {
+        meta_free(&meta);
+        return pq_error_set(x->err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    }
 
     switch (at->id) {
     case PQ_ARROW_STRUCT:
@@ -350,10 +454,11 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
         break;
 
     case PQ_ARROW_LIST: {
-        if (nd->num_children != 1)
-            return pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: list '%.64s' needs one child",
-                                nd->name);
-        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) return st;
+        if (nd->num_children != 1) {
+            st = pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: list '%.64s' needs one child", nd->name);
+            break;
+        }
+        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) break;
         const pq_schema_node *c = node_at(x, nd->children[0]);
         bool structural = c->arrow.id == PQ_ARROW_LIST && c->leaf_index < 0 &&
                           c->num_children == 1 && !is_repeated(node_at(x, c->children[0]));
@@ -366,11 +471,12 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
 
     case PQ_ARROW_MAP: {
         const pq_schema_node *kv = nd->num_children == 1 ? node_at(x, nd->children[0]) : NULL;
-        if (!kv || kv->num_children != 2 || kv->leaf_index >= 0)
-            return pq_error_set(x->err, PQ_ERR_SCHEMA,
-                                "arrow schema: map '%.64s' needs one key_value group of two",
-                                nd->name);
-        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) return st;
+        if (!kv || kv->num_children != 2 || kv->leaf_index >= 0) {
+            st = pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: map '%.64s' needs one key_value group of two",
+                              nd->name);
+            break;
+        }
+        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) break;
         struct ArrowSchema *entries = s->children[0];
         st = node_init(x, entries, "+s", nd->name, NULL, 0, 2);
         if (st == PQ_OK) st = export_field(x, entries->children[0], kv->children[0]);
@@ -383,11 +489,12 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
 
     default:
         if (nd->leaf_index < 0) /* an empty group typed as a value: cannot happen */
-            return pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: group '%.64s' typed as a leaf",
-                                nd->name);
-        st = node_init(x, s, format, name, &meta, flags, 0);
+            st = pq_error_set(x->err, PQ_ERR_SCHEMA, "arrow schema: group '%.64s' typed as a leaf", nd->name);
+        else
+            st = node_init(x, s, format, name, &meta, flags, 0);
         break;
     }
+    meta_free(&meta);
     if (st != PQ_OK) release_schema(s);
     return st;
 }
@@ -404,11 +511,13 @@ static pq_status export_field(export_ctx *x, struct ArrowSchema *s, int32_t node
     pq_arrow_type value = {0};
     if (nd->leaf_index >= 0) value = x->schema->leaves[nd->leaf_index].arrow;
     else value.id = PQ_ARROW_STRUCT;
-    meta_buf meta = {.len = 0};
+    meta_buf meta = {0};
     pq_arrow_type list = {0};
     list.id = PQ_ARROW_LIST;
-    field_meta(x->schema, nd, &list, &meta);
-    pq_status st = node_init(x, s, "+l", nd->name, &meta, 0, 1);
+    field_meta(x, nd, &list, &meta);
+    pq_status st = meta.failed ? pq_error_set(x->err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema")
+                               : node_init(x, s, "+l", nd->name, &meta, 0, 1);
+    meta_free(&meta);
     if (st != PQ_OK) return st;
     st = export_typed(x, s->children[0], node, &value, nd->name, 0, nd);
     if (st != PQ_OK) release_schema(s);
@@ -429,7 +538,7 @@ pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *column
     if (!schema || schema->nodes_len == 0)
         return pq_error_set(err, PQ_ERR_SCHEMA, "arrow schema: the file has no schema");
     const pq_schema_node *root = &schema->nodes[0];
-    export_ctx x = {schema, err};
+    export_ctx x = {schema, pq_metadata_file(md), err};
 
     /* Which top-level fields to keep: the ancestor at depth 1 of each leaf. */
     int32_t n = root->num_children;

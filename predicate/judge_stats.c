@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "predicate/judge_stats.h"
+#include "predicate/geo.h"
 
 static const pq_maybe MAYBE_ALL = {true, true, true};
 
@@ -154,11 +155,32 @@ static pq_maybe judge_cmp(const pq_expr *n, const bounds *b, const pq_value *v)
     return r;
 }
 
+/* bbox_intersects over a chunk: none of its rows can match when its
+ * geospatial statistics' box misses the query's. */
+static void judge_bbox(const pq_expr *n, const pq_row_group *rg, pq_maybe *r)
+{
+    if (n->leaf < 0 || (uint32_t)n->leaf >= rg->columns_len || n->nlits != 4) return;
+    const pq_column_chunk *cc = rg->columns[n->leaf];
+    if (cc->set & PQ_CC_SKIPPED || !(cc->set & PQ_CC_HAS_META_DATA)) return;
+    const pq_column_meta *m = &cc->meta_data;
+    const pq_geospatial_statistics *g = (m->set & PQ_CMD_HAS_GEOSPATIAL_STATISTICS) ? m->geospatial_statistics : NULL;
+    if (!g || !(g->set & PQ_GEO_HAS_BBOX)) return;
+    double stats[4] = {g->bbox.xmin, g->bbox.ymin, g->bbox.xmax, g->bbox.ymax};
+    double box[4] = {n->lits[0].d, n->lits[1].d, n->lits[2].d, n->lits[3].d};
+    /* A box with an infinite bound is what some writers leave for a chunk
+     * without coordinates: trusted only when every bound is finite. */
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(stats[k])) return;
+    if (!pq_boxes_meet(stats, box)) r->can_true = false;
+}
+
 static pq_maybe judge_leaf(const pq_expr *n, const pq_file_metadata *fm, const pq_schema *schema,
                            const pq_row_group *rg)
 {
     bounds b = chunk_bounds(fm, schema, rg, n->leaf);
-    return pq_judge_bounds(n, &b);
+    pq_maybe r = pq_judge_bounds(n, &b);
+    if (n->kind == PQ_NODE_BBOX && r.can_true) judge_bbox(n, rg, &r);
+    return r;
 }
 
 pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *bp)
@@ -220,6 +242,7 @@ pq_maybe pq_prune_tree(const pq_expr *e, pq_leaf_judge judge, void *ctx)
     case PQ_NODE_CMP:
     case PQ_NODE_IN:
     case PQ_NODE_IS_NULL:
+    case PQ_NODE_BBOX:
         return judge(e, ctx);
     case PQ_NODE_NOT: {
         pq_maybe a = pq_prune_tree(e->kids[0], judge, ctx);

@@ -154,6 +154,25 @@ pq_expr *pq_expr_is_null(const char *column, bool is_null, pq_error *err)
     return e;
 }
 
+pq_expr *pq_expr_bbox_intersects(const char *column, double xmin, double ymin, double xmax, double ymax,
+                                 pq_error *err)
+{
+    double box[4] = {xmin, ymin, xmax, ymax};
+    pq_literal lits[4];
+    for (int k = 0; k < 4; k++) {
+        if (!isfinite(box[k])) {
+            pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "bbox_intersects: bound %d is not a finite number", k + 1);
+            return NULL;
+        }
+        lits[k] = (pq_literal){.kind = PQ_LIT_DOUBLE, .d = box[k]};
+    }
+    if (ymin > ymax) {
+        pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "bbox_intersects: ymin %g is above ymax %g", ymin, ymax);
+        return NULL;
+    }
+    return leaf_new(PQ_NODE_BBOX, column, lits, 4, err);
+}
+
 pq_expr *pq_expr_const(bool truth, pq_error *err)
 {
     pq_expr *e = node_new(PQ_NODE_CONST, err);
@@ -344,7 +363,7 @@ int pq_value_compare(const pq_expr *leaf_node, const pq_value *a, const pq_value
 static size_t gather(const pq_expr *e, uint32_t *out)
 {
     if (!e) return 0;
-    if (e->kind == PQ_NODE_CMP || e->kind == PQ_NODE_IN || e->kind == PQ_NODE_IS_NULL) {
+    if (pq_node_is_leaf(e)) {
         if (e->leaf < 0) return 0;
         if (out) out[0] = (uint32_t)e->leaf;
         return 1;
@@ -524,6 +543,16 @@ static const char *const op_text[] = {"=", "!=", "<", "<=", ">", ">="};
 
 static void put_leaf(out_buf *o, const pq_expr *e)
 {
+    if (e->kind == PQ_NODE_BBOX) {
+        puts_(o, "bbox_intersects(");
+        put_column(o, e->column);
+        for (size_t k = 0; k < e->nlits; k++) {
+            puts_(o, ", ");
+            put_double(o, e->lits[k].d, false);
+        }
+        put(o, ")", 1);
+        return;
+    }
     put_column(o, e->column);
     size_t n = e->bound ? e->nvalues : e->nlits;
     if (e->kind == PQ_NODE_IS_NULL) {

@@ -27,9 +27,15 @@ typedef enum pq_node_kind {
     PQ_NODE_AND,
     PQ_NODE_OR,
     PQ_NODE_NOT,
-    PQ_NODE_CONST        /* a constant truth value (never null): TRUE/FALSE in the
+    PQ_NODE_CONST,       /* a constant truth value (never null): TRUE/FALSE in the
                             text, or what the binder rewrote a comparison into */
+    PQ_NODE_BBOX         /* bbox_intersects(column, xmin, ymin, xmax, ymax): the WKB
+                            value's envelope meets the box; lits[0..3] are the box as
+                            PQ_LIT_DOUBLE (xmin > xmax: a box across the antimeridian) */
 } pq_node_kind;
+
+/* Whether node e names a column (CMP, IN, IS_NULL, BBOX). */
+static inline bool pq_node_is_leaf(const pq_expr *e);
 
 /* How pq_value_compare orders the values of a bound column. */
 typedef enum pq_value_order {
@@ -95,6 +101,11 @@ struct pq_expr {
     pq_expr *kids[2];
     bool bound;
 };
+
+static inline bool pq_node_is_leaf(const pq_expr *e)
+{
+    return e->kind == PQ_NODE_CMP || e->kind == PQ_NODE_IN || e->kind == PQ_NODE_IS_NULL || e->kind == PQ_NODE_BBOX;
+}
 
 /* Order of two values of the same bound column, as the Parquet sort order
  * for the column's logical type defines it (signed or unsigned integers,

@@ -697,6 +697,18 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
     if (lf->physical_type == PQ_INT96)
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
                          "column '%.64s' is INT96, which is not filterable%s", lf->path, "");
+    if (e->kind == PQ_NODE_BBOX) { /* the box stays as written: no value to type */
+        if (lf->physical_type != PQ_BYTE_ARRAY)
+            return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                             "bbox_intersects needs a GEOMETRY, GEOGRAPHY or binary (WKB) column; '%.64s' is "
+                             "not one%s", lf->path, "");
+        e->leaf = leaf;
+        e->physical_type = lf->physical_type;
+        e->logical = lf->logical;
+        e->order = PQ_ORDER_BYTES;
+        e->bound = true;
+        return PQ_OK;
+    }
     pq_logical_type lt = usable_logical(lf);
     if (lt.kind == PQ_LOGICAL_FLOAT16 && e->nlits)
         return bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos,

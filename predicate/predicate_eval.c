@@ -16,6 +16,7 @@
 
 #include "metadata/error.h"
 #include "predicate/predicate_eval.h"
+#include "predicate/geo.h"
 
 typedef pq_slot_kind col_kind; /* the slot kinds of pq_arrow_slot_kind (predicate_eval.h) */
 
@@ -215,6 +216,29 @@ static inline void view_at(const col_view *v, int64_t j, const uint8_t **p, size
 }
 
 /* Compare row i with `val`: <0, 0, >0, or 2 when unordered (NaN). */
+/* Row i's bytes in a BIN32, BIN64 or VIEW column. */
+static pq_value row_value(const col_view *v, int64_t i)
+{
+    pq_value rv = {0, 0, NULL, 0};
+    int64_t j = v->off + i;
+    if (v->kind == PQ_SLOT_BIN32) {
+        int32_t o[2];
+        memcpy(o, v->data + j * 4, 8);
+        rv.bytes = (uint8_t *)(v->bytes + o[0]);
+        rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+    } else if (v->kind == PQ_SLOT_BIN64) {
+        int64_t o[2];
+        memcpy(o, v->data + j * 8, 16);
+        rv.bytes = (uint8_t *)(v->bytes + o[0]);
+        rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+    } else if (v->kind == PQ_SLOT_VIEW) {
+        const uint8_t *p;
+        view_at(v, j, &p, &rv.len);
+        rv.bytes = (uint8_t *)p;
+    }
+    return rv;
+}
+
 static int row_cmp(const col_view *v, const pq_expr *e, int64_t i, const pq_value *val)
 {
     pq_value rv = {0, 0, NULL, 0};
@@ -232,26 +256,9 @@ static int row_cmp(const col_view *v, const pq_expr *e, int64_t i, const pq_valu
         break;
     }
     case PQ_SLOT_F64: memcpy(&rv.d, v->data + j * 8, 8); break;
-    case PQ_SLOT_BIN32: {
-        int32_t o[2];
-        memcpy(o, v->data + j * 4, 8);
-        rv.bytes = (uint8_t *)(v->bytes + o[0]);
-        rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
-        break;
-    }
-    case PQ_SLOT_BIN64: {
-        int64_t o[2];
-        memcpy(o, v->data + j * 8, 16);
-        rv.bytes = (uint8_t *)(v->bytes + o[0]);
-        rv.len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
-        break;
-    }
-    case PQ_SLOT_VIEW: {
-        const uint8_t *p;
-        view_at(v, j, &p, &rv.len);
-        rv.bytes = (uint8_t *)p;
-        break;
-    }
+    case PQ_SLOT_BIN32:
+    case PQ_SLOT_BIN64:
+    case PQ_SLOT_VIEW: rv = row_value(v, i); break;
     case PQ_SLOT_FIXED:
         rv.bytes = (uint8_t *)(v->data + j * v->width);
         rv.len = (size_t)v->width;
@@ -651,6 +658,30 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
     return st;
 }
 
+/* bbox_intersects on row i's WKB: whether its envelope meets the box. */
+static pq_status eval_bbox(eval_ctx *c, const col_view *v, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    if (v->kind != PQ_SLOT_BIN32 && v->kind != PQ_SLOT_BIN64 && v->kind != PQ_SLOT_VIEW && v->kind != PQ_SLOT_NULL)
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: bbox_intersects on column %.64s, which is "
+                            "not binary", e->column);
+    double box[4] = {e->lits[0].d, e->lits[1].d, e->lits[2].d, e->lits[3].d};
+    bool geography = e->logical.kind == PQ_LOGICAL_GEOGRAPHY;
+    for (int64_t i = 0; i < c->length; i++) {
+        if (c->mask && !bit_get(c->mask, i)) continue;
+        if (v->kind == PQ_SLOT_NULL || (v->valid && !bit_get(v->valid, v->off + i))) continue; /* unknown */
+        pq_value rv = row_value(v, i);
+        pq_envelope env;
+        pq_error werr;
+        pq_status st = pq_wkb_envelope(rv.bytes, rv.len, geography, &env, &werr);
+        if (st != PQ_OK)
+            return pq_error_set(c->err, st, "bbox_intersects: column %.64s, row %lld: %s", e->column, (long long)i,
+                                werr.message);
+        double got[4] = {env.xmin, env.ymin, env.xmax, env.ymax};
+        bit_set(!env.empty && pq_boxes_meet(got, box) ? t : f, i);
+    }
+    return PQ_OK;
+}
+
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
     if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) return eval_group_null(c, e, t, f);
@@ -660,6 +691,7 @@ static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
     col_view v;
     pq_status st = view_column(c, e, &v);
     if (st != PQ_OK) return st;
+    if (e->kind == PQ_NODE_BBOX) return eval_bbox(c, &v, e, t, f);
     if (e->kind == PQ_NODE_CMP && e->nvalues != 1)
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: a comparison without its value");
     if (e->kind == PQ_NODE_CMP && eval_cmp_fast(&v, e, c->length, c->mask, t, f)) return PQ_OK;

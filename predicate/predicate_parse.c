@@ -14,6 +14,7 @@
  * and NOT nest at most PQ_PARSE_MAX_DEPTH levels.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -340,7 +341,9 @@ static pq_expr *parse_test(parser *p, const char *col, size_t col_pos)
 
 static pq_expr *parse_or(parser *p);
 
-static pq_expr *parse_column(parser *p)
+/* The column name the current token is (an identifier, quoted or not),
+ * malloc'd, and the token consumed; NULL after fail(). */
+static char *column_name(parser *p)
 {
     const token t = p->tok;
     size_t len = t.len;
@@ -351,12 +354,72 @@ static pq_expr *parse_column(parser *p)
         memcpy(col, p->s + t.pos, t.len);
         col[t.len] = '\0';
     }
-    if (!col) return fail_nomem(p);
+    if (!col) return fail_nomem(p), NULL;
     if (len == 0 || memchr(col, '\0', len)) {
         free(col);
-        return fail(p, t.pos, "an empty or invalid column name");
+        return fail(p, t.pos, "an empty or invalid column name"), NULL;
     }
     next(p);
+    return col;
+}
+
+/* bbox_intersects(column, xmin, ymin, xmax, ymax), the name read, at '('. */
+static pq_expr *parse_bbox(parser *p, size_t at)
+{
+    next(p);
+    if (p->tok.kind != TOK_IDENT && p->tok.kind != TOK_QIDENT)
+        return fail(p, p->tok.pos, "expected a column as bbox_intersects' first argument");
+    size_t col_pos = p->tok.pos;
+    char *col = column_name(p);
+    if (!col) return NULL;
+    double box[4];
+    size_t pos[4];
+    for (int k = 0; k < 4; k++) {
+        if (p->tok.kind != TOK_COMMA) {
+            free(col);
+            return fail(p, p->tok.pos, "expected ',' and a number: bbox_intersects(column, xmin, ymin, xmax, ymax)");
+        }
+        next(p);
+        pq_literal l;
+        char *owned;
+        pos[k] = p->tok.pos;
+        if (p->tok.kind != TOK_NUMBER) {
+            free(col);
+            return fail(p, p->tok.pos, "expected a number: bbox_intersects(column, xmin, ymin, xmax, ymax)");
+        }
+        if (!parse_literal(p, &l, &owned, &pos[k])) {
+            free(col);
+            return NULL;
+        }
+        box[k] = l.kind == PQ_LIT_INT ? (double)l.i : l.d;
+        free(owned);
+    }
+    if (p->tok.kind != TOK_RPAREN) {
+        free(col);
+        return fail(p, p->tok.pos, "expected ')' after bbox_intersects' four bounds");
+    }
+    next(p);
+    pq_expr *e = pq_expr_bbox_intersects(col, box[0], box[1], box[2], box[3], p->err);
+    free(col);
+    if (!e) {
+        char why[PQ_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", p->err->message);
+        return fail(p, at, why);
+    }
+    e->pos = col_pos;
+    memcpy(e->lit_pos, pos, sizeof pos);
+    return e;
+}
+
+static pq_expr *parse_column(parser *p)
+{
+    const token t = p->tok;
+    char *col = column_name(p);
+    if (!col) return NULL;
+    if (t.kind == TOK_IDENT && strcasecmp(col, "bbox_intersects") == 0 && p->tok.kind == TOK_LPAREN) {
+        free(col);
+        return parse_bbox(p, t.pos);
+    }
     pq_expr *e = parse_test(p, col, t.pos);
     free(col);
     return e;
