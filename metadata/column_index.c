@@ -17,6 +17,7 @@ void pq_column_index_free(pq_column_index *ci)
     free(ci->min_values);
     free(ci->max_values);
     free(ci->null_counts);
+    free(ci->nan_counts);
     memset(ci, 0, sizeof *ci);
 }
 
@@ -76,15 +77,15 @@ static pq_status read_binaries(pq_compact *c, const char *field, size_t npages, 
     return PQ_OK;
 }
 
-static pq_status read_counts(pq_compact *c, size_t npages, int64_t **out, pq_error *err)
+static pq_status read_counts(pq_compact *c, const char *field, size_t npages, int64_t **out, pq_error *err)
 {
-    pq_status st = list_of(c, "null_counts", PQ_WIRE_I64, PQ_WIRE_I64, npages, err);
+    pq_status st = list_of(c, field, PQ_WIRE_I64, PQ_WIRE_I64, npages, err);
     if (st != PQ_OK) return st;
     *out = malloc(npages * sizeof **out);
     if (!*out) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for %zu pages", npages);
     for (size_t i = 0; i < npages; i++) {
         int64_t v = pq_compact_i64(c);
-        if (c->bad) return malformed(c, "null_counts", err);
+        if (c->bad) return malformed(c, field, err);
         (*out)[i] = v < 0 ? PQ_NULL_COUNT_UNKNOWN : v;
     }
     return PQ_OK;
@@ -93,7 +94,7 @@ static pq_status read_counts(pq_compact *c, size_t npages, int64_t **out, pq_err
 static pq_status decode(pq_compact *c, size_t npages, pq_column_index *out, pq_error *err)
 {
     static const char *const names[] = {"null_pages", "min_values", "max_values", "boundary_order",
-                                        "null_counts"};
+                                        "null_counts", "", "", "nan_counts"};
     unsigned seen = 0;
     int16_t id = 0;
     for (;;) {
@@ -101,7 +102,7 @@ static pq_status decode(pq_compact *c, size_t npages, pq_column_index *out, pq_e
         if (c->bad) return malformed(c, "field header", err);
         if (type == PQ_WIRE_STOP) break;
         bool known = (id >= 1 && id <= 3 && type == PQ_WIRE_LIST) || (id == 4 && type == PQ_WIRE_I32) ||
-                     (id == 5 && type == PQ_WIRE_LIST);
+                     ((id == 5 || id == 8) && type == PQ_WIRE_LIST);
         if (!known) {
             if (!pq_compact_skip(c, type, false, 1)) return malformed(c, "unknown field", err);
             continue;
@@ -124,7 +125,8 @@ static pq_status decode(pq_compact *c, size_t npages, pq_column_index *out, pq_e
             out->boundary_order = v;
             break;
         }
-        case 5: st = read_counts(c, npages, &out->null_counts, err); break;
+        case 5: st = read_counts(c, "null_counts", npages, &out->null_counts, err); break;
+        case 8: st = read_counts(c, "nan_counts", npages, &out->nan_counts, err); break;
         }
         if (st != PQ_OK) return st;
     }

@@ -40,13 +40,16 @@ typedef struct pq_column_index {
      * count (data/datapage_v1-*-checksum.parquet); every negative value on
      * the wire reads as that. */
     int64_t *null_counts;
+    /* npages entries, or NULL (parquet-format 2.13 writers only): NaN values
+     * of each page of a FLOAT or DOUBLE column; negative: unknown. */
+    int64_t *nan_counts;
     int32_t boundary_order;  /* pq_boundary_order */
 } pq_column_index;
 
 /* Decode a ColumnIndex from `len` bytes at `buf`, for a chunk of `npages`
  * data pages (OffsetIndex.page_locations' length, > 0). Checks: the required
  * fields are there, each list has npages entries, boundary_order is a known
- * value. The level histograms are skipped.
+ * value. The level histograms are skipped; nan_counts (field 8) is read.
  * Errors: PQ_ERR_CORRUPT_DATA naming the field (e.g. "ColumnIndex.min_values:
  * 3 entries for 4 pages"), PQ_ERR_INVALID_ARGUMENT (npages 0), PQ_ERR_NOMEM.
  * On success free with pq_column_index_free() (the spans stay the caller's);

@@ -378,6 +378,7 @@ struct ColumnIndex {
   5: optional list<i64> null_counts;
   6: optional list<i64> repetition_level_histograms;
   7: optional list<i64> definition_level_histograms;
+  8: optional list<i64> nan_counts;
 }
 
 struct AesGcmV1 {

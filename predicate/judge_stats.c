@@ -114,8 +114,18 @@ static bounds chunk_bounds(const pq_file_metadata *fm, const pq_schema *schema, 
         b.nulls_known = true;
         b.nulls = 0;
     }
-    bool order_known = !((uint32_t)leaf_index < fm->column_orders_len &&
-                         fm->column_orders[leaf_index] != PQ_COLUMN_ORDER_TYPE_DEFINED);
+    bool floating = leaf->physical_type == PQ_FLOAT || leaf->physical_type == PQ_DOUBLE;
+    int32_t order = (uint32_t)leaf_index < fm->column_orders_len ? fm->column_orders[leaf_index]
+                                                                 : PQ_COLUMN_ORDER_TYPE_DEFINED;
+    /* IEEE 754 total order: min and max are the extreme non-NaN values (or
+     * NaNs, when every value is one, which pq_decode_bound refuses); as
+     * bounds by value they are sound (-0.0 and +0.0 compare equal here). */
+    bool order_known = order == PQ_COLUMN_ORDER_TYPE_DEFINED || (floating && order == PQ_COLUMN_ORDER_IEEE754_TOTAL);
+    if (floating && (s->set & PQ_STATS_HAS_NAN_COUNT) && s->nan_count >= 0) {
+        b.nans_known = true;
+        b.nans = s->nan_count;
+        b.all_nan = b.nans > 0 && b.nulls_known && b.values >= 0 && b.nans + b.nulls == b.values;
+    }
     if ((s->set & PQ_STATS_HAS_MIN_VALUE) && (s->set & PQ_STATS_HAS_MAX_VALUE) && order_known) {
         b.have = pq_decode_bound(leaf, s->min_value, &b.min) && pq_decode_bound(leaf, s->max_value, &b.max);
         b.exact = (!(s->set & PQ_STATS_HAS_IS_MIN_EXACT) || s->is_min_value_exact) &&
@@ -130,6 +140,12 @@ static bounds chunk_bounds(const pq_file_metadata *fm, const pq_schema *schema, 
 static bool is_float(const pq_expr *n)
 {
     return n->physical_type == PQ_FLOAT || n->physical_type == PQ_DOUBLE;
+}
+
+/* Whether a NaN value may be among the values bounded by b. */
+static bool may_nan(const pq_expr *n, const bounds *b)
+{
+    return is_float(n) && !(b->nans_known && b->nans == 0);
 }
 
 /* One comparison against [min, max] (not all null, bounds usable). */
@@ -148,7 +164,7 @@ static pq_maybe judge_cmp(const pq_expr *n, const bounds *b, const pq_value *v)
     case PQ_CMP_GT: r.can_true = hi < 0; r.can_false = lo >= 0; break;
     case PQ_CMP_GE: r.can_true = hi <= 0; r.can_false = lo > 0; break;
     }
-    if (is_float(n)) { /* a NaN value is false for everything but != */
+    if (may_nan(n, b)) { /* a NaN value is false for everything but != */
         r.can_false = true;
         if (n->op == PQ_CMP_NE) r.can_true = true;
     }
@@ -204,6 +220,12 @@ pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *bp)
     if (all_null) return (pq_maybe){false, false, true};
     pq_maybe r = MAYBE_ALL;
     r.can_null = !no_null;
+    if (b.all_nan && is_float(n) && (n->kind == PQ_NODE_CMP || n->kind == PQ_NODE_IN)) {
+        /* every value NaN (or null): false for every comparison but != */
+        r.can_true = n->kind == PQ_NODE_CMP && n->op == PQ_CMP_NE;
+        r.can_false = !r.can_true;
+        return r;
+    }
     if (!b.have) return r;
     if (n->kind == PQ_NODE_CMP && n->nvalues == 1) {
         pq_maybe c = judge_cmp(n, &b, &n->values[0]);
@@ -221,7 +243,7 @@ pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *bp)
             pinned |= !c.can_false; /* every value equals this literal */
         }
         r.can_true = any_inside;
-        r.can_false = !pinned || is_float(n);
+        r.can_false = !pinned || may_nan(n, &b);
         return r;
     }
     return r;

@@ -26,6 +26,9 @@ typedef struct pq_bounds {
     bool nulls_known;
     int64_t nulls;
     int64_t values;       /* values (rows, for a leaf without repetition); -1 unknown */
+    bool nans_known;      /* FLOAT/DOUBLE: the NaN values are counted (nan_count) */
+    int64_t nans;
+    bool all_nan;         /* FLOAT/DOUBLE: every non-null value is NaN (known) */
 } pq_bounds;
 
 /* A PLAIN-encoded min or max (statistics, column index) as the binder

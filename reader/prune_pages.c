@@ -151,6 +151,12 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
         /* Column indexes may truncate byte arrays without saying so. */
         b.exact = leaf->physical_type != PQ_BYTE_ARRAY && leaf->physical_type != PQ_FIXED_LEN_BYTE_ARRAY;
     }
+    if ((leaf->physical_type == PQ_FLOAT || leaf->physical_type == PQ_DOUBLE) && lp->ci.nan_counts &&
+        lp->ci.nan_counts[p] >= 0) { /* parquet-format 2.13: the page's NaNs counted */
+        b.nans_known = true;
+        b.nans = lp->ci.nan_counts[p];
+        b.all_nan = b.nans > 0 && b.nulls_known && b.nans + b.nulls == b.values;
+    }
     return pq_judge_bounds(n, &b);
 }
 

@@ -6,7 +6,7 @@
  *  - Every column index of every corpus file (data/ recursively, and the
  *    bad_data/ files whose footer parses): both decoders accept, and agree
  *    field by field (null_pages, min_values, max_values, boundary_order,
- *    null_counts and whether it is set); pqstep reads negative null counts
+ *    null_counts and nan_counts and whether each is set); pqstep reads negative counts
  *    as PQ_NULL_COUNT_UNKNOWN.
  *  - Mutations of real column indexes (every cut; at every byte a set of
  *    replacement values): whenever pqstep accepts, c_glib accepts too and
@@ -156,6 +156,15 @@ static int same_index(const pqtColumnIndex *r, const pq_column_index *o)
     if (same_spans("max_values", r->max_values, o->max_values, o->npages)) return 1;
     if ((int32_t)r->boundary_order != o->boundary_order)
         return differ("boundary_order: c_glib %d, pqstep %d", (int32_t)r->boundary_order, o->boundary_order);
+    if (!!r->__isset_nan_counts != (o->nan_counts != NULL))
+        return differ("nan_counts: set in c_glib %d, in pqstep %d", !!r->__isset_nan_counts, o->nan_counts != NULL);
+    for (size_t i = 0; o->nan_counts && i < o->npages; i++) {
+        if (r->nan_counts->len != o->npages)
+            return differ("nan_counts: c_glib %u entries, pqstep %zu", r->nan_counts->len, o->npages);
+        int64_t rv = g_array_index(r->nan_counts, gint64, i);
+        if ((rv < 0 ? PQ_NULL_COUNT_UNKNOWN : rv) != o->nan_counts[i])
+            return differ("nan_counts[%zu]: c_glib %" PRId64 ", pqstep %" PRId64, i, rv, o->nan_counts[i]);
+    }
     if (!!r->__isset_null_counts != (o->null_counts != NULL))
         return differ("null_counts: set in c_glib %d, in pqstep %d", !!r->__isset_null_counts,
                       o->null_counts != NULL);
