@@ -437,6 +437,18 @@ typedef struct pq_reader_options {
      * and row_limit (with row groups all selected, the row range is the
      * file's rows), which prune row groups and pages. */
     const char *row_index_name;
+    /* Shredded VARIANT columns (a top-level VARIANT group with a
+     * typed_value) are rebuilt by default into the variants they store,
+     * as Arrow's canonical extension type arrow.parquet.variant
+     * (struct<metadata: binary, value: binary>, the field metadata naming
+     * it): each row's value made from typed_value and value as
+     * VariantShredding.md says (objects merged, arrays, every primitive;
+     * a row with neither value nor typed_value is the variant null); the layouts the specification
+     * calls invalid fail the decode (PQ_ERR_CORRUPT_DATA, naming the row
+     * and the path). Set this to read them as stored instead (the struct of
+     * metadata, value and typed_value), as a field read in part, and every
+     * field with device_output, always is. */
+    bool variant_storage;
 } pq_reader_options;
 
 /* Where the decode and filter stages run (pq_reader_options.device;

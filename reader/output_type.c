@@ -10,12 +10,14 @@
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
 #include "reader/output_type.h"
+#include "reader/variant_rebuild.h"
 #include "reader/context.h"
 
 struct pq_output_types {
     size_t n;
     pq_leaf_output *leaves; /* per leaf of the schema */
     pq_arrow_hints hints;   /* the writer's schema when followed (owns the time zones) */
+    bool variants;          /* shredded VARIANT fields rebuilt (not variant_storage, on the host) */
 };
 
 /* A flat string or binary leaf (not JSON): what string_type applies to. */
@@ -92,6 +94,7 @@ pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata 
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     t->n = schema->leaves_len;
+    t->variants = !opts->variant_storage && !opts->device_output;
     for (uint32_t i = 0; i < schema->leaves_len; i++) {
         const pq_leaf *lf = &schema->leaves[i];
         pq_leaf_output *o = &t->leaves[i];
@@ -261,8 +264,20 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
     return PQ_OK;
 }
 
-pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns,
-                                     size_t n, struct ArrowSchema *out, pq_error *err)
+bool pq_output_rebuilds_variant(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
+                                int32_t node)
+{
+    if (!t->variants || !pq_variant_node_is_shredded(schema, node)) return false;
+    size_t under = 0, selected = 0;
+    for (uint32_t leaf = 0; leaf < schema->leaves_len; leaf++)
+        under += pq_reader_leaf_field(schema, &schema->leaves[leaf]) == node;
+    for (size_t c = 0; c < n; c++)
+        selected += pq_reader_leaf_field(schema, &schema->leaves[columns[c]]) == node;
+    return under > 0 && selected == under; /* a field read in part keeps its storage */
+}
+
+pq_status pq_output_storage_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns, size_t n,
+                                   struct ArrowSchema *out, pq_error *err)
 {
     const pq_schema *schema = pq_metadata_schema(md);
     bool flat = true;
@@ -271,5 +286,23 @@ pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata
                         : pq_metadata_arrow_schema(md, columns, n, out, err);
     if (st == PQ_OK) st = pq_output_schema(t, schema, columns, n, flat, false, out, err);
     if (st != PQ_OK && out->release) out->release(out);
+    return st;
+}
+
+pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns,
+                                     size_t n, struct ArrowSchema *out, pq_error *err)
+{
+    pq_status st = pq_output_storage_schema(t, md, columns, n, out, err);
+    if (st != PQ_OK || !t->variants) return st;
+    const pq_schema *schema = pq_metadata_schema(md);
+    for (int64_t k = 0; st == PQ_OK && k < out->n_children; k++) {
+        struct ArrowSchema *f = out->children[k];
+        if (!pq_output_rebuilds_variant(t, schema, columns, n, top_field(schema, f->name))) continue;
+        struct ArrowSchema v;
+        if ((st = pq_variant_field_schema(f->name, f->flags, f->metadata, &v, err)) != PQ_OK) break;
+        f->release(f);
+        *f = v;
+    }
+    if (st != PQ_OK) out->release(out);
     return st;
 }

@@ -74,9 +74,22 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
 
 /* The schema of every batch of a selection of the leaves columns[0..n):
  * a flat selection one field per leaf, in order, a nested one a field per
- * top-level field (pq_metadata_arrow_schema), with t's output types. The
- * caller releases *out. */
+ * top-level field (pq_metadata_arrow_schema), with t's output types, and
+ * the shredded VARIANT fields the decode rebuilds as arrow.parquet.variant
+ * (pq_output_rebuilds_variant). The caller releases *out. */
 pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns,
                                      size_t n, struct ArrowSchema *out, pq_error *err);
+
+/* pq_output_selection_schema with every VARIANT field as it is stored
+ * (its metadata, value and typed_value): what the decode builds first. */
+pq_status pq_output_storage_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns, size_t n,
+                                   struct ArrowSchema *out, pq_error *err);
+
+/* Whether top-level field `node` of the selection columns[0..n) is a
+ * shredded VARIANT that the decode rebuilds: not variant_storage nor
+ * device_output, and every leaf of the field selected (one read in part
+ * keeps its storage). */
+bool pq_output_rebuilds_variant(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
+                                int32_t node);
 
 #endif

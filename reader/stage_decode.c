@@ -29,6 +29,7 @@
 #include "reader/arrow_nested.h"
 #include "reader/arrow_take.h"
 #include "reader/chunk_decode.h"
+#include "reader/variant_rebuild.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
 #include "reader/context.h"
@@ -709,6 +710,51 @@ static pq_status column_to_device(pq_arrow_column **c, const struct ArrowSchema 
     return PQ_OK;
 }
 
+/* Shredded VARIANT fields (pq_output_rebuilds_variant) rebuilt as variants
+ * in every selected row group's output, at the end of the stage. */
+static pq_status rebuild_variants(pq_reader *r, pq_error *err)
+{
+    size_t n = r->sel.columns_len;
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    bool any = false;
+    for (uint32_t i = 1; i < schema->nodes_len && !any; i++)
+        any = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, (int32_t)i);
+    if (!any) return PQ_OK;
+    struct ArrowSchema storage;
+    pq_status st = pq_output_storage_schema(r->sel.outputs, r->md, r->sel.columns, n, &storage, err);
+    if (st != PQ_OK) return st;
+    for (int64_t j = 0; st == PQ_OK && j < storage.n_children; j++) {
+        const struct ArrowSchema *field = storage.children[j];
+        int32_t node = -1;
+        for (int32_t k = 0; k < schema->nodes[0].num_children && node < 0; k++)
+            if (!strcmp(schema->nodes[schema->nodes[0].children[k]].name, field->name))
+                node = schema->nodes[0].children[k];
+        if (!pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, node)) continue;
+        for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {
+            pq_arrow_column **c = &r->out.cols[g * n + (size_t)j];
+            if (!*c) continue;
+            struct ArrowArray batch, rebuilt;
+            st = pq_arrow_batch_export(c, NULL, 1, pq_arrow_column_length(*c), &batch, err);
+            if (st != PQ_OK) break;
+            st = pq_variant_rebuild(batch.children[0], field, &rebuilt, err);
+            batch.release(&batch);
+            pq_arrow_column *adopted = NULL;
+            if (st == PQ_OK) st = pq_arrow_column_adopt(&rebuilt, pq_arrow_column_bytes(*c), &adopted, err);
+            if (st != PQ_OK) {
+                char what[PQ_ERROR_MESSAGE_SIZE];
+                memcpy(what, err->message, sizeof what);
+                st = pq_error_set(err, st, "row group %u, VARIANT column '%s': %s", r->sel.row_groups[g], field->name,
+                                  what);
+                break;
+            }
+            pq_arrow_column_release(*c);
+            *c = adopted;
+        }
+    }
+    storage.release(&storage);
+    return st;
+}
+
 /* device_output, at the end of the stage: every array of r->out.cols not
  * yet in device memory (r->out.memory) copied there and adopted in its
  * place, counted in copied_to_device. */
@@ -952,6 +998,10 @@ pq_status pq_reader_stage_decode(pq_reader *r, pq_error *err)
     }
     /* Prune-only mode delivers whole row groups: nothing to filter. */
     if (r->sel.filter && !r->opts.prune_only && (st = take_filtered(r, err)) != PQ_OK) {
+        pq_reader_free_decoded(r);
+        return st;
+    }
+    if ((st = rebuild_variants(r, err)) != PQ_OK) {
         pq_reader_free_decoded(r);
         return st;
     }

@@ -19,7 +19,7 @@
 
 static const char cat_usage[] =
     "pqstep cat [--columns A,B] [--row-groups N,M] [--where EXPR] [--limit N] [--format table|csv|jsonl] "
-    "[--int96-unit ns|us|ms|s] [--row-index NAME] [--stats] [--hive] FILE...";
+    "[--int96-unit ns|us|ms|s] [--row-index NAME] [--variant-storage] [--stats] [--hive] FILE...";
 
 /* Table output is aligned per block of this many rows. */
 #define TABLE_BLOCK_ROWS 1000
@@ -44,6 +44,8 @@ static void cat_help(void)
            "                      and pages that cannot match are not read\n"
            "  --limit N           stop after N rows (after the filter)\n"
            "  --row-index NAME    add a last column NAME: each row's file row number (from 0)\n"
+           "  --variant-storage   show shredded VARIANT columns as stored (metadata, value,\n"
+           "                      typed_value) instead of the variants they hold, as JSON\n"
            "  --int96-unit UNIT   the unit of INT96 timestamps: ns (default), us, ms or s;\n"
            "                      a value outside the unit's range is an error (for ns:\n"
            "                      before 1677-09-21 or after 2262-04-11), never wrapped\n"
@@ -80,6 +82,7 @@ typedef struct cat_args {
     cat_format format;
     uint32_t int96_unit;    /* pq_time_unit; 0: the reader's default (ns) */
     const char *row_index;  /* the row index column's name, or NULL */
+    bool variant_storage;   /* shredded VARIANT columns as stored */
     bool help;
 } cat_args;
 
@@ -168,6 +171,8 @@ static int parse_args(int argc, char **argv, cat_args *a)
             a->stats = true;
         } else if (strcmp(s, "--hive") == 0) {
             a->hive = true;
+        } else if (strcmp(s, "--variant-storage") == 0) {
+            a->variant_storage = true;
         } else if (strcmp(s, "--where") == 0) {
             if (i + 1 >= argc) return cli_usage_error(cat_usage, "cat: --where wants an expression");
             a->where = argv[++i];
@@ -496,6 +501,7 @@ static int cat_dataset(const cat_args *a)
     pq_reader_options_init(&ro);
     ro.int96_unit = a->int96_unit;
     ro.row_index_name = a->row_index;
+    ro.variant_storage = a->variant_storage;
     ro.decryption = cli_decryption();
     o.reader = &ro;
     pq_dataset *ds = pq_dataset_open(a->files, a->nfiles, &o, &err);
@@ -613,6 +619,7 @@ int pq_cmd_cat(int argc, char **argv)
     opts.metadata = md; /* no second footer read */
     opts.int96_unit = a.int96_unit;
     opts.row_index_name = a.row_index;
+    opts.variant_storage = a.variant_storage;
     if (a.columns) {
         opts.columns = cols.v;
         opts.columns_len = cols.len;

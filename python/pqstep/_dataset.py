@@ -29,14 +29,15 @@ class Dataset:
     is not looked for beside each file: give kms_unwrap files whose key
     material is in their key metadata, or give the keys). row_index: the
     name of an int64 column of each row's row number in its own file,
-    after the file's columns (and before the partition keys)."""
+    after the file's columns (and before the partition keys).
+    variant_storage: as for read_table."""
 
     def __init__(self, paths, partitioning=None, threads=None, cache=None, memory_limit=None,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
-                 decryption=None, row_index=None):
+                 decryption=None, row_index=None, variant_storage=False):
         options = ReadOptions(threads=threads, memory_limit=memory_limit, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption,
-                              row_index=row_index)
+                              row_index=row_index, variant_storage=variant_storage)
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = [os.fsencode(p) for p in paths]
@@ -202,8 +203,9 @@ class DatasetScan:
 
 def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=None, strings="string",
             decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns", decryption=None,
-            row_index=None):
+            row_index=None, variant_storage=False):
     """Open a Dataset (see there)."""
     return Dataset(paths, partitioning=partitioning, threads=threads, cache=cache, memory_limit=memory_limit,
                    strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema, remote=remote,
-                   int96_unit=int96_unit, decryption=decryption, row_index=row_index)
+                   int96_unit=int96_unit, decryption=decryption, row_index=row_index,
+                   variant_storage=variant_storage)

@@ -274,6 +274,7 @@ class pq_reader_options(ctypes.Structure):
         ("deleted_rows", ctypes.c_void_p),  # const uint64_t *
         ("deleted_rows_len", ctypes.c_size_t),
         ("row_index_name", ctypes.c_char_p),
+        ("variant_storage", ctypes.c_bool),
     ]
 
 

@@ -223,6 +223,7 @@ OPTIONS = {
     "decryption": (None, _decryption.check, ("decryption",)),
     "deleted_rows": (None, lambda n, v: deleted_rows(v), ("deleted_rows", "deleted_rows_len")),
     "row_index": (None, lambda n, v: _row_index(v), ("row_index_name",)),
+    "variant_storage": (False, _flag, ("variant_storage",)),
     "device": ("cpu", _choice(DEVICES), ("device",)),
     "device_output": (False, _flag, ("device_output",)),
     "device_file": (None, lambda n, v: device_file(v), ("device_file", "device_file_size")),
@@ -404,6 +405,7 @@ class ReadOptions:
         o.string_type = STRING_TYPES[self.strings]
         o.decimal_type = DECIMAL_TYPES[self.decimals]
         o.follow_arrow_schema = self.follow_arrow_schema
+        o.variant_storage = self.variant_storage
         o.int96_unit = INT96_UNITS[self.int96_unit]
         if self.decryption is not None:  # the keys; external key material is looked for beside `path`
             d, dkeep = self.decryption.to_c(path)

@@ -69,6 +69,7 @@ class Reader:
                  read_table)
     deleted_rows a deletion vector (see read_table)
     row_index    the name of a file row number column (see read_table)
+    variant_storage  read shredded VARIANT columns as stored (see read_table)
     At most one of metadata and footer_bytes. Bad option values raise
     ValueError or TypeError naming the option.
     """
@@ -77,12 +78,12 @@ class Reader:
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
                  strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
                  device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns", decryption=None,
-                 deleted_rows=None, row_index=None):
+                 deleted_rows=None, row_index=None, variant_storage=False):
         options = ReadOptions(footer_read_size=footer_read_size, memory_limit=memory_limit, threads=threads,
                               validate_utf8=validate_utf8, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, device=device, device_output=device_output,
                               device_file=device_file, mmap=mmap, int96_unit=int96_unit, decryption=decryption,
-                              deleted_rows=deleted_rows, row_index=row_index)
+                              deleted_rows=deleted_rows, row_index=row_index, variant_storage=variant_storage)
         self._start(path, options, columns, metadata, cache, footer_bytes, remote)
 
     @classmethod
@@ -383,7 +384,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
                device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
-               decryption=None, deleted_rows=None, row_index=None):
+               decryption=None, deleted_rows=None, row_index=None, variant_storage=False):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -477,14 +478,19 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     (pruned_deleted, rows_deleted).
     row_index: the name of an int64 column appended to the table holding
     each row's file row number (from 0, across all row groups): the
-    numbers of the rows a filter, a row range or deletions left."""
+    numbers of the rows a filter, a row range or deletions left.
+    variant_storage: shredded VARIANT columns are rebuilt by default into
+    the variants they hold, as Arrow's arrow.parquet.variant extension
+    (struct of binary metadata and value; pqstep.variant turns them into
+    Python values or JSON); True reads them as stored (metadata, value,
+    typed_value)."""
     import pyarrow as pa
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
                           device=device, device_output=device_output, device_file=device_file, mmap=mmap,
                           int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows,
-                          row_index=row_index)
+                          row_index=row_index, variant_storage=variant_storage)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         warn_file(r.path, r.metadata.warnings)
         schema = []
@@ -497,7 +503,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
          threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
          strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
-         decryption=None, deleted_rows=None, row_index=None):
+         decryption=None, deleted_rows=None, row_index=None, variant_storage=False):
     """A Scan of one file: the arguments as for read_table, batch_size the
     most rows a batch has (None: a row group per batch); it decodes on the
     CPU. Nothing is decoded until a consumer pulls from it."""
@@ -505,6 +511,6 @@ def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_lim
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,
                           int96_unit=int96_unit, decryption=decryption, deleted_rows=deleted_rows,
-                          row_index=row_index)
+                          row_index=row_index, variant_storage=variant_storage)
     with Reader._with_options(path, options, columns=columns, metadata=metadata, cache=cache, remote=remote) as r:
         return Scan._with_options(r.path, r.metadata, options.replace(columns=r.columns), batch_size)

@@ -125,6 +125,7 @@ def test_mapping():
         "decryption": (pqstep.Decryption(footer_key=b"k" * 16), {"decryption": "keys"}),
         "deleted_rows": (pa.array([9, 2, 2], pa.int64()), {"deleted_rows": [9, 2, 2], "deleted_rows_len": 3}),
         "row_index": ("pos", {"row_index_name": b"pos"}),
+        "variant_storage": (True, {"variant_storage": True}),
     }
     check(set(cases) == set(OPTIONS), "options without a case: %s" % (set(OPTIONS) ^ set(cases)))
     for name, (value, want) in cases.items():
