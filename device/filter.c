@@ -439,6 +439,8 @@ static pq_status emit(compiler *c, const pq_expr *e, int nesting)
         if (e->leaf < 0) return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: not bound");
         if (e->kind == PQ_NODE_BBOX) /* WKB envelopes: the CPU evaluator's */
             return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "device filter: bbox_intersects is not in the kernel");
+        if (e->variant_depth) /* residual variant values decoded per row: the CPU evaluator's */
+            return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "device filter: a path into a VARIANT is not in the kernel");
         if ((st = compile_leaf(c, e, &nd)) != PQ_OK) return st;
         break;
     }

@@ -11,7 +11,21 @@
  * in single quotes ('it''s'), true, false; operators = != <> < <= > >=,
  * IN (...), NOT IN (...), IS NULL, IS NOT NULL, AND, OR, NOT, parentheses;
  * TRUE or FALSE alone is a constant predicate; bbox_intersects(col, xmin,
- * ymin, xmax, ymax) tests geometries (pq_expr_bbox_intersects). Keywords are case-insensitive
+ * ymin, xmax, ymax) tests geometries (pq_expr_bbox_intersects).
+ *
+ * Paths into a shredded VARIANT: `v.a.b` (a top-level VARIANT column v, then
+ * object field names) compares the variant's value at that path, when the
+ * writer shredded it down to a primitive (v.typed_value.a.typed_value.b.
+ * typed_value is a column): literals are typed for that column. A row whose
+ * value the writer left in a residual `value` on the way (another type, or
+ * a field it did not shred there) is decoded and compared too when its
+ * variant type agrees with the column's (integers with integers and
+ * decimals, numbers with floats, strings, dates, timestamps of the
+ * column's unit); otherwise the comparison is unknown (a missing field
+ * too). Only =, !=, <, <=, >, >= and IN apply. Row groups, pages,
+ * dictionaries and bloom filters of the typed column prune only where every
+ * residual `value` on the way is null (their statistics say so), so a row
+ * held there is never lost. Keywords are case-insensitive
  * (quote a column named like one: "true"). Precedence: NOT > AND > OR.
  * Positions in messages are byte offsets from 0.
  *

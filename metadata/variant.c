@@ -18,6 +18,7 @@
 
 #include "kernels/utf8.h"
 #include "metadata/error.h"
+#include "metadata/variant_access.h"
 #include "pq_text.h"
 #include "pq_variant.h"
 
@@ -384,4 +385,92 @@ pq_status pq_variant_to_json(const uint8_t *m, size_t mlen, const uint8_t *v, si
     if (cap) out[t.len < t.cap ? t.len : t.cap] = '\0';
     if (len) *len = st == PQ_OK ? t.len : 0;
     return st;
+}
+
+/* ---- access (variant_access.h) ---- */
+
+pq_status pq_variant_field(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, const char *name, size_t nlen,
+                           const uint8_t **field, size_t *flen, pq_error *err)
+{
+    *field = NULL;
+    *flen = 0;
+    vmeta meta;
+    pq_status st = walk_all(m, mlen, v, vlen, NULL, err); /* the whole variant checked */
+    if (st != PQ_OK) return st;
+    if ((v[0] & 3) != 2 || (st = parse_meta(m, mlen, &meta, err)) != PQ_OK) return st;
+    vwalk w = {&meta, v, NULL, err};
+    unsigned h = v[0] >> 2;
+    size_t osize = (h & 3) + 1, idsize = ((h >> 2) & 3) + 1, nsize = (h >> 4) & 1 ? 4 : 1;
+    uint32_t n = le_n(v + 1, nsize);
+    const uint8_t *ids = v + 1 + nsize, *offs = ids + (size_t)n * idsize;
+    const uint8_t *vals = offs + ((size_t)n + 1) * osize;
+    uint32_t total = le_n(offs + (size_t)n * osize, osize);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *s;
+        size_t sl;
+        if ((st = field_name(&w, ids, le_n(ids + (size_t)i * idsize, idsize), &s, &sl)) != PQ_OK) return st;
+        if (sl != nlen || memcmp(s, name, nlen) != 0) continue;
+        uint32_t off = le_n(offs + (size_t)i * osize, osize);
+        size_t used = 0;
+        if ((st = walk_value(&w, vals + off, vals + total, 1, &used)) != PQ_OK) return st;
+        *field = vals + off;
+        *flen = used;
+        return PQ_OK;
+    }
+    return PQ_OK;
+}
+
+void pq_variant_scalar_of(const uint8_t *v, size_t vlen, pq_variant_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = PQ_VK_OTHER;
+    if (vlen < 1) return;
+    unsigned basic = v[0] & 3, t = v[0] >> 2;
+    const uint8_t *d = v + 1;
+    if (basic == 1) {
+        out->kind = PQ_VK_STRING;
+        out->bytes = d;
+        out->len = t;
+        return;
+    }
+    if (basic != 0) return;
+    switch (t) {
+    case 0: out->kind = PQ_VK_NULL; break;
+    case 1: case 2: out->kind = PQ_VK_BOOL; out->i = t == 1; break;
+    case 3: out->kind = PQ_VK_INT; out->i = (int8_t)d[0]; break;
+    case 4: out->kind = PQ_VK_INT; out->i = (int16_t)(uint16_t)le_n(d, 2); break;
+    case 5: out->kind = PQ_VK_INT; out->i = (int32_t)le_n(d, 4); break;
+    case 6: out->kind = PQ_VK_INT; out->i = le64s(d); break;
+    case 7: out->kind = PQ_VK_DOUBLE; memcpy(&out->d, d, 8); break;
+    case 14: {
+        float f;
+        memcpy(&f, d, 4);
+        out->kind = PQ_VK_DOUBLE;
+        out->d = f;
+        break;
+    }
+    case 8: case 9: case 10: {
+        size_t w = t == 8 ? 4 : t == 9 ? 8 : 16;
+        out->kind = PQ_VK_DECIMAL;
+        out->scale = d[0];
+        memcpy(out->unscaled, d + 1, w);
+        memset(out->unscaled + w, (d[w] & 0x80) ? 0xff : 0, 16 - w); /* sign-extended */
+        break;
+    }
+    case 11: out->kind = PQ_VK_DATE; out->i = (int32_t)le_n(d, 4); break;
+    case 12: case 13: case 18: case 19:
+        out->kind = PQ_VK_TIMESTAMP;
+        out->i = le64s(d);
+        out->utc = t == 12 || t == 18;
+        out->unit_nanos = t >= 18;
+        break;
+    case 15: case 16:
+        out->kind = t == 15 ? PQ_VK_BINARY : PQ_VK_STRING;
+        out->len = le_n(d, 4);
+        out->bytes = d + 4;
+        break;
+    case 17: out->kind = PQ_VK_TIME; out->i = le64s(d); break;
+    case 20: out->kind = PQ_VK_UUID; out->bytes = d; out->len = 16; break;
+    default: break;
+    }
 }

@@ -190,9 +190,28 @@ static void judge_bbox(const pq_expr *n, const pq_row_group *rg, pq_maybe *r)
     if (!pq_boxes_meet(stats, box)) r->can_true = false;
 }
 
+bool pq_variant_residual_empty(const pq_expr *n, const pq_row_group *rg)
+{
+    for (size_t k = 0; k <= n->variant_depth && n->variant_depth; k++) {
+        int32_t leaf = n->variant_residual[k];
+        if (leaf < 0) continue;
+        if ((uint32_t)leaf >= rg->columns_len) return false;
+        const pq_column_chunk *cc = rg->columns[leaf];
+        if (cc->set & PQ_CC_SKIPPED || !(cc->set & PQ_CC_HAS_META_DATA)) return false;
+        const pq_column_meta *m = &cc->meta_data;
+        const pq_statistics *s = &m->statistics;
+        if (!(m->set & PQ_CMD_HAS_STATISTICS) || !(s->set & PQ_STATS_HAS_NULL_COUNT) || s->null_count != m->num_values)
+            return false;
+    }
+    return true;
+}
+
 static pq_maybe judge_leaf(const pq_expr *n, const pq_file_metadata *fm, const pq_schema *schema,
                            const pq_row_group *rg)
 {
+    /* A path into a VARIANT: its typed leaf's statistics say nothing of the
+     * rows whose value was left in a residual `value` on the way. */
+    if (n->variant_depth && !pq_variant_residual_empty(n, rg)) return MAYBE_ALL;
     bounds b = chunk_bounds(fm, schema, rg, n->leaf);
     pq_maybe r = pq_judge_bounds(n, &b);
     if (n->kind == PQ_NODE_BBOX && r.can_true) judge_bbox(n, rg, &r);

@@ -225,6 +225,7 @@ void pq_expr_unbind_node(pq_expr *e)
     e->op = e->written_op;
     e->leaf = -1;
     e->node_def = 0;
+    e->variant_depth = 0;
     e->bound = false;
 }
 
@@ -365,8 +366,19 @@ static size_t gather(const pq_expr *e, uint32_t *out)
     if (!e) return 0;
     if (pq_node_is_leaf(e)) {
         if (e->leaf < 0) return 0;
-        if (out) out[0] = (uint32_t)e->leaf;
-        return 1;
+        size_t n = 0;
+        if (out) out[n] = (uint32_t)e->leaf;
+        n++;
+        if (e->variant_depth) { /* the residual values and the metadata are read too */
+            if (out) out[n] = (uint32_t)e->variant_meta;
+            n++;
+            for (size_t k = 0; k <= e->variant_depth; k++) {
+                if (e->variant_residual[k] < 0) continue;
+                if (out) out[n] = (uint32_t)e->variant_residual[k];
+                n++;
+            }
+        }
+        return n;
     }
     size_t n = gather(e->kids[0], out);
     return n + gather(e->kids[1], out ? out + n : NULL);

@@ -20,6 +20,9 @@
 
 #include "pq_predicate.h"
 
+/* Names a filter may go into a shredded VARIANT (v.a.b...). */
+#define PQ_VARIANT_PATH_MAX 16
+
 typedef enum pq_node_kind {
     PQ_NODE_CMP = 0,     /* column op value */
     PQ_NODE_IN,          /* column IN (values...) */
@@ -100,6 +103,18 @@ struct pq_expr {
     /* AND, OR: two children; NOT: one */
     pq_expr *kids[2];
     bool bound;
+    /* Bound CMP or IN on a path inside a shredded VARIANT (`v.a.b`): `leaf`
+     * is the path's typed_value leaf; a row whose typed value is null may
+     * still hold the value in the residual `value` of a group on the way
+     * (v.value, v.typed_value.a.value, ...): variant_residual[k] is the
+     * `value` leaf of the path's k-th group (0: the variant itself; -1
+     * where the group has none), variant_meta the variant's metadata leaf.
+     * The path's names start at column[variant_path_at], dot-separated,
+     * variant_depth of them. variant_depth 0: not a variant path. */
+    uint8_t variant_depth;
+    size_t variant_path_at;
+    int32_t variant_meta;
+    int32_t variant_residual[PQ_VARIANT_PATH_MAX + 1];
 };
 
 static inline bool pq_node_is_leaf(const pq_expr *e)

@@ -678,6 +678,81 @@ static pq_status bind_group_null(const pq_metadata *md, pq_expr *e, int32_t g, p
     return PQ_OK;
 }
 
+/* Child `name` of schema node g, or -1. */
+static int32_t child_named(const pq_schema *sc, int32_t g, const char *name, size_t len)
+{
+    const pq_schema_node *n = &sc->nodes[g];
+    for (int32_t k = 0; k < n->num_children; k++) {
+        const char *c = sc->nodes[n->children[k]].name;
+        if (strlen(c) == len && memcmp(c, name, len) == 0) return n->children[k];
+    }
+    return -1;
+}
+
+static int32_t child_leaf(const pq_schema *sc, int32_t g, const char *name)
+{
+    int32_t c = child_named(sc, g, name, strlen(name));
+    return c >= 0 ? sc->nodes[c].leaf_index : -1;
+}
+
+/* `v.a.b`: a path into top-level shredded VARIANT `v`, its typed_value
+ * leaf returned (-1: the column is no such path) and the node's variant
+ * fields set. A path that names a VARIANT but is not shredded down to a
+ * primitive is an error that says so. */
+static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_status *st)
+{
+    *st = PQ_OK;
+    const pq_schema_node *root = &sc->nodes[0];
+    int32_t v = -1;
+    size_t at = 0;
+    for (int32_t k = 0; k < root->num_children && v < 0; k++) {
+        const pq_schema_node *n = &sc->nodes[root->children[k]];
+        size_t len = strlen(n->name);
+        if (n->leaf_index < 0 && n->element->logical.kind == PQ_LOGICAL_VARIANT &&
+            strncmp(e->column, n->name, len) == 0 && e->column[len] == '.') {
+            v = root->children[k];
+            at = len + 1;
+        }
+    }
+    if (v < 0) return -1;
+    int32_t g = v, depth = 0;
+    e->variant_residual[0] = child_leaf(sc, v, "value");
+    const char *p = e->column + at;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        int32_t t = child_named(sc, g, "typed_value", 11);
+        int32_t next = t >= 0 && sc->nodes[t].leaf_index < 0 ? child_named(sc, t, p, len) : -1;
+        if (next < 0 || sc->nodes[next].leaf_index >= 0 || depth == PQ_VARIANT_PATH_MAX) {
+            *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                            "'%.64s' is not shredded in VARIANT column %.64s: only a path to a shredded "
+                            "primitive is filterable", e->column, sc->nodes[v].name);
+            return -1;
+        }
+        g = next;
+        e->variant_residual[++depth] = child_leaf(sc, g, "value");
+        p += len + (dot ? 1 : 0);
+    }
+    int32_t leaf = depth ? child_leaf(sc, g, "typed_value") : -1;
+    int32_t meta = child_leaf(sc, v, "metadata");
+    if (leaf < 0 || meta < 0 || sc->leaves[leaf].max_rep > 0) {
+        *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                        "'%.64s' is not shredded down to a primitive in VARIANT column %.64s", e->column,
+                        sc->nodes[v].name);
+        return -1;
+    }
+    if (e->kind != PQ_NODE_CMP && e->kind != PQ_NODE_IN) {
+        *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos,
+                        "'%.64s' is a path into VARIANT column %.64s: only comparisons and IN apply to it", e->column,
+                        sc->nodes[v].name);
+        return -1;
+    }
+    e->variant_depth = (uint8_t)depth;
+    e->variant_path_at = at;
+    e->variant_meta = meta;
+    return leaf;
+}
+
 static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
 {
     const pq_schema *sc = pq_metadata_schema(md);
@@ -685,6 +760,11 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
     int32_t group = sc ? find_group(sc, e->column) : -1;
     if (group >= 0 && e->kind == PQ_NODE_IS_NULL) return bind_group_null(md, e, group, err);
     int32_t leaf = pq_metadata_find_leaf(md, e->column);
+    if (leaf < 0 && group < 0 && sc && sc->nodes_len) { /* a path into a shredded VARIANT */
+        pq_status vst;
+        leaf = variant_path(sc, e, err, &vst);
+        if (vst != PQ_OK) return vst;
+    }
     if (group >= 0 && (leaf < 0 || sc->leaves[leaf].max_rep > 0))
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
                          "'%.64s' is a struct, list or map: only IS [NOT] NULL applies to it%s", e->column, "");

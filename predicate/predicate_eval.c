@@ -17,6 +17,8 @@
 #include "metadata/error.h"
 #include "predicate/predicate_eval.h"
 #include "predicate/geo.h"
+#include "metadata/variant_access.h"
+#include "pq_variant.h"
 
 typedef pq_slot_kind col_kind; /* the slot kinds of pq_arrow_slot_kind (predicate_eval.h) */
 
@@ -558,6 +560,8 @@ static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
 /* A dictionary-encoded column (an Arrow dictionary array with int32
  * indices): the leaf is evaluated once per dictionary entry, then each row
  * takes its entry's result; a null index is a null row. */
+static pq_status eval_leaf_typed(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
+
 static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
     const struct ArrowArray *a = c->columns[e->leaf];
@@ -578,7 +582,7 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
         cols[e->leaf] = a->dictionary;
         schs[e->leaf] = s->dictionary;
         eval_ctx dc = {cols, schs, NULL, dn, (size_t)((dn + 7) / 8), c->err, NULL}; /* entries, not rows */
-        st = eval_leaf(&dc, e, td, fd);
+        st = eval_leaf_typed(&dc, e, td, fd); /* the entries: a variant path's rest is per row */
     }
     if (st == PQ_OK) {
         const uint8_t *valid = a->null_count != 0 && a->n_buffers > 0 ? a->buffers[0] : NULL;
@@ -682,7 +686,176 @@ static pq_status eval_bbox(eval_ctx *c, const col_view *v, const pq_expr *e, uin
     return PQ_OK;
 }
 
+/* A variant scalar as a value of e's bound column (its physical domain),
+ * when the types agree (an integer for an integer column, a number for a
+ * float column, a string for a string column, a date, a timestamp of the
+ * column's unit, a decimal of its scale); false otherwise: the comparison
+ * is then unknown, as SQL's cast of a variant to another type is null. */
+static bool variant_as_value(const pq_expr *e, const pq_variant_scalar *sc, pq_value *out)
+{
+    memset(out, 0, sizeof *out);
+    const pq_logical_type *lt = &e->logical;
+    switch (e->physical_type) {
+    case PQ_BOOLEAN:
+        if (sc->kind != PQ_VK_BOOL) return false;
+        out->i = sc->i;
+        return true;
+    case PQ_INT32:
+    case PQ_INT64:
+        if (lt->kind == PQ_LOGICAL_DATE) {
+            if (sc->kind != PQ_VK_DATE) return false;
+            out->i = sc->i;
+            return true;
+        }
+        if (lt->kind == PQ_LOGICAL_TIMESTAMP) {
+            if (sc->kind != PQ_VK_TIMESTAMP || sc->utc != lt->is_adjusted_to_utc) return false;
+            int64_t t = sc->i;
+            if (lt->unit == PQ_UNIT_NANOS) {
+                if (!sc->unit_nanos) {
+                    if (t > INT64_MAX / 1000 || t < INT64_MIN / 1000) return false;
+                    t *= 1000;
+                }
+            } else if (lt->unit == PQ_UNIT_MICROS) {
+                if (sc->unit_nanos) return false;
+            } else {
+                return false;
+            }
+            out->i = t;
+            return true;
+        }
+        if (lt->kind == PQ_LOGICAL_DECIMAL) {
+            if (sc->kind == PQ_VK_INT) { /* the integer at the column's scale */
+                int64_t x = sc->i;
+                for (int k = 0; k < lt->scale; k++) {
+                    if (x > INT64_MAX / 10 || x < INT64_MIN / 10) return false;
+                    x *= 10;
+                }
+                out->i = x;
+                return true;
+            }
+            if (sc->kind != PQ_VK_DECIMAL || sc->scale != lt->scale) return false;
+            for (int k = 8; k < 16; k++) /* must fit 64 bits */
+                if (sc->unscaled[k] != ((sc->unscaled[7] & 0x80) ? 0xff : 0)) return false;
+            uint64_t u = 0;
+            for (int k = 0; k < 8; k++) u |= (uint64_t)sc->unscaled[k] << (8 * k);
+            out->i = (int64_t)u;
+            return true;
+        }
+        if (lt->kind != PQ_LOGICAL_NONE && lt->kind != PQ_LOGICAL_INTEGER) return false;
+        if (sc->kind != PQ_VK_INT) return false;
+        out->i = sc->i;
+        return true;
+    case PQ_FLOAT:
+    case PQ_DOUBLE:
+        if (sc->kind == PQ_VK_DOUBLE) {
+            out->d = sc->d;
+        } else if (sc->kind == PQ_VK_INT) {
+            out->d = (double)sc->i;
+        } else if (sc->kind == PQ_VK_DECIMAL) { /* the nearest double, as a cast to double gives */
+            uint64_t lo = 0, hi = 0;
+            for (int k = 0; k < 8; k++) {
+                lo |= (uint64_t)sc->unscaled[k] << (8 * k);
+                hi |= (uint64_t)sc->unscaled[8 + k] << (8 * k);
+            }
+            long double x = (long double)(int64_t)hi * 18446744073709551616.0L + (long double)lo;
+            for (int k = 0; k < sc->scale; k++) x /= 10;
+            out->d = (double)x;
+        } else {
+            return false;
+        }
+        if (e->physical_type == PQ_FLOAT) out->d = (float)out->d; /* as the column's values compare */
+        return true;
+    case PQ_BYTE_ARRAY:
+        if (sc->kind != PQ_VK_STRING && sc->kind != PQ_VK_BINARY) return false;
+        out->bytes = (uint8_t *)(uintptr_t)sc->bytes;
+        out->len = sc->len;
+        return e->order == PQ_ORDER_BYTES;
+    default:
+        return false;
+    }
+}
+
+/* A binary column's view, or false when absent. */
+static bool variant_col(eval_ctx *c, int32_t leaf, col_view *v)
+{
+    if (leaf < 0 || !c->columns || !c->columns[leaf] || !c->schemas || !c->schemas[leaf]) return false;
+    pq_expr probe = {0};
+    probe.leaf = leaf;
+    probe.physical_type = PQ_BYTE_ARRAY;
+    probe.column = (char *)"variant";
+    pq_error keep = *c->err;
+    bool ok = view_column(c, &probe, v) == PQ_OK &&
+              (v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_BIN64 || v->kind == PQ_SLOT_VIEW);
+    *c->err = keep;
+    return ok;
+}
+
+/* A path into a VARIANT, for the rows its typed leaf left undecided: the
+ * value from the deepest residual `value` on the way that holds the rest
+ * of the path, compared as the typed leaf would be. */
+static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    col_view meta, res[PQ_VARIANT_PATH_MAX + 1];
+    bool have[PQ_VARIANT_PATH_MAX + 1] = {0}, any = false;
+    if (!variant_col(c, e->variant_meta, &meta)) return PQ_OK; /* not read here: the typed leaf alone */
+    for (size_t k = 0; k <= e->variant_depth; k++) any |= have[k] = variant_col(c, e->variant_residual[k], &res[k]);
+    if (!any) return PQ_OK;
+    /* The path's names, in order. */
+    const char *names[PQ_VARIANT_PATH_MAX];
+    size_t lens[PQ_VARIANT_PATH_MAX];
+    const char *p = e->column + e->variant_path_at;
+    for (size_t k = 0; k < e->variant_depth; k++) {
+        const char *dot = strchr(p, '.');
+        names[k] = p;
+        lens[k] = dot ? (size_t)(dot - p) : strlen(p);
+        p += lens[k] + (dot ? 1 : 0);
+    }
+    for (int64_t i = 0; i < c->length; i++) {
+        if (c->mask && !bit_get(c->mask, i)) continue;
+        if (bit_get(t, i) || bit_get(f, i)) continue; /* the typed leaf decided */
+        if (meta.valid && !bit_get(meta.valid, meta.off + i)) continue;
+        pq_value mv = row_value(&meta, i);
+        for (int k = (int)e->variant_depth; k >= 0; k--) {
+            if (!have[k] || (res[k].valid && !bit_get(res[k].valid, res[k].off + i))) continue;
+            pq_value rv = row_value(&res[k], i);
+            const uint8_t *at = rv.bytes;
+            size_t len = rv.len;
+            pq_error verr;
+            pq_status st = PQ_OK;
+            for (size_t j = (size_t)k; at && j < e->variant_depth && st == PQ_OK; j++)
+                st = pq_variant_field(mv.bytes, mv.len, at, len, names[j], lens[j], &at, &len, &verr);
+            if (st == PQ_OK && at && (size_t)k == e->variant_depth) st = pq_variant_validate(mv.bytes, mv.len, at, len, &verr);
+            if (st != PQ_OK)
+                return pq_error_set(c->err, st, "predicate: column %.64s, row %lld: %s", e->column, (long long)i,
+                                    verr.message);
+            if (!at) continue; /* not there: a shallower residual may hold it */
+            pq_variant_scalar sc;
+            pq_variant_scalar_of(at, len, &sc);
+            pq_value v;
+            if (!variant_as_value(e, &sc, &v)) break; /* another type, or null: unknown */
+            bool truth = false;
+            if (e->kind == PQ_NODE_CMP) {
+                int cmp = (e->order == PQ_ORDER_FLOAT && isnan(v.d)) ? 2 : pq_value_compare(e, &v, &e->values[0]);
+                truth = op_holds(e->op, cmp);
+            } else {
+                for (size_t n = 0; n < e->nvalues && !truth; n++)
+                    truth = !(e->order == PQ_ORDER_FLOAT && isnan(v.d)) && pq_value_compare(e, &v, &e->values[n]) == 0;
+            }
+            bit_set(truth ? t : f, i);
+            break;
+        }
+    }
+    return PQ_OK;
+}
+
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    pq_status st = eval_leaf_typed(c, e, t, f);
+    if (st == PQ_OK && e->variant_depth) st = eval_variant_rest(c, e, t, f);
+    return st;
+}
+
+static pq_status eval_leaf_typed(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
     if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) return eval_group_null(c, e, t, f);
     if (c->schemas && c->schemas[e->leaf] && c->schemas[e->leaf]->dictionary && c->columns &&

@@ -32,6 +32,7 @@ typedef struct pages_ctx {
     const pq_schema *schema;
     leaf_pages *leaves;    /* per leaf index */
     int64_t rg_rows;
+    const pq_row_group *rg;
 } pages_ctx;
 
 static bool read_bytes(const pq_prune_input *in, int64_t off, int32_t len, uint8_t **out)
@@ -112,6 +113,7 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     pages_ctx *c = ctx;
     const pq_maybe all = {true, true, true};
     if (n->leaf < 0) return all;
+    if (n->variant_depth && !pq_variant_residual_empty(n, c->rg)) return all; /* see judge_stats.h */
     leaf_pages *lp = &c->leaves[n->leaf];
     if (!lp->usable) return all;
     size_t p = lp->page;
@@ -174,7 +176,8 @@ pq_page_verdict pq_prune_by_page_index(const pq_prune_input *in, uint32_t rg, co
     int64_t rg_rows = fm->row_groups[rg].num_rows;
     size_t nl = pq_expr_columns(in->filter, NULL, 0);
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
-    pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows};
+    pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows,
+                   &fm->row_groups[rg]};
     int64_t *cuts = NULL;
     pq_page_verdict verdict = PQ_PAGES_UNKNOWN;
     pq_row_set_init(kept, 0, 0);

@@ -112,8 +112,9 @@ static size_t walk_index(const pq_reader *r, uint32_t leaf)
 
 
 /* How the filter reads leaf `leaf`: its values (a comparison, IN, or IS
- * [NOT] NULL on the leaf) and/or its definition levels per row (IS [NOT]
- * NULL on a group whose first leaf it is). */
+ * [NOT] NULL on the leaf, or the residual values and metadata of a path
+ * into a VARIANT) and/or its definition levels per row (IS [NOT] NULL on
+ * a group whose first leaf it is). */
 static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool *defs)
 {
     if (!e) return;
@@ -122,7 +123,13 @@ static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool 
         filter_leaf_uses(e->kids[1], leaf, values, defs);
         return;
     }
-    if (e->kind == PQ_NODE_CONST || e->leaf != leaf) return;
+    if (e->kind == PQ_NODE_CONST) return;
+    if (e->variant_depth && e->leaf != leaf) { /* a VARIANT path's residual values and metadata */
+        *values |= e->variant_meta == leaf;
+        for (size_t k = 0; k <= e->variant_depth; k++) *values |= e->variant_residual[k] == leaf;
+        return;
+    }
+    if (e->leaf != leaf) return;
     if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) *defs = true;
     else *values = true;
 }
