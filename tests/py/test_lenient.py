@@ -23,6 +23,12 @@ INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY of 2,
     (the current behaviour), and nothing is warned;
   - always: `pqstep schema --json` gives each column the Arrow type the
     read returns.
+Among the annotations, a LogicalType union member no specification defines
+(id 30) "applies" everywhere: every column reads as its storage, equal to
+pyarrow's read, with no warning. And files whose footer holds fields no
+parquet-format version defines (id 99 in FileMetaData, every
+SchemaElement, RowGroup, ColumnChunk, ColumnMetaData and Statistics) read
+as pyarrow reads them, with no warning (issue 33: future fields skipped).
 And the cap: a file with more annotations set aside than the library keeps
 warnings for ends its list with one that counts the rest.
 
