@@ -612,6 +612,21 @@ static bool variant_primitive(const char *f)
            (!strncmp(f, "ts", 2) && f[2] && strchr("smun", f[2]) && f[3] == ':');
 }
 
+static pq_status check_typed(const struct ArrowSchema *t, char *where, size_t cap, int depth, pq_error *err);
+
+/* A {value, typed_value} group g at `where`: what its typed_value holds. */
+static pq_status check_group(const struct ArrowSchema *g, const char *what, char *where, size_t cap, int depth,
+                             pq_error *err)
+{
+    if (strcmp(g->format, "+s") != 0)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "invalid variant: %s %s is not a {value, typed_value} group",
+                            what, where);
+    for (int64_t j = 0; j < g->n_children; j++)
+        if (g->children[j]->name && !strcmp(g->children[j]->name, "typed_value"))
+            return check_typed(g->children[j], where, cap, depth + 1, err);
+    return PQ_OK;
+}
+
 /* The shredded layout under typed_value (schema t) checked before any row:
  * objects of {value, typed_value} groups, lists of them, and variant
  * primitive types; `where` names the place. */
@@ -619,39 +634,23 @@ static pq_status check_typed(const struct ArrowSchema *t, char *where, size_t ca
 {
     if (depth > PQ_VARIANT_MAX_DEPTH) return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "invalid variant: nested too deep");
     size_t at = strlen(where);
+    pq_status st = PQ_OK;
     if (!strcmp(t->format, "+s")) {
-        for (int64_t k = 0; k < t->n_children; k++) {
-            const struct ArrowSchema *g = t->children[k];
-            snprintf(where + at, cap - at, ".%s", g->name ? g->name : "");
-            if (strcmp(g->format, "+s") != 0)
-                return pq_error_set(err, PQ_ERR_UNSUPPORTED, "invalid variant: shredded field %s is not a group", where);
-            for (int64_t j = 0; j < g->n_children; j++)
-                if (g->children[j]->name && !strcmp(g->children[j]->name, "typed_value")) {
-                    pq_status st = check_typed(g->children[j], where, cap, depth + 1, err);
-                    if (st != PQ_OK) return st;
-                }
-            where[at] = '\0';
+        for (int64_t k = 0; st == PQ_OK && k < t->n_children; k++) {
+            snprintf(where + at, cap - at, ".%s", t->children[k]->name ? t->children[k]->name : "");
+            st = check_group(t->children[k], "shredded field", where, cap, depth, err);
         }
-        return PQ_OK;
-    }
-    if (!strcmp(t->format, "+l") || !strcmp(t->format, "+L")) {
-        const struct ArrowSchema *e = t->n_children == 1 ? t->children[0] : NULL;
+    } else if (!strcmp(t->format, "+l") || !strcmp(t->format, "+L")) {
         snprintf(where + at, cap - at, "[]");
-        if (!e || strcmp(e->format, "+s") != 0)
-            return pq_error_set(err, PQ_ERR_UNSUPPORTED, "invalid variant: the elements of %s are not groups", where);
-        for (int64_t j = 0; j < e->n_children; j++)
-            if (e->children[j]->name && !strcmp(e->children[j]->name, "typed_value")) {
-                pq_status st = check_typed(e->children[j], where, cap, depth + 1, err);
-                if (st != PQ_OK) return st;
-            }
-        where[at] = '\0';
-        return PQ_OK;
+        st = t->n_children == 1 ? check_group(t->children[0], "the element of", where, cap, depth, err)
+                                : pq_error_set(err, PQ_ERR_UNSUPPORTED, "invalid variant: a list of no element");
+    } else if (!variant_primitive(t->format)) {
+        st = pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                          "invalid variant: %s is shredded as Arrow type '%.32s', which is no variant type", where,
+                          t->format);
     }
-    if (!variant_primitive(t->format))
-        return pq_error_set(err, PQ_ERR_UNSUPPORTED,
-                            "invalid variant: %s is shredded as Arrow type '%.32s', which is no variant type", where,
-                            t->format);
-    return PQ_OK;
+    where[at] = '\0';
+    return st;
 }
 
 pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct ArrowSchema *schema,
