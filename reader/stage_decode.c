@@ -711,46 +711,85 @@ static pq_status column_to_device(pq_arrow_column **c, const struct ArrowSchema 
 }
 
 /* Shredded VARIANT fields (pq_output_rebuilds_variant) rebuilt as variants
- * in every selected row group's output, at the end of the stage. */
+ * in every selected row group's output, at the end of the stage; the row
+ * groups in parallel. */
+typedef struct variant_job {
+    pq_reader *r;
+    const struct ArrowSchema *storage; /* the selection's fields as decoded */
+    const bool *rebuild;               /* per field of storage */
+    pq_status *status;                 /* per selected row group */
+    pq_error *errors;
+} variant_job;
+
+static bool variant_unit(void *ctx, size_t g, unsigned worker)
+{
+    (void)worker;
+    variant_job *job = ctx;
+    pq_reader *r = job->r;
+    size_t n = r->sel.columns_len;
+    pq_status st = PQ_OK;
+    pq_error *err = &job->errors[g];
+    for (int64_t j = 0; st == PQ_OK && j < job->storage->n_children; j++) {
+        pq_arrow_column **c = &r->out.cols[g * n + (size_t)j];
+        if (!job->rebuild[j] || !*c) continue;
+        const struct ArrowSchema *field = job->storage->children[j];
+        struct ArrowArray batch, rebuilt;
+        st = pq_arrow_batch_export(c, NULL, 1, pq_arrow_column_length(*c), &batch, err);
+        if (st != PQ_OK) break;
+        st = pq_variant_rebuild(batch.children[0], field, &rebuilt, err);
+        batch.release(&batch);
+        pq_arrow_column *adopted = NULL;
+        if (st == PQ_OK) st = pq_arrow_column_adopt(&rebuilt, pq_arrow_column_bytes(*c), &adopted, err);
+        if (st != PQ_OK) {
+            char what[PQ_ERROR_MESSAGE_SIZE];
+            memcpy(what, err->message, sizeof what);
+            st = pq_error_set(err, st, "row group %u, VARIANT column '%s': %s", r->sel.row_groups[g], field->name,
+                              what);
+            break;
+        }
+        pq_arrow_column_release(*c);
+        *c = adopted;
+    }
+    job->status[g] = st;
+    return st == PQ_OK;
+}
+
 static pq_status rebuild_variants(pq_reader *r, pq_error *err)
 {
-    size_t n = r->sel.columns_len;
+    size_t n = r->sel.columns_len, groups = r->sel.row_groups_len;
     const pq_schema *schema = pq_metadata_schema(r->md);
     bool any = false;
     for (uint32_t i = 1; i < schema->nodes_len && !any; i++)
         any = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, (int32_t)i);
-    if (!any) return PQ_OK;
+    if (!any || !groups) return PQ_OK;
     struct ArrowSchema storage;
     pq_status st = pq_output_storage_schema(r->sel.outputs, r->md, r->sel.columns, n, &storage, err);
     if (st != PQ_OK) return st;
+    variant_job job = {.r = r, .storage = &storage};
+    bool *rebuild = calloc(storage.n_children ? (size_t)storage.n_children : 1, sizeof *rebuild);
+    job.rebuild = rebuild;
+    job.status = calloc(groups, sizeof *job.status);
+    job.errors = calloc(groups, sizeof *job.errors);
+    if (!rebuild || !job.status || !job.errors) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (int64_t j = 0; st == PQ_OK && j < storage.n_children; j++) {
-        const struct ArrowSchema *field = storage.children[j];
         int32_t node = -1;
         for (int32_t k = 0; k < schema->nodes[0].num_children && node < 0; k++)
-            if (!strcmp(schema->nodes[schema->nodes[0].children[k]].name, field->name))
+            if (!strcmp(schema->nodes[schema->nodes[0].children[k]].name, storage.children[j]->name))
                 node = schema->nodes[0].children[k];
-        if (!pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, node)) continue;
-        for (size_t g = 0; st == PQ_OK && g < r->sel.row_groups_len; g++) {
-            pq_arrow_column **c = &r->out.cols[g * n + (size_t)j];
-            if (!*c) continue;
-            struct ArrowArray batch, rebuilt;
-            st = pq_arrow_batch_export(c, NULL, 1, pq_arrow_column_length(*c), &batch, err);
-            if (st != PQ_OK) break;
-            st = pq_variant_rebuild(batch.children[0], field, &rebuilt, err);
-            batch.release(&batch);
-            pq_arrow_column *adopted = NULL;
-            if (st == PQ_OK) st = pq_arrow_column_adopt(&rebuilt, pq_arrow_column_bytes(*c), &adopted, err);
-            if (st != PQ_OK) {
-                char what[PQ_ERROR_MESSAGE_SIZE];
-                memcpy(what, err->message, sizeof what);
-                st = pq_error_set(err, st, "row group %u, VARIANT column '%s': %s", r->sel.row_groups[g], field->name,
-                                  what);
-                break;
-            }
-            pq_arrow_column_release(*c);
-            *c = adopted;
-        }
+        rebuild[j] = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, node);
     }
+    if (st == PQ_OK) {
+        for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
+        pq_parallel_for(groups, threads_for(r), variant_unit, &job);
+        for (size_t g = 0; g < groups && st == PQ_OK; g++)
+            if (job.status[g] != PQ_OK) {
+                *err = job.errors[g];
+                st = job.status[g];
+            }
+    }
+    free(rebuild);
+    free(job.status);
+    free(job.errors);
     storage.release(&storage);
     return st;
 }

@@ -149,25 +149,6 @@ static bool put_primitive(vbuf *b, unsigned type, const void *payload, size_t n)
  * The rebuild
  * ------------------------------------------------------------------------- */
 
-typedef struct rebuild {
-    pq_error *err;
-    int64_t row;            /* the top-level row, for messages */
-    const uint8_t *m;       /* the row's metadata */
-    size_t mlen;
-    char path[192];         /* where in the variant, for messages */
-} rebuild;
-
-static pq_status fail(rebuild *r, pq_status code, const char *what)
-{
-    return pq_error_set(r->err, code, "invalid variant at row %" PRId64 " (%s): %s", r->row,
-                        r->path[0] ? r->path : "the value", what);
-}
-
-static pq_status nomem(rebuild *r)
-{
-    return pq_error_set(r->err, PQ_ERR_NOMEM, "out of memory rebuilding a variant");
-}
-
 /* The metadata's dictionary: entry `id`'s name, or the id of `name`. */
 typedef struct vmeta {
     size_t off_size, n;
@@ -175,8 +156,73 @@ typedef struct vmeta {
     size_t strings_len;
 } vmeta;
 
+/* One field of an object being built: its name, id and encoded value. */
+typedef struct entry {
+    const uint8_t *name;
+    size_t name_len;
+    size_t id;
+    const uint8_t *value; /* into the input, or (owned) into the level's buffer at `off` */
+    size_t len, off;
+    bool owned;
+} entry;
+
+/* What one nesting level reuses from row to row: no allocation a row. */
+typedef struct level {
+    const char *name;       /* the field descended into (NULL: an array element, `index`) */
+    int64_t index;
+    entry *es;
+    size_t es_cap;
+    vbuf buf;
+    size_t *offs;
+    size_t offs_cap;
+} level;
+
+/* Field ids of the shredded names in the metadata last opened. */
+#define ID_CACHE 64
+
+typedef struct rebuild {
+    pq_error *err;
+    int64_t row;            /* the top-level row, for messages */
+    const uint8_t *m;       /* the row's metadata */
+    size_t mlen;
+    int depth;              /* levels[0, depth) name where the rebuild is, for messages */
+    level levels[PQ_VARIANT_MAX_DEPTH + 2];
+    const uint8_t *cm;      /* the metadata last checked (rows mostly share one) */
+    size_t cmlen;
+    vmeta mt;
+    struct {
+        const char *name;   /* a schema field name: compared by address */
+        size_t id;
+    } ids[ID_CACHE];
+    size_t nids;
+} rebuild;
+
+static pq_status fail(rebuild *r, pq_status code, const char *what)
+{
+    char path[192] = "";
+    size_t at = 0;
+    for (int k = 0; k < r->depth && at < sizeof path - 1; k++) {
+        const level *l = &r->levels[k];
+        int w = l->name ? snprintf(path + at, sizeof path - at, ".%s", l->name)
+                        : snprintf(path + at, sizeof path - at, "[%" PRId64 "]", l->index);
+        at = w < 0 ? at : at + (size_t)w < sizeof path ? at + (size_t)w : sizeof path - 1;
+    }
+    return pq_error_set(r->err, code, "invalid variant at row %" PRId64 " (%s): %s", r->row,
+                        path[0] ? path : "the value", what);
+}
+
+static pq_status nomem(rebuild *r)
+{
+    return pq_error_set(r->err, PQ_ERR_NOMEM, "out of memory rebuilding a variant");
+}
+
+/* The row's metadata, checked once for the rows that share it. */
 static pq_status meta_open(rebuild *r, vmeta *mt)
 {
+    if (r->cm && r->cmlen == r->mlen && (r->cm == r->m || !memcmp(r->cm, r->m, r->mlen))) {
+        *mt = r->mt;
+        return PQ_OK;
+    }
     pq_error e;
     if (!pq_variant_metadata_size(r->m, r->mlen, &e)) return fail(r, PQ_ERR_CORRUPT_DATA, e.message);
     mt->off_size = ((r->m[0] >> 6) & 3) + 1;
@@ -184,6 +230,10 @@ static pq_status meta_open(rebuild *r, vmeta *mt)
     mt->offsets = r->m + 1 + mt->off_size;
     mt->strings = mt->offsets + (mt->n + 1) * mt->off_size;
     mt->strings_len = (size_t)load_le(mt->offsets + mt->n * mt->off_size, mt->off_size);
+    r->cm = r->m;
+    r->cmlen = r->mlen;
+    r->mt = *mt;
+    r->nids = 0;
     return PQ_OK;
 }
 
@@ -193,6 +243,25 @@ static void meta_name(const vmeta *mt, size_t id, const uint8_t **s, size_t *n)
     size_t b = (size_t)load_le(mt->offsets + (id + 1) * mt->off_size, mt->off_size);
     *s = mt->strings + a;
     *n = b > a ? b - a : 0;
+}
+
+static bool meta_find(const vmeta *mt, const char *name, size_t len, size_t *id);
+
+/* meta_find for a shredded field's name (a schema string), remembered
+ * for the rows with the same metadata. */
+static bool meta_find_cached(rebuild *r, const vmeta *mt, const char *name, size_t len, size_t *id)
+{
+    for (size_t k = 0; k < r->nids; k++)
+        if (r->ids[k].name == name) {
+            *id = r->ids[k].id;
+            return true;
+        }
+    if (!meta_find(mt, name, len, id)) return false;
+    if (r->nids < ID_CACHE) {
+        r->ids[r->nids].name = name;
+        r->ids[r->nids++].id = *id;
+    }
+    return true;
 }
 
 static bool meta_find(const vmeta *mt, const char *name, size_t len, size_t *id)
@@ -209,15 +278,6 @@ static bool meta_find(const vmeta *mt, const char *name, size_t len, size_t *id)
     return false;
 }
 
-/* One field of an object being built: its name, id and encoded value. */
-typedef struct entry {
-    const uint8_t *name;
-    size_t name_len;
-    size_t id;
-    const uint8_t *value; /* into the input, or into `own` */
-    size_t len;
-    vbuf own;
-} entry;
 
 static int entry_cmp(const void *a, const void *b)
 {
@@ -382,20 +442,17 @@ static pq_status primitive(rebuild *r, col t, int64_t i, vbuf *out)
     return ok ? PQ_OK : nomem(r);
 }
 
-/* Append ".name" or "[k]" to the path for the duration of a call; returns
- * where to cut it back. */
-static size_t path_name(rebuild *r, const char *name)
+/* Room for n entries in level l's list. */
+static bool entries_room(level *l, size_t n)
 {
-    size_t at = strlen(r->path);
-    snprintf(r->path + at, sizeof r->path - at, ".%s", name);
-    return at;
-}
-
-static size_t path_index(rebuild *r, int64_t k)
-{
-    size_t at = strlen(r->path);
-    snprintf(r->path + at, sizeof r->path - at, "[%" PRId64 "]", k);
-    return at;
+    if (n <= l->es_cap) return true;
+    size_t c = l->es_cap ? l->es_cap : 8;
+    while (c < n) c *= 2;
+    entry *more = realloc(l->es, c * sizeof *more);
+    if (!more) return false;
+    l->es = more;
+    l->es_cap = c;
+    return true;
 }
 
 static pq_status object(rebuild *r, col value, col typed, int64_t i, vbuf *out, int depth)
@@ -403,79 +460,62 @@ static pq_status object(rebuild *r, col value, col typed, int64_t i, vbuf *out, 
     vmeta mt;
     pq_status st = meta_open(r, &mt);
     if (st != PQ_OK) return st;
-    entry *es = NULL;
-    size_t n = 0, cap = 0;
+    level *l = &r->levels[depth];
+    l->buf.len = 0;
+    size_t n = 0;
     if (valid_at(value, i)) {
         const uint8_t *v;
         size_t vlen;
         bytes_at(value, i, &v, &vlen);
-        st = object_fields(r, &mt, v, vlen, &es, &n, &cap);
+        st = object_fields(r, &mt, v, vlen, &l->es, &n, &l->es_cap);
     }
     size_t base = n;
     int64_t fields = typed.s->n_children;
     for (int64_t k = 0; st == PQ_OK && k < fields; k++) {
         const char *name = typed.s->children[k]->name;
         col group = {typed.a->children[k], typed.s->children[k]};
-        if (strcmp(group.s->format, "+s") != 0) {
-            st = fail(r, PQ_ERR_UNSUPPORTED, "a shredded field that is not a {value, typed_value} group");
+        if (!entries_room(l, n + 1)) {
+            st = nomem(r);
             break;
         }
-        if (n == cap) {
-            size_t c = cap ? cap * 2 : 8;
-            entry *more = realloc(es, c * sizeof *more);
-            if (!more) {
-                st = nomem(r);
-                break;
-            }
-            es = more;
-            cap = c;
-        }
-        entry *x = &es[n];
-        memset(x, 0, sizeof *x);
-        size_t at = path_name(r, name);
         bool gone = false;
+        size_t off = l->buf.len;
         int64_t gi = typed.a->offset + i; /* a struct's offset applies to its children */
         if (valid_at(group, gi)) {
             col gv = child(group, "value"), gt = child(group, "typed_value");
-            st = shredded(r, gv, gt, group.a->offset + gi, &x->own, &gone, depth + 1);
+            l->name = name;
+            r->depth = depth + 1;
+            st = shredded(r, gv, gt, group.a->offset + gi, &l->buf, &gone, depth + 1);
+            r->depth = depth;
         } else {
             gone = true;
         }
-        r->path[at] = '\0';
-        if (st != PQ_OK) {
-            free(x->own.p);
-            break;
-        }
-        if (gone) {
-            free(x->own.p);
-            continue;
-        }
+        if (st != PQ_OK || gone) continue;
+        entry *x = &l->es[n];
+        memset(x, 0, sizeof *x);
         x->name = (const uint8_t *)name;
         x->name_len = strlen(name);
-        if (!meta_find(&mt, name, x->name_len, &x->id)) {
-            free(x->own.p);
+        if (!meta_find_cached(r, &mt, name, x->name_len, &x->id)) {
             st = fail(r, PQ_ERR_CORRUPT_DATA, "a shredded field name that is not in the variant's metadata");
             break;
         }
-        x->value = x->own.p;
-        x->len = x->own.len;
+        x->owned = true;
+        x->off = off;
+        x->len = l->buf.len - off;
         /* a shredded field replaces a field of the same name left in value */
         for (size_t b = 0; b < base; b++)
-            if (es[b].name_len == x->name_len && !memcmp(es[b].name, x->name, x->name_len)) es[b].name = NULL;
+            if (l->es[b].name_len == x->name_len && !memcmp(l->es[b].name, x->name, x->name_len)) l->es[b].name = NULL;
         n++;
     }
-    if (st == PQ_OK) {
-        size_t kept = 0;
-        for (size_t k = 0; k < n; k++)
-            if (es[k].name || k >= base) es[kept++] = es[k];
-        n = kept;
-        base = 0; /* the owned values are among [0, n) now, each once */
-        qsort(es, n, sizeof *es, entry_cmp);
-        if (!put_object(out, es, n)) st = nomem(r);
+    if (st != PQ_OK) return st;
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        entry *x = &l->es[k];
+        if (x->owned) x->value = l->buf.p + x->off; /* the buffer has stopped moving */
+        if (x->name) l->es[kept++] = *x;
     }
-    for (size_t k = base; k < n; k++) free(es[k].own.p);
-    free(es);
-    return st;
+    qsort(l->es, kept, sizeof *l->es, entry_cmp);
+    return put_object(out, l->es, kept) ? PQ_OK : nomem(r);
 }
 
 static pq_status array(rebuild *r, col typed, int64_t i, vbuf *out, int depth)
@@ -492,36 +532,41 @@ static pq_status array(rebuild *r, col typed, int64_t i, vbuf *out, int depth)
         end = o[1];
     }
     col elems = {typed.a->children[0], typed.s->children[0]};
-    if (strcmp(elems.s->format, "+s") != 0)
-        return fail(r, PQ_ERR_UNSUPPORTED, "a shredded array whose elements are not {value, typed_value} groups");
     col ev = child(elems, "value"), et = child(elems, "typed_value");
     size_t n = end > start ? (size_t)(end - start) : 0;
-    vbuf data = {0};
-    size_t *offs = malloc((n + 1) * sizeof *offs);
-    if (!offs) return nomem(r);
+    level *l = &r->levels[depth];
+    vbuf *data = &l->buf;
+    data->len = 0;
+    if (n + 1 > l->offs_cap) {
+        size_t *more = realloc(l->offs, (n + 1) * sizeof *more);
+        if (!more) return nomem(r);
+        l->offs = more;
+        l->offs_cap = n + 1;
+    }
     pq_status st = PQ_OK;
     for (size_t k = 0; st == PQ_OK && k < n; k++) {
-        offs[k] = data.len;
-        size_t at = path_index(r, (int64_t)k);
+        l->offs[k] = data->len;
         bool gone = false;
         int64_t e = start + (int64_t)k; /* the element's row in the child, before its own offset */
-        if (valid_at(elems, e)) st = shredded(r, ev, et, elems.a->offset + e, &data, &gone, depth + 1);
-        else gone = true;
-        r->path[at] = '\0';
-        if (st == PQ_OK && gone && !put_byte(&data, V_NULL)) st = nomem(r); /* a missing element: null */
+        if (valid_at(elems, e)) {
+            l->name = NULL;
+            l->index = (int64_t)k;
+            r->depth = depth + 1;
+            st = shredded(r, ev, et, elems.a->offset + e, data, &gone, depth + 1);
+            r->depth = depth;
+        } else {
+            gone = true;
+        }
+        if (st == PQ_OK && gone && !put_byte(data, V_NULL)) st = nomem(r); /* a missing element: null */
     }
-    offs[n] = data.len;
-    if (st == PQ_OK) {
-        size_t off_size = width_of(data.len);
-        bool is_large = n > 255;
-        bool ok = put_byte(out, (uint8_t)(3 | (off_size - 1) << 2 | (unsigned)is_large << 4)) &&
-                  put_le(out, n, is_large ? 4 : 1);
-        for (size_t k = 0; ok && k <= n; k++) ok = put_le(out, offs[k], off_size);
-        if (!ok || !put(out, data.p, data.len)) st = nomem(r);
-    }
-    free(offs);
-    free(data.p);
-    return st;
+    if (st != PQ_OK) return st;
+    l->offs[n] = data->len;
+    size_t off_size = width_of(data->len);
+    bool is_large = n > 255;
+    bool ok = put_byte(out, (uint8_t)(3 | (off_size - 1) << 2 | (unsigned)is_large << 4)) &&
+              put_le(out, n, is_large ? 4 : 1);
+    for (size_t k = 0; ok && k <= n; k++) ok = put_le(out, l->offs[k], off_size);
+    return ok && put(out, data->p, data->len) ? PQ_OK : nomem(r);
 }
 
 /* The variant the sibling columns value and typed_value hold at index
@@ -680,7 +725,9 @@ pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct Arro
     if (st == PQ_OK && storage->null_count != 0 && storage->n_buffers > 0 && storage->buffers[0]) {
         if (!(svalid = calloc(vb ? vb : 1, 1))) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
-    rebuild r = {.err = err};
+    rebuild *rb = st == PQ_OK ? calloc(1, sizeof *rb) : NULL; /* the levels' scratch, reused by every row */
+    if (st == PQ_OK && !rb) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    if (rb) rb->err = err;
     for (int64_t i = 0; st == PQ_OK && i < n; i++) {
         moff[i] = (int32_t)md.len;
         voff[i] = (int32_t)vd.len;
@@ -695,19 +742,19 @@ pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct Arro
         const uint8_t *m = NULL;
         size_t mlen = 0;
         if (valid_at(meta, at)) bytes_at(meta, at, &m, &mlen);
-        r.row = i;
-        r.m = m;
-        r.mlen = mlen;
-        r.path[0] = '\0';
+        rb->row = i;
+        rb->m = m;
+        rb->mlen = mlen;
+        rb->depth = 0;
         if (!m) {
             st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "invalid variant at row %" PRId64 ": no metadata", i);
             break;
         }
         if (!put(&md, m, mlen)) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         bool missing = false;
-        if (st == PQ_OK) st = shredded(&r, value, typed, at, &vd, &missing, 0);
+        if (st == PQ_OK) st = shredded(rb, value, typed, at, &vd, &missing, 0);
         /* nothing at the top level (both null) is the variant null */
-        if (st == PQ_OK && missing && !put_byte(&vd, V_NULL)) st = nomem(&r);
+        if (st == PQ_OK && missing && !put_byte(&vd, V_NULL)) st = nomem(rb);
         if (st == PQ_OK) vvalid[i >> 3] |= (uint8_t)(1u << (i & 7));
         if (st == PQ_OK && (md.len > INT32_MAX || vd.len > INT32_MAX))
             st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "rebuilt variants past 2 GiB in one batch");
@@ -716,6 +763,12 @@ pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct Arro
         moff[n] = (int32_t)md.len;
         voff[n] = (int32_t)vd.len;
     }
+    for (size_t k = 0; rb && k < sizeof rb->levels / sizeof rb->levels[0]; k++) {
+        free(rb->levels[k].es);
+        free(rb->levels[k].buf.p);
+        free(rb->levels[k].offs);
+    }
+    free(rb);
     if (st != PQ_OK) {
         free(moff);
         free(voff);
