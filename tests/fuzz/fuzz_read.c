@@ -93,6 +93,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pq_expr *e = (mode & 0x40) ? pq_expr_is_null((mode & 0x08) ? top : path, (mode & 0x10) != 0, &err)
                                        : pq_expr_compare(schema->leaves[0].path, PQ_CMP_EQ, &lit, &err);
             if (e && (mode & 0x20)) e = pq_expr_or(e, pq_expr_in(schema->leaves[0].path, &lit, 1, &err), &err);
+            /* A path into a shredded VARIANT (v.typed_value.a.typed_value
+             * read as v.a: the residual values decoded per row) and a
+             * bounding box on a GEOMETRY or GEOGRAPHY column (WKB
+             * envelopes), where the file has them. */
+            for (uint32_t k = 0; e && k < schema->leaves_len; k++) {
+                const char *lp = schema->leaves[k].path;
+                uint8_t kind = schema->leaves[k].logical.kind;
+                if ((mode & 0x04) && strstr(lp, ".typed_value")) {
+                    char vp[256];
+                    size_t w = 0;
+                    for (const char *q = lp; *q && w < sizeof vp - 1;) {
+                        if (!strncmp(q, ".typed_value", 12) && (q[12] == '.' || q[12] == '\0')) q += 12;
+                        else vp[w++] = *q++;
+                    }
+                    vp[w] = '\0';
+                    e = pq_expr_and(e, pq_expr_compare(vp, PQ_CMP_GE, &lit, &err), &err);
+                    break;
+                }
+                if ((mode & 0x02) && (kind == PQ_LOGICAL_GEOMETRY || kind == PQ_LOGICAL_GEOGRAPHY)) {
+                    e = pq_expr_or(e, pq_expr_bbox_intersects(lp, 0, 0, (double)(mode & 7) * 10, 40, &err), &err);
+                    break;
+                }
+            }
             if (e) {
                 pq_selection sel = {.filter = e};
                 (void)pq_reader_reselect(r, &sel, &err); /* a binding error leaves the reader unfiltered */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build the fuzzers' seed corpus from the parquet-testing corpus.
 
-For every *.parquet under the corpus's data/ and bad_data/ (recursively):
+For every *.parquet under the corpus's data/, bad_data/ and
+shredded_variant/ (recursively):
   - when the file ends with "<le32 length>PAR1" and the length fits, the footer
     bytes (the Thrift FileMetaData) become one seed;
   - otherwise the last 64 KiB of the file (a broken tail) become one seed;
@@ -68,7 +69,7 @@ def main():
     for text in PREDICATES:
         with open(os.path.join(args.out, hashlib.sha1(text.encode()).hexdigest()), "wb") as f:
             f.write(text.encode())
-    for sub in ("data", "bad_data"):
+    for sub in ("data", "bad_data", "shredded_variant"):
         top = os.path.join(args.corpus, sub)
         for dirpath, _, names in sorted(os.walk(top)):
             for name in sorted(names):
