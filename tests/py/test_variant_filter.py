@@ -14,7 +14,8 @@ manifest.json) filtered here in Python. Files (DuckDB, at test time):
   `a` is sometimes a string: the typed leaf's statistics would rule the row
   groups out, the residual values must not be lost: no row group pruned,
   DuckDB's rows exactly.
-Each filter with pruning on and off gives the same rows. `pqstep prune`
+Each filter with pruning on and off, and over a dataset of the file
+twice, gives the same rows. `pqstep prune`
 names the pruned row groups. A path that is not shredded down to a
 primitive, and IS NULL on a path, are refused with a message.
 """
@@ -68,6 +69,9 @@ def check_file(con, path, expect_pruning):
         pruned += r.stage_stats("select")["pruned_statistics"]
         off = pqstep.read_table(path, filter=ours, prune=False)
         assert sorted(off.column("id").to_pylist()) == want, (path, ours, "prune=False")
+        # a dataset of the file twice: each file's rows, through its own reader
+        ds = pqstep.dataset([path, path]).to_table(filter=ours)
+        assert sorted(ds.column("id").to_pylist()) == sorted(want * 2), (path, ours, "dataset")
         # the rows come out as their variants, equal to the unfiltered read's
         if ids:
             allv = pqstep.read_table(path)
