@@ -22,7 +22,8 @@
  * variant type agrees with the column's (integers with integers and
  * decimals, numbers with floats, strings, dates, timestamps of the
  * column's unit); otherwise the comparison is unknown (a missing field
- * too). Only =, !=, <, <=, >, >= and IN apply. Row groups, pages,
+ * too). =, !=, <, <=, >, >=, IN and IS [NOT] NULL apply; IS NULL is true
+ * where the path is missing, holds the variant null, or the row is null. Row groups, pages,
  * dictionaries and bloom filters of the typed column prune only where every
  * residual `value` on the way is null (their statistics say so), so a row
  * held there is never lost. Keywords are case-insensitive

@@ -741,10 +741,10 @@ static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_s
                         sc->nodes[v].name);
         return -1;
     }
-    if (e->kind != PQ_NODE_CMP && e->kind != PQ_NODE_IN) {
+    if (e->kind != PQ_NODE_CMP && e->kind != PQ_NODE_IN && e->kind != PQ_NODE_IS_NULL) {
         *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos,
-                        "'%.64s' is a path into VARIANT column %.64s: only comparisons and IN apply to it", e->column,
-                        sc->nodes[v].name);
+                        "'%.64s' is a path into VARIANT column %.64s: only comparisons, IN and IS [NOT] NULL apply "
+                        "to it", e->column, sc->nodes[v].name);
         return -1;
     }
     e->variant_depth = (uint8_t)depth;

@@ -790,6 +790,19 @@ static bool variant_col(eval_ctx *c, int32_t leaf, col_view *v)
     return ok;
 }
 
+/* The typed leaf's view (any format), for its validity; false when absent. */
+static bool variant_col_any(eval_ctx *c, int32_t leaf, col_view *v)
+{
+    if (leaf < 0 || !c->columns || !c->columns[leaf] || !c->schemas || !c->schemas[leaf]) return false;
+    const struct ArrowArray *a = c->columns[leaf];
+    memset(v, 0, sizeof *v);
+    v->kind = PQ_SLOT_BOOL; /* any kind but NULL: only the validity is read */
+    v->off = a->offset;
+    v->valid = a->null_count != 0 && a->n_buffers > 0 ? a->buffers[0] : NULL;
+    if (c->schemas[leaf]->format && !strcmp(c->schemas[leaf]->format, "n")) v->kind = PQ_SLOT_NULL;
+    return true;
+}
+
 /* A path into a VARIANT, for the rows its typed leaf left undecided: the
  * value from the deepest residual `value` on the way that holds the rest
  * of the path, compared as the typed leaf would be. */
@@ -810,11 +823,41 @@ static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, ui
         lens[k] = dot ? (size_t)(dot - p) : strlen(p);
         p += lens[k] + (dot ? 1 : 0);
     }
+    /* IS [NOT] NULL: the typed leaf decided its non-null rows; its null
+     * rows are decided here, by whether a residual holds a non-null value. */
+    col_view typed;
+    bool is_null = e->kind == PQ_NODE_IS_NULL;
+    if (is_null && !variant_col_any(c, e->leaf, &typed)) return PQ_OK;
     for (int64_t i = 0; i < c->length; i++) {
         if (c->mask && !bit_get(c->mask, i)) continue;
-        if (bit_get(t, i) || bit_get(f, i)) continue; /* the typed leaf decided */
+        if (is_null) {
+            if (typed.kind != PQ_SLOT_NULL && (!typed.valid || bit_get(typed.valid, typed.off + i))) continue;
+        } else if (bit_get(t, i) || bit_get(f, i)) {
+            continue; /* the typed leaf decided */
+        }
         if (meta.valid && !bit_get(meta.valid, meta.off + i)) continue;
         pq_value mv = row_value(&meta, i);
+        if (is_null) { /* null unless some residual holds the path, not as the variant null */
+            bool present = false;
+            for (int k = (int)e->variant_depth; k >= 0 && !present; k--) {
+                if (!have[k] || (res[k].valid && !bit_get(res[k].valid, res[k].off + i))) continue;
+                pq_value rv = row_value(&res[k], i);
+                const uint8_t *at = rv.bytes;
+                size_t len = rv.len;
+                pq_error verr;
+                pq_status st = PQ_OK;
+                for (size_t j = (size_t)k; at && j < e->variant_depth && st == PQ_OK; j++)
+                    st = pq_variant_field(mv.bytes, mv.len, at, len, names[j], lens[j], &at, &len, &verr);
+                if (st != PQ_OK)
+                    return pq_error_set(c->err, st, "predicate: column %.64s, row %lld: %s", e->column, (long long)i,
+                                        verr.message);
+                present = at && len && at[0] != 0; /* 0: the variant null */
+            }
+            t[i >> 3] &= (uint8_t)~(1u << (i & 7));
+            f[i >> 3] &= (uint8_t)~(1u << (i & 7));
+            bit_set(present != e->is_null ? t : f, i);
+            continue;
+        }
         for (int k = (int)e->variant_depth; k >= 0; k--) {
             if (!have[k] || (res[k].valid && !bit_get(res[k].valid, res[k].off + i))) continue;
             pq_value rv = row_value(&res[k], i);

@@ -14,6 +14,8 @@ manifest.json) filtered here in Python. Files (DuckDB, at test time):
   `a` is sometimes a string: the typed leaf's statistics would rule the row
   groups out, the residual values must not be lost: no row group pruned,
   DuckDB's rows exactly.
+- nulls: a field missing, JSON null, a string or typed, and SQL NULL rows:
+  IS NULL and IS NOT NULL on its path give DuckDB's rows.
 Each filter with pruning on and off, and over a dataset of the file
 twice, gives the same rows. `pqstep prune`
 names the pruned row groups. A path that is not shredded down to a
@@ -51,7 +53,15 @@ FILTERS = [
     ("v.d.e > 990", "try_cast(v.d.e as DOUBLE) > 990"),
     ("v.a >= 3900 or v.b = 'r2'", "try_cast(v.a as BIGINT) >= 3900 or try_cast(v.b as VARCHAR) = 'r2'"),
     ("not (v.a < 3990)", "not (try_cast(v.a as BIGINT) < 3990)"),
+    ("v.a is null", "v.a is null"),
+    ("v.d.e is not null and v.a < 100", "v.d.e is not null and try_cast(v.a as BIGINT) < 100"),
 ]
+
+# A field that is missing, JSON null, a string, or typed, and SQL NULL rows:
+# IS [NOT] NULL on its path as DuckDB answers it.
+NULLS = ("select i as id, case when i % 10 = 3 then '{\"a\": null, \"b\": 1}'::JSON::VARIANT "
+         "when i % 10 = 4 then '{\"b\": 2}'::JSON::VARIANT when i % 10 = 5 then '{\"a\": \"s\"}'::JSON::VARIANT "
+         "when i % 10 = 6 then NULL else {'a': i::BIGINT, 'b': i}::VARIANT end as v from range(3000) t(i)")
 
 
 def duckdb_file(con, path, query):
@@ -104,7 +114,7 @@ def check_spark():
 
 def check_errors(path):
     for text, says in (("v.nope > 1", "not shredded"), ("v.d > 1", "not shredded down to a primitive"),
-                       ("v.a is null", "only comparisons and IN")):
+                       ("bbox_intersects(v.a, 0, 0, 1, 1)", "only comparisons, IN and IS [NOT] NULL")):
         try:
             pqstep.read_table(path, filter=text)
         except pqstep.Error as e:
@@ -127,6 +137,14 @@ def main():
         duckdb_file(con, mixed, MIXED)
         pruned = check_file(con, typed, True)
         check_file(con, mixed, False)
+        nulls = os.path.join(tmp, "nulls.parquet")
+        duckdb_file(con, nulls, NULLS)
+        for ours, theirs in (("v.a is null", "v.a is null"), ("v.a is not null", "v.a is not null"),
+                             ("v.a is null or v.a > 2900", "v.a is null or try_cast(v.a as BIGINT) > 2900")):
+            want = sorted(r[0] for r in con.execute("select id from '%s' where %s" % (nulls, theirs)).fetchall())
+            for prune in (True, False):
+                got = sorted(pqstep.read_table(nulls, filter=ours, prune=prune).column("id").to_pylist())
+                assert got == want and want, (ours, prune, len(got), len(want))
         if CLI:
             p = subprocess.run([CLI, "prune", "--where", "v.a >= 3900", typed], capture_output=True, text=True)
             assert p.returncode == 0 and "pruned by statistics 1" in p.stdout, p.stdout
