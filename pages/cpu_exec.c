@@ -962,11 +962,15 @@ pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_
     unsigned pflags = ((flags & PQ_DECODE_STRING_VIEWS) ? PQ_PLAN_STRING_VIEWS : 0) |
                       ((flags & PQ_DECODE_INDICES) ? PQ_PLAN_INDICES : 0);
     pq_status st = pq_decode_plan_add_chunk(&plan, leaf, codec, chunk, chunk_len, pages, npages, pflags, rows, err);
-    if (st == PQ_OK) {
-        pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = memory_limit};
-        pq_status cst;
-        st = pq_decode_plan_execute(&ex, &plan, out, &cst, err);
-    }
+    if (st == PQ_OK) st = pq_decode_plan_execute_one(cctx, memory_limit, &plan, out, err);
     pq_decode_plan_free(&plan);
     return st;
+}
+
+pq_status pq_decode_plan_execute_one(pq_codec_ctx *cctx, uint64_t memory_limit, pq_decode_plan *plan,
+                                     pq_column_values *out, pq_error *err)
+{
+    pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = memory_limit};
+    pq_status cst;
+    return pq_decode_plan_execute(&ex, plan, out, &cst, err);
 }

@@ -100,4 +100,9 @@ typedef struct pq_cpu_executor {
 pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,
                                  pq_status *status, pq_error *errors);
 
+/* A plan of one chunk run on the calling thread (cctx may be NULL: a codec
+ * context of its own) into *out, under memory_limit (0: none). */
+pq_status pq_decode_plan_execute_one(pq_codec_ctx *cctx, uint64_t memory_limit, pq_decode_plan *plan,
+                                     pq_column_values *out, pq_error *err);
+
 #endif

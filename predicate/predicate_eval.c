@@ -803,25 +803,65 @@ static bool variant_col_any(eval_ctx *c, int32_t leaf, col_view *v)
     return true;
 }
 
+/* A VARIANT path's residual columns, its metadata and its names. */
+typedef struct variant_cols {
+    col_view meta, res[PQ_VARIANT_PATH_MAX + 1];
+    bool have[PQ_VARIANT_PATH_MAX + 1];
+    const char *names[PQ_VARIANT_PATH_MAX];
+    size_t lens[PQ_VARIANT_PATH_MAX];
+} variant_cols;
+
+/* Row i's value at e's path from the deepest residual at level `from` or
+ * above that holds the rest of the path: *at and *len its bytes (*at NULL
+ * when none does), *level where it was found. A value found in the last
+ * level's residual is checked whole when `check` (one found deeper down is
+ * checked by pq_variant_field on the way). */
+static pq_status residual_value(eval_ctx *c, const pq_expr *e, const variant_cols *vc, pq_value mv, int64_t i,
+                                int from, bool check, const uint8_t **at, size_t *len, int *level)
+{
+    *at = NULL;
+    for (int k = from; k >= 0; k--) {
+        if (!vc->have[k] || (vc->res[k].valid && !bit_get(vc->res[k].valid, vc->res[k].off + i))) continue;
+        pq_value rv = row_value(&vc->res[k], i);
+        const uint8_t *p = rv.bytes;
+        size_t n = rv.len;
+        pq_error verr;
+        pq_status st = PQ_OK;
+        for (size_t j = (size_t)k; p && j < e->variant_depth && st == PQ_OK; j++)
+            st = pq_variant_field(mv.bytes, mv.len, p, n, vc->names[j], vc->lens[j], &p, &n, &verr);
+        if (st == PQ_OK && p && check && (size_t)k == e->variant_depth)
+            st = pq_variant_validate(mv.bytes, mv.len, p, n, &verr);
+        if (st != PQ_OK)
+            return pq_error_set(c->err, st, "predicate: column %.64s, row %lld: %s", e->column, (long long)i,
+                                verr.message);
+        if (!p) continue; /* not there: a shallower residual may hold it */
+        *at = p;
+        *len = n;
+        *level = k;
+        return PQ_OK;
+    }
+    return PQ_OK;
+}
+
 /* A path into a VARIANT, for the rows its typed leaf left undecided: the
  * value from the deepest residual `value` on the way that holds the rest
  * of the path, compared as the typed leaf would be. */
 static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
-    col_view meta, res[PQ_VARIANT_PATH_MAX + 1];
-    bool have[PQ_VARIANT_PATH_MAX + 1] = {0}, any = false;
-    if (!variant_col(c, e->variant_meta, &meta)) return PQ_OK; /* not read here: the typed leaf alone */
-    for (size_t k = 0; k <= e->variant_depth; k++) any |= have[k] = variant_col(c, e->variant_residual[k], &res[k]);
+    variant_cols vc;
+    bool any = false;
+    memset(vc.have, 0, sizeof vc.have);
+    if (!variant_col(c, e->variant_meta, &vc.meta)) return PQ_OK; /* not read here: the typed leaf alone */
+    for (size_t k = 0; k <= e->variant_depth; k++)
+        any |= vc.have[k] = variant_col(c, e->variant_residual[k], &vc.res[k]);
     if (!any) return PQ_OK;
     /* The path's names, in order. */
-    const char *names[PQ_VARIANT_PATH_MAX];
-    size_t lens[PQ_VARIANT_PATH_MAX];
     const char *p = e->column + e->variant_path_at;
     for (size_t k = 0; k < e->variant_depth; k++) {
         const char *dot = strchr(p, '.');
-        names[k] = p;
-        lens[k] = dot ? (size_t)(dot - p) : strlen(p);
-        p += lens[k] + (dot ? 1 : 0);
+        vc.names[k] = p;
+        vc.lens[k] = dot ? (size_t)(dot - p) : strlen(p);
+        p += vc.lens[k] + (dot ? 1 : 0);
     }
     /* IS [NOT] NULL: the typed leaf decided its non-null rows; its null
      * rows are decided here, by whether a residual holds a non-null value. */
@@ -835,58 +875,39 @@ static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, ui
         } else if (bit_get(t, i) || bit_get(f, i)) {
             continue; /* the typed leaf decided */
         }
-        if (meta.valid && !bit_get(meta.valid, meta.off + i)) continue;
-        pq_value mv = row_value(&meta, i);
+        if (vc.meta.valid && !bit_get(vc.meta.valid, vc.meta.off + i)) continue;
+        pq_value mv = row_value(&vc.meta, i);
+        const uint8_t *at;
+        size_t len = 0;
+        int level = (int)e->variant_depth;
+        pq_status st;
         if (is_null) { /* null unless some residual holds the path, not as the variant null */
             bool present = false;
-            for (int k = (int)e->variant_depth; k >= 0 && !present; k--) {
-                if (!have[k] || (res[k].valid && !bit_get(res[k].valid, res[k].off + i))) continue;
-                pq_value rv = row_value(&res[k], i);
-                const uint8_t *at = rv.bytes;
-                size_t len = rv.len;
-                pq_error verr;
-                pq_status st = PQ_OK;
-                for (size_t j = (size_t)k; at && j < e->variant_depth && st == PQ_OK; j++)
-                    st = pq_variant_field(mv.bytes, mv.len, at, len, names[j], lens[j], &at, &len, &verr);
-                if (st != PQ_OK)
-                    return pq_error_set(c->err, st, "predicate: column %.64s, row %lld: %s", e->column, (long long)i,
-                                        verr.message);
-                present = at && len && at[0] != 0; /* 0: the variant null */
+            for (int from = level; from >= 0 && !present; from = level - 1) {
+                if ((st = residual_value(c, e, &vc, mv, i, from, false, &at, &len, &level)) != PQ_OK) return st;
+                if (!at) break;
+                present = len && at[0] != 0; /* 0: the variant null */
             }
             t[i >> 3] &= (uint8_t)~(1u << (i & 7));
             f[i >> 3] &= (uint8_t)~(1u << (i & 7));
             bit_set(present != e->is_null ? t : f, i);
             continue;
         }
-        for (int k = (int)e->variant_depth; k >= 0; k--) {
-            if (!have[k] || (res[k].valid && !bit_get(res[k].valid, res[k].off + i))) continue;
-            pq_value rv = row_value(&res[k], i);
-            const uint8_t *at = rv.bytes;
-            size_t len = rv.len;
-            pq_error verr;
-            pq_status st = PQ_OK;
-            for (size_t j = (size_t)k; at && j < e->variant_depth && st == PQ_OK; j++)
-                st = pq_variant_field(mv.bytes, mv.len, at, len, names[j], lens[j], &at, &len, &verr);
-            if (st == PQ_OK && at && (size_t)k == e->variant_depth) st = pq_variant_validate(mv.bytes, mv.len, at, len, &verr);
-            if (st != PQ_OK)
-                return pq_error_set(c->err, st, "predicate: column %.64s, row %lld: %s", e->column, (long long)i,
-                                    verr.message);
-            if (!at) continue; /* not there: a shallower residual may hold it */
-            pq_variant_scalar sc;
-            pq_variant_scalar_of(at, len, &sc);
-            pq_value v;
-            if (!variant_as_value(e, &sc, &v)) break; /* another type, or null: unknown */
-            bool truth = false;
-            if (e->kind == PQ_NODE_CMP) {
-                int cmp = (e->order == PQ_ORDER_FLOAT && isnan(v.d)) ? 2 : pq_value_compare(e, &v, &e->values[0]);
-                truth = op_holds(e->op, cmp);
-            } else {
-                for (size_t n = 0; n < e->nvalues && !truth; n++)
-                    truth = !(e->order == PQ_ORDER_FLOAT && isnan(v.d)) && pq_value_compare(e, &v, &e->values[n]) == 0;
-            }
-            bit_set(truth ? t : f, i);
-            break;
+        if ((st = residual_value(c, e, &vc, mv, i, level, true, &at, &len, &level)) != PQ_OK) return st;
+        if (!at) continue;
+        pq_variant_scalar sc;
+        pq_variant_scalar_of(at, len, &sc);
+        pq_value v;
+        if (!variant_as_value(e, &sc, &v)) continue; /* another type, or null: unknown */
+        bool truth = false;
+        if (e->kind == PQ_NODE_CMP) {
+            int cmp = (e->order == PQ_ORDER_FLOAT && isnan(v.d)) ? 2 : pq_value_compare(e, &v, &e->values[0]);
+            truth = op_holds(e->op, cmp);
+        } else {
+            for (size_t n = 0; n < e->nvalues && !truth; n++)
+                truth = !(e->order == PQ_ORDER_FLOAT && isnan(v.d)) && pq_value_compare(e, &v, &e->values[n]) == 0;
         }
+        bit_set(truth ? t : f, i);
     }
     return PQ_OK;
 }

@@ -212,11 +212,7 @@ pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, s
     memset(v, 0, sizeof *v);
     pq_decode_plan plan = {0};
     pq_status st = pq_chunk_plan_add(r, i, rows, more, false, &plan, err);
-    if (st == PQ_OK) {
-        pq_cpu_executor ex = {.cctx = cctx, .ncctx = cctx ? 1 : 0, .memory_limit = r->opts.memory_limit};
-        pq_status cst;
-        st = pq_decode_plan_execute(&ex, &plan, v, &cst, err);
-    }
+    if (st == PQ_OK) st = pq_decode_plan_execute_one(cctx, r->opts.memory_limit, &plan, v, err);
     pq_decode_plan_free(&plan);
     return pq_chunk_check_decoded(r, i, rows, st, v, err);
 }

@@ -265,9 +265,11 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
 }
 
 bool pq_output_rebuilds_variant(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
-                                int32_t node)
+                                const char *field)
 {
-    if (!t->variants || !pq_variant_node_is_shredded(schema, node)) return false;
+    if (!t->variants) return false;
+    int32_t node = top_field(schema, field);
+    if (!pq_variant_node_is_shredded(schema, node)) return false;
     size_t under = 0, selected = 0;
     for (uint32_t leaf = 0; leaf < schema->leaves_len; leaf++)
         under += pq_reader_leaf_field(schema, &schema->leaves[leaf]) == node;
@@ -297,7 +299,7 @@ pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata
     const pq_schema *schema = pq_metadata_schema(md);
     for (int64_t k = 0; st == PQ_OK && k < out->n_children; k++) {
         struct ArrowSchema *f = out->children[k];
-        if (!pq_output_rebuilds_variant(t, schema, columns, n, top_field(schema, f->name))) continue;
+        if (!pq_output_rebuilds_variant(t, schema, columns, n, f->name)) continue;
         struct ArrowSchema v;
         if ((st = pq_variant_field_schema(f->name, f->flags, f->metadata, &v, err)) != PQ_OK) break;
         f->release(f);

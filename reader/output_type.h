@@ -85,11 +85,11 @@ pq_status pq_output_selection_schema(const pq_output_types *t, const pq_metadata
 pq_status pq_output_storage_schema(const pq_output_types *t, const pq_metadata *md, const uint32_t *columns, size_t n,
                                    struct ArrowSchema *out, pq_error *err);
 
-/* Whether top-level field `node` of the selection columns[0..n) is a
- * shredded VARIANT that the decode rebuilds: not variant_storage nor
- * device_output, and every leaf of the field selected (one read in part
- * keeps its storage). */
+/* Whether the top-level field named `field` of the selection
+ * columns[0..n) is a shredded VARIANT that the decode rebuilds: not
+ * variant_storage nor device_output, and every leaf of the field selected
+ * (one read in part keeps its storage). */
 bool pq_output_rebuilds_variant(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
-                                int32_t node);
+                                const char *field);
 
 #endif

@@ -759,8 +759,11 @@ static pq_status rebuild_variants(pq_reader *r, pq_error *err)
     size_t n = r->sel.columns_len, groups = r->sel.row_groups_len;
     const pq_schema *schema = pq_metadata_schema(r->md);
     bool any = false;
-    for (uint32_t i = 1; i < schema->nodes_len && !any; i++)
-        any = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, (int32_t)i);
+    const pq_schema_node *root = schema->nodes_len ? &schema->nodes[0] : NULL;
+    for (int32_t k = 0; root && k < root->num_children && !any; k++) {
+        const char *name = schema->nodes[root->children[k]].name;
+        any = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, name);
+    }
     if (!any || !groups) return PQ_OK;
     struct ArrowSchema storage;
     pq_status st = pq_output_storage_schema(r->sel.outputs, r->md, r->sel.columns, n, &storage, err);
@@ -771,13 +774,8 @@ static pq_status rebuild_variants(pq_reader *r, pq_error *err)
     job.status = calloc(groups, sizeof *job.status);
     job.errors = calloc(groups, sizeof *job.errors);
     if (!rebuild || !job.status || !job.errors) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    for (int64_t j = 0; st == PQ_OK && j < storage.n_children; j++) {
-        int32_t node = -1;
-        for (int32_t k = 0; k < schema->nodes[0].num_children && node < 0; k++)
-            if (!strcmp(schema->nodes[schema->nodes[0].children[k]].name, storage.children[j]->name))
-                node = schema->nodes[0].children[k];
-        rebuild[j] = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, node);
-    }
+    for (int64_t j = 0; st == PQ_OK && j < storage.n_children; j++)
+        rebuild[j] = pq_output_rebuilds_variant(r->sel.outputs, schema, r->sel.columns, n, storage.children[j]->name);
     if (st == PQ_OK) {
         for (size_t g = 0; g < groups; g++) job.status[g] = PQ_ERR_STAGE; /* not run */
         pq_parallel_for(groups, threads_for(r), variant_unit, &job);
