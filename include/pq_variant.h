@@ -1,6 +1,7 @@
 /*
  * pq_variant.h — Parquet VARIANT values (VariantEncoding.md of
- * parquet-format): checked and rendered as JSON.
+ * parquet-format): checked and rendered as JSON; paths into VARIANT
+ * columns projected.
  *
  * A variant is two byte strings: the metadata (a version-1 header, then a
  * dictionary of the object field names) and the value (a header byte, then
@@ -18,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pq_arrow.h"
 #include "pq_error.h"
+#include "pq_metadata.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +52,43 @@ PQ_API pq_status pq_variant_validate(const uint8_t *m, size_t mlen, const uint8_
  * its buffer. Errors as pq_variant_validate. */
 PQ_API pq_status pq_variant_to_json(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, char *out,
                                     size_t cap, size_t *len, pq_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Paths into VARIANT columns: projection
+ *
+ * A path names a top-level VARIANT column, then steps into its value:
+ * ".name" an object's field, "[N]" an array's element (from 0), as in
+ * "v.a.b" or "v.items[2].id" (a field name holding '.' or '[' cannot be
+ * named). A projection of a path reads only the leaf columns
+ * pq_variant_path_leaves names and rebuilds only the path's value
+ * (pq_variant_path_extract), so a path the writer shredded reads its
+ * shredded columns alone.
+ * ------------------------------------------------------------------------- */
+
+/* The leaf columns (indexes, ascending) a projection of `path` reads: the
+ * column's metadata, the residual `value` column of each shredded group on
+ * the way (a step the writer did not shred is found there), and every leaf
+ * of the group where the shredding of the path ends, when it ends at the
+ * path's end. Writes at most `cap` indexes into `leaves` and their number
+ * to *n (call with cap 0 to size). PQ_ERR_INVALID_ARGUMENT when `path` is
+ * no path into a top-level VARIANT column of md or a step is malformed. */
+PQ_API pq_status pq_variant_path_leaves(const pq_metadata *md, const char *path, uint32_t *leaves, size_t cap,
+                                        size_t *n, pq_error *err);
+
+/* The value at `path` of every row of `storage`, a VARIANT column read as
+ * stored (whole, or in part as pq_variant_path_leaves names; for example a
+ * reader's batch field with pq_reader_options.variant_storage, or a
+ * partly selected VARIANT group), whose schema's name is the path's first
+ * part. *out: an arrow.parquet.variant array (struct<metadata: binary,
+ * value: binary>) of the same length, *out_schema its field (named `path`,
+ * nullable, with the extension's metadata); a row is null where the row is
+ * null or the path leads nowhere (a missing field, an index past the end,
+ * a step into a primitive); a value that is the variant null stays one.
+ * Invalid shredding is refused as by the reader (PQ_ERR_CORRUPT_DATA with
+ * the row). The caller releases both. */
+PQ_API pq_status pq_variant_path_extract(const struct ArrowArray *storage, const struct ArrowSchema *schema,
+                                         const char *path, struct ArrowArray *out, struct ArrowSchema *out_schema,
+                                         pq_error *err);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,15 @@ typedef struct export_ctx {
     const pq_schema *schema;
     const pq_file_metadata *fm; /* the file's key/value metadata (a PROJJSON CRS may live there) */
     pq_error *err;
+    const bool *want; /* per node: an ancestor of a selected leaf (NULL: every node) */
 } export_ctx;
+
+/* Whether a struct exports child `node`: the reader builds a struct from
+ * its selected leaves alone, so the schema keeps only their branches. */
+static bool wanted(const export_ctx *x, int32_t node)
+{
+    return !x->want || x->want[node];
+}
 
 /* ---------------------------------------------------------------------------
  * Format strings
@@ -447,11 +455,14 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
     }
 
     switch (at->id) {
-    case PQ_ARROW_STRUCT:
-        st = node_init(x, s, format, name, &meta, flags, nd->num_children);
+    case PQ_ARROW_STRUCT: {
+        int32_t kids = 0, slot = 0;
+        for (int32_t i = 0; i < nd->num_children; i++) kids += wanted(x, nd->children[i]);
+        st = node_init(x, s, format, name, &meta, flags, kids);
         for (int32_t i = 0; st == PQ_OK && i < nd->num_children; i++)
-            st = export_field(x, s->children[i], nd->children[i]);
+            if (wanted(x, nd->children[i])) st = export_field(x, s->children[slot++], nd->children[i]);
         break;
+    }
 
     case PQ_ARROW_LIST: {
         if (nd->num_children != 1) {
@@ -476,14 +487,18 @@ static pq_status export_typed(export_ctx *x, struct ArrowSchema *s, int32_t node
                               nd->name);
             break;
         }
-        if ((st = node_init(x, s, format, name, &meta, flags, 1)) != PQ_OK) break;
+        /* A map read in part (its keys or its values alone) is no Arrow
+         * map: a list of entries holding what was read (the same layout). */
+        bool key = wanted(x, kv->children[0]), value = wanted(x, kv->children[1]);
+        if ((st = node_init(x, s, key && value ? format : "+l", name, &meta, flags, 1)) != PQ_OK) break;
         struct ArrowSchema *entries = s->children[0];
-        st = node_init(x, entries, "+s", nd->name, NULL, 0, 2);
-        if (st == PQ_OK) st = export_field(x, entries->children[0], kv->children[0]);
-        if (st == PQ_OK) {
-            entries->children[0]->flags &= ~(int64_t)ARROW_FLAG_NULLABLE;
-            st = export_field(x, entries->children[1], kv->children[1]);
+        st = node_init(x, entries, "+s", nd->name, NULL, 0, (int64_t)key + value);
+        int64_t slot = 0;
+        if (st == PQ_OK && key) {
+            st = export_field(x, entries->children[slot], kv->children[0]);
+            if (st == PQ_OK) entries->children[slot++]->flags &= ~(int64_t)ARROW_FLAG_NULLABLE;
         }
+        if (st == PQ_OK && value) st = export_field(x, entries->children[slot], kv->children[1]);
         break;
     }
 
@@ -528,8 +543,10 @@ static pq_status export_field(export_ctx *x, struct ArrowSchema *s, int32_t node
  * The API
  * ------------------------------------------------------------------------- */
 
-pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *columns,
-                                   size_t columns_len, struct ArrowSchema *out, pq_error *err)
+/* The fields holding `columns`, whole or (prune) with only the branches
+ * that lead to them. */
+static pq_status arrow_schema(const pq_metadata *md, const uint32_t *columns, size_t columns_len, bool prune,
+                              struct ArrowSchema *out, pq_error *err)
 {
     if (out) memset(out, 0, sizeof *out);
     if (!md || !out || (columns_len && !columns))
@@ -538,21 +555,29 @@ pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *column
     if (!schema || schema->nodes_len == 0)
         return pq_error_set(err, PQ_ERR_SCHEMA, "arrow schema: the file has no schema");
     const pq_schema_node *root = &schema->nodes[0];
-    export_ctx x = {schema, pq_metadata_file(md), err};
+    export_ctx x = {schema, pq_metadata_file(md), err, NULL};
 
     /* Which top-level fields to keep: the ancestor at depth 1 of each leaf. */
     int32_t n = root->num_children;
     bool *keep = calloc(n ? (size_t)n : 1, sizeof *keep);
     if (!keep) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    bool *want = columns && prune ? calloc(schema->nodes_len, sizeof *want) : NULL;
+    if (columns && prune && !want) {
+        free(keep);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    }
+    x.want = want;
     int64_t kept = columns ? 0 : n;
     for (size_t i = 0; columns && i < columns_len; i++) {
         if (columns[i] >= schema->leaves_len) {
             free(keep);
+            free(want);
             return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT,
                                 "arrow schema: column %" PRIu32 " out of range (%" PRIu32 " leaves)",
                                 columns[i], schema->leaves_len);
         }
         int32_t j = schema->leaves[columns[i]].node;
+        for (int32_t a = j; want && a > 0 && !want[a]; a = schema->nodes[a].parent) want[a] = true;
         while (schema->nodes[j].parent > 0) j = schema->nodes[j].parent;
         /* root->children ascend (depth-first order): binary search */
         int32_t lo = 0, hi = n;
@@ -572,6 +597,19 @@ pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *column
     for (int32_t k = 0; st == PQ_OK && k < n; k++)
         if (!columns || keep[k]) st = export_field(&x, out->children[slot++], root->children[k]);
     free(keep);
+    free(want);
     if (st != PQ_OK) release_schema(out);
     return st;
+}
+
+pq_status pq_metadata_arrow_schema(const pq_metadata *md, const uint32_t *columns, size_t columns_len,
+                                   struct ArrowSchema *out, pq_error *err)
+{
+    return arrow_schema(md, columns, columns_len, false, out, err);
+}
+
+pq_status pq_metadata_arrow_schema_read(const pq_metadata *md, const uint32_t *columns, size_t columns_len,
+                                        struct ArrowSchema *out, pq_error *err)
+{
+    return arrow_schema(md, columns, columns_len, true, out, err);
 }

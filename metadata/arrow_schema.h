@@ -17,4 +17,11 @@
  * PQ_ERR_NOMEM (then *f is unchanged). */
 pq_status pq_arrow_schema_retype(struct ArrowSchema *f, const char *format, const char *dict_format, pq_error *err);
 
+/* pq_metadata_arrow_schema with each selected struct cut down to the
+ * children that lead to `columns` (a map read in part: a list of the
+ * entries' fields read): the schema of what the reader builds from those
+ * leaves. */
+pq_status pq_metadata_arrow_schema_read(const pq_metadata *md, const uint32_t *columns, size_t columns_len,
+                                        struct ArrowSchema *out, pq_error *err);
+
 #endif

@@ -420,6 +420,29 @@ pq_status pq_variant_field(const uint8_t *m, size_t mlen, const uint8_t *v, size
     return PQ_OK;
 }
 
+pq_status pq_variant_element(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, uint64_t index,
+                             const uint8_t **elem, size_t *elen, pq_error *err)
+{
+    *elem = NULL;
+    *elen = 0;
+    vmeta meta;
+    pq_status st = walk_all(m, mlen, v, vlen, NULL, err); /* the whole variant checked */
+    if (st != PQ_OK) return st;
+    if ((v[0] & 3) != 3 || (st = parse_meta(m, mlen, &meta, err)) != PQ_OK) return st;
+    vwalk w = {&meta, v, NULL, err};
+    unsigned h = v[0] >> 2;
+    size_t osize = (h & 3) + 1, nsize = (h >> 2) & 1 ? 4 : 1;
+    uint32_t n = le_n(v + 1, nsize);
+    if (index >= n) return PQ_OK;
+    const uint8_t *offs = v + 1 + nsize, *vals = offs + ((size_t)n + 1) * osize;
+    uint32_t total = le_n(offs + (size_t)n * osize, osize), off = le_n(offs + (size_t)index * osize, osize);
+    size_t used = 0;
+    if ((st = walk_value(&w, vals + off, vals + total, 1, &used)) != PQ_OK) return st;
+    *elem = vals + off;
+    *elen = used;
+    return PQ_OK;
+}
+
 void pq_variant_scalar_of(const uint8_t *v, size_t vlen, pq_variant_scalar *out)
 {
     memset(out, 0, sizeof *out);

@@ -18,6 +18,12 @@
 pq_status pq_variant_field(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, const char *name, size_t nlen,
                            const uint8_t **field, size_t *flen, pq_error *err);
 
+/* Element `index` of the variant array (m, v): *elem and *elen its bytes
+ * inside v, or *elem NULL when v is no array or is shorter. Checked as
+ * pq_variant_field. */
+pq_status pq_variant_element(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, uint64_t index,
+                             const uint8_t **elem, size_t *elen, pq_error *err);
+
 /* A primitive variant value, decoded. */
 typedef enum pq_variant_kind {
     PQ_VK_NULL,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "metadata/variant_path.h"
 #include "predicate/predicate.h"
 #include "pq_text.h"
 
@@ -678,20 +679,9 @@ static pq_status bind_group_null(const pq_metadata *md, pq_expr *e, int32_t g, p
     return PQ_OK;
 }
 
-/* Child `name` of schema node g, or -1. */
-static int32_t child_named(const pq_schema *sc, int32_t g, const char *name, size_t len)
-{
-    const pq_schema_node *n = &sc->nodes[g];
-    for (int32_t k = 0; k < n->num_children; k++) {
-        const char *c = sc->nodes[n->children[k]].name;
-        if (strlen(c) == len && memcmp(c, name, len) == 0) return n->children[k];
-    }
-    return -1;
-}
-
 static int32_t child_leaf(const pq_schema *sc, int32_t g, const char *name)
 {
-    int32_t c = child_named(sc, g, name, strlen(name));
+    int32_t c = pq_variant_schema_child(sc, g, name, strlen(name));
     return c >= 0 ? sc->nodes[c].leaf_index : -1;
 }
 
@@ -702,36 +692,25 @@ static int32_t child_leaf(const pq_schema *sc, int32_t g, const char *name)
 static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_status *st)
 {
     *st = PQ_OK;
-    const pq_schema_node *root = &sc->nodes[0];
-    int32_t v = -1;
-    size_t at = 0;
-    for (int32_t k = 0; k < root->num_children && v < 0; k++) {
-        const pq_schema_node *n = &sc->nodes[root->children[k]];
-        size_t len = strlen(n->name);
-        if (n->leaf_index < 0 && n->element->logical.kind == PQ_LOGICAL_VARIANT &&
-            strncmp(e->column, n->name, len) == 0 && e->column[len] == '.') {
-            v = root->children[k];
-            at = len + 1;
-        }
-    }
+    const char *rest;
+    int32_t v = pq_variant_path_column(sc, e->column, &rest);
     if (v < 0) return -1;
+    size_t at = (size_t)(rest - e->column) + 1;
+    pq_variant_step steps[PQ_VARIANT_PATH_MAX + 1];
+    size_t ns = 0;
+    if ((*st = pq_variant_path_steps(rest, steps, PQ_VARIANT_PATH_MAX + 1, &ns, err)) != PQ_OK) return -1;
     int32_t g = v, depth = 0;
     e->variant_residual[0] = child_leaf(sc, v, "value");
-    const char *p = e->column + at;
-    while (*p) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        int32_t t = child_named(sc, g, "typed_value", 11);
-        int32_t next = t >= 0 && sc->nodes[t].leaf_index < 0 ? child_named(sc, t, p, len) : -1;
-        if (next < 0 || sc->nodes[next].leaf_index >= 0 || depth == PQ_VARIANT_PATH_MAX) {
+    for (size_t k = 0; k < ns; k++) {
+        int32_t next = steps[k].index < 0 ? pq_variant_schema_step(sc, g, &steps[k]) : -1;
+        if (next < 0 || depth == PQ_VARIANT_PATH_MAX) {
             *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
-                            "'%.64s' is not shredded in VARIANT column %.64s: only a path to a shredded "
+                            "'%.64s' is not shredded in VARIANT column %.64s: only a path of fields to a shredded "
                             "primitive is filterable", e->column, sc->nodes[v].name);
             return -1;
         }
         g = next;
         e->variant_residual[++depth] = child_leaf(sc, g, "value");
-        p += len + (dot ? 1 : 0);
     }
     int32_t leaf = depth ? child_leaf(sc, g, "typed_value") : -1;
     int32_t meta = child_leaf(sc, v, "metadata");

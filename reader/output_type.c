@@ -285,7 +285,7 @@ pq_status pq_output_storage_schema(const pq_output_types *t, const pq_metadata *
     bool flat = true;
     for (size_t c = 0; c < n && flat; c++) flat = pq_reader_leaf_is_flat(schema, &schema->leaves[columns[c]]);
     pq_status st = flat ? pq_arrow_batch_schema(md, columns, n, out, err)
-                        : pq_metadata_arrow_schema(md, columns, n, out, err);
+                        : pq_metadata_arrow_schema_read(md, columns, n, out, err);
     if (st == PQ_OK) st = pq_output_schema(t, schema, columns, n, flat, false, out, err);
     if (st != PQ_OK && out->release) out->release(out);
     return st;

@@ -11,10 +11,11 @@
  * columns, the dictionary and bloom-filter steps off: those row groups are
  * known to be kept), decodes it, and hands its rows out in batches (none
  * spans two row groups). A window is as many consecutive row groups as
- * hold STREAM_WINDOW_BYTES of the selected columns' uncompressed pages (at
- * least one): small row groups decode together, on every thread, as in a
- * read of the whole file, instead of one after another; large ones still
- * one at a time, which bounds the memory a stream holds.
+ * decode to STREAM_WINDOW_BYTES of the selected columns (their
+ * uncompressed pages, or the unencoded bytes SizeStatistics give for byte
+ * arrays: at least one group): small row groups decode together, on every
+ * thread, as in a read of the whole file, instead of one after another;
+ * large ones still one at a time, which bounds the memory a stream holds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #include "predicate/predicate.h"
 #include "reader/context.h"
 
-/* The uncompressed bytes of selected column chunks a window gathers. */
+/* The decoded bytes of selected column chunks a window gathers. */
 #define STREAM_WINDOW_BYTES ((uint64_t)64 << 20)
 
 /* Steps of a stream. */
@@ -86,7 +87,22 @@ static int stream_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema
     return 0;
 }
 
-/* The uncompressed bytes of row group g's selected chunks. */
+/* What chunk m decodes to, ahead of decoding it: its uncompressed pages,
+ * or for byte arrays, where the writer gave SizeStatistics, the bytes of
+ * its values once unencoded plus an offset a value (a dictionary-encoded
+ * string column decodes to many times its pages). */
+static uint64_t chunk_output_bytes(const pq_column_meta *m)
+{
+    uint64_t pages = m->total_uncompressed_size > 0 ? (uint64_t)m->total_uncompressed_size : 0;
+    const pq_size_statistics *z = m->size_statistics;
+    if (m->type != PQ_BYTE_ARRAY || !z || !(z->set & PQ_SIZE_HAS_UNENCODED_BYTES) ||
+        z->unencoded_byte_array_data_bytes < 0 || m->num_values < 0)
+        return pages;
+    uint64_t values = (uint64_t)z->unencoded_byte_array_data_bytes + 4 * (uint64_t)m->num_values;
+    return values > pages ? values : pages;
+}
+
+/* What row group g's selected chunks decode to (chunk_output_bytes). */
 static uint64_t group_bytes(const stream_state *s, uint32_t g)
 {
     const pq_row_group *rg = &pq_metadata_file(s->r->md)->row_groups[g];
@@ -95,8 +111,7 @@ static uint64_t group_bytes(const stream_state *s, uint32_t g)
     for (size_t c = 0; c < n; c++) {
         uint32_t leaf = s->every_column ? (uint32_t)c : s->columns[c];
         if (leaf >= rg->columns_len) continue;
-        int64_t b = rg->columns[leaf]->meta_data.total_uncompressed_size;
-        if (b > 0) bytes += (uint64_t)b;
+        bytes += chunk_output_bytes(&rg->columns[leaf]->meta_data);
     }
     return bytes;
 }

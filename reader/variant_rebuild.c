@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "metadata/error.h"
+#include "metadata/variant_access.h"
+#include "metadata/variant_path.h"
 #include "pq_variant.h"
 
 /* ---------------------------------------------------------------------------
@@ -596,6 +598,88 @@ static pq_status shredded(rebuild *r, col value, col typed, int64_t at, vbuf *ou
     return primitive(r, typed, ti, out);
 }
 
+/* Child of struct c named by `len` bytes at `name`, or an absent column. */
+static col child_n(col c, const char *name, size_t len)
+{
+    col none = {NULL, NULL};
+    if (!c.a || !c.s || strcmp(c.s->format, "+s") != 0) return none;
+    for (int64_t k = 0; k < c.s->n_children && k < c.a->n_children; k++) {
+        const char *n = c.s->children[k]->name;
+        if (n && strlen(n) == len && memcmp(n, name, len) == 0) return (col){c.a->children[k], c.s->children[k]};
+    }
+    return none;
+}
+
+/* The value at steps[0, ns) of the variant (value, typed) at `at` holds
+ * (as `shredded`): followed through the shredded columns while they shred
+ * the path, then through the bytes of the residual value that holds the
+ * rest. *missing where the path leads nowhere (a missing field, an index
+ * past the end, a step into a primitive). */
+static pq_status at_path(rebuild *r, const pq_variant_step *steps, size_t ns, col value, col typed, int64_t at,
+                         vbuf *out, bool *missing)
+{
+    *missing = false;
+    size_t k = 0;
+    for (; k < ns; k++) {
+        const pq_variant_step *s = &steps[k];
+        bool has_typed = typed.a && valid_at(typed, at);
+        const char *f = has_typed ? typed.s->format : "";
+        if (has_typed && s->index < 0 && !strcmp(f, "+s")) {
+            col group = child_n(typed, s->name, s->len);
+            if (group.a) { /* shredded here: the field is in its group or nowhere */
+                int64_t gi = typed.a->offset + at;
+                if (!valid_at(group, gi)) break;
+                value = child(group, "value");
+                typed = child(group, "typed_value");
+                at = group.a->offset + gi;
+                continue;
+            }
+        } else if (has_typed && s->index >= 0 && (!strcmp(f, "+l") || !strcmp(f, "+L"))) {
+            int64_t j = typed.a->offset + at, start, end;
+            if (f[1] == 'L') {
+                const int64_t *o = (const int64_t *)typed.a->buffers[1] + j;
+                start = o[0];
+                end = o[1];
+            } else {
+                const int32_t *o = (const int32_t *)typed.a->buffers[1] + j;
+                start = o[0];
+                end = o[1];
+            }
+            if (s->index >= end - start) break;
+            col elems = {typed.a->children[0], typed.s->children[0]};
+            int64_t e = start + s->index;
+            if (!valid_at(elems, e)) /* a missing element is the variant null */
+                return put_byte(out, V_NULL) ? PQ_OK : nomem(r);
+            value = child(elems, "value");
+            typed = child(elems, "typed_value");
+            at = elems.a->offset + e;
+            continue;
+        }
+        /* Not shredded here: the rest of the path is in the residual value. */
+        if (!(value.a && valid_at(value, at))) break;
+        const uint8_t *v;
+        size_t n;
+        bytes_at(value, at, &v, &n);
+        pq_error e;
+        for (; k < ns && v; k++) {
+            pq_status st = steps[k].index >= 0
+                               ? pq_variant_element(r->m, r->mlen, v, n, (uint64_t)steps[k].index, &v, &n, &e)
+                               : pq_variant_field(r->m, r->mlen, v, n, steps[k].name, steps[k].len, &v, &n, &e);
+            if (st != PQ_OK) return fail(r, st, e.message);
+        }
+        if (!v) {
+            *missing = true;
+            return PQ_OK;
+        }
+        return put(out, v, n) ? PQ_OK : nomem(r);
+    }
+    if (k < ns) {
+        *missing = true;
+        return PQ_OK;
+    }
+    return shredded(r, value, typed, at, out, missing, 0);
+}
+
 /* ---------------------------------------------------------------------------
  * Arrow arrays, written
  * ------------------------------------------------------------------------- */
@@ -698,8 +782,10 @@ static pq_status check_typed(const struct ArrowSchema *t, char *where, size_t ca
     return st;
 }
 
-pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct ArrowSchema *schema,
-                             struct ArrowArray *out, pq_error *err)
+/* Every row's variant (ns == 0), or the value at the path's steps (a row
+ * where the path leads nowhere is null), as arrow.parquet.variant storage. */
+static pq_status rebuild_rows(const struct ArrowArray *storage, const struct ArrowSchema *schema,
+                              const pq_variant_step *steps, size_t ns, struct ArrowArray *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     col top = {storage, schema};
@@ -725,6 +811,7 @@ pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct Arro
     if (st == PQ_OK && storage->null_count != 0 && storage->n_buffers > 0 && storage->buffers[0]) {
         if (!(svalid = calloc(vb ? vb : 1, 1))) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
+    bool svalid_filled = svalid != NULL; /* filled row by row from the start */
     rebuild *rb = st == PQ_OK ? calloc(1, sizeof *rb) : NULL; /* the levels' scratch, reused by every row */
     if (st == PQ_OK && !rb) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (rb) rb->err = err;
@@ -750,9 +837,25 @@ pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct Arro
             st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "invalid variant at row %" PRId64 ": no metadata", i);
             break;
         }
-        if (!put(&md, m, mlen)) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         bool missing = false;
-        if (st == PQ_OK) st = shredded(rb, value, typed, at, &vd, &missing, 0);
+        if (ns) st = at_path(rb, steps, ns, value, typed, at, &vd, &missing);
+        else st = shredded(rb, value, typed, at, &vd, &missing, 0);
+        if (st == PQ_OK && missing && ns) { /* the path leads nowhere: a null row */
+            if (!svalid && !(svalid = calloc(vb ? vb : 1, 1))) {
+                st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if (!svalid_filled) { /* the rows before this one, as they were */
+                for (int64_t b = 0; b < i; b++)
+                    if (valid_at(top, b)) svalid[b >> 3] |= (uint8_t)(1u << (b & 7));
+                svalid_filled = true;
+            }
+            svalid[i >> 3] &= (uint8_t)~(1u << (i & 7));
+            snulls++;
+            vnulls++;
+            continue;
+        }
+        if (st == PQ_OK && !put(&md, m, mlen)) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
         /* nothing at the top level (both null) is the variant null */
         if (st == PQ_OK && missing && !put_byte(&vd, V_NULL)) st = nomem(rb);
         if (st == PQ_OK) vvalid[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -803,6 +906,32 @@ pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct Arro
         return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     return PQ_OK;
+}
+
+pq_status pq_variant_rebuild(const struct ArrowArray *storage, const struct ArrowSchema *schema,
+                             struct ArrowArray *out, pq_error *err)
+{
+    return rebuild_rows(storage, schema, NULL, 0, out, err);
+}
+
+pq_status pq_variant_path_extract(const struct ArrowArray *storage, const struct ArrowSchema *schema, const char *path,
+                                  struct ArrowArray *out, struct ArrowSchema *out_schema, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(out_schema, 0, sizeof *out_schema);
+    if (!storage || !schema || !path || !schema->name)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "variant path: no array, schema or path");
+    size_t len = strlen(schema->name);
+    if (strncmp(path, schema->name, len) != 0 || (path[len] != '.' && path[len] != '[' && path[len] != '\0'))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "variant path '%.64s' does not begin with the column's name '%.64s'",
+                            path, schema->name);
+    pq_variant_step steps[PQ_VARIANT_PATH_MAX_STEPS];
+    size_t ns = 0;
+    pq_status st = pq_variant_path_steps(path + len, steps, PQ_VARIANT_PATH_MAX_STEPS, &ns, err);
+    if (st != PQ_OK) return st;
+    if ((st = rebuild_rows(storage, schema, steps, ns, out, err)) != PQ_OK) return st;
+    if ((st = pq_variant_field_schema(path, ARROW_FLAG_NULLABLE, NULL, out_schema, err)) != PQ_OK) out->release(out);
+    return st;
 }
 
 bool pq_variant_node_is_shredded(const pq_schema *schema, int32_t node)

@@ -197,12 +197,136 @@ START_TEST(test_shredded_cases)
 }
 END_TEST
 
+/* The value at `steps` (".a[1].b") of JSON value v, or NULL. */
+static json_t *json_at(json_t *v, const char *steps)
+{
+    const char *p = steps;
+    while (v && *p) {
+        if (*p == '.') {
+            size_t len = strcspn(p + 1, ".[");
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)len, p + 1);
+            v = json_is_object(v) ? json_object_get(v, name) : NULL;
+            p += 1 + len;
+        } else {
+            char *end;
+            long i = strtol(p + 1, &end, 10);
+            v = json_is_array(v) ? json_array_get(v, (size_t)i) : NULL;
+            p = end + 1;
+        }
+    }
+    return v;
+}
+
+/* Project `path` of case `file` (rows given by `rows` expected files, NULL
+ * for a null row): only pq_variant_path_leaves' leaves read, the path cut
+ * by pq_variant_path_extract, each row equal to the expected variant's
+ * value at the path (JSON, compared as values). Returns rows checked. */
+static size_t check_path(const char *dir, const char *file, const char *const *rows, size_t nrows, const char *path)
+{
+    char fpath[4096];
+    snprintf(fpath, sizeof fpath, "%s/%s", dir, file);
+    pq_error err;
+    pq_reader_options o;
+    pq_reader_options_init(&o);
+    pq_reader *r = pq_reader_open_path(fpath, &o, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_FOOTER, &err), PQ_OK);
+    const pq_metadata *md = pq_reader_metadata(r);
+    size_t n = 0;
+    ck_assert_int_eq(pq_variant_path_leaves(md, path, NULL, 0, &n, &err), PQ_OK);
+    uint32_t leaves[64];
+    ck_assert_uint_le(n, 64);
+    ck_assert_int_eq(pq_variant_path_leaves(md, path, leaves, 64, &n, &err), PQ_OK);
+    pq_reader_close(r);
+    o.columns = leaves;
+    o.columns_len = n;
+    r = pq_reader_open_path(fpath, &o, &err);
+    ck_assert_msg(r && pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
+    size_t row = 0;
+    const char *steps = path + strcspn(path, ".[");
+    for (;;) {
+        struct ArrowArray a, x;
+        struct ArrowSchema s, xs;
+        ck_assert_int_eq(pq_reader_next_batch(r, 2, &a, &s, &err), PQ_OK);
+        if (!a.release) break;
+        ck_assert_int_eq(s.n_children, 1);
+        ck_assert_msg(pq_variant_path_extract(a.children[0], s.children[0], path, &x, &xs, &err) == PQ_OK, "%s: %s",
+                      path, err.message);
+        ck_assert_str_eq(xs.name, path);
+        ck_assert_int_eq(x.length, a.length);
+        for (int64_t i = 0; i < x.length; i++, row++) {
+            ck_assert_uint_lt(row, nrows);
+            json_t *want = NULL, *whole = NULL;
+            if (rows[row]) {
+                char *text = expected_json(dir, rows[row]);
+                whole = json_loads(text, JSON_DECODE_ANY, NULL);
+                free(text);
+                want = json_at(whole, steps);
+            }
+            const uint8_t *m, *v;
+            size_t ml, vl;
+            bool valid = !x.null_count || !x.buffers[0] || ((((const uint8_t *)x.buffers[0])[i >> 3] >> (i & 7)) & 1);
+            if (!valid) {
+                ck_assert_msg(want == NULL, "%s %s row %zu: null, expected a value", file, path, row);
+            } else {
+                ck_assert(child_bytes(&x, 0, i, &m, &ml) && child_bytes(&x, 1, i, &v, &vl));
+                char *got = json_of(m, ml, v, vl);
+                json_t *g = json_loads(got, JSON_DECODE_ANY, NULL);
+                ck_assert_msg(want && g && json_equal(g, want), "%s %s row %zu: %s", file, path, row, got);
+                json_decref(g);
+                free(got);
+            }
+            json_decref(whole);
+        }
+        x.release(&x);
+        xs.release(&xs);
+        a.release(&a);
+        s.release(&s);
+    }
+    ck_assert_uint_eq(row, nrows);
+    pq_reader_close(r);
+    return row;
+}
+
+START_TEST(test_path_projection)
+{
+    char *dir = pq_test_corpus_path("shredded_variant");
+    static const char *const one044[] = {"case-044_row-0.variant.bin"};
+    static const char *const rows045[] = {"case-045_row-0.variant.bin", "case-045_row-1.variant.bin",
+                                          "case-045_row-2.variant.bin", "case-045_row-3.variant.bin"};
+    static const char *const p044[] = {"var.c.a", "var.c", "var.d", "var.c.b", "var.zz", "var.c.zz", "var[0]"};
+    static const char *const p045[] = {"var[0]", "var[1]", "var[9]", "var[2].d", "var[0][1]", "var.a"};
+    size_t checked = 0;
+    for (size_t k = 0; k < sizeof p044 / sizeof *p044; k++)
+        checked += check_path(dir, "case-044.parquet", one044, 1, p044[k]);
+    for (size_t k = 0; k < sizeof p045 / sizeof *p045; k++)
+        checked += check_path(dir, "case-045.parquet", rows045, 4, p045[k]);
+    /* bad paths */
+    char fpath[4096];
+    snprintf(fpath, sizeof fpath, "%s/case-044.parquet", dir);
+    pq_reader *r = pq_reader_open_path(fpath, NULL, NULL);
+    pq_error err;
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_FOOTER, &err), PQ_OK);
+    size_t n;
+    static const char *const bad[] = {"var.", "var.c..a", "var[x]", "var[1", "id.a", "nope.a", "var"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        ck_assert_msg(pq_variant_path_leaves(pq_reader_metadata(r), bad[k], NULL, 0, &n, &err) ==
+                          PQ_ERR_INVALID_ARGUMENT, "%s accepted", bad[k]);
+    pq_reader_close(r);
+    free(dir);
+    printf("test_variant_rebuild: %zu projected path rows equal their expected values\n", checked);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("variant_rebuild");
     TCase *tc = tcase_create("corpus");
     tcase_set_timeout(tc, 0);
     if (pq_test_corpus_dir()) tcase_add_test(tc, test_shredded_cases);
+    if (pq_test_corpus_dir()) tcase_add_test(tc, test_path_projection);
     else printf("test_variant_rebuild: skipped: no parquet-testing corpus (PQSTEP_TEST_CORPUS)\n");
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -601,19 +601,6 @@ int pq_cmd_cat(int argc, char **argv)
     }
 
     pq_error err = {0};
-    struct ArrowSchema hs;
-    if (pq_metadata_arrow_schema(md, a.columns ? cols.v : NULL, cols.len, &hs, &err) != PQ_OK) {
-        rc = cli_file_error(a.file, &err);
-        goto done_md;
-    }
-    char msg[256];
-    arrow_text_type *head = arrow_text_type_new(&hs, msg, sizeof msg);
-    hs.release(&hs);
-    if (!head) {
-        rc = batch_error(a.file, msg);
-        goto done_md;
-    }
-
     pq_reader_options opts;
     pq_reader_options_init(&opts);
     opts.metadata = md; /* no second footer read */
@@ -636,7 +623,6 @@ int pq_cmd_cat(int argc, char **argv)
         filter = pq_expr_parse(a.where, &err);
         if (!filter) {
             rc = cli_usage_error(cat_usage, "cat: --where: %s", err.message);
-            arrow_text_type_free(head);
             goto done_md;
         }
         opts.filter = filter; /* the reader keeps a copy */
@@ -648,7 +634,22 @@ int pq_cmd_cat(int argc, char **argv)
     if (!r || pq_reader_advance_to(r, last, &err) != PQ_OK) {
         rc = cli_file_error(a.file, &err);
         pq_reader_close(r);
-        arrow_text_type_free(head);
+        goto done_md;
+    }
+    /* The header: the batches' own schema (a struct read in part holds the
+     * branches read). */
+    struct ArrowSchema hs;
+    if (pq_reader_output_schema(r, &hs, &err) != PQ_OK) {
+        rc = cli_file_error(a.file, &err);
+        pq_reader_close(r);
+        goto done_md;
+    }
+    char msg[256];
+    arrow_text_type *head = arrow_text_type_new(&hs, msg, sizeof msg);
+    hs.release(&hs);
+    if (!head) {
+        rc = batch_error(a.file, msg);
+        pq_reader_close(r);
         goto done_md;
     }
 

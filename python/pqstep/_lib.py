@@ -538,6 +538,9 @@ pq_variant_to_json = _proto("pq_variant_to_json", c_enum, ctypes.c_char_p, ctype
                             ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, _P(ctypes.c_size_t), _err)
 pq_variant_metadata_size = _proto("pq_variant_metadata_size", ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
                                   _err)
+pq_variant_path_leaves = _proto("pq_variant_path_leaves", c_enum, _vp, ctypes.c_char_p, _P(ctypes.c_uint32),
+                                ctypes.c_size_t, _P(ctypes.c_size_t), _err)
+pq_variant_path_extract = _proto("pq_variant_path_extract", c_enum, _vp, _vp, ctypes.c_char_p, _vp, _vp, _err)
 pq_footer_parse_count = _proto("pq_footer_parse_count", ctypes.c_uint64)
 pq_metadata_retain = _proto("pq_metadata_retain", _vp, _vp)
 pq_metadata_release = _proto("pq_metadata_release", None, _vp)

@@ -85,6 +85,15 @@ def _choice(table):
     return check
 
 
+class LeafTuple(tuple):
+    """Leaf indexes with the Projection of the VARIANT paths they serve."""
+
+    def __new__(cls, leaves, projection):
+        self = super().__new__(cls, leaves)
+        self.projection = projection
+        return self
+
+
 def _indexes(what):
     def check(name, value):
         if value is None:
@@ -104,6 +113,8 @@ def _indexes(what):
             if i < 0 or i > _U32:
                 raise invalid_argument("%s index out of range" % what)
             out.append(i)
+        if getattr(value, "projection", None) is not None:  # VARIANT paths among the names
+            return LeafTuple(out, value.projection)
         return tuple(out)
     return check
 

@@ -11,6 +11,7 @@ from ._metadata import FileMetadata, MetadataCache
 from ._options import ReadOptions, batch_rows
 from ._remote import is_url, location, open_handle, url
 from ._stream import Scan, decoded_batches
+from ._variant_paths import resolve as resolve_columns
 
 # Stage names as the library spells them ("init", "footer", ...), by value.
 STAGE_NAMES = [_c.pq_stage_name(i).decode() for i in range(_c.PQ_STAGE_COUNT)]
@@ -138,20 +139,11 @@ class Reader:
                                             known_version=self.version or ""))
 
     def _resolve(self, names):
-        md = self.metadata
-        out = []
-        for c in names:
-            if isinstance(c, int) and not isinstance(c, bool):
-                i = c if 0 <= c < md.num_columns else None
-            elif isinstance(c, str):
-                i = md.find_column(c)
-            else:
-                raise TypeError("columns holds leaf indexes or paths, not %r" % (c,))
-            if i is None:
-                self.close()
-                raise invalid_argument("no leaf column %r" % (c,), self.path)
-            out.append(i)
-        return out
+        def missing(c):
+            self.close()
+            raise invalid_argument("no leaf column %r" % (c,), self.path)
+        out = resolve_columns(self.metadata, names, missing)
+        return out if out.projection else list(out)
 
     def _columns(self, columns):
         """columns= of a read: the reader's when None, else resolved."""
@@ -292,9 +284,13 @@ class Reader:
         if _c.pq_reader_advance_to(h, stage, ctypes.byref(err)) != _c.PQ_OK:
             raise error(err, self.path)
         batches = [] if options.no_rows else list(export_batches(h, 0, self.path))
+        projection = getattr(options.columns, "projection", None)
+        if projection:  # VARIANT paths cut from their columns
+            batches = [projection.apply(b, self.path) for b in batches]
         if batches:
             return pa.Table.from_batches(batches)
-        return output_schema(h, self.path).empty_table()
+        schema = output_schema(h, self.path)
+        return (projection.apply_schema(schema, self.path) if projection else schema).empty_table()
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, threads=None):
         """Yield pyarrow.RecordBatch objects of at most `batch_size` rows,

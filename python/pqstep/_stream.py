@@ -40,12 +40,14 @@ def decoded_batches(path, metadata, options, batch_size=0, schema_out=None, expo
         st = _c.pq_reader_advance_to(h, stage, ctypes.byref(err))
         if st != _c.PQ_OK:
             raise error(err, path)
+        projection = getattr(options.columns, "projection", None)
         if schema_out is not None:
-            schema_out.append(output_schema(h, path))
+            schema = output_schema(h, path)
+            schema_out.append(projection.apply_schema(schema, path) if projection else schema)
         if options.no_rows:
             return
         for b in (export or export_batches)(h, batch_size, path):
-            yield b
+            yield projection.apply(b, path) if projection else b
     finally:
         _c.pq_reader_close(h)
         del keep
@@ -99,6 +101,11 @@ class Scan:
             def fill(p):
                 if _c.pq_reader_output_schema(h, p, ctypes.byref(err)) != _c.PQ_OK:
                     raise error(err, self._path)
+            projection = getattr(self._options.columns, "projection", None)
+            if projection:  # VARIANT paths: the schema with their columns
+                import pyarrow as pa
+                schema = pa.Schema._import_from_c_capsule(capsule(SCHEMA_NAME, _c.ARROW_SCHEMA_SIZE, fill))
+                return projection.apply_schema(schema, self._path).__arrow_c_schema__()
             return capsule(SCHEMA_NAME, _c.ARROW_SCHEMA_SIZE, fill)
         finally:
             _c.pq_reader_close(h)
@@ -116,10 +123,20 @@ class Scan:
             def fill(p):
                 if _c.pq_reader_export_stream(h, self._batch_rows, p, ctypes.byref(err)) != _c.PQ_OK:
                     raise error(err, self._path)
-            return capsule(STREAM_NAME, _c.ARROW_ARRAY_STREAM_SIZE, fill)
+            stream = capsule(STREAM_NAME, _c.ARROW_ARRAY_STREAM_SIZE, fill)
         finally:
             _c.pq_reader_close(h)  # the stream holds its own reader
             del keep
+        projection = getattr(self._options.columns, "projection", None)
+        if not projection:
+            return stream
+        # VARIANT paths: each batch's paths cut from it as it passes
+        import pyarrow as pa
+        source = pa.RecordBatchReader._import_from_c_capsule(stream)
+        path = self._path
+        out = pa.RecordBatchReader.from_batches(projection.apply_schema(source.schema, path),
+                                                (projection.apply(b, path) for b in source))
+        return out.__arrow_c_stream__()
 
     def to_reader(self):
         """A pyarrow.RecordBatchReader over a new stream."""
