@@ -792,7 +792,7 @@ static pq_status rebuild_rows(const struct ArrowArray *storage, const struct Arr
     if (!storage || !schema || strcmp(schema->format, "+s") != 0)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "variant rebuild: not a struct array");
     col meta = child(top, "metadata"), value = child(top, "value"), typed = child(top, "typed_value");
-    if (!meta.a || !(is_binary_format(meta.s->format) || is_string_format(meta.s->format)))
+    if (storage->length > 0 && (!meta.a || !(is_binary_format(meta.s->format) || is_string_format(meta.s->format))))
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "a VARIANT group without a binary metadata field");
     if (value.a && !(is_binary_format(value.s->format) || is_string_format(value.s->format)))
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "a VARIANT group whose value field is not binary");

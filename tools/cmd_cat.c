@@ -37,7 +37,9 @@ static void cat_help(void)
            "\n"
            "options:\n"
            "  --columns A,B       columns by leaf path or field name; a group selects all\n"
-           "                      its leaves (default: all); output keeps file order\n"
+           "                      its leaves (default: all); output keeps file order;\n"
+           "                      a path into a VARIANT column (v.a.b, v.l[0]) shows\n"
+           "                      the values there, after the file's columns\n"
            "  --row-groups N,M    row groups by index, in this order (default: all)\n"
            "  --where EXPR        only the rows where EXPR is true (predicate syntax of\n"
            "                      pq_predicate.h, e.g. \"a >= 10 and b in ('x', 'y')\"); row groups\n"
@@ -246,8 +248,8 @@ static int cmp_u32(const void *a, const void *b)
 /* Split `spec` at commas and hand each piece (NUL-terminated) to `fn`;
  * stops at the first failure. An empty piece is an error. */
 static int for_each_item(const char *spec, const char *what,
-                         int (*fn)(const char *item, const pq_metadata *md, u32_list *out),
-                         const pq_metadata *md, u32_list *out)
+                         int (*fn)(const char *item, const pq_metadata *md, void *out), const pq_metadata *md,
+                         void *out)
 {
     size_t n = strlen(spec);
     char *copy = cli_xrealloc(NULL, n + 1);
@@ -269,13 +271,24 @@ static int for_each_item(const char *spec, const char *what,
     return rc;
 }
 
-/* A leaf path, a field name with one leaf (pq_metadata_find_leaf), or a
- * group's dotted path: all leaves under it. */
-static int add_column(const char *name, const pq_metadata *md, u32_list *out)
+/* What --columns named: leaves, and paths into VARIANT columns. */
+typedef struct selection {
+    u32_list leaves;  /* to read: the named ones and the paths' */
+    u32_list direct;  /* the leaves named themselves (a VARIANT column with paths is kept if one is its) */
+    char **paths;     /* "v.a.b" (owned), npaths of them */
+    size_t npaths;
+} selection;
+
+/* A leaf path, a field name with one leaf (pq_metadata_find_leaf), a
+ * group's dotted path (all leaves under it), or a path into a VARIANT
+ * column (pq_variant_path_leaves: the leaves it reads). */
+static int add_column(const char *name, const pq_metadata *md, void *out)
 {
+    selection *sel = out;
     int32_t leaf = pq_metadata_find_leaf(md, name);
     if (leaf >= 0) {
-        list_push(out, (uint32_t)leaf);
+        list_push(&sel->leaves, (uint32_t)leaf);
+        list_push(&sel->direct, (uint32_t)leaf);
         return CLI_EXIT_OK;
     }
     const pq_schema *schema = pq_metadata_schema(md);
@@ -284,9 +297,21 @@ static int add_column(const char *name, const pq_metadata *md, u32_list *out)
     for (uint32_t i = 0; i < schema->leaves_len; i++) {
         const char *path = schema->leaves[i].path;
         if (path && strncmp(path, name, n) == 0 && path[n] == '.') {
-            list_push(out, i);
+            list_push(&sel->leaves, i);
+            list_push(&sel->direct, i);
             found = true;
         }
+    }
+    size_t count = 0;
+    pq_error err;
+    if (!found && pq_variant_path_leaves(md, name, NULL, 0, &count, &err) == PQ_OK) {
+        uint32_t *v = cli_xrealloc(NULL, (count ? count : 1) * sizeof *v);
+        pq_variant_path_leaves(md, name, v, count, &count, &err);
+        for (size_t k = 0; k < count; k++) list_push(&sel->leaves, v[k]);
+        free(v);
+        sel->paths = cli_xrealloc(sel->paths, (sel->npaths + 1) * sizeof *sel->paths);
+        sel->paths[sel->npaths++] = cli_text_dup(name, n);
+        found = true;
     }
     if (!found) {
         char *shown = cli_text_dup(name, n);
@@ -297,8 +322,108 @@ static int add_column(const char *name, const pq_metadata *md, u32_list *out)
     return CLI_EXIT_OK;
 }
 
-static int add_row_group(const char *item, const pq_metadata *md, u32_list *out)
+/* The top-level field name of leaf `leaf`. */
+static const char *top_name(const pq_schema *schema, uint32_t leaf)
 {
+    int32_t j = schema->leaves[leaf].node;
+    while (schema->nodes[j].parent > 0) j = schema->nodes[j].parent;
+    return schema->nodes[j].name;
+}
+
+/* Whether `path` steps into the VARIANT column `field`. */
+static bool path_of(const char *path, const char *field)
+{
+    size_t n = strlen(field);
+    return strncmp(path, field, n) == 0 && (path[n] == '.' || path[n] == '[');
+}
+
+/* A batch (or, arrays NULL, a schema) as --columns shows it: each VARIANT
+ * column read for paths replaced by the paths' values (pq_variant_path_extract),
+ * the column itself kept when some of its own leaves were named. Borrows
+ * what it does not make; view_free releases what it made. */
+typedef struct batch_view {
+    struct ArrowArray array;
+    struct ArrowSchema schema;
+    struct ArrowArray **kids;
+    struct ArrowSchema **kid_schemas;
+    struct ArrowArray *made;          /* the paths' arrays */
+    struct ArrowSchema *made_schemas; /* and fields */
+    size_t nmade;
+} batch_view;
+
+static void view_release_nothing(struct ArrowArray *a)
+{
+    a->release = NULL;
+}
+
+static void view_free(batch_view *v)
+{
+    for (size_t k = 0; k < v->nmade; k++) {
+        if (v->made[k].release) v->made[k].release(&v->made[k]);
+        if (v->made_schemas[k].release) v->made_schemas[k].release(&v->made_schemas[k]);
+    }
+    free(v->made);
+    free(v->made_schemas);
+    free(v->kids);
+    free(v->kid_schemas);
+    memset(v, 0, sizeof *v);
+}
+
+static pq_status view_make(const selection *sel, const pq_metadata *md, struct ArrowArray *a, struct ArrowSchema *s,
+                           batch_view *v, pq_error *err)
+{
+    memset(v, 0, sizeof *v);
+    const pq_schema *schema = pq_metadata_schema(md);
+    size_t cap = (size_t)s->n_children + sel->npaths;
+    v->kids = cli_xrealloc(NULL, (cap ? cap : 1) * sizeof *v->kids);
+    v->kid_schemas = cli_xrealloc(NULL, (cap ? cap : 1) * sizeof *v->kid_schemas);
+    size_t np = sel->npaths ? sel->npaths : 1;
+    v->made = memset(cli_xrealloc(NULL, np * sizeof *v->made), 0, np * sizeof *v->made);
+    v->made_schemas = memset(cli_xrealloc(NULL, np * sizeof *v->made_schemas), 0, np * sizeof *v->made_schemas);
+    size_t n = 0;
+    for (int64_t k = 0; k < s->n_children; k++) {
+        const char *name = s->children[k]->name;
+        bool has_paths = false, kept = false;
+        for (size_t p = 0; p < sel->npaths; p++) has_paths |= path_of(sel->paths[p], name);
+        for (size_t d = 0; d < sel->direct.len && !kept; d++) kept = !strcmp(top_name(schema, sel->direct.v[d]), name);
+        if (!has_paths || kept) {
+            v->kids[n] = a ? a->children[k] : NULL;
+            v->kid_schemas[n++] = s->children[k];
+        }
+        for (size_t p = 0; p < sel->npaths; p++) {
+            if (!path_of(sel->paths[p], name)) continue;
+            pq_status st;
+            if (a) {
+                st = pq_variant_path_extract(a->children[k], s->children[k], sel->paths[p], &v->made[v->nmade],
+                                             &v->made_schemas[v->nmade], err);
+            } else { /* the schema alone: the path's field over an empty column */
+                struct ArrowArray none = {0};
+                st = pq_variant_path_extract(&none, s->children[k], sel->paths[p], &v->made[v->nmade],
+                                             &v->made_schemas[v->nmade], err);
+            }
+            if (st != PQ_OK) {
+                view_free(v);
+                return st;
+            }
+            v->kids[n] = a ? &v->made[v->nmade] : NULL;
+            v->kid_schemas[n++] = &v->made_schemas[v->nmade++];
+        }
+    }
+    v->schema = *s;
+    v->schema.n_children = (int64_t)n;
+    v->schema.children = v->kid_schemas;
+    if (a) {
+        v->array = *a;
+        v->array.n_children = (int64_t)n;
+        v->array.children = v->kids;
+        v->array.release = view_release_nothing;
+    }
+    return PQ_OK;
+}
+
+static int add_row_group(const char *item, const pq_metadata *md, void *list)
+{
+    u32_list *out = list;
     uint32_t n = pq_metadata_file(md)->row_groups_len;
     uint64_t v;
     if (!parse_u64(item, UINT32_MAX, &v))
@@ -586,8 +711,11 @@ int pq_cmd_cat(int argc, char **argv)
     pq_metadata *md = cli_open_metadata(a.file, &file_size);
     if (!md) return CLI_EXIT_ERROR;
 
-    u32_list cols = {0}, rgs = {0};
-    if (a.columns) rc = for_each_item(a.columns, "--columns", add_column, md, &cols);
+    selection sel = {0};
+    u32_list rgs = {0};
+    u32_list cols = {0};
+    if (a.columns) rc = for_each_item(a.columns, "--columns", add_column, md, &sel);
+    cols = sel.leaves;
     if (rc == CLI_EXIT_OK && a.row_groups)
         rc = for_each_item(a.row_groups, "--row-groups", add_row_group, md, &rgs);
     if (rc != CLI_EXIT_OK) goto done_md;
@@ -645,10 +773,17 @@ int pq_cmd_cat(int argc, char **argv)
         goto done_md;
     }
     char msg[256];
-    arrow_text_type *head = arrow_text_type_new(&hs, msg, sizeof msg);
+    batch_view hv;
+    arrow_text_type *head = NULL;
+    if (view_make(&sel, md, NULL, &hs, &hv, &err) != PQ_OK) {
+        rc = cli_file_error(a.file, &err);
+    } else {
+        head = arrow_text_type_new(&hv.schema, msg, sizeof msg);
+        view_free(&hv);
+        if (!head) rc = batch_error(a.file, msg);
+    }
     hs.release(&hs);
     if (!head) {
-        rc = batch_error(a.file, msg);
         pq_reader_close(r);
         goto done_md;
     }
@@ -665,7 +800,13 @@ int pq_cmd_cat(int argc, char **argv)
             break;
         }
         if (!arr.release) break; /* end of data */
-        rc = print_batch(&o, a.file, &arr, &sch, &left);
+        batch_view bv;
+        if (view_make(&sel, md, &arr, &sch, &bv, &err) != PQ_OK) {
+            rc = cli_file_error(a.file, &err);
+        } else {
+            rc = print_batch(&o, a.file, &bv.array, &bv.schema, &left);
+            view_free(&bv);
+        }
         arr.release(&arr);
         sch.release(&sch);
     }
@@ -676,6 +817,9 @@ int pq_cmd_cat(int argc, char **argv)
     arrow_text_type_free(head);
 done_md:
     free(cols.v);
+    free(sel.direct.v);
+    for (size_t k = 0; k < sel.npaths; k++) free(sel.paths[k]);
+    free(sel.paths);
     free(rgs.v);
     pq_metadata_release(md);
     return rc;

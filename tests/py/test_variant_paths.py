@@ -6,7 +6,8 @@ pq_variant_path_leaves / pq_variant_path_extract):
   deep), the fields the writer shredded, and paths that lead nowhere, read
   together in one projection; each row equal to the value at that path in
   the expected .variant.bin (decoded here in Python), None where the path
-  leads nowhere; the same through a stream in small batches;
+  leads nowhere; the same through a stream in small batches, and through
+  `pqstep cat --columns` (each path's JSON);
 - the leaves a path reads, against the file's schema: a shredded path
   reads the column's metadata, the residual values on the way and its own
   group, none of the other shredded fields;
@@ -18,6 +19,7 @@ pq_variant_path_leaves / pq_variant_path_extract):
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -27,6 +29,7 @@ import pqstep.variant as pv
 from pqstep._variant_paths import path_leaves
 
 SHREDDED = os.path.join(CORPUS, "shredded_variant")
+CLI = os.environ.get("PQSTEP_CLI")
 MISSING = object()
 
 
@@ -109,6 +112,13 @@ def check_corpus():
         names = [text(name, p) for p in paths]
         t = pqstep.read_table(path, columns=names)
         assert t.schema.names == names, (c["case_number"], t.schema.names)
+        cli_rows = None
+        if CLI:  # pqstep cat --columns: each path's values as JSON
+            p = subprocess.run([CLI, "cat", "--format", "jsonl", "--columns", ",".join(names), path],
+                               capture_output=True, text=True)
+            assert p.returncode == 0, (c["case_number"], p.stderr)
+            cli_rows = [json.loads(line) for line in p.stdout.splitlines()]
+            assert len(cli_rows) == len(rows), (c["case_number"], len(cli_rows))
         streamed = pqstep.scan(path, columns=names, batch_size=1).read()
         for p, n in zip(paths, names):
             field = t.schema.field(n)
@@ -119,6 +129,11 @@ def check_corpus():
                 want = None if r is None else at(r, p)
                 want = None if want is MISSING else want
                 assert got[i] == want, (c["case_number"], n, i, got[i], want)
+                if cli_rows is not None:
+                    col = t.column(n).combine_chunks()
+                    w = None if not col[i].is_valid else json.loads(
+                        pv.to_json(col.field("metadata")[i].as_py(), col.field("value")[i].as_py()))
+                    assert cli_rows[i][n] == w, (c["case_number"], n, i, cli_rows[i][n], w)
                 checked += 1
         files += 1
     return files, checked
