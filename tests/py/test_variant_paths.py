@@ -14,6 +14,7 @@ pq_variant_path_leaves / pq_variant_path_extract):
 - files DuckDB writes (typed: shredded; mixed: values left in residual
   columns), each path equal to DuckDB's own extraction
   (variant_extract, whose element numbers start at 1) rendered as JSON;
+- the same paths over a dataset (hive directories) equal the file's;
 - a VARIANT column named too is kept beside its paths; a bad path is a
   pqstep.Error.
 """
@@ -197,6 +198,16 @@ def check_duckdb():
                            ).fetchall()
             t = pqstep.read_table(f, columns=["id"] + [p for p, _ in paths])
             assert t.column("id").to_pylist() == list(range(3000))
+            # over a dataset (hive directories of the same file): the same values, each file's
+            import shutil
+            for part in ("1", "2"):
+                os.makedirs(os.path.join(d, kind, "k=" + part))
+                shutil.copy(f, os.path.join(d, kind, "k=" + part, "f.parquet"))
+            ds = pqstep.dataset(os.path.join(d, kind), partitioning="hive").to_table(
+                columns=["id"] + [p for p, _ in paths] + ["k"])
+            assert ds.column_names == ["id"] + [p for p, _ in paths] + ["k"], ds.column_names
+            for p, _ in paths:
+                assert pv.values(ds.column(p)) == pv.values(t.column(p)) * 2, (kind, p)
             for k, (p, _) in enumerate(paths):
                 col = t.column(p).combine_chunks()
                 m, v = col.field("metadata"), col.field("value")
