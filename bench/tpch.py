@@ -9,7 +9,12 @@ files that parquet-rs wrote (tpchgen-cli), not files written here.
 Options:
   --scale S      TPC-H scale factor (default 1: 6,001,215 rows)
   --codecs LIST  snappy (tpchgen-cli's default, --compression=SNAPPY) and/or
-                 zstd (--compression='ZSTD(1)'); default both
+                 zstd (--compression='ZSTD(1)'); default both. Also the
+                 writers duckdb, polars, pyarrow, spark: the snappy file
+                 written again by that system with its defaults (rewrite():
+                 DuckDB's COPY, polars' write_parquet, pyarrow's
+                 write_table, Spark's local write, one part file), kept in
+                 CACHE/tpch-sf<S>-<writer>/
   --threads LIST thread counts, each measured on its own (default 1,2)
   --repeat N     timed runs per measurement (default 5)
   --rounds R     split each measurement into R rounds (default 3, at most
@@ -22,8 +27,10 @@ Options:
                  runs, it is the base of the ratios)
   --json FILE    write every figure (each run's time, min, median), the
                  files, the filters and the versions to FILE
-  --strings T    pqstep's string type: string_view (default: what pyarrow
-                 reads for this file, and polars' own) or string
+  --strings T    pqstep's string type: default (no option passed: what a
+                 user gets, the stored ARROW:schema followed, which gives
+                 string_view for tpchgen-cli's files, as pyarrow and polars
+                 give), string_view or string
   --decimals T   pqstep's decimal type: decimal128 (default, as every peer)
                  or decimal64 (INT64 values taken as stored)
   --build DIR    directory holding libpqstep.so (default $PQSTEP_LIBRARY,
@@ -150,6 +157,7 @@ REPO = os.path.dirname(HERE)
 SYSTEMS = ("pqstep", "pyarrow", "polars", "duckdb")
 CASES = ("whole", "cols3", "iter", "q1", "q2", "q3")
 CODECS = {"snappy": "SNAPPY", "zstd": "ZSTD(1)"}  # tpchgen-cli --compression values
+WRITERS = ("duckdb", "polars", "pyarrow", "spark")  # --codecs may name these: the snappy file rewritten
 COLS3 = ["l_orderkey", "l_extendedprice", "l_shipdate"]
 # Each filter: a conjunction of (column, operator, literal as text) or
 # (column, "in", [literals]).
@@ -252,8 +260,10 @@ def polars_filter(query, schema, pl_schema):
 def _pqstep_cases(path, threads, rg_rows, schema):
     import pqstep
     # output types (--strings / --decimals), passed to the worker by environment
-    kw = dict(strings=os.environ.get("PQSTEP_BENCH_STRINGS", "string_view"),
+    kw = dict(strings=os.environ.get("PQSTEP_BENCH_STRINGS", "default"),
               decimals=os.environ.get("PQSTEP_BENCH_DECIMALS", "decimal128"))
+    if kw["strings"] == "default":  # the options a user gets without asking
+        kw = {} if kw["decimals"] == "decimal128" else dict(decimals=kw["decimals"])
 
     def iter_():
         with pqstep.Reader(path, threads=threads, **kw) as r:
@@ -418,10 +428,56 @@ def scale_name(scale):
     return "%g" % scale
 
 
+def rewrite(writer, src, dst):
+    """src (tpchgen-cli's snappy file) written again by `writer` with its
+    defaults, as a user of that system would: DuckDB's COPY, polars'
+    write_parquet, pyarrow's write_table, Spark's (parquet-java) write."""
+    if writer == "duckdb":
+        import duckdb
+        duckdb.connect().sql("copy (select * from read_parquet('%s')) to '%s' (format parquet)" % (src, dst))
+    elif writer == "polars":
+        import polars as pl
+        pl.read_parquet(src).write_parquet(dst)
+    elif writer == "pyarrow":
+        import pyarrow.parquet as pq
+        pq.write_table(pq.read_table(src), dst)
+    elif writer == "spark":
+        code = ("import sys, glob, shutil\n"
+                "from pyspark.sql import SparkSession\n"
+                "s = SparkSession.builder.master('local[2]').config('spark.driver.memory', '4g')"
+                ".config('spark.ui.enabled', 'false').getOrCreate()\n"
+                "s.read.parquet(sys.argv[1]).coalesce(1).write.mode('overwrite').parquet(sys.argv[2] + '.dir')\n"
+                "shutil.move(glob.glob(sys.argv[2] + '.dir/part-*.parquet')[0], sys.argv[2])\n"
+                "shutil.rmtree(sys.argv[2] + '.dir')\n")
+        p = subprocess.run([sys.executable, "-c", code, src, dst], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        if p.returncode != 0:
+            raise SystemExit("spark failed to write %s: %s" % (dst, p.stderr[-2000:]))
+    else:
+        raise SystemExit("unknown writer %s" % writer)
+
+
 def ensure_file(cache, scale, codec):
     """CACHE/tpch-sf<S>-<codec>/lineitem.parquet, written by tpchgen-cli
-    unless it exists; returns (path, seconds spent generating or None)."""
+    unless it exists (a writer's name instead of a codec: tpchgen-cli's
+    snappy file written again by that writer, rewrite()); returns (path,
+    seconds spent generating or None)."""
     folder = os.path.join(cache, "tpch-sf%s-%s" % (scale_name(scale), codec))
+    if codec in WRITERS:
+        path = os.path.join(folder, "lineitem.parquet")
+        if os.path.exists(path):
+            return path, None
+        src, _ = ensure_file(cache, scale, "snappy")
+        os.makedirs(folder, exist_ok=True)
+        say("writing %s with %s ..." % (path, codec))
+        t0 = time.perf_counter()
+        rewrite(codec, src, path + ".tmp")
+        os.replace(path + ".tmp", path)
+        secs = time.perf_counter() - t0
+        with open(os.path.join(folder, "generated.json"), "w") as fp:
+            json.dump({"command": "bench/tpch.py rewrite(%r) of %s" % (codec, src), "seconds": secs,
+                       "date": time.strftime("%Y-%m-%d %H:%M:%S")}, fp, indent=1)
+        return path, secs
     path = os.path.join(folder, "lineitem.parquet")
     if os.path.exists(path):
         return path, None
@@ -612,8 +668,8 @@ def main():
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--json", metavar="FILE")
-    ap.add_argument("--strings", default="string_view", choices=("string", "string_view"),
-                    help="pqstep's string type (default string_view, as pyarrow and polars give for this file)")
+    ap.add_argument("--strings", default="default", choices=("default", "string", "string_view"),
+                    help="pqstep's string type (default: no option passed, the user's default)")
     ap.add_argument("--decimals", default="decimal128", choices=("decimal128", "decimal64"),
                     help="pqstep's decimal type (default decimal128, as every peer gives)")
     ap.add_argument("--build", metavar="DIR",
@@ -639,7 +695,7 @@ def main():
     cases = [c for c in args.cases.split(",") if c]
     systems = [s for s in args.systems.split(",") if s]
     threads_list = [int(t) for t in args.threads.split(",") if t]
-    for what, got, known in (("codec", codecs, CODECS), ("case", cases, CASES),
+    for what, got, known in (("codec", codecs, tuple(CODECS) + WRITERS), ("case", cases, CASES),
                              ("system", systems, SYSTEMS)):
         bad = [x for x in got if x not in known]
         if bad:

@@ -349,7 +349,11 @@ typedef struct pq_reader_options {
      * types (seconds timestamps stored as milliseconds, say) keep the
      * default mapping. A file without the key reads as without the option;
      * one whose key cannot be decoded fails the select stage with
-     * PQ_ERR_CORRUPT_DATA, naming what is wrong. Off by default. */
+     * PQ_ERR_CORRUPT_DATA, naming what is wrong (as pyarrow refuses such
+     * a file; false reads it). On by default (pq_reader_options_init):
+     * a reader gets the types the writer meant, as pyarrow reads them, and
+     * the fastest where the writer stored string views (arrow-rs,
+     * tpchgen-cli, polars). A zeroed struct (no init) has it off. */
     bool follow_arrow_schema;
     /* EXPERIMENTAL. Decode and filter stages: where the column chunks are
      * decoded and a filter's rows evaluated (pq_device; default

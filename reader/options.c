@@ -28,6 +28,7 @@ void pq_reader_options_init(pq_reader_options *opts)
     opts->struct_size = sizeof *opts;
     opts->memory_limit = pq_default_memory_limit();
     opts->int96_unit = PQ_UNIT_NANOS;
+    opts->follow_arrow_schema = true; /* as pyarrow reads: the writer's own types */
 }
 
 pq_status pq_reader_options_take(pq_reader_options *dst, const pq_reader_options *src, pq_error *err)

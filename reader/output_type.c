@@ -52,9 +52,10 @@ static void apply_hint(const pq_schema *schema, const pq_leaf *lf, const pq_arro
     }
     /* Arrow's time units (second, milli, micro, nano) against Parquet's. */
     static const uint8_t unit_of[4] = {PQ_UNIT_SECONDS, PQ_UNIT_MILLIS, PQ_UNIT_MICROS, PQ_UNIT_NANOS};
-    if (h->type == PQ_HINT_TIMESTAMP && lf->arrow.id == PQ_ARROW_TIMESTAMP && lf->arrow.utc && h->unit < 4 &&
-        unit_of[h->unit] == lf->arrow.unit && h->timezone && h->timezone[0] && strcmp(h->timezone, "UTC") != 0 &&
-        strlen(h->timezone) < 64)
+    /* The zone applies whatever the unit: a writer that coarsened the
+     * values (nanoseconds stored as microseconds in format 1.0) kept it. */
+    if (h->type == PQ_HINT_TIMESTAMP && lf->arrow.id == PQ_ARROW_TIMESTAMP && lf->arrow.utc && h->timezone &&
+        h->timezone[0] && strcmp(h->timezone, "UTC") != 0 && strlen(h->timezone) < 64)
         o->timezone = h->timezone;
     if (h->type == PQ_HINT_DURATION && lf->physical_type == PQ_INT64 && lf->arrow.id == PQ_ARROW_INT64 && h->unit < 4) {
         o->duration = true;
@@ -112,7 +113,8 @@ pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata 
             char what[PQ_ERROR_MESSAGE_SIZE];
             memcpy(what, err->message, sizeof what);
             pq_output_types_free(t);
-            return pq_error_set(err, st, "the file's ARROW:schema (follow_arrow_schema): %s", what);
+            return pq_error_set(err, st, "the file's ARROW:schema, followed by default (follow_arrow_schema; turned off, the "
+                                "Parquet schema alone gives the types): %s", what);
         }
         for (size_t f = 0; f < t->hints.n_fields; f++) {
             const pq_arrow_hint *h = &t->hints.fields[f];

@@ -34,7 +34,7 @@ class Dataset:
     variant_storage: as for read_table."""
 
     def __init__(self, paths, partitioning=None, threads=None, cache=None, memory_limit=None,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
+                 strings="string", decimals="decimal128", follow_arrow_schema=True, remote=None, int96_unit="ns",
                  decryption=None, row_index=None, variant_storage=False):
         options = ReadOptions(threads=threads, memory_limit=memory_limit, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption,
@@ -215,7 +215,7 @@ class DatasetScan:
 
 
 def dataset(paths, partitioning=None, threads=None, cache=None, memory_limit=None, strings="string",
-            decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns", decryption=None,
+            decimals="decimal128", follow_arrow_schema=True, remote=None, int96_unit="ns", decryption=None,
             row_index=None, variant_storage=False):
     """Open a Dataset (see there)."""
     return Dataset(paths, partitioning=partitioning, threads=threads, cache=cache, memory_limit=memory_limit,

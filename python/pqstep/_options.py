@@ -229,7 +229,7 @@ OPTIONS = {
     "prune_only": (False, _flag, ("prune_only",)),
     "strings": ("string", _choice(STRING_TYPES), ("string_type",)),
     "decimals": ("decimal128", _choice(DECIMAL_TYPES), ("decimal_type",)),
-    "follow_arrow_schema": (False, _flag, ("follow_arrow_schema",)),
+    "follow_arrow_schema": (True, _flag, ("follow_arrow_schema",)),
     "int96_unit": ("ns", _choice(INT96_UNITS), ("int96_unit",)),
     "decryption": (None, _decryption.check, ("decryption",)),
     "deleted_rows": (None, lambda n, v: deleted_rows(v), ("deleted_rows", "deleted_rows_len")),

@@ -52,8 +52,8 @@ class Reader:
                  the type of string and binary columns in what the reader
                  returns (see read_table)
     decimals     "decimal128" or "decimal64" (see read_table)
-    follow_arrow_schema  follow the Arrow types the writer stored (see
-                 read_table)
+    follow_arrow_schema  follow the Arrow types the writer stored (default
+                 True; see read_table)
     int96_unit   "ns" (default), "us", "ms" or "s": the timestamp unit of
                  INT96 columns (see read_table)
     device       "cpu" (default), "cuda", "auto" or "host-kernels": where
@@ -77,7 +77,7 @@ class Reader:
 
     def __init__(self, path, metadata=None, cache=None, footer_bytes=None, columns=None,
                  footer_read_size=0, memory_limit=None, threads=None, validate_utf8=False,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
+                 strings="string", decimals="decimal128", follow_arrow_schema=True, remote=None,
                  device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns", decryption=None,
                  deleted_rows=None, row_index=None, variant_storage=False):
         options = ReadOptions(footer_read_size=footer_read_size, memory_limit=memory_limit, threads=threads,
@@ -378,7 +378,7 @@ def read_metadata(path, cache=None, remote=None, decryption=None):
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
-               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None,
+               cache=None, strings="string", decimals="decimal128", follow_arrow_schema=True, remote=None,
                device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
                decryption=None, deleted_rows=None, row_index=None, variant_storage=False):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
@@ -411,10 +411,11 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     pa.string(). decimals: "decimal128" (the default, as pyarrow) or
     "decimal64" (pa.decimal64 for top-level decimals of at most 18 digits:
     8 bytes a value, INT64-stored ones taken without conversion).
-    follow_arrow_schema: follow the Arrow schema the writer stored in the
-    footer (pyarrow and arrow-rs store one) where it names large strings,
-    string views, dictionaries, a timestamp's time zone or a duration;
-    elsewhere `strings` and `decimals` apply. int96_unit: the unit of
+    follow_arrow_schema (default True, as pyarrow reads): follow the Arrow
+    schema the writer stored in the footer (pyarrow, arrow-rs and polars
+    store one) where it names large strings, string views, dictionaries, a
+    timestamp's time zone or a duration; elsewhere `strings` and `decimals`
+    apply. False: the Parquet schema alone gives the types. int96_unit: the unit of
     INT96 timestamps (the legacy Spark / Impala type): "ns" (the default,
     pa.timestamp("ns") as pyarrow reads them), "us", "ms" or "s"; a coarser
     unit drops the sub-unit part of the nanoseconds of the day (as
@@ -498,7 +499,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
 
 def scan(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None, batch_size=None,
          threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None, cache=None,
-         strings="string", decimals="decimal128", follow_arrow_schema=False, remote=None, int96_unit="ns",
+         strings="string", decimals="decimal128", follow_arrow_schema=True, remote=None, int96_unit="ns",
          decryption=None, deleted_rows=None, row_index=None, variant_storage=False):
     """A Scan of one file: the arguments as for read_table, batch_size the
     most rows a batch has (None: a row group per batch); it decodes on the

@@ -67,7 +67,7 @@ class Scan:
 
     def __init__(self, path, metadata, columns, row_groups=None, filter=None, row_offset=0, row_limit=None,
                  batch_size=None, threads=None, validate_utf8=False, memory_limit=None, prune=True,
-                 strings="string", decimals="decimal128", follow_arrow_schema=False, mmap=True):
+                 strings="string", decimals="decimal128", follow_arrow_schema=True, mmap=True):
         self._start(path, metadata, ReadOptions(
             columns=columns, row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
             threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune, strings=strings,

@@ -13,7 +13,7 @@ footer parsed once on the client and at most once per worker process.
 
 read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0,
              threads=1, strings="string", decimals="decimal128",
-             follow_arrow_schema=False, arrow_to_pandas=None,
+             follow_arrow_schema=True, arrow_to_pandas=None,
              storage_options=None, decryption=None)
 
 paths    a file, a directory, a glob pattern ("data/*.parquet",
@@ -409,7 +409,7 @@ def _types_mapper(user, arrow_type):
 
 
 def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, threads=1, strings="string",
-                 decimals="decimal128", follow_arrow_schema=False, arrow_to_pandas=None, storage_options=None,
+                 decimals="decimal128", follow_arrow_schema=True, arrow_to_pandas=None, storage_options=None,
                  decryption=None):
     """A dask.dataframe.DataFrame of the Parquet files `paths`, one
     partition per kept row group (see the module docstring for every

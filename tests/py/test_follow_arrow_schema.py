@@ -86,8 +86,10 @@ def main():
         got = pqstep.read_table(path, follow_arrow_schema=True)
         got.validate(full=True)
         same(got, want, path)
-        # without the option: the default mapping
-        dflt = pqstep.read_table(path)
+        # followed by default: the same table
+        assert pqstep.read_table(path).equals(got), path
+        # without the option: the mapping from the Parquet schema alone
+        dflt = pqstep.read_table(path, follow_arrow_schema=False)
         assert dflt.schema.field("large").type == pa.string(), dflt.schema
         assert dflt.schema.field("dict").type == pa.string(), dflt.schema
         assert dflt.schema.field("dur_s").type == pa.int64(), dflt.schema
@@ -128,13 +130,15 @@ def main():
         raise AssertionError("pyarrow opened a file with a bad ARROW:schema")
     except pa.ArrowInvalid:
         pass
-    assert pqstep.read_table(bad).column(0).to_pylist() == ["x", "y"]
-    try:
-        pqstep.read_table(bad, follow_arrow_schema=True)
-    except pqstep.Error as e:
-        assert "ARROW:schema" in str(e), e
-    else:
-        raise AssertionError("a bad ARROW:schema was followed without an error")
+    # as pyarrow, refused by default (the key is followed), read without following it
+    assert pqstep.read_table(bad, follow_arrow_schema=False).column(0).to_pylist() == ["x", "y"]
+    for kw in ({}, {"follow_arrow_schema": True}):
+        try:
+            pqstep.read_table(bad, **kw)
+        except pqstep.Error as e:
+            assert "ARROW:schema" in str(e) and "follow_arrow_schema" in str(e), e
+        else:
+            raise AssertionError("a bad ARROW:schema was followed without an error")
 
     # Corpus files that carry the key: pyarrow's types for flat columns.
     corpus = 0

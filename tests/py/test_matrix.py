@@ -5,8 +5,10 @@ read by pqstep and by pyarrow.
 gen_matrix.py writes its files into $PQSTEP_MATRIX_DIR when set (kept, and
 rewritten each run), else into a temporary directory removed at the end.
 For every file:
-  - whole table: pqstep.read_table(f) equals pyarrow's reading of the file,
-    schema included, and so does read_table(f, threads=1);
+  - whole table: pqstep.read_table(f) (which follows the stored
+    ARROW:schema by default) equals pyarrow's own reading of the file,
+    schema included; with follow_arrow_schema=False, and so with
+    threads=1, it equals the oracle below;
   - row ranges: pqstep.read_table(f, row_offset=k, row_limit=n) equals the
     whole table's slice(k, n), for (k, n) that start and end on row-group
     boundaries, straddle them, cross many tiny pages, run past the end, or
@@ -16,8 +18,9 @@ For every file:
 
 The oracle is pyarrow reading the Parquet schema alone: gen_matrix.py's
 files carry pyarrow's ARROW:schema, which pyarrow's reader follows (large
-strings, dictionary types, the original time zone, extension types) and
-pqstep deliberately does not. The oracle reads an image of the file whose
+strings, dictionary types, the original time zone, extension types), as
+pqstep does by default; the checks below (but the first) turn that off to
+test the mapping from the Parquet schema alone. The oracle reads an image of the file whose
 footer has that key renamed (same length, the Thrift stays valid), so its
 table has the types pqstep derives, and values are compared without casts.
 Floats are compared bit for bit (NaN payloads, -0.0) at every nesting level;
@@ -121,6 +124,14 @@ def norm(v):
     return v
 
 
+def undict(t):
+    """t with its dictionary columns decoded."""
+    cols = [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c for c in t.columns]
+    return pa.table(cols, schema=pa.schema([pa.field(f.name, f.type.value_type, f.nullable, f.metadata)
+                                            if pa.types.is_dictionary(f.type) else f for f in t.schema],
+                                           metadata=t.schema.metadata))
+
+
 def compare(ours, theirs, what):
     """Tables or batches equal: schema, then every column (floats by bits at any depth)."""
     if not ours.schema.equals(theirs.schema):
@@ -191,7 +202,7 @@ def check_ranges(path, whole, rg_rows, fails):
         what = "rows [%d, %s)" % (k, "end" if lim is None else k + lim)
         try:
             kw = dict(row_offset=k) if lim is None else dict(row_offset=k, row_limit=lim)
-            ours = pqstep.read_table(path, **kw)
+            ours = pqstep.read_table(path, follow_arrow_schema=False, **kw)
             theirs = whole.slice(k) if lim is None else whole.slice(k, lim)
             compare(ours, theirs, what)
         except Exception as e:
@@ -207,7 +218,7 @@ def check_batches(path, whole, rg_rows, fails):
     for b in BATCH_SIZES:
         what = "iter_batches(%d)" % b
         try:
-            with pqstep.Reader(path) as r:
+            with pqstep.Reader(path, follow_arrow_schema=False) as r:
                 batches = list(r.iter_batches(batch_size=b))
             pos = 0
             for i, x in enumerate(batches):
@@ -231,12 +242,20 @@ def check_file(path, do_ranges):
     md = pq.ParquetFile(path).metadata
     rg_rows = [md.row_group(g).num_rows for g in range(md.num_row_groups)]
     try:
-        compare(pqstep.read_table(path), theirs, "read_table")
+        compare(pqstep.read_table(path, follow_arrow_schema=False), theirs, "read_table")
     except Exception as e:
         fails.append("read_table: %s: %s" % (type(e).__name__, str(e)[:400]))
+    try:  # by default pqstep follows the stored ARROW:schema, as pyarrow does: its own reading
+        ours, pyarrow_own = pqstep.read_table(path), pq.read_table(path)
+        if not ours.schema.equals(pyarrow_own.schema):
+            compare(ours, pyarrow_own, "read_table (default: ARROW:schema followed)")  # says where
+        # dictionaries are each chunk's own: compared by their values
+        compare(undict(ours), undict(pyarrow_own), "read_table (default: ARROW:schema followed)")
+    except Exception as e:
+        fails.append("read_table (default): %s: %s" % (type(e).__name__, str(e)[:400]))
     if do_ranges:  # the same API round added `threads`: one thread must give the same table
         try:
-            compare(pqstep.read_table(path, threads=1), theirs, "read_table(threads=1)")
+            compare(pqstep.read_table(path, threads=1, follow_arrow_schema=False), theirs, "read_table(threads=1)")
         except Exception as e:
             fails.append("read_table(threads=1): %s: %s" % (type(e).__name__, str(e)[:400]))
     if do_ranges:

@@ -111,7 +111,7 @@ def test_mapping():
         "prune_only": (True, {"prune_only": True}),
         "strings": ("large_string", {"string_type": H["PQ_STRINGS_LARGE"]}),
         "decimals": ("decimal64", {"decimal_type": H["PQ_DECIMALS_64"]}),
-        "follow_arrow_schema": (True, {"follow_arrow_schema": True}),
+        "follow_arrow_schema": (False, {"follow_arrow_schema": False}),
         "int96_unit": ("us", {"int96_unit": H["PQ_UNIT_MICROS"]}),
         "device": ("host-kernels", {"device": H["PQ_DEVICE_HOST_KERNELS"]}),
         "device_output": (True, {"device_output": True}),
