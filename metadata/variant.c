@@ -389,15 +389,26 @@ pq_status pq_variant_to_json(const uint8_t *m, size_t mlen, const uint8_t *v, si
 
 /* ---- access (variant_access.h) ---- */
 
+/* The variant (m, v) checked whole; *is_basic when its basic type is
+ * `basic` (2: an object, 3: an array), then its metadata opened. */
+static pq_status open_container(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, unsigned basic,
+                                vmeta *meta, bool *is_basic, pq_error *err)
+{
+    pq_status st = walk_all(m, mlen, v, vlen, NULL, err);
+    if (st != PQ_OK || (v[0] & 3) != basic) return st;
+    if ((st = parse_meta(m, mlen, meta, err)) == PQ_OK) *is_basic = true;
+    return st;
+}
+
 pq_status pq_variant_field(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, const char *name, size_t nlen,
                            const uint8_t **field, size_t *flen, pq_error *err)
 {
     *field = NULL;
     *flen = 0;
     vmeta meta;
-    pq_status st = walk_all(m, mlen, v, vlen, NULL, err); /* the whole variant checked */
-    if (st != PQ_OK) return st;
-    if ((v[0] & 3) != 2 || (st = parse_meta(m, mlen, &meta, err)) != PQ_OK) return st;
+    bool is_object = false;
+    pq_status st = open_container(m, mlen, v, vlen, 2, &meta, &is_object, err);
+    if (st != PQ_OK || !is_object) return st;
     vwalk w = {&meta, v, NULL, err};
     unsigned h = v[0] >> 2;
     size_t osize = (h & 3) + 1, idsize = ((h >> 2) & 3) + 1, nsize = (h >> 4) & 1 ? 4 : 1;
@@ -426,9 +437,9 @@ pq_status pq_variant_element(const uint8_t *m, size_t mlen, const uint8_t *v, si
     *elem = NULL;
     *elen = 0;
     vmeta meta;
-    pq_status st = walk_all(m, mlen, v, vlen, NULL, err); /* the whole variant checked */
-    if (st != PQ_OK) return st;
-    if ((v[0] & 3) != 3 || (st = parse_meta(m, mlen, &meta, err)) != PQ_OK) return st;
+    bool is_array = false;
+    pq_status st = open_container(m, mlen, v, vlen, 3, &meta, &is_array, err);
+    if (st != PQ_OK || !is_array) return st;
     vwalk w = {&meta, v, NULL, err};
     unsigned h = v[0] >> 2;
     size_t osize = (h & 3) + 1, nsize = (h >> 2) & 1 ? 4 : 1;

@@ -520,19 +520,25 @@ static pq_status object(rebuild *r, col value, col typed, int64_t i, vbuf *out, 
     return put_object(out, l->es, kept) ? PQ_OK : nomem(r);
 }
 
+/* Row i's elements [*start, *end) in the child of list column c (+l, +L). */
+static void list_span(col c, int64_t i, int64_t *start, int64_t *end)
+{
+    int64_t j = c.a->offset + i;
+    if (c.s->format[1] == 'L') {
+        const int64_t *o = (const int64_t *)c.a->buffers[1] + j;
+        *start = o[0];
+        *end = o[1];
+    } else {
+        const int32_t *o = (const int32_t *)c.a->buffers[1] + j;
+        *start = o[0];
+        *end = o[1];
+    }
+}
+
 static pq_status array(rebuild *r, col typed, int64_t i, vbuf *out, int depth)
 {
-    bool large = typed.s->format[1] == 'L';
-    int64_t j = typed.a->offset + i, start, end;
-    if (large) {
-        const int64_t *o = (const int64_t *)typed.a->buffers[1] + j;
-        start = o[0];
-        end = o[1];
-    } else {
-        const int32_t *o = (const int32_t *)typed.a->buffers[1] + j;
-        start = o[0];
-        end = o[1];
-    }
+    int64_t start, end;
+    list_span(typed, i, &start, &end);
     col elems = {typed.a->children[0], typed.s->children[0]};
     col ev = child(elems, "value"), et = child(elems, "typed_value");
     size_t n = end > start ? (size_t)(end - start) : 0;
@@ -635,16 +641,8 @@ static pq_status at_path(rebuild *r, const pq_variant_step *steps, size_t ns, co
                 continue;
             }
         } else if (has_typed && s->index >= 0 && (!strcmp(f, "+l") || !strcmp(f, "+L"))) {
-            int64_t j = typed.a->offset + at, start, end;
-            if (f[1] == 'L') {
-                const int64_t *o = (const int64_t *)typed.a->buffers[1] + j;
-                start = o[0];
-                end = o[1];
-            } else {
-                const int32_t *o = (const int32_t *)typed.a->buffers[1] + j;
-                start = o[0];
-                end = o[1];
-            }
+            int64_t start, end;
+            list_span(typed, at, &start, &end);
             if (s->index >= end - start) break;
             col elems = {typed.a->children[0], typed.s->children[0]};
             int64_t e = start + s->index;
