@@ -135,21 +135,36 @@ pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict
     return PQ_OK;
 }
 
-int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t *dict_data,
+/* One entry copied as `pad` bytes (a constant at each call: two or four
+ * 8-byte moves become one or two vector moves). */
+#define GATHER_PADDED(pad)                                                                      \
+    for (; i < n && out + (pad) <= lim; i++) {                                                  \
+        int32_t s = dict_offsets[idx[i]], e = dict_offsets[idx[i] + 1];                         \
+        memcpy(data + out, d0 + s, (pad));                                                      \
+        out += (uint64_t)(e - s);                                                               \
+        offsets[i + 1] = base + (int32_t)out;                                                   \
+    }
+
+int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t *dict_data, size_t max_len,
                                      const uint32_t *idx, size_t n, int32_t *offsets, int32_t base,
-                                     uint8_t *data)
+                                     uint8_t *data, size_t room)
 {
     const uint8_t *d0 = dict_data - dict_offsets[0];
-    uint64_t out = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* Staying below lim keeps every end offset within int32 as well. */
+    uint64_t int32_room = (uint64_t)INT32_MAX - (uint64_t)(base > 0 ? base : 0);
+    uint64_t lim = room < int32_room ? room : int32_room, out = 0;
+    size_t i = 0;
+    /* out + pad <= lim before each copy and the entry is at most pad
+     * bytes: out stays <= lim. */
+    if (max_len <= 16) GATHER_PADDED(16)
+    else if (max_len <= 32) GATHER_PADDED(32)
+    for (; i < n; i++) { /* the last entries near the room's end, or long ones */
         int32_t s = dict_offsets[idx[i]], e = dict_offsets[idx[i] + 1];
-        size_t l = (size_t)(e - s);
-        /* Short entries (most strings in dictionaries): one fixed-size
-         * copy, which compiles to two vector moves, instead of a call. */
-        if (l <= PQ_DICT_COPY_SLACK) memcpy(data + out, d0 + s, PQ_DICT_COPY_SLACK);
-        else memcpy(data + out, d0 + s, l);
+        uint64_t l = (uint64_t)(e - s);
+        if (l > lim - out) return out + l > room ? -2 : -1;
+        if (l <= PQ_DICT_COPY_SLACK && out + PQ_DICT_COPY_SLACK <= lim) memcpy(data + out, d0 + s, PQ_DICT_COPY_SLACK);
+        else if (l) memcpy(data + out, d0 + s, (size_t)l);
         out += l;
-        if (out > (uint64_t)INT32_MAX - (uint64_t)base) return -1;
         offsets[i + 1] = base + (int32_t)out;
     }
     return (int64_t)out;

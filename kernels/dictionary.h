@@ -45,19 +45,22 @@ pq_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict
                                 const uint32_t *idx, size_t n, int32_t *offsets, int32_t base, uint8_t *data,
                                 size_t data_cap, size_t *data_len, pq_error *err);
 
-/* Slack pq_dict_gather_binary_padded needs after the dictionary's data and
- * after the output's room: it copies short entries 16 bytes at a time. */
-#define PQ_DICT_COPY_SLACK 16
+/* Slack pq_dict_gather_binary_padded needs after the dictionary's data:
+ * it copies entries of up to 32 bytes as 32 bytes. */
+#define PQ_DICT_COPY_SLACK 32
 
 /* pq_dict_gather_binary for the hot path, when the caller has checked every
- * index against the dictionary and made room: `data` holds at least
- * (sum of the entries' lengths) + PQ_DICT_COPY_SLACK bytes, and the
- * dictionary data is readable PQ_DICT_COPY_SLACK bytes past its end. The
- * bytes past each entry in `data` are scratch until the next entry. Returns
- * the bytes written, or -1 when an end offset would pass INT32_MAX (nothing
- * to trust in offsets then). */
-int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t *dict_data,
+ * index against the dictionary: entries are copied 16 or 32 bytes at a time
+ * (by the longest entry, max_len: one or two vector moves, no call, no
+ * branch on the length) while `room` has that many bytes past the current
+ * end, exactly after that. The dictionary data must be readable
+ * PQ_DICT_COPY_SLACK bytes past its end; the bytes past each entry in
+ * `data` are scratch until the next entry, and nothing is written at or
+ * past data + room. Returns the bytes written, -1 when an end offset would
+ * pass INT32_MAX, -2 when the entries do not fit in `room` (nothing to
+ * trust in offsets after either). */
+int64_t pq_dict_gather_binary_padded(const int32_t *dict_offsets, const uint8_t *dict_data, size_t max_len,
                                      const uint32_t *idx, size_t n, int32_t *offsets, int32_t base,
-                                     uint8_t *data);
+                                     uint8_t *data, size_t room);
 
 #endif

@@ -303,6 +303,16 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
         if (got < want)
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                         done + got, nn);
+        if (!c->rows && d.max_out < c->ch->dict_n) {
+            /* Every index so far in range (the decoder's running max, as
+             * dict_batch checks it): lengths summed, nothing compacted. */
+            uint64_t sum = 0;
+            for (size_t i = 0; i < got; i++) sum += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
+            *bytes += sum;
+            ep->ix.nidx += got;
+            done += got;
+            continue;
+        }
         size_t kept = 0;
         for (size_t i = 0; i < got; i++) {
             if (idx[i] >= c->ch->dict_n)

@@ -673,16 +673,17 @@ pq_status pq_page_dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t
     if (c->views) { /* a view is its entry's view: 16 bytes, whatever the length */
         uint8_t *w = o->views + at * 16;
         for (size_t i = 0; i < got; i++) memcpy(w + 16 * i, c->ch->dict_views + 16 * (size_t)idx[i], 16);
-    } else if (binary && (c->direct ? bound <= c->data_cap - o->data_len
-                                    : bound <= c->data_cap - o->data_len + (4u << 20))) {
-        /* Room for the longest entry each time (rarely more than a few MB
-         * ahead of what is needed): one pass. Direct, only while that stays
-         * inside the page's own room: the copies' slack must not reach the
-         * next page's bytes. */
+    } else if (binary && (c->direct || bound <= c->data_cap - o->data_len + (4u << 20))) {
+        /* Direct: the page's exact room, counted by the size pass (the
+         * gather's padded copies stay inside it). Otherwise room for the
+         * longest entry each time (rarely more than a few MB ahead of what
+         * is needed): one pass. */
         if (!c->direct && (st = reserve_data(c, bound)) != PQ_OK) return st;
-        int64_t wrote = pq_dict_gather_binary_padded(c->ch->dict_offsets, c->ch->dict_data, idx, got, o->offsets + at,
-                                                     (int32_t)o->data_len, o->data + o->data_len);
-        if (wrote < 0) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
+        int64_t wrote = pq_dict_gather_binary_padded(c->ch->dict_offsets, c->ch->dict_data, c->ch->dict_max_len, idx,
+                                                     got, o->offsets + at, (int32_t)o->data_len,
+                                                     o->data + o->data_len, c->data_cap - o->data_len);
+        if (wrote == -1) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
+        if (wrote < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary entries exceed the room counted for them");
         o->data_len += (size_t)wrote;
     } else if (binary) {
         size_t need = 0;

@@ -1090,6 +1090,62 @@ START_TEST(dictionary_gather)
 }
 END_TEST
 
+/* The padded gather against a byte-by-byte one: dictionaries whose longest
+ * entry takes the 16-byte, the 32-byte and the exact copies, each into a
+ * room of exactly the entries' bytes (the padded copies must stop short of
+ * its end: the bytes past it are a canary), one byte short of it (-2), and
+ * offsets that would pass INT32_MAX (-1). */
+START_TEST(dictionary_gather_padded)
+{
+    const size_t longest[] = {0, 1, 15, 16, 17, 31, 32, 33, 70};
+    unsigned seed = 12345;
+    for (size_t t = 0; t < sizeof longest / sizeof *longest; t++) {
+        enum { ENTRIES = 23, N = 500 };
+        int32_t doff[ENTRIES + 1];
+        uint8_t ddata[ENTRIES * 70 + PQ_DICT_COPY_SLACK];
+        doff[0] = 0;
+        for (size_t e = 0; e < ENTRIES; e++) {
+            size_t l = e == 0 ? longest[t] : (seed = seed * 1103515245u + 12345u) % (longest[t] + 1);
+            for (size_t b = 0; b < l; b++) ddata[doff[e] + b] = (uint8_t)('a' + (e * 7 + b) % 26);
+            doff[e + 1] = doff[e] + (int32_t)l;
+        }
+        memset(ddata + doff[ENTRIES], 0, PQ_DICT_COPY_SLACK);
+        uint32_t idx[N];
+        size_t total = 0;
+        for (size_t i = 0; i < N; i++) {
+            idx[i] = (seed = seed * 1103515245u + 12345u) % ENTRIES;
+            total += (size_t)(doff[idx[i] + 1] - doff[idx[i]]);
+        }
+        uint8_t *want = malloc(total + 1), *got = malloc(total + 64);
+        int32_t woff[N + 1], goff[N + 1];
+        woff[0] = goff[0] = 5;
+        size_t w = 0;
+        for (size_t i = 0; i < N; i++) {
+            size_t l = (size_t)(doff[idx[i] + 1] - doff[idx[i]]);
+            memcpy(want + w, ddata + doff[idx[i]], l);
+            w += l;
+            woff[i + 1] = 5 + (int32_t)w;
+        }
+        memset(got, 0xEE, total + 64);
+        int64_t wrote = pq_dict_gather_binary_padded(doff, ddata, longest[t], idx, N, goff, 5, got, total);
+        ck_assert_int_eq(wrote, (int64_t)total);
+        ck_assert(memcmp(got, want, total) == 0);
+        ck_assert_mem_eq(goff, woff, sizeof woff);
+        for (size_t b = total; b < total + 64; b++) ck_assert_uint_eq(got[b], 0xEE);
+        if (total) {
+            ck_assert_int_eq(pq_dict_gather_binary_padded(doff, ddata, longest[t], idx, N, goff, 5, got, total - 1),
+                             -2);
+            for (size_t b = total; b < total + 64; b++) ck_assert_uint_eq(got[b], 0xEE);
+            ck_assert_int_eq(pq_dict_gather_binary_padded(doff, ddata, longest[t], idx, N, goff,
+                                                          INT32_MAX - (int32_t)total + 1, got, total + 64),
+                             -1);
+        }
+        free(want);
+        free(got);
+    }
+}
+END_TEST
+
 /* The range check finds the first bad index wherever it lies (inside a
  * 16-index step, in the tail, at the sign bit), against a plain scan. */
 START_TEST(dict_range_check)
@@ -1216,6 +1272,7 @@ static Suite *kernels_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("dictionary");
     tcase_add_test(tc, dictionary_gather);
+    tcase_add_test(tc, dictionary_gather_padded);
     tcase_add_test(tc, utf8_validation);
     tcase_add_test(tc, unpack_wide_matches_bits_at);
     tcase_add_test(tc, rle_leading_run);
