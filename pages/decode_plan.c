@@ -114,8 +114,11 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "physical type %s (type_length %d)",
                             pq_physical_type_name(leaf->physical_type), leaf->type_length);
     if (!pq_codec_supported(codec)) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
-    if (rows && !pq_decode_rows_supported(leaf))
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: rows selected on a column with levels");
+    /* A selection needs a value a row: a required flat leaf, or an optional
+     * one without repetition whose pages hold no null (the decoder refuses
+     * a page with one). */
+    if (rows && leaf->max_rep != 0)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: rows selected on a repeated column");
     if (rows && rows->count && !rows->keep)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: a row selection without its bits");
     if (!grow_array((void **)&plan->chunks, &plan->chunks_cap, plan->nchunks + 1, sizeof *plan->chunks) ||

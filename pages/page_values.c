@@ -272,6 +272,35 @@ static void store_defs(cd_ctx *c)
     atomic_store(&c->ch->defs_stored, true);
 }
 
+/* Selection-vector decode of an optional leaf takes a value a row: a page
+ * with a definition level below the maximum (a null) is refused, not
+ * guessed at. The reader selects rows of an optional leaf only
+ * where the chunk's statistics count no nulls. */
+static pq_status null_in_selection(cd_ctx *c)
+{
+    return fail(c, PQ_ERR_CORRUPT_DATA, "definition levels: the page holds a null, but the chunk's statistics "
+                                        "count none (null_count 0), by which its rows were decoded as a selection");
+}
+
+/* A selection's page whose levels are not one run: each checked to be the
+ * maximum (writers also bit-pack runs of ones), none stored. */
+static pq_status defs_all_max(cd_ctx *c, pq_rle_decoder *d, size_t n)
+{
+    uint32_t tmp[BATCH];
+    pq_error kerr;
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < BATCH ? n - done : BATCH, got = 0;
+        pq_status st = pq_rle_next(d, tmp, want, &got, &kerr);
+        if (st != PQ_OK) return fail(c, st, "definition levels: %s", kerr.message);
+        if (got < want) return fail(c, PQ_ERR_CORRUPT_DATA, "definition levels: %zu decoded, the page has %zu values",
+                                    done + got, n);
+        for (size_t i = 0; i < got; i++)
+            if (tmp[i] != (uint32_t)c->leaf->max_def) return null_in_selection(c);
+        done += got;
+    }
+    return PQ_OK;
+}
+
 /* The definition levels of a page (n slots at `at`) from RLE runs: nothing
  * stored when they are one run of max_def (a leaf without repetition). */
 static pq_status def_levels_rle(cd_ctx *c, pq_rle_decoder *d, size_t at, size_t n)
@@ -282,6 +311,7 @@ static pq_status def_levels_rle(cd_ctx *c, pq_rle_decoder *d, size_t at, size_t 
         uint64_t count;
         if (pq_rle_leading_run(d, &value, &count) && value == (uint32_t)max && count >= n) return PQ_OK;
     }
+    if (c->rows) return defs_all_max(c, d, n);
     store_defs(c);
     return levels_rle(c, d, "definition", max, c->def_levels + at, n);
 }
@@ -303,7 +333,7 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
         if (definition) return def_levels_rle(c, &d, at, n);
         return levels_rle(c, &d, what, max, c->rep_levels + at, n);
     }
-    if (definition) store_defs(c);
+    if (definition && !c->rows) store_defs(c);
     int16_t *out = (definition ? c->def_levels : c->rep_levels) + at;
     if (enc == PQ_ENC_BIT_PACKED) {
         uint32_t tmp[BATCH];
@@ -312,6 +342,13 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
             size_t want = n - done < BATCH ? n - done : BATCH, used = 0;
             st = pq_bit_packed_levels(p + pos, len - pos, bw, want, tmp, &used, &kerr);
             if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
+            if (definition && c->rows) { /* a selection's page: checked, not stored */
+                for (size_t i = 0; i < want; i++)
+                    if (tmp[i] != (uint32_t)max) return null_in_selection(c);
+                pos += used;
+                done += want;
+                continue;
+            }
             st = store_levels(c, what, tmp, want, max, out, done);
             if (st != PQ_OK) return st;
             pos += used;

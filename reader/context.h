@@ -385,6 +385,26 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
            schema->nodes[leaf->node].parent == 0;
 }
 
+/* Whether chunk ch (of leaf `leaf`) can be decoded for selected rows alone
+ * (selection-vector decode needs a value a row): a required flat leaf, or
+ * an optional one directly under the root whose chunk statistics count no
+ * nulls (what Spark, polars and DuckDB write for non-null data: every
+ * column optional). A page of such a chunk that holds a null anyway is
+ * refused by the decoder as corrupt, as its statistics lied; IS NULL
+ * pruning trusts the same count. */
+static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *leaf, const pq_reader_chunk *ch)
+{
+    if (pq_decode_rows_supported(leaf)) return true;
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    if (leaf->max_def != 1 || !pq_reader_leaf_is_flat(schema, leaf)) return false;
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
+    if (!fm || ch->info.row_group >= fm->row_groups_len) return false;
+    const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
+    if (ch->info.column >= rg->columns_len || !rg->columns[ch->info.column]) return false;
+    const pq_statistics *s = &rg->columns[ch->info.column]->meta_data.statistics;
+    return (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count == 0;
+}
+
 /* Whether every selected leaf is flat. */
 static inline bool pq_reader_selection_is_flat(const pq_reader *r, const pq_schema *schema)
 {

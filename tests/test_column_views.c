@@ -140,12 +140,12 @@ START_TEST(views_from_dictionary_and_plain_pages)
     ck_assert_uint_eq(v.n_values, 2);
     ck_assert(memcmp(v.data, "inline12bytethis one is longer than 12", 38) == 0);
     pq_column_values_free(&v);
-    /* a column with levels cannot be decoded in part */
-    leaf.max_def = 1;
+    /* a repeated column cannot be decoded in part */
+    leaf.max_rep = 1;
     ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3, 0, 0, &tail, &v,
                                             &err),
                      PQ_ERR_INVALID_ARGUMENT);
-    leaf.max_def = 0;
+    leaf.max_rep = 0;
 
     /* An index past the dictionary fails in view mode too. */
     chunk[idx_at + 2] = 0x07; /* 1, 1, 1 ... fine; make the width 2 and index 3 */
@@ -180,6 +180,59 @@ static void spec_view(uint8_t w[16], const uint8_t *p, uint32_t len, uint32_t bu
  * dictionary page, a data page that uses every entry, and a PLAIN page of
  * the same values, each long enough that the decoder moves most values in
  * words and the last ones exactly. */
+/* Selected rows of an optional INT32 leaf (one definition level): a v1
+ * page whose levels are one run of the maximum (no null) gives the selected
+ * rows' values, by hand; the same page with a null among its levels is
+ * refused as corrupt (a value a row no longer holds), never decoded into
+ * shifted values. */
+START_TEST(selection_of_an_optional_leaf)
+{
+    uint8_t chunk[64];
+    size_t n = 0;
+    /* levels: a 4-byte length, then the RLE run header (5 << 1) and its value 1 */
+    chunk[n++] = 2, chunk[n++] = 0, chunk[n++] = 0, chunk[n++] = 0;
+    chunk[n++] = 5 << 1;
+    size_t level_value = n;
+    chunk[n++] = 1;
+    for (int32_t i = 1; i <= 5; i++) {
+        int32_t x = 10 * i;
+        memcpy(chunk + n, &x, 4);
+        n += 4;
+    }
+    pq_page_info page = pq_test_page(0, PQ_PAGE_DATA, (int32_t)n, 5, PQ_ENC_PLAIN);
+    pq_leaf leaf;
+    memset(&leaf, 0, sizeof leaf);
+    leaf.path = "x";
+    leaf.physical_type = PQ_INT32;
+    leaf.max_def = 1;
+    uint8_t keep = 0x16; /* rows 1, 2 and 4 */
+    pq_decode_rows rows = {&keep, 0, 5};
+    pq_column_values v;
+    pq_error err = {0};
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1, 0, 0, &rows, &v,
+                                         &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_values, 3);
+    ck_assert_uint_eq(v.n_levels, 3);
+    const int32_t want[3] = {20, 30, 50};
+    ck_assert_mem_eq(v.values, want, sizeof want);
+    pq_column_values_free(&v);
+    /* a run of 5 zeros: every row null, four values fewer than rows */
+    chunk[level_value] = 0;
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1, 0, 0, &rows, &v,
+                                            &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "holds a null"), "%s", err.message);
+    /* without a selection the same page reads as five nulls */
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1, 0, 0, NULL, &v,
+                                         &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_levels, 5);
+    ck_assert_uint_eq(v.n_values, 0);
+    pq_column_values_free(&v);
+}
+END_TEST
+
 START_TEST(views_of_every_length)
 {
     enum { K = 3 * 71 };
@@ -266,6 +319,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, views_from_dictionary_and_plain_pages);
     tcase_add_test(tc, views_of_every_length);
+    tcase_add_test(tc, selection_of_an_optional_leaf);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
