@@ -421,6 +421,13 @@ static inline void str_at(const col_view *v, int64_t j, const uint8_t **p, size_
         view_at(v, j, p, len);
         return;
     }
+    if (v->kind == PQ_SLOT_BIN64) {
+        int64_t o[2];
+        memcpy(o, v->data + j * 8, 16);
+        *len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
+        *p = v->bytes + o[0];
+        return;
+    }
     int32_t o[2];
     memcpy(o, v->data + j * 4, 8);
     *len = o[1] > o[0] ? (size_t)(o[1] - o[0]) : 0;
@@ -428,7 +435,7 @@ static inline void str_at(const col_view *v, int64_t j, const uint8_t **p, size_
 }
 
 /* Row j of a string column against `lit` in unsigned byte order. */
-static inline int bin32_cmp(const col_view *v, int64_t j, const pq_value *lit)
+static inline int bin_cmp(const col_view *v, int64_t j, const pq_value *lit)
 {
     const uint8_t *p;
     size_t len;
@@ -453,7 +460,7 @@ static inline uint32_t lit_prefix(const pq_value *lit)
  * so the first min(4, len, lit->len) bytes are compared there, as one
  * word: most rows differ in them and are decided without a look at their
  * bytes; equal, a string shorter than 4 bytes on either side is decided by
- * the lengths (it is a prefix of the other), and the rest by bin32_cmp. */
+ * the lengths (it is a prefix of the other), and the rest by bin_cmp. */
 static inline int view_cmp(const col_view *v, int64_t j, const pq_value *lit, uint32_t lp)
 {
     const uint8_t *w = v->data + j * 16;
@@ -468,7 +475,7 @@ static inline int view_cmp(const col_view *v, int64_t j, const pq_value *lit, ui
         if (a != b) return a < b ? -1 : 1;
     }
     if (m < 4) return (len > lit->len) - (len < lit->len);
-    return bin32_cmp(v, j, lit);
+    return bin_cmp(v, j, lit);
 }
 
 static inline bool in_sorted_i64(const pq_value *vals, size_t n, int64_t x)
@@ -484,7 +491,7 @@ static inline bool in_sorted_i64(const pq_value *vals, size_t n, int64_t x)
 }
 
 /* Row j of a string column among n values (distinct): equal length first. */
-static inline bool in_bin32(const col_view *v, int64_t j, const pq_value *vals, size_t n)
+static inline bool in_bin(const col_view *v, int64_t j, const pq_value *vals, size_t n)
 {
     const uint8_t *p;
     size_t len;
@@ -516,8 +523,8 @@ static bool eval_cmp_fast(const col_view *v, const pq_expr *e, int64_t n, const 
     } else if (v->kind == PQ_SLOT_VIEW && e->order == PQ_ORDER_BYTES) {
         uint32_t lp = lit_prefix(lit);
         CMP_BYTES(int, x = view_cmp(v, j, lit, lp), op_holds(op, x))
-    } else if (v->kind == PQ_SLOT_BIN32 && e->order == PQ_ORDER_BYTES) {
-        CMP_BYTES(int, x = bin32_cmp(v, j, lit), op_holds(op, x))
+    } else if ((v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_BIN64) && e->order == PQ_ORDER_BYTES) {
+        CMP_BYTES(int, x = bin_cmp(v, j, lit), op_holds(op, x))
     } else {
         return false;
     }
@@ -535,8 +542,9 @@ static bool eval_in_fast(const col_view *v, const pq_expr *e, int64_t n, const u
         int w = v->width;
         CMP_BYTES(int64_t, x = w == 4 ? (int64_t)load_i32(v->data + j * 4) : load_i64(v->data + j * w),
                   in_sorted_i64(vals, nv, x))
-    } else if ((v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_VIEW) && e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
-        CMP_BYTES(bool, x = in_bin32(v, j, vals, nv), x)
+    } else if ((v->kind == PQ_SLOT_BIN32 || v->kind == PQ_SLOT_BIN64 || v->kind == PQ_SLOT_VIEW) &&
+               e->order == PQ_ORDER_BYTES && nv <= 16) { /* longer lists: binary search */
+        CMP_BYTES(bool, x = in_bin(v, j, vals, nv), x)
     } else {
         return false;
     }

@@ -385,12 +385,13 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     struct ArrowSchema *wrap_types = calloc(nl ? nl : 1, sizeof *wrap_types); /* evaluator takes them */
     struct ArrowArray *dicts = calloc(nl ? nl : 1, sizeof *dicts);
     struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
+    bool *as_output = calloc(nl ? nl : 1, sizeof *as_output); /* built as the output type (large strings) */
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
     pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
                            vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
-                           dict_types
+                           dict_types && as_output
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) pq_expr_columns(r->sel.filter, leaves, nl);
@@ -441,6 +442,13 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
             defs_by_leaf[leaves[k]] = defs[k];
         }
         pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
+        /* A projected column read as large strings is built as such (the
+         * evaluator takes 64-bit offsets too), so that the decode stage
+         * takes it instead of decompressing its pages a second time. */
+        pq_leaf out_lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], false);
+        as_output[k] = projected && !by_dict && !pq_output_dictionary(r->sel.outputs, leaves[k]) &&
+                       (out_lf.arrow.id == PQ_ARROW_LARGE_STRING || out_lf.arrow.id == PQ_ARROW_LARGE_BINARY);
+        if (as_output[k]) lf = out_lf;
         if (by_dict) {
             lf.physical_type = PQ_INT32;
             lf.arrow = (pq_arrow_type){.id = PQ_ARROW_INT32};
@@ -454,7 +462,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         /* A projected column: the decode stage takes it as decoded here
          * instead of decoding the chunk again. */
         bool give = projected && !by_dict && r->filt.cols && ck < r->filt.cols_len && !r->filt.cols[ck] &&
-                    pq_output_same_for_filter(r->sel.outputs, schema, leaves[k]);
+                    (as_output[k] || pq_output_same_for_filter(r->sel.outputs, schema, leaves[k]));
         if (pq_reader_lined_up(&ch->rows, rows)) {
             offsets[k] = len ? (int64_t)(pq_row_set_first(rows) - pq_row_set_first(&ch->rows)) : 0;
             if (give) {
@@ -473,6 +481,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
         if (!cols[k]) continue;
         vleaves[nv] = leaves[k];
+        as_output[nv] = as_output[k]; /* nv <= k: a slot already read */
         vcols[nv] = cols[k];
         vdicts[nv] = dict_cols[k];
         voffsets[nv++] = offsets[k];
@@ -481,6 +490,14 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     if (st == PQ_OK && nv) st = pq_arrow_leaf_schema(r->md, vleaves, nv, &bschema, err);
     if (st == PQ_OK && nv) st = pq_output_schema(r->sel.outputs, schema, vleaves, nv, true, true, &bschema, err);
     for (size_t k = 0; st == PQ_OK && k < nv; k++) {
+        if (as_output[k]) { /* its field typed as it was built */
+            pq_leaf ol = pq_output_leaf(r->sel.outputs, schema, vleaves[k], false);
+            char fmt[16];
+            st = pq_arrow_format(&ol.arrow, fmt, sizeof fmt);
+            if (st == PQ_OK) st = pq_arrow_schema_retype(bschema.children[k], fmt, NULL, err);
+            else pq_error_set(err, st, "column '%s': no Arrow format", ol.path);
+            if (st != PQ_OK) break;
+        }
         by_leaf[vleaves[k]] = batch.children[k];
         types[vleaves[k]] = bschema.children[k];
         if (!vdicts[k]) continue;
@@ -506,6 +523,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     }
     for (size_t k = 0; dict_cols && k < nl; k++) pq_arrow_column_release(dict_cols[k]);
     free(dict_cols);
+    free(as_output);
     free(vdicts);
     free(wraps);
     free(wrap_types);
