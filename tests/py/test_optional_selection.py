@@ -76,6 +76,18 @@ def check(path, label):
     return checked
 
 
+def write_polars(t, path):
+    import polars as pl
+    pl.from_arrow(t).write_parquet(path, row_group_size=8000, data_page_size=4096, statistics=True)
+
+
+def write_duckdb(t, path):
+    import duckdb
+    con = duckdb.connect()
+    con.register("t", t)
+    con.sql("copy (select * from t order by id) to '%s' (format parquet, row_group_size 8000)" % path)
+
+
 def main():
     t = table()
     checked = files = 0
@@ -98,25 +110,14 @@ def main():
             assert md.schema.column(1).max_definition_level == 1, label  # optional
             checked += check(path, label)
             files += 1
-        try:
-            import polars as pl
-        except ImportError:
-            print("test_optional_selection: polars file skipped: polars is not installed")
-        else:
-            path = os.path.join(d, "polars.parquet")
-            pl.from_arrow(t).write_parquet(path, row_group_size=8000, data_page_size=4096, statistics=True)
-            checked += check(path, "polars")
-            files += 1
-        try:
-            import duckdb
-        except ImportError:
-            print("test_optional_selection: DuckDB file skipped: duckdb is not installed")
-        else:
-            path = os.path.join(d, "duckdb.parquet")
-            con = duckdb.connect()
-            con.register("t", t)
-            con.sql("copy (select * from t order by id) to '%s' (format parquet, row_group_size 8000)" % path)
-            checked += check(path, "duckdb")
+        for label, write in (("polars", write_polars), ("duckdb", write_duckdb)):
+            path = os.path.join(d, label + ".parquet")
+            try:
+                write(t, path)
+            except ImportError:
+                print("test_optional_selection: %s file skipped: %s is not installed" % (label, label))
+                continue
+            checked += check(path, label)
             files += 1
     print("test_optional_selection: %d filtered reads of %d files equal to pyarrow's" % (checked, files))
     return 0
