@@ -48,8 +48,10 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
                                pq_column_values *out, pq_error *err);
 
 /* pq_column_decode_ctx with PQ_DECODE_* flags and, when `rows` is not NULL
- * (only where pq_decode_rows_supported), only the selected rows: the result
- * holds them alone, in order (n_levels = n_values = the rows selected). A
+ * (a leaf without repetition), only the selected rows: the result holds them
+ * alone, in order (n_levels = n_values = the rows selected). An optional
+ * leaf's pages must hold no null then (a value a row): a definition level
+ * below the maximum is PQ_ERR_CORRUPT_DATA. A
  * data page with no selected row is neither decompressed nor decoded; a
  * dictionary-encoded page gathers only the selected values. */
 pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
