@@ -650,7 +650,10 @@ PQ_API const uint32_t *pq_reader_selected_columns(const pq_reader *r, size_t *co
  * selected row groups at a time (as many as hold 64 MiB of the selected
  * columns' uncompressed pages, at least one: small row groups decode
  * together on every thread, as in a read of the whole file, while the
- * memory a stream holds stays bounded), and hands their rows out in
+ * memory a stream holds stays bounded; while the consumer takes one
+ * window's batches, the next window is decoded ahead on a thread of the
+ * stream's own, into a second reader: two windows at most, and not with a
+ * device executor or device_output), and hands their rows out in
  * batches of at most `batch_rows` rows, none spanning two row groups (0: a
  * row group per batch); a row group the filter
  * leaves no row of gives no batch. get_schema gives pq_reader_output_schema()'s

@@ -299,6 +299,10 @@ static inline bool pq_reader_sans_io(const pq_reader *r)
  * PQ_ERR_UNSUPPORTED for a sans-IO reader, PQ_ERR_IO, PQ_ERR_NOMEM. */
 pq_reader *pq_reader_twin(const pq_reader *r, pq_error *err);
 
+/* Tests: the decoded bytes a stream's window gathers, for streams exported
+ * from now on (0: the default, 64 MiB; reader/stream.c). */
+void pq_stream_set_window_bytes(uint64_t bytes);
+
 /* Bytes [offset, offset+len) into dst: from supplied ranges first, else the
  * source; PQ_ERR_NEED_DATA for a sans-IO reader without them. Counts the
  * read against `stage` (context.c). */

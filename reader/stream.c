@@ -16,8 +16,18 @@
  * arrays: at least one group): small row groups decode together, on every
  * thread, as in a read of the whole file, instead of one after another;
  * large ones still one at a time, which bounds the memory a stream holds.
+ *
+ * Decode ahead: once a window is open, the next one is decoded on a thread
+ * of the stream's own, into a second twin reader, while the consumer takes
+ * the current window's batches; get_next then swaps the two readers. At
+ * most two windows are decoded at once (2 x STREAM_WINDOW_BYTES). The
+ * readers share nothing they write (the footer is immutable, the buffer
+ * pool and the helper threads take their own locks). Not with the device
+ * executor or device_output (one decode at a time on a device).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +39,15 @@
 /* The decoded bytes of selected column chunks a window gathers. */
 #define STREAM_WINDOW_BYTES ((uint64_t)64 << 20)
 
+/* The window size streams use from their export on (tests make it small,
+ * so that a small file streams in many windows). */
+static _Atomic uint64_t window_bytes = STREAM_WINDOW_BYTES;
+
+void pq_stream_set_window_bytes(uint64_t bytes)
+{
+    atomic_store(&window_bytes, bytes ? bytes : STREAM_WINDOW_BYTES);
+}
+
 /* Steps of a stream. */
 typedef enum stream_step {
     STREAM_NEXT_WINDOW = 0, /* decode the next window of row groups (or end) */
@@ -36,8 +55,21 @@ typedef enum stream_step {
     STREAM_FAILED           /* an error was reported; get_next repeats it */
 } stream_step;
 
+/* The next window, decoded on a thread of its own into the spare reader. */
+typedef struct ahead_window {
+    pthread_t thread;
+    bool running;          /* started and not yet joined */
+    size_t from, to;       /* its row groups: groups[from, to) */
+    pq_status status;
+    pq_error err;
+} ahead_window;
+
 typedef struct stream_state {
-    pq_reader *r;          /* the stream's own reader */
+    pq_reader *r;          /* the stream's own reader: the window being handed out */
+    pq_reader *spare;      /* a second twin, for the window decoded ahead (made at first use) */
+    bool decode_ahead;     /* CPU executor, host output */
+    uint64_t window_bytes; /* decoded bytes a window gathers */
+    ahead_window ahead;
     uint32_t *groups;      /* the row groups the select stage kept, in order */
     uint64_t *first;       /* ... each one's rows to deliver: [first, first + count) */
     uint64_t *count;
@@ -57,6 +89,8 @@ typedef struct stream_state {
 static void state_free(stream_state *s)
 {
     if (!s) return;
+    if (s->ahead.running) pthread_join(s->ahead.thread, NULL); /* its reader is closed below */
+    pq_reader_close(s->spare);
     pq_reader_close(s->r);
     free(s->groups);
     free(s->first);
@@ -116,22 +150,28 @@ static uint64_t group_bytes(const stream_state *s, uint32_t g)
     return bytes;
 }
 
-/* Decode the next window of row groups: s->groups[s->next] and the ones
- * after it that fit in STREAM_WINDOW_BYTES. */
-static pq_status open_window(stream_state *s, pq_error *err)
+/* Where the window starting at groups[i] ends: the groups after it that
+ * fit in the window's bytes (at least one). */
+static size_t window_end(const stream_state *s, size_t i)
 {
-    const pq_file_metadata *fm = pq_metadata_file(s->r->md);
-    size_t i = s->next, j = i;
+    size_t j = i;
     uint64_t bytes = 0;
     while (j < s->n) {
         if (s->row_range && s->count[j] == 0) break; /* the range ended */
         uint64_t b = group_bytes(s, s->groups[j]);
-        if (j > i && bytes + b > STREAM_WINDOW_BYTES) break;
+        if (j > i && bytes + b > s->window_bytes) break;
         bytes += b;
         j++;
     }
-    if (j == i) j = i + 1;
-    s->next = j;
+    return j == i ? i + 1 : j;
+}
+
+/* Decode row groups groups[i, j) with reader r. Reads the stream's state
+ * only (the decode-ahead thread runs it while the consumer takes batches
+ * from the other reader). */
+static pq_status decode_window(const stream_state *s, pq_reader *r, size_t i, size_t j, pq_error *err)
+{
+    const pq_file_metadata *fm = pq_metadata_file(r->md);
     /* The row range over the window, counted from its first group's first
      * row delivered to its last group's last: the groups between are whole
      * (a range is contiguous; the rows that deletions or the page index
@@ -152,8 +192,71 @@ static pq_status open_window(stream_state *s, pq_error *err)
         .filter = s->filter,
         .prune_disable = s->prune_disable | PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM_FILTER,
     };
-    pq_status st = pq_reader_reselect(s->r, &sel, err);
-    if (st == PQ_OK) st = pq_reader_advance_to(s->r, PQ_STAGE_DECODE, err);
+    pq_status st = pq_reader_reselect(r, &sel, err);
+    if (st == PQ_OK) st = pq_reader_advance_to(r, PQ_STAGE_DECODE, err);
+    return st;
+}
+
+static void *decode_ahead(void *arg)
+{
+    stream_state *s = arg;
+    s->ahead.status = decode_window(s, s->spare, s->ahead.from, s->ahead.to, &s->ahead.err);
+    return NULL;
+}
+
+/* The first window not yet opened, from groups[s->next]: its first group
+ * (past groups the row range left empty), or s->n at the end. */
+static size_t next_start(const stream_state *s)
+{
+    size_t i = s->next;
+    while (i < s->n && s->row_range && s->count[i] == 0) i++;
+    return i;
+}
+
+/* Start decoding the window after the current one on the spare reader;
+ * without a spare reader or a thread, the window is decoded when it is
+ * reached, as without decode-ahead. */
+static void start_ahead(stream_state *s)
+{
+    size_t i = next_start(s);
+    if (!s->decode_ahead || s->ahead.running || i >= s->n) return;
+    if (!s->spare) {
+        pq_error err;
+        s->spare = pq_reader_twin(s->r, &err);
+        if (!s->spare || pq_reader_advance_to(s->spare, PQ_STAGE_FOOTER, &err) != PQ_OK) {
+            pq_reader_close(s->spare);
+            s->spare = NULL;
+            s->decode_ahead = false;
+            return;
+        }
+    }
+    s->ahead.from = i;
+    s->ahead.to = window_end(s, i);
+    s->ahead.status = PQ_OK;
+    s->ahead.running = pthread_create(&s->ahead.thread, NULL, decode_ahead, s) == 0;
+}
+
+/* Open the next window: the one decoded ahead (its reader becomes the
+ * stream's), or decoded now; then the one after it starts ahead. */
+static pq_status open_window(stream_state *s, pq_error *err)
+{
+    size_t i = next_start(s);
+    pq_status st;
+    if (s->ahead.running && s->ahead.from == i) {
+        pthread_join(s->ahead.thread, NULL);
+        s->ahead.running = false;
+        pq_reader *t = s->r;
+        s->r = s->spare;
+        s->spare = t;
+        s->next = s->ahead.to;
+        st = s->ahead.status;
+        if (st != PQ_OK) *err = s->ahead.err;
+    } else {
+        size_t j = window_end(s, i);
+        s->next = j;
+        st = decode_window(s, s->r, i, j, err);
+    }
+    if (st == PQ_OK) start_ahead(s);
     return st;
 }
 
@@ -167,7 +270,7 @@ static int stream_get_next(struct ArrowArrayStream *stream, struct ArrowArray *o
         case STREAM_FAILED:
             return s->error_code;
         case STREAM_NEXT_WINDOW: {
-            while (s->next < s->n && s->row_range && s->count[s->next] == 0) s->next++;
+            s->next = next_start(s);
             if (s->next == s->n) return 0; /* the end: out->release stays NULL */
             pq_status st = open_window(s, &err);
             if (st != PQ_OK) return fail(s, st, &err);
@@ -213,6 +316,7 @@ pq_status pq_reader_export_stream(const pq_reader *r, uint64_t batch_rows, struc
     stream_state *s = calloc(1, sizeof *s);
     if (!s) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     s->batch_rows = batch_rows;
+    s->window_bytes = atomic_load(&window_bytes);
     s->r = pq_reader_twin(r, err);
     pq_status st = s->r ? pq_reader_advance_to(s->r, PQ_STAGE_SELECT, err) : err->code;
     if (st == PQ_OK) {
@@ -235,6 +339,7 @@ pq_status pq_reader_export_stream(const pq_reader *r, uint64_t batch_rows, struc
         st = pq_reader_row_group_range(s->r, s->groups[i], &s->first[i], &s->count[i], err);
     }
     if (st == PQ_OK) memcpy(s->columns, s->r->sel.columns, s->ncolumns * sizeof *s->columns);
+    s->decode_ahead = st == PQ_OK && s->r->opts.device == PQ_DEVICE_CPU && !s->r->opts.device_output;
     if (st != PQ_OK) {
         state_free(s);
         return st;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pqstep.h"
+#include "reader/context.h" /* pq_stream_set_window_bytes: many windows from a small file */
 #include "test_util.h"
 
 static pq_reader *open_sample(const char *filter, uint64_t row_offset, uint64_t row_limit)
@@ -168,6 +169,82 @@ START_TEST(stream_errors)
 }
 END_TEST
 
+/* Windows of one row group each (the window's bytes made tiny): every
+ * window after the first is decoded ahead on the stream's thread while the
+ * consumer takes the one before (TSan runs this suite too). The values are
+ * the plain read's, whole, in batches, over a row range and filtered. */
+START_TEST(stream_decoded_ahead)
+{
+    pq_stream_set_window_bytes(1);
+    check_stream(NULL, 0, 0, 0);
+    check_stream(NULL, 0, 0, 777);
+    check_stream(NULL, 1500, 5000, 700);
+    check_stream("l_quantity < 5", 0, 0, 0);
+    check_stream("l_orderkey < 0", 0, 0, 0);
+    /* dropped while the next window is being decoded ahead, or after */
+    for (int taken = 1; taken <= 3; taken++) {
+        pq_reader *r = open_sample(NULL, 0, 0);
+        struct ArrowArrayStream s;
+        pq_error err;
+        ck_assert_int_eq(pq_reader_export_stream(r, 0, &s, &err), PQ_OK);
+        pq_reader_close(r);
+        struct ArrowArray a;
+        for (int i = 0; i < taken; i++) {
+            ck_assert_int_eq(s.get_next(&s, &a), 0);
+            ck_assert_int_eq(a.length, 2000);
+            a.release(&a);
+        }
+        s.release(&s);
+    }
+    pq_stream_set_window_bytes(0);
+}
+END_TEST
+
+/* A later row group's pages garbled: the windows before it arrive whole,
+ * then get_next fails with the decode's error (decoded ahead, reported when
+ * reached), and keeps failing. */
+START_TEST(stream_error_in_a_later_window)
+{
+    pq_stream_set_window_bytes(1);
+    char *path = pq_test_sample_path();
+    size_t len;
+    uint8_t *data = pq_test_read_file(path, &len);
+    free(path);
+    pq_reader_options o;
+    pq_reader_options_init(&o);
+    static uint32_t cols[1] = {0};
+    o.columns = cols;
+    o.columns_len = 1;
+    pq_error err;
+    pq_reader *r = pq_reader_open_memory(data, len, &o, &err);
+    ck_assert_msg(r, "%s", err.message);
+    ck_assert_int_eq(pq_reader_advance_to(r, PQ_STAGE_FOOTER, &err), PQ_OK);
+    const pq_file_metadata *fm = pq_metadata_file(pq_reader_metadata(r));
+    int64_t at = fm->row_groups[5].columns[0]->meta_data.data_page_offset;
+    ck_assert(at > 0 && (size_t)at + 16 < len);
+    memset(data + at, 0xFF, 16); /* row group 5's first page header */
+    struct ArrowArrayStream s;
+    ck_assert_int_eq(pq_reader_export_stream(r, 0, &s, &err), PQ_OK);
+    struct ArrowArray a;
+    for (int g = 0; g < 5; g++) {
+        ck_assert_int_eq(s.get_next(&s, &a), 0);
+        ck_assert_ptr_nonnull(a.release);
+        ck_assert_int_eq(a.length, 2000);
+        a.release(&a);
+    }
+    int code = s.get_next(&s, &a);
+    ck_assert_int_ne(code, 0);
+    ck_assert_ptr_null(a.release);
+    const char *msg = s.get_last_error(&s);
+    ck_assert_msg(msg && strstr(msg, "RowGroup[5]"), "%s", msg ? msg : "(none)");
+    ck_assert_int_eq(s.get_next(&s, &a), code);
+    s.release(&s);
+    pq_reader_close(r);
+    free(data);
+    pq_stream_set_window_bytes(0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("stream");
@@ -176,6 +253,8 @@ static Suite *suite(void)
     tcase_add_test(tc, stream_equals_the_plain_read);
     tcase_add_test(tc, stream_dropped_half_read);
     tcase_add_test(tc, stream_errors);
+    tcase_add_test(tc, stream_decoded_ahead);
+    tcase_add_test(tc, stream_error_in_a_later_window);
     suite_add_tcase(s, tc);
     return s;
 }
