@@ -282,6 +282,15 @@ static pq_status null_in_selection(cd_ctx *c)
                                         "count none (null_count 0), by which its rows were decoded as a selection");
 }
 
+/* A selection's levels, n of them in tmp: each the maximum, or the page is
+ * refused. */
+static pq_status selection_levels(cd_ctx *c, const uint32_t *tmp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tmp[i] != (uint32_t)c->leaf->max_def) return null_in_selection(c);
+    return PQ_OK;
+}
+
 /* A selection's page whose levels are not one run: each checked to be the
  * maximum (writers also bit-pack runs of ones), none stored. */
 static pq_status defs_all_max(cd_ctx *c, pq_rle_decoder *d, size_t n)
@@ -294,8 +303,7 @@ static pq_status defs_all_max(cd_ctx *c, pq_rle_decoder *d, size_t n)
         if (st != PQ_OK) return fail(c, st, "definition levels: %s", kerr.message);
         if (got < want) return fail(c, PQ_ERR_CORRUPT_DATA, "definition levels: %zu decoded, the page has %zu values",
                                     done + got, n);
-        for (size_t i = 0; i < got; i++)
-            if (tmp[i] != (uint32_t)c->leaf->max_def) return null_in_selection(c);
+        if ((st = selection_levels(c, tmp, got)) != PQ_OK) return st;
         done += got;
     }
     return PQ_OK;
@@ -343,8 +351,7 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
             st = pq_bit_packed_levels(p + pos, len - pos, bw, want, tmp, &used, &kerr);
             if (st != PQ_OK) return fail(c, st, "%s levels: %s", what, kerr.message);
             if (definition && c->rows) { /* a selection's page: checked, not stored */
-                for (size_t i = 0; i < want; i++)
-                    if (tmp[i] != (uint32_t)max) return null_in_selection(c);
+                if ((st = selection_levels(c, tmp, want)) != PQ_OK) return st;
                 pos += used;
                 done += want;
                 continue;

@@ -395,10 +395,12 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
  * nulls (what Spark, polars and DuckDB write for non-null data: every
  * column optional). A page of such a chunk that holds a null anyway is
  * refused by the decoder as corrupt, as its statistics lied; IS NULL
- * pruning trusts the same count. */
+ * pruning trusts the same count. Optional leaves on the CPU executor alone:
+ * the device kernels select rows of required leaves. */
 static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *leaf, const pq_reader_chunk *ch)
 {
     if (pq_decode_rows_supported(leaf)) return true;
+    if (pq_executor_kernels(&r->sel.exec)) return false;
     const pq_schema *schema = pq_metadata_schema(r->md);
     if (leaf->max_def != 1 || !pq_reader_leaf_is_flat(schema, leaf)) return false;
     const pq_file_metadata *fm = pq_metadata_file(r->md);

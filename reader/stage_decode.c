@@ -163,8 +163,7 @@ static const uint8_t *filter_keep(const pq_reader *r, size_t g)
 /* Whether slot i (chunk k) decodes only the rows late materialization
  * kept, and which: selection-vector decode, where late materialization has
  * the matching rows and a value is a row (no full decode, then take). */
-static bool selection_rows(const pq_reader *r, size_t i, size_t k, bool kernels, pq_decode_rows *rows,
-                           uint8_t **owned)
+static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_rows *rows, uint8_t **owned)
 {
     size_t g = i / r->sel.columns_len;
     const pq_schema *schema = pq_metadata_schema(r->md);
@@ -172,10 +171,8 @@ static bool selection_rows(const pq_reader *r, size_t i, size_t k, bool kernels,
     const pq_row_set *want = &r->sel.rows[g], *have = &r->pages.chunks[k].rows;
     *owned = NULL;
     const uint8_t *keep = pq_filter_keep(r, g);
-    /* Optional leaves null-free by their statistics: the CPU executor's
-     * alone (the device kernels select rows of required leaves). */
-    bool decodable = kernels ? pq_decode_rows_supported(leaf) : pq_reader_rows_decodable(r, leaf, &r->pages.chunks[k]);
-    if (!(r->sel.filter && !r->opts.prune_only && keep && decodable)) return false;
+    if (!(r->sel.filter && !r->opts.prune_only && keep && pq_reader_rows_decodable(r, leaf, &r->pages.chunks[k])))
+        return false;
     if (pq_reader_lined_up(have, want) && (!want->rows || (pq_row_set_first(want) >= r->out.first_row[i] &&
                                                  pq_row_set_end(want) <= pq_row_set_end(have)))) {
         *rows = (pq_decode_rows){keep,
@@ -410,7 +407,7 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
             r->out.cols[i] = pq_arrow_column_retain(evaluated);
             continue;
         }
-        job.selected[s] = selection_rows(r, i, k, djob->kernels, &job.rows[s], &job.owned_bits[s]);
+        job.selected[s] = selection_rows(r, i, k, &job.rows[s], &job.owned_bits[s]);
         /* No device: decimals widened as they are decoded (the kernels
          * widen theirs in the Arrow build). */
         st = add_slot_chunk(r, &job, s, k, !djob->kernels, &plan, err);

@@ -409,8 +409,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         bool projected = c < r->sel.columns_len;
         bool by_dict = want_values && !r->opts.prune_only && pq_reader_leaf_is_flat(schema, leaf) &&
                        pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
-                       (!projected || (pq_executor_kernels(&r->sel.exec) ? pq_decode_rows_supported(leaf)
-                                                                         : pq_reader_rows_decodable(r, leaf, ch)));
+                       (!projected || pq_reader_rows_decodable(r, leaf, ch));
         pq_column_values v;
         unsigned more = by_dict ? PQ_DECODE_INDICES : 0;
         if (pq_executor_kernels(&r->sel.exec)) { /* decoded by the kernels where the predicate kernel runs */
