@@ -5,6 +5,7 @@ files that parquet-rs wrote (tpchgen-cli), not files written here.
     python3 bench/tpch.py [--scale S] [--codecs snappy,zstd] [--threads 1,2]
                           [--repeat N] [--rounds R] [--cases LIST] [--systems LIST]
                           [--json FILE] [--build DIR] [--baseline DIR] [--cache DIR]
+                          [--memory]
 
 Options:
   --scale S      TPC-H scale factor (default 1: 6,001,215 rows)
@@ -22,7 +23,7 @@ Options:
                  in a worker process of its own, the systems taking turns
                  (their order rotates by round), so that the machine's
                  drift over minutes falls on every system alike
-  --cases LIST   whole,cols3,iter,q1,q2,q3 (default all)
+  --cases LIST   whole,cols3,iter,q1,q2,q3,stream (default all but stream)
   --systems LIST pqstep,pyarrow,polars,duckdb (default all; pqstep always
                  runs, it is the base of the ratios)
   --json FILE    write every figure (each run's time, min, median), the
@@ -42,6 +43,13 @@ Options:
                  the same run; base/pq above 1 means the change is faster
   --cache DIR    where the files go (default $PQSTEP_BENCH_CACHE, else
                  ~/.cache/pqstep-bench)
+  --memory       each case in a worker process of its own, which records
+                 its peak RSS (the kernel's VmHWM: anonymous memory and the
+                 pages of mapped files together) and its peak anonymous
+                 memory (RssAnon, sampled every 5 ms) beside the
+                 anonymous memory it held before the first run (the
+                 interpreter and the imported modules); printed as a
+                 table after the times
 
 Files: for each codec, `tpchgen-cli parquet --scale-factor S --tables
 lineitem --compression C --output-dir TMP` writes one file (no --parts: a
@@ -85,6 +93,15 @@ strings= and decimals= as --strings and --decimals say):
                     made for the run (before the timer) with
                     parquet_metadata_cache=true, so the footer is parsed
                     once per run
+  stream every row in batches, each dropped before the next is taken
+           pqstep   pqstep.Reader(path, threads=T).iter_batches() (65,536
+                    rows a batch)
+           pyarrow  pq.ParquetFile(path).iter_batches(use_threads=T > 1)
+                    (65,536 rows a batch)
+           polars   pl.scan_parquet(path).collect_batches() (its streaming
+                    engine's batches)
+           duckdb   con.sql("SELECT * FROM read_parquet('path')")
+                    .to_arrow_reader() (DuckDB's record batches)
   q1     l_shipdate = '1995-03-15' and l_quantity < 10, every column
   q2     l_shipmode in ('AIR', 'RAIL') and l_discount > 0.09, every column
   q3     l_comment >= 'y', every column (about 3.5% of the rows: comments
@@ -155,7 +172,8 @@ import time  # noqa: E402
 
 REPO = os.path.dirname(HERE)
 SYSTEMS = ("pqstep", "pyarrow", "polars", "duckdb")
-CASES = ("whole", "cols3", "iter", "q1", "q2", "q3")
+CASES = ("whole", "cols3", "iter", "q1", "q2", "q3", "stream")
+DEFAULT_CASES = CASES[:-1]
 CODECS = {"snappy": "SNAPPY", "zstd": "ZSTD(1)"}  # tpchgen-cli --compression values
 WRITERS = ("duckdb", "polars", "pyarrow", "spark")  # --codecs may name these: the snappy file rewritten
 COLS3 = ["l_orderkey", "l_extendedprice", "l_shipdate"]
@@ -269,9 +287,13 @@ def _pqstep_cases(path, threads, rg_rows, schema):
         with pqstep.Reader(path, threads=threads, **kw) as r:
             return sum(r.read(row_groups=[i]).num_rows for i in range(len(rg_rows)))
 
+    def stream():
+        with pqstep.Reader(path, threads=threads, **kw) as r:
+            return sum(b.num_rows for b in r.iter_batches())
+
     cases = dict(whole=lambda: pqstep.read_table(path, threads=threads, **kw).num_rows,
                  cols3=lambda: pqstep.read_table(path, columns=COLS3, threads=threads, **kw).num_rows,
-                 iter=iter_)
+                 iter=iter_, stream=stream)
     for q, query in QUERIES.items():
         text = filter_text(query, schema)
         cases[q] = lambda text=text: pqstep.read_table(path, filter=text, threads=threads, **kw).num_rows
@@ -287,9 +309,13 @@ def _pyarrow_cases(path, threads, rg_rows, schema):
             return sum(pf.read_row_group(i, use_threads=use).num_rows
                        for i in range(len(rg_rows)))
 
+    def stream():
+        with pq.ParquetFile(path) as pf:
+            return sum(b.num_rows for b in pf.iter_batches(use_threads=use))
+
     cases = dict(whole=lambda: pq.read_table(path, use_threads=use).num_rows,
                  cols3=lambda: pq.read_table(path, columns=COLS3, use_threads=use).num_rows,
-                 iter=iter_)
+                 iter=iter_, stream=stream)
     for q, query in QUERIES.items():
         cases[q] = lambda query=query: pyarrow_read_filtered(path, query, schema, use).num_rows
     return cases
@@ -306,7 +332,8 @@ def _polars_cases(path, threads, rg_rows, schema):
 
     cases = dict(whole=lambda: pl.read_parquet(path).height,
                  cols3=lambda: pl.read_parquet(path, columns=COLS3).height,
-                 iter=iter_)
+                 iter=iter_,
+                 stream=lambda: sum(df.height for df in pl.scan_parquet(path).collect_batches()))
     for q, query in QUERIES.items():
         expr = polars_filter(query, schema, pl_schema)
         cases[q] = lambda expr=expr: pl.scan_parquet(path).filter(expr).collect().height
@@ -341,11 +368,49 @@ def _duckdb_cases(path, threads, rg_rows, schema):
     iter_.setup = lambda: connect(True)
     cases = dict(whole=lambda: rows("SELECT * FROM read_parquet(%s)" % p),
                  cols3=lambda: rows("SELECT %s FROM read_parquet(%s)" % (", ".join(COLS3), p)),
-                 iter=iter_)
+                 iter=iter_,
+                 stream=lambda: sum(b.num_rows for b in con.sql("SELECT * FROM read_parquet(%s)" % p)
+                                    .to_arrow_reader()))
     for q, query in QUERIES.items():
         sql = "SELECT * FROM read_parquet(%s) WHERE %s" % (p, filter_text(query, schema))
         cases[q] = lambda sql=sql: rows(sql)
     return cases
+
+
+def proc_status_bytes(*keys):
+    """The named fields of /proc/self/status (kB there) in bytes."""
+    got = {}
+    with open("/proc/self/status") as fp:
+        for line in fp:
+            k, _, v = line.partition(":")
+            if k in keys:
+                got[k] = int(v.split()[0]) * 1024
+    return got
+
+
+class MemorySampler:
+    """--memory: the worker's anonymous memory sampled every 5 ms from its
+    start (after the imports and the setup) until stop(), which returns
+    the peaks; the worker runs one case."""
+
+    def __init__(self):
+        import threading
+        self.base_anon = proc_status_bytes("RssAnon")["RssAnon"]
+        self.peak_anon = self.base_anon
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.wait(0.005):
+            self.peak_anon = max(self.peak_anon, proc_status_bytes("RssAnon")["RssAnon"])
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        st = proc_status_bytes("RssAnon", "VmHWM")
+        return {"peak_rss": st["VmHWM"], "peak_anon": max(self.peak_anon, st["RssAnon"]),
+                "base_anon": self.base_anon}
 
 
 def worker(args):
@@ -376,6 +441,7 @@ def worker(args):
         import polars as pl
         out["version"] = pl.__version__
         out["polars_threads"] = pl.thread_pool_size()
+    sampler = MemorySampler() if args.memory else None
     for case in args.cases.split(","):
         fn = funcs[case]
         setup = getattr(fn, "setup", None)
@@ -394,6 +460,8 @@ def worker(args):
         rec = {"rows": rows}
         if times:
             rec.update(times=times, min=min(times), median=statistics.median(times))
+        if sampler:
+            rec.update(sampler.stop())
         out["cases"][case] = rec
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
@@ -535,7 +603,7 @@ def expected_rows(path, cases):
     total = pq.read_metadata(path).num_rows
     expect = {}
     for case in cases:
-        if case in ("whole", "iter"):
+        if case in ("whole", "iter", "stream"):
             expect[case] = total
             continue
         if case == "cols3":
@@ -552,13 +620,13 @@ def expected_rows(path, cases):
     return expect
 
 
-def run_worker(system, threads, path, cases, repeat, expect, env):
+def run_worker(system, threads, path, cases, repeat, expect, env, memory=False):
     env = dict(env)
     if system == "polars":
         env["POLARS_MAX_THREADS"] = str(threads)
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--system", system,
            "--threads", str(threads), "--file", path, "--cases", ",".join(cases),
-           "--repeat", str(repeat), "--expect", json.dumps(expect)]
+           "--repeat", str(repeat), "--expect", json.dumps(expect)] + (["--memory"] if memory else [])
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     secs = time.perf_counter() - t0
@@ -587,6 +655,11 @@ def merge_round(res, key, out):
     for case, rec in out["cases"].items():
         mine = have["cases"].setdefault(case, {"rows": rec["rows"], "times": []})
         mine["times"] = mine.get("times", []) + rec.get("times", [])
+        for key in ("peak_rss", "peak_anon"):
+            if key in rec:
+                mine[key] = max(mine.get(key, 0), rec[key])
+        if "base_anon" in rec:
+            mine["base_anon"] = min(mine.get("base_anon", rec["base_anon"]), rec["base_anon"])
         if mine["times"]:
             mine["min"] = min(mine["times"])
             mine["median"] = statistics.median(mine["times"])
@@ -650,6 +723,17 @@ def print_tables(report, systems, threads_list, cases):
                             "%10s" % ("-" if vals[s] is None or not base
                                       else "%.2fx" % (vals[s] / base)) for s in peers)
                     print(line)
+        if report.get("memory"):
+            print()
+            print("peak RSS / peak anonymous memory above the worker's own before the first run, GiB")
+            print("%-6s %3s" % ("case", "thr") + "".join("%16s" % s for s in systems))
+            for case in cases:
+                for th in threads_list:
+                    line = "%-6s %3d" % (case, th)
+                    for s in systems:
+                        rss, anon, base = (get(res, s, th, case, k) for k in ("peak_rss", "peak_anon", "base_anon"))
+                        line += "%16s" % ("-" if rss is None else "%.2f / %.2f" % (rss / 2**30, (anon - base) / 2**30))
+                    print(line)
     print()
     print("ratio = peer min / pqstep min: above 1, pqstep is faster")
     if any(not r["pyarrow_pushdown"] for r in report["queries"].values()):
@@ -665,7 +749,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per case (default 5)")
     ap.add_argument("--rounds", type=int, default=3,
                     help="rounds each measurement is split into, systems taking turns (default 3)")
-    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--cases", default=",".join(DEFAULT_CASES))
+    ap.add_argument("--memory", action="store_true",
+                    help="a worker per case, its peak RSS and anonymous memory recorded")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--strings", default="default", choices=("default", "string", "string_view"),
@@ -730,7 +816,7 @@ def main():
         "python": platform.python_version(), "load_before": os.getloadavg()},
         "library": lib, "baseline": args.baseline, "pqstep_types": {"strings": args.strings, "decimals": args.decimals},
         "repeat": per_round * rounds, "rounds": rounds, "scale": args.scale, "threads": threads_list,
-        "cases": cases, "systems": systems, "queries": {}, "files": {}, "results": {},
+        "cases": cases, "systems": systems, "memory": args.memory, "queries": {}, "files": {}, "results": {},
         "versions": {}}
     paths = {}
     for codec in codecs:
@@ -759,11 +845,12 @@ def main():
                 say("%s, %d thread%s, round %d of %d: %s ..." % (codec, t, "s" if t > 1 else "", r + 1, rounds,
                                                                 ", ".join(turn)))
                 for s in turn:
-                    out = run_worker(s, t, paths[codec], cases, per_round,
-                                     report["files"][codec]["expected_rows"], envs[s])
-                    merge_round(res, "%s/%d" % (s, t), out)
-                    if "version" in out:
-                        report["versions"][s] = out["version"]
+                    for part in ([[c] for c in cases] if args.memory else [cases]):
+                        out = run_worker(s, t, paths[codec], part, per_round,
+                                         report["files"][codec]["expected_rows"], envs[s], args.memory)
+                        merge_round(res, "%s/%d" % (s, t), out)
+                        if "version" in out:
+                            report["versions"][s] = out["version"]
     report["machine"]["load_after"] = os.getloadavg()
     report["wall_s"] = time.perf_counter() - t0
 

@@ -1,8 +1,12 @@
+/* madvise(MADV_DONTNEED) is outside POSIX (posix_madvise's DONTNEED does nothing in glibc). */
+#define _DEFAULT_SOURCE
 #include "reader/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +69,25 @@ const uint8_t *pq_file_source_map(pq_file_source *fs)
     /* fstat there refuses a size changed since open */
     fs->map = pq_file_map_acquire(fs->fd, fs->size, &fs->map_entry);
     return fs->map;
+}
+
+static _Atomic uint64_t drop_min = PQ_DROP_PAGES_MIN_FILE;
+
+void pq_file_source_set_drop_min(uint64_t bytes)
+{
+    atomic_store(&drop_min, bytes);
+}
+
+void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t len)
+{
+    if (!fs->map || fs->size < atomic_load(&drop_min) || !p || p < fs->map || p >= fs->map + fs->size) return;
+    size_t room = (size_t)(fs->map + fs->size - p);
+    if (len > room) len = room;
+    long page_size = sysconf(_SC_PAGESIZE);
+    uintptr_t mask = (uintptr_t)(page_size > 0 ? page_size : 4096) - 1;
+    uintptr_t first = ((uintptr_t)p + mask) & ~mask, end = ((uintptr_t)p + len) & ~mask;
+    if (len == room) end = ((uintptr_t)p + len + mask) & ~mask; /* the map's last page is this range's alone */
+    if (end > first) (void)madvise((void *)first, end - first, MADV_DONTNEED); /* advice: a failure changes nothing */
 }
 
 pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)

@@ -43,6 +43,24 @@ void pq_file_source_close(pq_file_source *fs);
 const uint8_t *pq_file_source_map(pq_file_source *fs);
 pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err);
 
+/* Bytes of the map at [p, p + len) a read is done with. In a file of
+ * PQ_DROP_PAGES_MIN_FILE or more, the whole memory pages inside the range
+ * leave this process' resident memory (madvise MADV_DONTNEED): the kernel
+ * keeps them in its page cache and the next access maps them again, so the
+ * bytes stay readable and unchanged. A read of a file as large as memory
+ * would otherwise hold every page it touched in its RSS beside the output.
+ * Pages only partly inside the range are kept (a neighbour may still be
+ * reading them), but for the file's last. Nothing happens outside the map, without one, or in a
+ * smaller file: a page dropped costs a fault on the next read, which made
+ * warm reads of a 250 MB lineitem file 17-40% slower, while its pages are
+ * a small part of what a read holds. Thread-safe. */
+void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t len);
+#define PQ_DROP_PAGES_MIN_FILE ((uint64_t)1 << 30)
+
+/* Tests: the file size from which pages are dropped (0: every file);
+ * PQ_DROP_PAGES_MIN_FILE again restores the default. */
+void pq_file_source_set_drop_min(uint64_t bytes);
+
 typedef struct pq_memory_source {
     const uint8_t *data;
     uint64_t size;

@@ -194,6 +194,16 @@ static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_row
     return true;
 }
 
+/* Chunk k's bytes are done with: in a large mapped file their pages leave
+ * this process' memory (pq_file_source_done_with), so that the file is not
+ * resident beside its decoded output (a whole read of a 2.5 GB file peaked
+ * 2.4 GB higher without). */
+static void drop_decoded_pages(const pq_reader *r, size_t k)
+{
+    if (r->io.kind == SOURCE_FILE)
+        pq_file_source_done_with(&r->io.file, r->pages.chunks[k].data, r->pages.chunks[k].data_len);
+}
+
 /* The executor's chunk_done: chunk j checked and built into its Arrow
  * array while its values are still in the cache of the core that decoded
  * its last page (the status, output and error are the job's own arrays). */
@@ -217,6 +227,7 @@ static void chunk_built(void *user, size_t j, pq_status status, pq_column_values
         r->out.first_row[i] = 0;
     }
     pq_column_values_free(&job->outs[j]);
+    drop_decoded_pages(r, k);
     job->status[j] = st;
 }
 
@@ -641,6 +652,7 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
     for (size_t k = 0; vals && k < m; k++) {
         if (keep && k < done) pq_executor_values_free(job->exec, &vals[k]); /* zeroed when built */
         else pq_column_values_free(&vals[k]);
+        drop_decoded_pages(r, pq_reader_chunk_at(r, g, job->order[a + k]));
     }
     free(vals);
     free(leaves);

@@ -3,12 +3,15 @@
  * (reader/file_map.c) and the public knobs pq_file_maps_set_limit /
  * pq_file_maps_idle.
  *
- * Oracle: the bytes the test wrote to each file, and hand-counted
- * bookkeeping (which mappings are idle after which calls). Reader-level
+ * Oracle: the bytes the test wrote to each file, hand-counted
+ * bookkeeping (which mappings are idle after which calls), and the
+ * kernel's count of a mapping's resident bytes (/proc/self/smaps) for the
+ * pages a read is done with (pq_file_source_done_with). Reader-level
  * reads through kept mappings are checked in test_reader.c.
  */
 #include <check.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 
 #include "pqstep.h"
 #include "reader/file_map.h"
+#include "reader/source.h"
 #include "test_util.h"
 
 enum { SIZE = 3 * 4096 + 17 };
@@ -188,6 +192,76 @@ START_TEST(the_limit_and_the_idle_time_hold)
 }
 END_TEST
 
+/* Resident bytes of the mapping that starts at `start`, from
+ * /proc/self/smaps (its "Rss:" line), or -1 when there is none. */
+static long resident_bytes(const void *start)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    bool ours = false;
+    long rss = -1;
+    unsigned long lo, hi;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            ours = lo == (unsigned long)(uintptr_t)start;
+        } else if (ours && strncmp(line, "Rss:", 4) == 0) {
+            rss = atol(line + 4) * 1024;
+            break;
+        }
+    }
+    fclose(f);
+    return rss;
+}
+
+/* The whole pages inside a range leave the process' memory, the partial
+ * ones at its ends stay, and every byte reads as written afterwards; the
+ * size threshold, ranges outside the map and a source without one change
+ * nothing. */
+START_TEST(pages_a_read_is_done_with_leave_memory)
+{
+    fresh();
+    long page = sysconf(_SC_PAGESIZE);
+    ck_assert_int_eq(page, 4096); /* SIZE is four pages of 4 KiB, the last partial */
+    char path[64];
+    make_file(path, sizeof path, 7);
+    pq_file_source fs;
+    pq_error err;
+    pq_file_source_init(&fs);
+    ck_assert_int_eq(pq_file_source_open(&fs, path, &err), PQ_OK);
+    const uint8_t *m = pq_file_source_map(&fs);
+    assert_pattern(m, 7);
+    ck_assert_int_eq(resident_bytes(m), 4 * page);
+    /* below the size threshold: kept */
+    pq_file_source_done_with(&fs, m, SIZE);
+    ck_assert_int_eq(resident_bytes(m), 4 * page);
+    pq_file_source_set_drop_min(0);
+    /* pages 1 and 2 lie wholly inside [1, 3 * page); page 0 only partly */
+    pq_file_source_done_with(&fs, m + 1, 3 * (size_t)page - 1);
+    ck_assert_int_eq(resident_bytes(m), 2 * page);
+    /* outside the map, NULL, an empty range: nothing happens */
+    uint8_t other[16];
+    pq_file_source_done_with(&fs, other, sizeof other);
+    pq_file_source_done_with(&fs, NULL, SIZE);
+    pq_file_source_done_with(&fs, m + page, 0);
+    ck_assert_int_eq(resident_bytes(m), 2 * page);
+    assert_pattern(m, 7); /* mapped again as read */
+    ck_assert_int_eq(resident_bytes(m), 4 * page);
+    /* a range past the end is cut at it: every page from the second goes,
+     * the partial last one too (no neighbour shares the file's end) */
+    pq_file_source_done_with(&fs, m + page, 100 * (size_t)page);
+    ck_assert_int_eq(resident_bytes(m), page);
+    assert_pattern(m, 7);
+    pq_file_source_set_drop_min(PQ_DROP_PAGES_MIN_FILE);
+    pq_file_source_close(&fs);
+    pq_file_source fs2;
+    pq_file_source_init(&fs2);
+    pq_file_source_done_with(&fs2, m, SIZE); /* no map: nothing */
+    unlink(path);
+    fresh();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("file maps");
@@ -196,6 +270,7 @@ int main(void)
     tcase_add_test(tc, a_wrong_size_is_refused);
     tcase_add_test(tc, a_changed_file_gets_a_fresh_map);
     tcase_add_test(tc, the_limit_and_the_idle_time_hold);
+    tcase_add_test(tc, pages_a_read_is_done_with_leave_memory);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -17,6 +17,7 @@
 
 #include "pqstep.h"
 #include "reader/context.h" /* pq_stream_set_window_bytes: many windows from a small file */
+#include "reader/source.h"  /* pq_file_source_set_drop_min: pages dropped in a small file */
 #include "test_util.h"
 
 static pq_reader *open_sample(const char *filter, uint64_t row_offset, uint64_t row_limit)
@@ -245,6 +246,36 @@ START_TEST(stream_error_in_a_later_window)
 }
 END_TEST
 
+/* The file's pages dropped from memory as each chunk is decoded (done for
+ * files of 1 GiB and more; here for every file): the plain read, a
+ * filtered one and streams decoding ahead give the values read before
+ * without the drops. */
+START_TEST(pages_dropped_as_decoded)
+{
+    size_t n_plain, n_filtered, n;
+    int64_t *plain = expected(NULL, 0, 0, &n_plain);
+    int64_t *filtered = expected("l_quantity < 5", 0, 0, &n_filtered);
+    pq_file_source_set_drop_min(0);
+    for (int round = 0; round < 2; round++) { /* the second maps the dropped pages again */
+        int64_t *v = expected(NULL, 0, 0, &n);
+        ck_assert_uint_eq(n, n_plain);
+        ck_assert_int_eq(memcmp(v, plain, n * sizeof *v), 0);
+        free(v);
+        v = expected("l_quantity < 5", 0, 0, &n);
+        ck_assert_uint_eq(n, n_filtered);
+        ck_assert_int_eq(memcmp(v, filtered, n * sizeof *v), 0);
+        free(v);
+    }
+    pq_stream_set_window_bytes(1);
+    check_stream(NULL, 0, 0, 777);
+    check_stream("l_quantity < 5", 0, 0, 0);
+    pq_stream_set_window_bytes(0);
+    pq_file_source_set_drop_min(PQ_DROP_PAGES_MIN_FILE);
+    free(plain);
+    free(filtered);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("stream");
@@ -254,6 +285,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stream_dropped_half_read);
     tcase_add_test(tc, stream_errors);
     tcase_add_test(tc, stream_decoded_ahead);
+    tcase_add_test(tc, pages_dropped_as_decoded);
     tcase_add_test(tc, stream_error_in_a_later_window);
     suite_add_tcase(s, tc);
     return s;
