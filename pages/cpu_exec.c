@@ -542,8 +542,11 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     else if (st == PQ_OK) st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
     if (st == PQ_OK && ep->mode != PAGE_DEFERRED) st = pq_page_decode_values(&c, pi->encoding, vals, vlen, nn);
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
-        st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, the headers say %llu",
-                  (unsigned long long)(window.n_values - pg->value_offset), (unsigned long long)pg->n_values);
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, %s %llu",
+                  (unsigned long long)(window.n_values - pg->value_offset),
+                  (pc->flags & PQ_PLAN_CHUNK_NO_NULLS) ? "the chunk's statistics count no null: expected"
+                                                       : "the headers say",
+                  (unsigned long long)pg->n_values);
     /* Views of a PLAIN page sized by its header: bytes after its last
      * value leave a gap, zeroed (no view points there). */
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && c.views && window.data_len < pg->string_offset + pg->string_bytes)

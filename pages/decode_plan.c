@@ -85,6 +85,18 @@ uint64_t pq_plan_strings_lower_bound(const pq_leaf *leaf, const pq_page_info *pi
     return size > fixed ? size - fixed : 0;
 }
 
+/* The most value bytes a PLAIN BYTE_ARRAY data page with a value a level
+ * slot can hold: its size less a 4-byte length a value, less its levels
+ * where a DATA_PAGE_V2 header says their size. */
+static uint64_t plain_strings_room(const pq_page_info *pi)
+{
+    if (pi->num_values < 0 || pi->uncompressed_size < 0) return 0;
+    uint64_t fixed = 4 * (uint64_t)pi->num_values;
+    if (pi->type == PQ_PAGE_DATA_V2 && pi->rep_levels_byte_length >= 0 && pi->def_levels_byte_length >= 0)
+        fixed += (uint64_t)pi->rep_levels_byte_length + (uint64_t)pi->def_levels_byte_length;
+    return (uint64_t)pi->uncompressed_size > fixed ? (uint64_t)pi->uncompressed_size - fixed : 0;
+}
+
 static bool is_dict_encoding(int32_t enc)
 {
     return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
@@ -146,8 +158,12 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         ch.width = 4;
         ch.flags |= PQ_PLAN_CHUNK_INDICES;
     }
-    /* Sized by the headers until a page says otherwise. */
-    bool sized = ch.max_def == 0 && ch.output != PQ_PLAN_BYTES;
+    /* A value a slot: a required leaf, or an optional flat one known to
+     * hold no null. Sized by the headers until a page says otherwise. */
+    bool no_nulls = (flags & PQ_PLAN_NO_NULLS) && ch.max_def > 0 && ch.max_rep == 0;
+    if (no_nulls) ch.flags |= PQ_PLAN_CHUNK_NO_NULLS;
+    bool value_a_slot = ch.max_def == 0 || no_nulls;
+    bool sized = ch.output != PQ_PLAN_BYTES;
     uint64_t row = 0, slots = 0, strings = 0;
     for (size_t i = 0; i < npages; i++) {
         const pq_page_info *pi = &pages[i];
@@ -208,14 +224,21 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         pg.kind = PQ_PLAN_PAGE_DATA;
         pg.level_offset = slots;
         slots += pg.n_levels;
-        if (ch.max_def == 0) pg.n_values = pg.n_levels; /* a value per slot */
+        if (value_a_slot) {
+            pg.n_values = pg.n_levels;
+        } else if (pi->type == PQ_PAGE_DATA_V2 && ch.max_rep == 0 && !rows && pi->num_nulls >= 0 &&
+                   pi->num_nulls <= pi->num_values) {
+            pg.n_values = n - (uint64_t)pi->num_nulls; /* checked by the decode */
+        } else {
+            sized = false; /* the size pass counts the values */
+        }
         /* Views gathered from a dictionary take no string bytes; a PLAIN
-         * page of a required column (a value a row) takes what its header
-         * says less the lengths (an executor zeroes any bytes a page leaves
-         * after its last value); others are counted by the size pass. */
+         * page of a value a row takes at most what its header says less
+         * the lengths (an executor zeroes any bytes a page leaves after its
+         * last value); others are counted by the size pass. */
         if (ch.output == PQ_PLAN_VIEWS && !is_dict_encoding(pi->encoding)) {
-            if (!rows && ch.max_def == 0 && pi->encoding == PQ_ENC_PLAIN)
-                pg.string_bytes = pq_plan_strings_lower_bound(leaf, pi);
+            if (!rows && value_a_slot && pi->encoding == PQ_ENC_PLAIN)
+                pg.string_bytes = plain_strings_room(pi);
             else
                 sized = false;
         }

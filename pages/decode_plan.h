@@ -13,9 +13,11 @@
  * Output offsets. A page's level slots start at the sum of the earlier data
  * pages' num_values: known from the headers. Its first value and first
  * string byte are known from the headers too when every earlier page's
- * count is (PQ_PLAN_SIZED_BY_HEADERS: a required column, or DATA_PAGE_V2
- * pages whose num_nulls says how many values they hold, of a fixed-width
- * type or as string views gathered from a dictionary). Otherwise an
+ * count is (PQ_PLAN_SIZED_BY_HEADERS: a required column, an optional one
+ * without repetition whose statistics count no nulls (PQ_PLAN_NO_NULLS),
+ * or DATA_PAGE_V2 pages of one whose num_nulls says how many values they
+ * hold; of a fixed-width type, or as string views that a page's size
+ * bounds or that are gathered from a dictionary). Otherwise an
  * executor runs a size pass over the page (its definition levels, and its
  * string lengths) before the offsets are summed; either way the chunk's
  * output buffers are then allocated once, at their exact size, and any page
@@ -70,7 +72,9 @@ enum {
     /* INT32/INT64 values sign-extended to 16 bytes (width 16), as Arrow's
      * decimal128 holds them: PQ_PLAN_DECIMAL128 on a chunk whose data
      * pages are all PLAIN or dictionary-encoded. */
-    PQ_PLAN_CHUNK_DECIMAL128 = 1u << 2
+    PQ_PLAN_CHUNK_DECIMAL128 = 1u << 2,
+    /* An optional leaf planned with a value a slot (PQ_PLAN_NO_NULLS). */
+    PQ_PLAN_CHUNK_NO_NULLS = 1u << 3
 };
 
 typedef struct pq_plan_chunk {
@@ -131,12 +135,19 @@ enum {
     PQ_PLAN_STRING_VIEWS = 1u << 0, /* BYTE_ARRAY as PQ_PLAN_VIEWS */
     PQ_PLAN_INDICES = 1u << 1,      /* the dictionary indices (PQ_PLAN_FIXED, uint32) and the
                                      * dictionary, not the values */
-    PQ_PLAN_DECIMAL128 = 1u << 2    /* INT32/INT64 values out as decimal128 slots (16 bytes,
+    PQ_PLAN_DECIMAL128 = 1u << 2,   /* INT32/INT64 values out as decimal128 slots (16 bytes,
                                      * sign-extended) where every data page is PLAIN or
                                      * dictionary-encoded (PQ_PLAN_CHUNK_DECIMAL128); ignored
                                      * elsewhere, and for the CPU executor alone: the decimal
                                      * is widened while gathered or copied, not in a pass of
                                      * its own after the decode */
+    PQ_PLAN_NO_NULLS = 1u << 3      /* the caller knows the chunk holds no null (its
+                                     * statistics count none): an optional leaf without
+                                     * repetition is planned with a value a level slot, so
+                                     * that its pages are sized by their headers
+                                     * (PQ_PLAN_CHUNK_NO_NULLS); a page that holds a null
+                                     * anyway is refused as corrupt. Ignored on a repeated
+                                     * leaf; for the CPU executor alone */
 };
 
 /* Add one chunk: `leaf`, `codec` (its pq_codec), `bytes` (len of them)

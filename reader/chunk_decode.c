@@ -220,8 +220,8 @@ pq_status pq_reader_decode_chunk_flags(const pq_reader *r, pq_codec_ctx *cctx, s
 /* Add chunk k to `plan`: its leaf, codec, output flags (as
  * decode_flags says with `more`: dictionary indices, else string views
  * when asked for, and with `widen` INT32/INT64 decimals widened to
- * decimal128 by the CPU executor's gathers and copies) and the
- * selection-vector rows, or NULL. */
+ * decimal128 by the CPU executor's gathers and copies; PQ_PLAN_NO_NULLS
+ * where the statistics allow) and the selection-vector rows, or NULL. */
 pq_status pq_chunk_plan_add(const pq_reader *r, size_t k, const pq_decode_rows *rows, unsigned more, bool widen,
                            pq_decode_plan *plan, pq_error *err)
 {
@@ -233,6 +233,10 @@ pq_status pq_chunk_plan_add(const pq_reader *r, size_t k, const pq_decode_rows *
                                                     : 0;
     if (!(d & PQ_DECODE_INDICES) && widen && output_leaf(r, ch->info.column, false).arrow.id == PQ_ARROW_DECIMAL128)
         flags |= PQ_PLAN_DECIMAL128;
+    /* An optional flat leaf whose statistics count no null (Spark, polars
+     * and DuckDB write every column optional): its pages sized by their
+     * headers and decoded in place, with no size pass. */
+    if (leaf->max_def > 0 && pq_reader_rows_decodable(r, leaf, ch)) flags |= PQ_PLAN_NO_NULLS;
     pq_status st = pq_decode_plan_add_chunk(plan, leaf, pq_chunk_codec(r, k), ch->data, ch->data_len, ch->pages,
                                             ch->info.npages, flags, rows, err);
     if (st == PQ_OK && ch->key) {

@@ -155,6 +155,103 @@ START_TEST(optional_pages_take_a_size_pass)
 }
 END_TEST
 
+/* An optional INT32 column known to hold no null (PQ_PLAN_NO_NULLS, from
+ * its statistics): v1 pages of one run of 1s each, sized by their
+ * headers, decoded in place, no definition levels kept. The same chunk
+ * with a null in a page is refused, the statistics named; a DATA_PAGE_V2
+ * page's num_nulls sizes it with nulls too, and a wrong num_nulls is
+ * refused. */
+START_TEST(optional_pages_sized_by_statistics_or_num_nulls)
+{
+    uint8_t chunk[96];
+    size_t n = 0, a = n;
+    n += put_i32(chunk + n, 2);
+    chunk[n++] = 0x08, chunk[n++] = 0x01; /* a run of four 1s */
+    for (int32_t v = 10; v < 14; v++) n += put_i32(chunk + n, v);
+    size_t a_len = n - a, b = n;
+    n += put_i32(chunk + n, 2);
+    chunk[n++] = 0x06, chunk[n++] = 0x01; /* a run of three 1s */
+    for (int32_t v = 20; v < 23; v++) n += put_i32(chunk + n, v);
+    size_t b_len = n - b, c = n;
+    n += put_i32(chunk + n, 2);
+    chunk[n++] = 0x03, chunk[n++] = 0x0D; /* bit-packed 1,0,1,1: a null */
+    for (int32_t v = 30; v < 33; v++) n += put_i32(chunk + n, v);
+    size_t c_len = n - c;
+    pq_page_info pages[3] = {pq_test_page(a, PQ_PAGE_DATA, (int32_t)a_len, 4, PQ_ENC_PLAIN),
+                             pq_test_page(b, PQ_PAGE_DATA, (int32_t)b_len, 3, PQ_ENC_PLAIN),
+                             pq_test_page(c, PQ_PAGE_DATA, (int32_t)c_len, 4, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_INT32, 1);
+    pq_decode_plan plan = {0};
+    pq_error err = {0};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2,
+                                              PQ_PLAN_NO_NULLS, NULL, &err),
+                     PQ_OK);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_CHUNK_NO_NULLS);
+    ck_assert_uint_eq(plan.pages[1].value_offset, 4);
+    ck_assert_uint_eq(plan.chunks[0].n_values, 7);
+    pq_cpu_executor ex = {.run = run_backwards};
+    pq_column_values out;
+    pq_status cst;
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(out.n_levels, 7);
+    ck_assert_uint_eq(out.n_values, 7);
+    ck_assert_ptr_null(out.def_levels); /* no null: no levels */
+    const int32_t want[7] = {10, 11, 12, 13, 20, 21, 22};
+    ck_assert_mem_eq(out.values, want, sizeof want);
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+
+    /* the statistics lied: the third page holds a null */
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 3,
+                                              PQ_PLAN_NO_NULLS, NULL, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "statistics count no null"), "%s", err.message);
+    pq_decode_plan_free(&plan);
+
+    /* a repeated leaf ignores the flag */
+    pq_leaf rep = leaf_of(PQ_INT32, 1);
+    rep.max_rep = 1;
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &rep, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2,
+                                              PQ_PLAN_NO_NULLS, NULL, &err),
+                     PQ_OK);
+    ck_assert(!(plan.chunks[0].flags & (PQ_PLAN_SIZED_BY_HEADERS | PQ_PLAN_CHUNK_NO_NULLS)));
+    pq_decode_plan_free(&plan);
+
+    /* DATA_PAGE_V2: levels 1,0,1,1 stored apart (2 bytes, no length), then
+     * three values; num_nulls 1 sizes it */
+    uint8_t v2[32];
+    size_t m = 0;
+    v2[m++] = 0x03, v2[m++] = 0x0D;
+    for (int32_t v = 40; v < 43; v++) m += put_i32(v2 + m, v);
+    pq_page_info p2 = pq_test_page(0, PQ_PAGE_DATA_V2, (int32_t)m, 4, PQ_ENC_PLAIN);
+    p2.def_level_encoding = 0;
+    p2.def_levels_byte_length = 2;
+    p2.num_nulls = 1;
+    p2.num_rows = 4;
+    p2.is_compressed = false;
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, v2, m, &p2, 1, 0, NULL, &err),
+                     PQ_OK);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    ck_assert_uint_eq(plan.pages[0].n_values, 3);
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    const int16_t defs[4] = {1, 0, 1, 1};
+    ck_assert_uint_eq(out.n_values, 3);
+    ck_assert_ptr_nonnull(out.def_levels);
+    ck_assert_mem_eq(out.def_levels, defs, sizeof defs);
+    const int32_t want2[3] = {40, 41, 42};
+    ck_assert_mem_eq(out.values, want2, sizeof want2);
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+    p2.num_nulls = 0; /* wrong: refused, not read past its values */
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, v2, m, &p2, 1, 0, NULL, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err), PQ_ERR_CORRUPT_DATA);
+    pq_decode_plan_free(&plan);
+}
+END_TEST
+
 /* Strings: PLAIN pages "ab","cde" and "f" take a size pass for their
  * bytes (offsets 0, 2, 5, 6); string views of a dictionary-encoded page
  * are sized by the headers. */
@@ -544,6 +641,40 @@ START_TEST(plain_views_are_sized_by_their_headers)
                      PQ_OK);
     ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
     pq_decode_plan_free(&plan);
+
+    /* optional without nulls (its statistics say so): sized by the
+     * headers, at most each page's size less its lengths; the same
+     * strings back (v1 pages of a run of 1s before the values) */
+    uint8_t opt_chunk[160];
+    size_t m = 0, o_at[3];
+    const int counts[3] = {2, 1, 2};
+    for (int p = 0, k = 0; p < 3; p++) {
+        o_at[p] = m;
+        m += put_i32(opt_chunk + m, 2);
+        opt_chunk[m++] = (uint8_t)(counts[p] << 1), opt_chunk[m++] = 0x01;
+        for (int j = 0; j < counts[p]; j++) m += pq_test_put_str(opt_chunk + m, strs[k++]);
+    }
+    pq_page_info opages[3];
+    for (int p = 0; p < 3; p++)
+        opages[p] = pq_test_page(o_at[p], PQ_PAGE_DATA, (int32_t)((p < 2 ? o_at[p + 1] : m) - o_at[p]), counts[p],
+                                 PQ_ENC_PLAIN);
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &opt, PQ_CODEC_UNCOMPRESSED, opt_chunk, m, opages, 3,
+                                              PQ_PLAN_STRING_VIEWS | PQ_PLAN_NO_NULLS, NULL, &err),
+                     PQ_OK);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    const uint64_t room[3] = {6 + 22, 6 + 1, 6 + 22}; /* levels (6 bytes) counted as room */
+    for (int p = 0; p < 3; p++) ck_assert_uint_eq(plan.pages[p].string_bytes, room[p]);
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    ck_assert_uint_eq(out.n_values, 5);
+    for (int k = 0; k < 5; k++) {
+        const uint8_t *v = out.views + 16 * k;
+        size_t len = pq_load_le32(v);
+        const uint8_t *got = len <= 12 ? v + 4 : out.view_bufs[pq_load_le32(v + 8)] + pq_load_le32(v + 12);
+        if (len != strlen(strs[k]) || memcmp(got, strs[k], len) != 0)
+            ck_abort_msg("optional value %d: '%.*s', want '%s'", k, (int)len, (const char *)got, strs[k]);
+    }
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
 }
 END_TEST
 
@@ -679,6 +810,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, required_pages_are_sized_by_their_headers);
     tcase_add_test(tc, optional_pages_take_a_size_pass);
+    tcase_add_test(tc, optional_pages_sized_by_statistics_or_num_nulls);
     tcase_add_test(tc, string_bytes_from_the_size_pass);
     tcase_add_test(tc, bad_headers_name_the_page);
     tcase_add_test(tc, decimal128_is_widened_as_decoded);
