@@ -41,8 +41,9 @@ static inline size_t pq_pool_round(size_t bytes)
 void *pq_pool_take(size_t need, size_t max, size_t *cap);
 
 /* `bytes` (at least 1; pq_pool_round applied) from a kept block of at
- * most a quarter more when one fits, else from malloc; NULL when out of
- * memory. */
+ * most a quarter more when one fits, else from malloc, after the oldest
+ * kept blocks are freed (`bytes` of them, or all: blocks no request fits
+ * do not pile up beside fresh ones); NULL when out of memory. */
 void *pq_pool_alloc(size_t bytes);
 
 /* Keep block p (from malloc, calloc or realloc) for a later take, or free

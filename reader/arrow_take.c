@@ -51,6 +51,48 @@ static inline void offset_set(void *offsets, int64_t i, bool wide, int64_t v)
     else ((int32_t *)offsets)[i] = (int32_t)v;
 }
 
+/* The long strings (over 12 bytes) of a sparse take's `kept` views copied
+ * into one data buffer of t's own, the views pointed there, so that t holds
+ * no reference to c's data buffers: a selective filter on a wide string
+ * column otherwise kept every row group's whole pages alive until the
+ * read's end (2.4 GB for 3.5% of lineitem SF10's comments).
+ * PQ_ERR_UNSUPPORTED (nothing changed) when the bytes pass what int32 view
+ * offsets reach. */
+static pq_status compact_views(const pq_arrow_column *c, pq_arrow_column *t, uint8_t *views, int64_t kept)
+{
+    uint64_t bytes = 0;
+    for (int64_t i = 0; i < kept; i++) {
+        uint32_t len;
+        memcpy(&len, views + 16 * i, 4);
+        if (len > 12) bytes += len;
+    }
+    if (bytes > (uint64_t)INT32_MAX) return PQ_ERR_UNSUPPORTED;
+    uint8_t *data = malloc(bytes ? (size_t)bytes : 1);
+    if (!data || !column_own(t, 2, data, (size_t)bytes)) {
+        free(data);
+        return PQ_ERR_NOMEM;
+    }
+    uint32_t at = 0;
+    for (int64_t i = 0; i < kept; i++) {
+        uint8_t *v = views + 16 * i;
+        uint32_t len, buf, off;
+        memcpy(&len, v, 4);
+        if (len <= 12) continue;
+        memcpy(&buf, v + 8, 4);
+        memcpy(&off, v + 12, 4);
+        memcpy(data + at, (const uint8_t *)c->buffers[2 + buf] + off, len); /* checked when c was built */
+        buf = 0;
+        memcpy(v + 8, &buf, 4);
+        memcpy(v + 12, &at, 4);
+        at += len;
+    }
+    t->n_buffers = 4;
+    t->view_sizes[0] = (int64_t)bytes;
+    t->view_sizes[1] = 0;
+    t->buffers[3] = t->view_sizes;
+    return PQ_OK;
+}
+
 /* take() of a string or binary column (LAYOUT_BINARY, LAYOUT_LARGE_BINARY):
  * new offsets and the kept values' bytes. */
 static pq_status take_binary(const pq_arrow_column *c, int64_t at, int64_t n, const uint8_t *keep, int64_t kept,
@@ -171,6 +213,11 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         for (int64_t w0 = 0; w0 < n; w0 += 64)
             for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1)
                 memcpy(dst + j++ * 16, src + (size_t)KEPT_ROW(w0, b) * 16, 16);
+        if (kept <= n / 4) { /* few rows: their strings copied out, the source's buffers let go */
+            st = compact_views(c, t, dst, kept);
+            if (st != PQ_ERR_UNSUPPORTED) break;
+            st = PQ_OK; /* more bytes than int32 view offsets reach: the buffers shared */
+        }
         pq_arrow_column *base = (pq_arrow_column *)c;
         atomic_fetch_add(&base->refs, 1);
         t->base = base;

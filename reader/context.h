@@ -121,6 +121,8 @@ typedef struct pq_filter_state {
     size_t groups;
     struct pq_arrow_column **cols;  /* per chunk: a projected filter column as decoded to
                                      * evaluate it (the decode stage takes a reference) */
+    bool *taken;                    /* per chunk: cols[k] holds the matching rows alone (taken
+                                     * once its row group was evaluated) */
     size_t cols_len;
 } pq_filter_state;
 
@@ -355,6 +357,8 @@ pq_status pq_reader_pages_walk_late(pq_reader *r, const uint8_t *const *keep, pq
 pq_status pq_reader_stage_filter(pq_reader *r, pq_error *err);
 const uint8_t *pq_filter_keep(const pq_reader *r, size_t g);
 struct pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k);
+/* Whether pq_filter_column(r, k) holds the filter's matching rows alone. */
+bool pq_filter_column_taken(const pq_reader *r, size_t k);
 void pq_reader_free_filter(pq_reader *r);
 
 /* The decode stage (stage_decode.c): decode every selected chunk. */
@@ -409,6 +413,16 @@ static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *l
     if (ch->info.column >= rg->columns_len || !rg->columns[ch->info.column]) return false;
     const pq_statistics *s = &rg->columns[ch->info.column]->meta_data.statistics;
     return (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count == 0;
+}
+
+/* Chunk ch's bytes are decoded (a nested field's leaf): in a large mapped
+ * file their pages leave this process' memory (pq_file_source_done_with),
+ * so that the file is not resident beside the output. Flat passes drop
+ * their row groups' pages in one range (stage_decode.c). */
+static inline void pq_reader_done_with_chunk(const pq_reader *r, const pq_reader_chunk *ch)
+{
+    if (r->io.kind == SOURCE_FILE && !ch->bytes && !ch->hold)
+        pq_file_source_done_with(&r->io.file, ch->data, ch->data_len);
 }
 
 /* Whether every selected leaf is flat. */

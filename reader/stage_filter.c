@@ -37,6 +37,7 @@ void pq_reader_free_filter(pq_reader *r)
     free(f->keep);
     for (size_t k = 0; f->cols && k < f->cols_len; k++) pq_arrow_column_release(f->cols[k]);
     free(f->cols);
+    free(f->taken);
     memset(f, 0, sizeof *f);
 }
 
@@ -48,6 +49,11 @@ static pq_status filter_begin(pq_reader *r, pq_error *err)
     f->keep = calloc(n ? n : 1, sizeof *f->keep);
     /* Without room for the columns, the decode stage decodes them again. */
     f->cols = calloc(r->pages.chunks_len ? r->pages.chunks_len : 1, sizeof *f->cols);
+    f->taken = calloc(r->pages.chunks_len ? r->pages.chunks_len : 1, sizeof *f->taken);
+    if (!f->taken) {
+        free(f->cols);
+        f->cols = NULL;
+    }
     f->cols_len = f->cols ? r->pages.chunks_len : 0;
     if (!f->keep) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     f->groups = n;
@@ -73,6 +79,22 @@ static pq_status evaluate_group(pq_reader *r, pq_codec_ctx *cctx, size_t g, int6
             pq_arrow_column_release(f->cols[g * r->sel.walk_columns_len + c]);
             f->cols[g * r->sel.walk_columns_len + c] = NULL;
         }
+    /* The columns handed to the decode stage keep the matching rows alone
+     * from now on: a filter on a wide column (l_comment of lineitem SF10)
+     * held every row group's whole column until the decode stage took its
+     * rows, 2.4 GB for 3.5% of the rows. Host columns only. */
+    uint64_t len = r->sel.rows[g].rows;
+    if (!f->cols || *kept == 0 || (uint64_t)*kept == len || pq_executor_kernels(&r->sel.exec)) return PQ_OK;
+    for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
+        size_t k = pq_reader_chunk_at(r, g, c);
+        if (!f->cols[k]) continue;
+        pq_arrow_column *t;
+        st = pq_reader_take_rows(&r->pages.chunks[k], f->cols[k], &r->sel.rows[g], keep, *kept, &t, err);
+        if (st != PQ_OK) return st;
+        pq_arrow_column_release(f->cols[k]);
+        f->cols[k] = t;
+        f->taken[k] = true;
+    }
     return PQ_OK;
 }
 
@@ -100,6 +122,11 @@ pq_arrow_column *pq_filter_column(const pq_reader *r, size_t k)
 {
     const pq_filter_state *f = &r->filt;
     return f->step == FILTER_EVALUATED && f->cols && k < f->cols_len ? f->cols[k] : NULL;
+}
+
+bool pq_filter_column_taken(const pq_reader *r, size_t k)
+{
+    return pq_filter_column(r, k) && r->filt.taken[k];
 }
 
 /* Walk column of leaf `leaf`. */

@@ -309,22 +309,48 @@ START_TEST(the_default_limit)
 END_TEST
 
 /* pq_pool_alloc takes a kept block that fits (at most a quarter larger),
- * else mallocs. */
+ * else mallocs, and the miss frees what was kept. */
 START_TEST(alloc_takes_a_kept_block)
 {
     pool_empty();
     void *p = block(4 * MIB);
-    size_t u = usable(p);
     pq_pool_give(p);
-    void *q = pq_pool_alloc(2 * MIB); /* twice as large as asked: not taken */
-    ck_assert_ptr_nonnull(q);
-    ck_assert_ptr_ne(q, p);
-    ck_assert_uint_eq(pq_buffer_pool_bytes(), u);
     void *r = pq_pool_alloc(4 * MIB - 4 * KIB);
     ck_assert_ptr_eq(r, p);
     ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
+    pq_pool_give(r);
+    void *q = pq_pool_alloc(2 * MIB); /* twice as large as asked: not taken, but freed */
+    ck_assert_ptr_nonnull(q);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
     free(q);
-    free(r);
+    pool_default();
+}
+END_TEST
+
+/* An allocation that finds no block to take frees the oldest kept ones,
+ * at least the bytes it asked for, newer ones staying: kept blocks never
+ * pile up beside the fresh allocation the miss leads to. A take alone
+ * frees nothing. */
+START_TEST(a_miss_frees_the_oldest_blocks)
+{
+    pool_empty();
+    void *a = block(MIB), *b = block(MIB), *c = block(4 * MIB), *d = block(512 * KIB);
+    size_t ua = usable(a), ub = usable(b), uc = usable(c), ud = usable(d);
+    pq_pool_give(a); /* oldest */
+    pq_pool_give(b);
+    pq_pool_give(c);
+    pq_pool_give(d); /* newest */
+    size_t cap;
+    ck_assert_ptr_null(pq_pool_take(2 * MIB, 2 * MIB + MIB / 2, &cap));
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), ua + ub + uc + ud);
+    void *p = pq_pool_alloc(2 * MIB); /* nothing in [2, 2.5] MiB: a and b (2 MiB) go */
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), uc + ud);
+    void *q = pq_pool_alloc(8 * MIB); /* more than is kept: all of it goes */
+    ck_assert_ptr_nonnull(q);
+    ck_assert_uint_eq(pq_buffer_pool_bytes(), 0);
+    free(p);
+    free(q);
     pool_default();
 }
 END_TEST
@@ -566,6 +592,7 @@ int main(void)
     tcase_add_test(tc, old_blocks_decay);
     tcase_add_test(tc, the_default_limit);
     tcase_add_test(tc, alloc_takes_a_kept_block);
+    tcase_add_test(tc, a_miss_frees_the_oldest_blocks);
     tcase_add_test(tc, sizes_round_to_the_grain);
     tcase_add_test(tc, near_equal_sizes_are_all_taken_back);
     suite_add_tcase(s, tc);
