@@ -162,12 +162,62 @@ void pq_page_info_fill(pq_page_info *pi, const pq_page_header *h, uint64_t off, 
     }
 }
 
-pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, unsigned flags,
-                       pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
-                       pq_error *err)
+/* Where a walk reads the headers: the chunk's bytes in memory, or read
+ * through read_at a header at a time into buf. */
+typedef struct walk_source {
+    const uint8_t *chunk;
+    pq_read_at_fn read_at;
+    void *user;
+    uint64_t origin; /* read_at's offset of the chunk's first byte */
+    uint8_t *buf;
+    size_t cap;
+} walk_source;
+
+/* A header is read through read_at in this many bytes first, then eight
+ * times more at a time while it does not decode (long statistics). */
+#define HEADER_READ_FIRST 512
+
+/* The bytes from chunk offset `off` (`left` of them to the chunk's end): at
+ * least `want`, or all that are left: *p, *avail. */
+static pq_status source_bytes(walk_source *src, uint64_t off, uint64_t left, size_t want, const uint8_t **p,
+                              size_t *avail, pq_error *err)
 {
-    if (!pages || !npages || (!chunk && len))
-        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_page_walk: NULL argument");
+    if (src->chunk) {
+        *p = src->chunk + off;
+        *avail = (size_t)left;
+        return PQ_OK;
+    }
+    size_t n = left < want ? (size_t)left : want;
+    if (n > src->cap) {
+        uint8_t *b = realloc(src->buf, n);
+        if (!b) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a %zu-byte page header", n);
+        src->buf = b;
+        src->cap = n;
+    }
+    pq_status st = src->read_at(src->user, src->origin + off, n, src->buf, err);
+    *p = src->buf;
+    *avail = n;
+    return st;
+}
+
+/* The header at chunk offset `off`: read (through read_at, more at a time
+ * until it decodes or the chunk ends) and decoded. */
+static pq_status walk_header(walk_source *src, uint64_t off, uint64_t left, pq_page_header *h, size_t *hlen,
+                             pq_error *e)
+{
+    for (size_t want = HEADER_READ_FIRST;; want *= 8) {
+        const uint8_t *p = NULL;
+        size_t avail = 0;
+        pq_status st = source_bytes(src, off, left, want, &p, &avail, e);
+        if (st != PQ_OK) return st;
+        st = pq_page_header_decode(p, avail, h, hlen, e);
+        if (st == PQ_OK || avail == left || want > SIZE_MAX / 8) return st;
+    }
+}
+
+static pq_status walk(walk_source *src, uint64_t len, int64_t num_values, unsigned flags, pq_page_info **pages,
+                      size_t *npages, pq_page_walk_counters *counters, pq_error *err)
+{
     *pages = NULL;
     *npages = 0;
     if (counters) counters->walks++;
@@ -182,7 +232,7 @@ pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, u
         pq_page_header h;
         size_t hlen = 0;
         pq_error e;
-        st = pq_page_header_decode(chunk + off, (size_t)(len - off), &h, &hlen, &e);
+        st = walk_header(src, off, len - off, &h, &hlen, &e);
         if (st != PQ_OK) {
             pq_error_set(err, st, "page %zu at chunk offset %" PRIu64 ": %s", n, off, e.message);
             break;
@@ -195,8 +245,8 @@ pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, u
                               n, off, (int)h.compressed_page_size, len - data_off);
             break;
         }
-        if ((flags & PQ_WALK_VERIFY_CRC) && h.has_crc) {
-            uint32_t crc = libdeflate_crc32(0, chunk + data_off, (size_t)h.compressed_page_size);
+        if ((flags & PQ_WALK_VERIFY_CRC) && h.has_crc && src->chunk) { /* (pq_page_walk_read refuses the flag) */
+            uint32_t crc = libdeflate_crc32(0, src->chunk + data_off, (size_t)h.compressed_page_size);
             if (counters) counters->crc_checked++;
             if (crc != h.crc) {
                 st = pq_error_set(err, PQ_ERR_CORRUPT_DATA,
@@ -241,5 +291,29 @@ pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, u
                           values, num_values);
     *pages = arr;
     *npages = n;
+    return st;
+}
+
+pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, unsigned flags,
+                       pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
+                       pq_error *err)
+{
+    if (!pages || !npages || (!chunk && len))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_page_walk: NULL argument");
+    walk_source src = {.chunk = chunk ? chunk : (const uint8_t *)""};
+    return walk(&src, len, num_values, flags, pages, npages, counters, err);
+}
+
+pq_status pq_page_walk_read(pq_read_at_fn read_at, void *user, uint64_t origin, uint64_t len, int64_t num_values,
+                            unsigned flags, pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
+                            pq_error *err)
+{
+    if (!pages || !npages || !read_at)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_page_walk_read: NULL argument");
+    if (flags & PQ_WALK_VERIFY_CRC)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_page_walk_read: checksums need the pages' bytes");
+    walk_source src = {.read_at = read_at, .user = user, .origin = origin};
+    pq_status st = walk(&src, len, num_values, flags, pages, npages, counters, err);
+    free(src.buf);
     return st;
 }

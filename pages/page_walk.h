@@ -16,6 +16,7 @@
 #include "pq_error.h"
 #include "pq_metadata.h"
 #include "pq_pages.h"
+#include "pq_reader.h"
 
 /* ---------------------------------------------------------------------------
  * The chunk's byte range
@@ -108,6 +109,17 @@ enum {
 pq_status pq_page_walk(const uint8_t *chunk, uint64_t len, int64_t num_values, unsigned flags,
                        pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
                        pq_error *err);
+
+/* pq_page_walk over a chunk not in memory: its headers read through
+ * read_at (as pq_reader.h's sources read), the chunk's first byte at
+ * `origin`, each header alone (512 bytes first, more while it does not
+ * decode), so that a walk of a large mapped file touches none of its
+ * pages. The same checks and errors, and an error of read_at's; flags
+ * without PQ_WALK_VERIFY_CRC (checksums need the pages' bytes:
+ * PQ_ERR_INVALID_ARGUMENT). */
+pq_status pq_page_walk_read(pq_read_at_fn read_at, void *user, uint64_t origin, uint64_t len, int64_t num_values,
+                            unsigned flags, pq_page_info **pages, size_t *npages, pq_page_walk_counters *counters,
+                            pq_error *err);
 
 /* A page's pq_page_info from its decoded header, the header at chunk
  * offset `off` taking `hlen` bytes. */

@@ -78,9 +78,14 @@ void pq_file_source_set_drop_min(uint64_t bytes)
     atomic_store(&drop_min, bytes);
 }
 
+bool pq_file_source_drops_pages(const pq_file_source *fs)
+{
+    return fs->map && fs->size >= atomic_load(&drop_min);
+}
+
 void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t len)
 {
-    if (!fs->map || fs->size < atomic_load(&drop_min) || !p || p < fs->map || p >= fs->map + fs->size) return;
+    if (!pq_file_source_drops_pages(fs) || !p || p < fs->map || p >= fs->map + fs->size) return;
     size_t room = (size_t)(fs->map + fs->size - p);
     if (len > room) len = room;
     long page_size = sysconf(_SC_PAGESIZE);
@@ -100,6 +105,15 @@ pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *
         if (len) memcpy(dst, fs->map + offset, len);
         return PQ_OK;
     }
+    return pq_file_source_pread(user, offset, len, dst, err);
+}
+
+pq_status pq_file_source_pread(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
+{
+    pq_file_source *fs = user;
+    if (offset > fs->size || len > fs->size - offset)
+        return pq_error_set(err, PQ_ERR_IO, "read of %zu bytes at %llu is past the end (%llu bytes)",
+                            len, (unsigned long long)offset, (unsigned long long)fs->size);
     uint8_t *p = dst;
     while (len) {
         ssize_t n = pread(fs->fd, p, len, (off_t)offset);

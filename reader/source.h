@@ -42,6 +42,9 @@ void pq_file_source_close(pq_file_source *fs);
  * must come before reads on other threads. */
 const uint8_t *pq_file_source_map(pq_file_source *fs);
 pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err);
+/* pq_file_source_read_at through pread always, the map untouched (the page
+ * walk of a file whose pages are dropped reads its headers so). */
+pq_status pq_file_source_pread(void *user, uint64_t offset, size_t len, void *dst, pq_error *err);
 
 /* Bytes of the map at [p, p + len) a read is done with. In a file of
  * PQ_DROP_PAGES_MIN_FILE or more, the whole memory pages inside the range
@@ -55,6 +58,8 @@ pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *
  * warm reads of a 250 MB lineitem file 17-40% slower, while its pages are
  * a small part of what a read holds. Thread-safe. */
 void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t len);
+/* Whether fs is mapped and large enough that its pages are dropped. */
+bool pq_file_source_drops_pages(const pq_file_source *fs);
 #define PQ_DROP_PAGES_MIN_FILE ((uint64_t)1 << 30)
 
 /* Tests: the file size from which pages are dropped (0: every file);

@@ -597,13 +597,18 @@ static pq_status read_part(pq_reader *r, bool direct, uint64_t off, size_t len, 
 /* Walk `len` bytes holding whole pages, appending them to *pages; their
  * offsets are shifted by `base` (where these bytes start in the chunk's
  * kept bytes). */
-static pq_status walk_part(const pq_reader *r, const uint8_t *bytes, uint64_t len, int64_t num_values,
+/* The pages of `len` bytes at `bytes`, or with bytes NULL of the file's
+ * bytes at file offset `at` read a header at a time (walked_by_reads);
+ * `base` is their chunk offset. */
+static pq_status walk_part(const pq_reader *r, const uint8_t *bytes, uint64_t at, uint64_t len, int64_t num_values,
                            uint64_t base, pq_page_info **pages, size_t *npages, walk_acc *acc, pq_error *err)
 {
     unsigned flags = r->opts.verify_checksums ? PQ_WALK_VERIFY_CRC : 0;
     pq_page_info *got = NULL;
     size_t ngot = 0;
-    pq_status st = pq_page_walk(bytes, len, num_values, flags, &got, &ngot, &acc->wc, err);
+    pq_status st = bytes ? pq_page_walk(bytes, len, num_values, flags, &got, &ngot, &acc->wc, err)
+                         : pq_page_walk_read(pq_file_source_pread, (void *)&r->io.file, at, len, num_values, flags,
+                                             &got, &ngot, &acc->wc, err);
     if (st == PQ_OK && ngot) {
         pq_page_info *all = realloc(*pages, (*npages + ngot) * sizeof *all);
         if (!all) {
@@ -661,6 +666,17 @@ static const uint8_t *file_in_place(const pq_reader *r)
     return NULL;
 }
 
+/* Whether a chunk used where it lies in the map has its headers read
+ * through pread, not the map: in a file whose pages are dropped as they
+ * are decoded, a walk through the map would map every page header (the
+ * kernel maps the page cache's large folios whole), 2.3 GB of lineitem
+ * SF10 beside what the process holds. */
+static bool walked_by_reads(const pq_reader *r, bool encrypted)
+{
+    return r->io.kind == SOURCE_FILE && !encrypted && !r->opts.verify_checksums &&
+           pq_file_source_drops_pages(&r->io.file);
+}
+
 /* Whether the parts are in file order, apart, and inside the chunk: then
  * the span from the chunk's first byte to the last part's end holds them
  * at their own places. */
@@ -690,7 +706,9 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     const uint8_t *bytes, *whole = file_in_place(r);
     pq_shared_bytes *hold = NULL;
     uint64_t origin = ch->nparts ? ch->parts[0].offset : ch->info.offset; /* file offset of bytes[0] */
+    bool encrypted = pq_chunk_is_encrypted(cc), in_place = false;
     if (whole && ch->nparts && parts_in_chunk(ch)) {
+        in_place = true;
         /* bounds: plan_chunks keeps the chunk inside the file; no read_at call */
         origin = ch->info.offset;
         bytes = whole + origin;
@@ -716,17 +734,18 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     }
     pq_page_info *pages = NULL;
     size_t npages = 0;
-    bool encrypted = pq_chunk_is_encrypted(cc);
+    const uint8_t *walked = in_place && walked_by_reads(r, encrypted) ? NULL : bytes; /* NULL: by pread */
     if (encrypted) {
         st = walk_encrypted(r, ch, bytes, len, &pages, &npages, acc, err);
     } else if (ch->data_pages == 0) {
         /* The whole chunk: its value count says where the pages end. */
-        st = walk_part(r, bytes, len, cc->meta_data.num_values, 0, &pages, &npages, acc, err);
+        st = walk_part(r, walked, origin, len, cc->meta_data.num_values, 0, &pages, &npages, acc, err);
     } else {
         uint64_t at = 0;
         for (size_t p = 0; st == PQ_OK && p < ch->nparts; p++) {
             if (!owned && !hold) at = ch->parts[p].offset - origin; /* in place: the part's own position */
-            st = walk_part(r, bytes + at, ch->parts[p].length, -1, at, &pages, &npages, acc, err);
+            st = walk_part(r, walked ? walked + at : NULL, origin + at, ch->parts[p].length, -1, at, &pages, &npages,
+                           acc, err);
             at += ch->parts[p].length;
         }
         if (st == PQ_OK && count_data_pages(pages, npages) != ch->data_pages)

@@ -103,6 +103,7 @@ typedef struct file_walk {
     long range_failed;    /* chunks whose byte range was refused (never walked) */
     long v1, v2, index, dict;
     long with_crc;        /* pages carrying a CRC */
+    uint32_t max_header;  /* the longest page header's bytes */
     pq_page_walk_counters counters;
     /* the first failures: row group, column, path and message */
     struct {
@@ -114,6 +115,48 @@ typedef struct file_walk {
     } err[MAX_ERRORS];
     int nerr;
 } file_walk;
+
+/* read_at over a file in memory (pq_page_walk_read's source here). */
+typedef struct mem_file {
+    const uint8_t *bytes;
+    size_t len;
+    size_t reads;
+} mem_file;
+
+static pq_status mem_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
+{
+    mem_file *m = user;
+    if (offset > m->len || len > m->len - offset) {
+        snprintf(err->message, sizeof err->message, "read past the end");
+        return err->code = PQ_ERR_IO;
+    }
+    memcpy(dst, m->bytes + offset, len);
+    m->reads++;
+    return PQ_OK;
+}
+
+/* The walk with its headers read a header at a time (pq_page_walk_read)
+ * finds what the walk over the bytes found: the same status, message and
+ * pages, in no more reads than twice the pages and a few. */
+static void same_walk_by_reads(const uint8_t *file, size_t len, uint64_t off, uint64_t clen, int64_t num_values,
+                               unsigned flags, pq_status want, const pq_page_info *want_pages, size_t want_n,
+                               const pq_error *want_err, const char *rel)
+{
+    mem_file m = {file, len, 0};
+    pq_page_info *pages = NULL;
+    size_t n = 0;
+    pq_error e = {0};
+    pq_status st = pq_page_walk_read(mem_read_at, &m, off, clen, num_values, flags, &pages, &n, NULL, &e);
+    ck_assert_msg(st == want, "%s: by reads %s, in memory %s (%s)", rel, pq_status_name(st), pq_status_name(want),
+                  e.message);
+    if (st != PQ_OK && strstr(want_err->message, "page ") == want_err->message)
+        ck_assert_msg(strncmp(e.message, want_err->message, 24) == 0, "%s: '%s' against '%s'", rel, e.message,
+                      want_err->message);
+    ck_assert_uint_eq(n, want_n);
+    if (n) ck_assert_mem_eq(pages, want_pages, n * sizeof *pages);
+    if (st == PQ_OK) ck_assert_uint_le(m.reads, 2 * n + 4);
+    free(pages);
+}
 
 static void walk_file(const char *rel, unsigned flags, file_walk *out)
 {
@@ -147,6 +190,8 @@ static void walk_file(const char *rel, unsigned flags, file_walk *out)
                 if (!pq_writer_undercounts_chunk_size(fm->created_by)) f |= PQ_WALK_EXACT_END;
                 st = pq_page_walk(file + off, clen, cc->meta_data.num_values, f, &pages, &n,
                                   &out->counters, &e);
+                if (!(f & PQ_WALK_VERIFY_CRC)) same_walk_by_reads(file, len, off, clen, cc->meta_data.num_values, f,
+                                                                 st, pages, n, &e, rel);
             }
             else out->range_failed++;
             for (size_t i = 0; i < n; i++) {
@@ -162,6 +207,7 @@ static void walk_file(const char *rel, unsigned flags, file_walk *out)
                 out->index += p->type == PQ_PAGE_INDEX;
                 out->dict += p->type == PQ_PAGE_DICTIONARY;
                 out->with_crc += p->has_crc;
+                if (p->header_len > out->max_header) out->max_header = p->header_len;
             }
             if (st != PQ_OK) {
                 out->failed++;
@@ -273,6 +319,19 @@ START_TEST(test_corpus_file)
                           c.err[i].message);
         if (f.crc_bad == 0) ck_assert_uint_eq(c.counters.crc_checked, (uint64_t)f.crc_ok);
     }
+}
+END_TEST
+
+/* Page headers longer than the first read of a walk by reads (512 bytes:
+ * geospatial statistics of 4,817 bytes) are read again, longer, and walk
+ * as in memory (walk_file compares every chunk both ways). */
+START_TEST(test_long_headers_walked_by_reads)
+{
+    file_walk w;
+    walk_file("data/geospatial/crs-default.parquet", 0, &w);
+    ck_assert_int_eq(w.footer_status, PQ_OK);
+    ck_assert_int_eq(w.failed, 0);
+    ck_assert_uint_gt(w.max_header, 512);
 }
 END_TEST
 
@@ -1078,6 +1137,7 @@ static Suite *page_suite(void)
     TCase *corpus = tcase_create("corpus");
     tcase_set_timeout(corpus, 0); /* no time limit */
     tcase_add_test(corpus, test_every_file_listed);
+    tcase_add_test(corpus, test_long_headers_walked_by_reads);
     tcase_add_loop_test(corpus, test_corpus_file, 0, nfiles);
     tcase_add_test(corpus, test_tiny_pages);
     tcase_add_test(corpus, test_datapage_v2);
