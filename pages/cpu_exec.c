@@ -547,6 +547,11 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
                   (pc->flags & PQ_PLAN_CHUNK_NO_NULLS) ? "the chunk's statistics count no null: expected"
                                                        : "the headers say",
                   (unsigned long long)pg->n_values);
+    /* Bytes of a PLAIN page sized by its header: all of them taken. */
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && pc->output == PQ_PLAN_BYTES &&
+        window.data_len != pg->string_offset + pg->string_bytes)
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, its header says %llu",
+                  (unsigned long long)(window.data_len - pg->string_offset), (unsigned long long)pg->string_bytes);
     /* Views of a PLAIN page sized by its header: bytes after its last
      * value leave a gap, zeroed (no view points there). */
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && c.views && window.data_len < pg->string_offset + pg->string_bytes)

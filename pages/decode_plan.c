@@ -97,6 +97,27 @@ static uint64_t plain_strings_room(const pq_page_info *pi)
     return (uint64_t)pi->uncompressed_size > fixed ? (uint64_t)pi->uncompressed_size - fixed : 0;
 }
 
+/* The value bytes of a PLAIN BYTE_ARRAY data page of `values` values, when
+ * its header says them exactly: its size less a 4-byte length a value,
+ * with no levels of unknown size before them (a v1 page of a leaf without
+ * levels, or a DATA_PAGE_V2 page, whose levels' sizes its header gives),
+ * every value decoded (no row selection). */
+static bool plain_strings_exact(const pq_leaf *leaf, const pq_page_info *pi, const pq_decode_rows *rows,
+                                uint64_t values, uint64_t *bytes)
+{
+    if (rows || pi->encoding != PQ_ENC_PLAIN || pi->uncompressed_size < 0) return false;
+    uint64_t fixed = 4 * values;
+    if (pi->type == PQ_PAGE_DATA_V2) {
+        if (pi->rep_levels_byte_length < 0 || pi->def_levels_byte_length < 0) return false;
+        fixed += (uint64_t)pi->rep_levels_byte_length + (uint64_t)pi->def_levels_byte_length;
+    } else if (leaf->max_def > 0 || leaf->max_rep > 0) {
+        return false;
+    }
+    if ((uint64_t)pi->uncompressed_size < fixed) return false; /* the size pass says what is wrong */
+    *bytes = (uint64_t)pi->uncompressed_size - fixed;
+    return true;
+}
+
 static bool is_dict_encoding(int32_t enc)
 {
     return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
@@ -163,7 +184,7 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
     bool no_nulls = (flags & PQ_PLAN_NO_NULLS) && ch.max_def > 0 && ch.max_rep == 0;
     if (no_nulls) ch.flags |= PQ_PLAN_CHUNK_NO_NULLS;
     bool value_a_slot = ch.max_def == 0 || no_nulls;
-    bool sized = ch.output != PQ_PLAN_BYTES;
+    bool sized = ch.output != PQ_PLAN_BYTES || (flags & PQ_PLAN_EXACT_BYTES);
     uint64_t row = 0, slots = 0, strings = 0;
     for (size_t i = 0; i < npages; i++) {
         const pq_page_info *pi = &pages[i];
@@ -232,6 +253,8 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         } else {
             sized = false; /* the size pass counts the values */
         }
+        if (ch.output == PQ_PLAN_BYTES && sized && !plain_strings_exact(leaf, pi, rows, pg.n_values, &pg.string_bytes))
+            sized = false; /* the size pass counts the bytes */
         /* Views gathered from a dictionary take no string bytes; a PLAIN
          * page of a value a row takes at most what its header says less
          * the lengths (an executor zeroes any bytes a page leaves after its

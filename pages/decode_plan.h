@@ -141,13 +141,20 @@ enum {
                                      * elsewhere, and for the CPU executor alone: the decimal
                                      * is widened while gathered or copied, not in a pass of
                                      * its own after the decode */
-    PQ_PLAN_NO_NULLS = 1u << 3      /* the caller knows the chunk holds no null (its
+    PQ_PLAN_NO_NULLS = 1u << 3,     /* the caller knows the chunk holds no null (its
                                      * statistics count none): an optional leaf without
                                      * repetition is planned with a value a level slot, so
                                      * that its pages are sized by their headers
                                      * (PQ_PLAN_CHUNK_NO_NULLS); a page that holds a null
                                      * anyway is refused as corrupt. Ignored on a repeated
                                      * leaf; for the CPU executor alone */
+    PQ_PLAN_EXACT_BYTES = 1u << 4   /* PQ_PLAN_BYTES: PLAIN pages whose headers give their
+                                     * values' bytes exactly (a page's size less a 4-byte
+                                     * length a value: v1 pages of a leaf without levels,
+                                     * DATA_PAGE_V2 pages with their level sizes) are sized
+                                     * by them, so that a chunk of such pages needs no size
+                                     * pass; a page whose values take other bytes is refused
+                                     * as corrupt. For the CPU executor alone */
 };
 
 /* Add one chunk: `leaf`, `codec` (its pq_codec), `bytes` (len of them)

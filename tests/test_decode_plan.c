@@ -285,6 +285,40 @@ START_TEST(string_bytes_from_the_size_pass)
     pq_column_values_free(&out);
     pq_decode_plan_free(&plan);
 
+    /* PQ_PLAN_EXACT_BYTES: the same pages sized by their headers (a page's
+     * size less 4 bytes a value), decoded in place to the same values */
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2,
+                                              PQ_PLAN_EXACT_BYTES, NULL, &err),
+                     PQ_OK);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    ck_assert_uint_eq(plan.pages[0].string_bytes, 5);
+    ck_assert_uint_eq(plan.pages[1].string_offset, 5);
+    ck_assert_uint_eq(plan.chunks[0].string_bytes, 6);
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    ck_assert_mem_eq(out.offsets, offs, sizeof offs);
+    ck_assert_uint_eq(out.data_len, 6);
+    ck_assert_mem_eq(out.data, "abcdef", 6);
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+    /* a page with bytes after its last value: refused, not read as more */
+    uint8_t extra[64];
+    memcpy(extra, chunk, n);
+    memcpy(extra + n, "zz", 2);
+    pq_page_info xpages[2] = {pages[0], pq_test_page(b, PQ_PAGE_DATA, (int32_t)(n + 2 - b), 1, PQ_ENC_PLAIN)};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, extra, n + 2, xpages, 2,
+                                              PQ_PLAN_EXACT_BYTES, NULL, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err), PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "its header says 3"), "%s", err.message);
+    pq_decode_plan_free(&plan);
+    /* an optional leaf's v1 pages (levels of unknown size): the size pass */
+    pq_leaf opt = leaf_of(PQ_BYTE_ARRAY, 1);
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &opt, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2,
+                                              PQ_PLAN_EXACT_BYTES | PQ_PLAN_NO_NULLS, NULL, &err),
+                     PQ_OK);
+    ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
+    pq_decode_plan_free(&plan);
+
     /* views gathered from a dictionary: sized by the headers */
     uint8_t dchunk[64];
     size_t m = 0;
