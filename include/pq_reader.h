@@ -330,7 +330,11 @@ typedef struct pq_reader_options {
      * raises SIGBUS when its lost bytes are touched, as in every reader
      * that maps files; set no_mmap to read by pread alone (a file that
      * shrinks then fails the read with PQ_ERR_IO). The footer is always
-     * read by pread. */
+     * read by pread. A mapped file of 1 GiB or more has its page headers
+     * read by pread too, and each pass of decoded row groups drops its
+     * pages from the process' memory (they stay in the page cache), so
+     * that such a file does not count in the reader's RSS beside the
+     * output; a smaller file keeps its pages mapped for the next read. */
     bool no_mmap;
     /* Decode stage: the Arrow type of string and binary columns
      * (pq_string_type; default PQ_STRINGS_STRING). JSON columns stay "u".

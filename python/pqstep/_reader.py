@@ -454,7 +454,10 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     for the next reader of the same file, see set_file_map_limit);
     mmap=False reads by pread alone. A file another process truncates while it is mapped
     raises SIGBUS (as with pyarrow's memory_map=True and polars); without
-    the map it is a pqstep.Error.
+    the map it is a pqstep.Error. A mapped file of 1 GiB or more has its
+    page headers read by pread and its pages dropped from the process'
+    memory as each pass of row groups is decoded (they stay in the page
+    cache), so it does not count in the RSS beside the output.
     decryption: a pqstep.Decryption with the keys of an encrypted file
     (Parquet Modular Encryption: AES_GCM_V1 or AES_GCM_CTR_V1, an encrypted
     or a plaintext footer, uniform or per-column keys, keys given or
