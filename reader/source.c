@@ -95,6 +95,17 @@ void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t
     if (end > first) (void)madvise((void *)first, end - first, MADV_DONTNEED); /* advice: a failure changes nothing */
 }
 
+void pq_file_source_will_need(const pq_file_source *fs, const uint8_t *p, size_t len)
+{
+    if (!pq_file_source_drops_pages(fs) || !p || p < fs->map || p >= fs->map + fs->size) return;
+    size_t room = (size_t)(fs->map + fs->size - p);
+    if (len > room) len = room;
+    long page_size = sysconf(_SC_PAGESIZE);
+    uintptr_t mask = (uintptr_t)(page_size > 0 ? page_size : 4096) - 1;
+    uintptr_t first = (uintptr_t)p & ~mask, end = ((uintptr_t)p + len + mask) & ~mask;
+    if (end > first) (void)madvise((void *)first, end - first, MADV_WILLNEED); /* advice only */
+}
+
 pq_status pq_file_source_read_at(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
 {
     pq_file_source *fs = user;

@@ -58,6 +58,10 @@ pq_status pq_file_source_pread(void *user, uint64_t offset, size_t len, void *ds
  * warm reads of a 250 MB lineitem file 17-40% slower, while its pages are
  * a small part of what a read holds. Thread-safe. */
 void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t len);
+/* Bytes of the map at [p, p + len) a read will decode next: in a file
+ * whose pages are dropped, the kernel is asked to read them into the page
+ * cache ahead (madvise MADV_WILLNEED), while the pass before is decoded. */
+void pq_file_source_will_need(const pq_file_source *fs, const uint8_t *p, size_t len);
 /* Whether fs is mapped and large enough that its pages are dropped. */
 bool pq_file_source_drops_pages(const pq_file_source *fs);
 #define PQ_DROP_PAGES_MIN_FILE ((uint64_t)1 << 30)

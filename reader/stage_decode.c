@@ -463,6 +463,30 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
  * (then built after a barrier, out of cache). */
 #define PASS_BYTES ((uint64_t)16 << 20)
 
+/* The span of the map that row groups [g0, g1)'s chunks lie in (*lo NULL:
+ * none of them is in the map). */
+static void pass_span(const pq_reader *r, size_t g0, size_t g1, const uint8_t **lo, const uint8_t **hi)
+{
+    *lo = *hi = NULL;
+    for (size_t g = g0; g < g1; g++)
+        for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
+            const pq_reader_chunk *ch = &r->pages.chunks[pq_reader_chunk_at(r, g, c)];
+            if (!ch->data || ch->bytes || ch->hold) continue; /* not in the map */
+            if (!*lo || ch->data < *lo) *lo = ch->data;
+            if (!*hi || ch->data + ch->data_len > *hi) *hi = ch->data + ch->data_len;
+        }
+}
+
+/* The row groups of the next pass [g0, g1): in a large mapped file, read
+ * into the page cache ahead while this pass is decoded (a file read cold
+ * from disk was faulted in a page at a time). */
+static void prefetch_pass(const pq_reader *r, size_t g0, size_t g1)
+{
+    const uint8_t *lo, *hi;
+    pass_span(r, g0, g1, &lo, &hi);
+    if (lo && r->io.kind == SOURCE_FILE) pq_file_source_will_need(&r->io.file, lo, (size_t)(hi - lo));
+}
+
 /* Row groups [g0, g1) are decoded: in a large mapped file, the pages
  * their chunks lie in leave this process' memory (the filter's chunks
  * with them), as one range: one call a pass, where a call a chunk split
@@ -470,32 +494,36 @@ static pq_status run_flat_pass(pq_reader *r, decode_job *djob, size_t g0, size_t
  * filtered read of lineitem SF10 10% slower. */
 static void drop_pass_pages(const pq_reader *r, size_t g0, size_t g1)
 {
-    const uint8_t *lo = NULL, *hi = NULL;
-    for (size_t g = g0; g < g1; g++)
-        for (size_t c = 0; c < r->sel.walk_columns_len; c++) {
-            const pq_reader_chunk *ch = &r->pages.chunks[pq_reader_chunk_at(r, g, c)];
-            if (!ch->data || ch->bytes || ch->hold) continue; /* not in the map */
-            if (!lo || ch->data < lo) lo = ch->data;
-            if (!hi || ch->data + ch->data_len > hi) hi = ch->data + ch->data_len;
-        }
+    const uint8_t *lo, *hi;
+    pass_span(r, g0, g1, &lo, &hi);
     if (lo && r->io.kind == SOURCE_FILE) pq_file_source_done_with(&r->io.file, lo, (size_t)(hi - lo));
 }
 
-/* A flat selection: row groups in passes. */
+/* The end of the pass that starts at row group g0. */
+static size_t pass_end(const pq_reader *r, size_t g0)
+{
+    size_t g1 = g0, n = r->sel.columns_len;
+    uint64_t bytes = 0;
+    while (g1 < r->sel.row_groups_len && (g1 == g0 || bytes < PASS_BYTES)) {
+        for (size_t c = 0; c < n; c++) bytes += chunk_kept(&r->pages.chunks[pq_reader_chunk_at(r, g1, c)]);
+        g1++;
+    }
+    return g1;
+}
+
+/* A flat selection: row groups in passes, the next one read ahead. */
 static pq_status run_flat(pq_reader *r, decode_job *djob, unsigned threads, pq_error *err)
 {
-    size_t n = r->sel.columns_len;
+    size_t g1 = pass_end(r, 0);
+    prefetch_pass(r, 0, g1);
     for (size_t g0 = 0; g0 < r->sel.row_groups_len;) {
-        size_t g1 = g0;
-        uint64_t bytes = 0;
-        while (g1 < r->sel.row_groups_len && (g1 == g0 || bytes < PASS_BYTES)) {
-            for (size_t c = 0; c < n; c++) bytes += chunk_kept(&r->pages.chunks[pq_reader_chunk_at(r, g1, c)]);
-            g1++;
-        }
+        size_t g2 = pass_end(r, g1);
+        prefetch_pass(r, g1, g2);
         pq_status st = run_flat_pass(r, djob, g0, g1, threads, err);
         if (st != PQ_OK) return st;
         drop_pass_pages(r, g0, g1);
         g0 = g1;
+        g1 = g2;
     }
     return PQ_OK;
 }
