@@ -106,15 +106,21 @@ static void unlink_block(kept *k)
     pool_bytes -= k->cap;
 }
 
-/* Blocks past their decay time, unlinked onto *drop (through age_next). */
+/* The oldest block unlinked onto *drop (through age_next); its size. */
+static size_t drop_oldest(kept **drop)
+{
+    kept *k = oldest;
+    size_t cap = k->cap;
+    unlink_block(k);
+    k->age_next = *drop;
+    *drop = k;
+    return cap;
+}
+
+/* Blocks past their decay time, unlinked onto *drop. */
 static void expire(uint64_t now, kept **drop)
 {
-    while (oldest && now - oldest->given_ns > decay_ns) {
-        kept *k = oldest;
-        unlink_block(k);
-        k->age_next = *drop;
-        *drop = k;
-    }
+    while (oldest && now - oldest->given_ns > decay_ns) drop_oldest(drop);
 }
 
 static void free_list(kept *k)
@@ -156,13 +162,7 @@ static void free_oldest(size_t bytes)
 {
     kept *drop = NULL;
     pthread_mutex_lock(&pool_lock);
-    for (size_t freed = 0; oldest && freed < bytes;) {
-        kept *k = oldest;
-        freed += k->cap;
-        unlink_block(k);
-        k->age_next = drop;
-        drop = k;
-    }
+    for (size_t freed = 0; oldest && freed < bytes;) freed += drop_oldest(&drop);
     pthread_mutex_unlock(&pool_lock);
     free_list(drop);
 }

@@ -83,25 +83,35 @@ bool pq_file_source_drops_pages(const pq_file_source *fs)
     return fs->map && fs->size >= atomic_load(&drop_min);
 }
 
+/* The part of [p, p + len) inside a map whose pages are dropped: false
+ * when none; else *len cut at the map's end, *at_end whether it reaches
+ * it, *mask the page size less one. */
+static bool map_part(const pq_file_source *fs, const uint8_t *p, size_t *len, bool *at_end, uintptr_t *mask)
+{
+    if (!pq_file_source_drops_pages(fs) || !p || p < fs->map || p >= fs->map + fs->size) return false;
+    size_t room = (size_t)(fs->map + fs->size - p);
+    if (*len > room) *len = room;
+    *at_end = *len == room;
+    long page_size = sysconf(_SC_PAGESIZE);
+    *mask = (uintptr_t)(page_size > 0 ? page_size : 4096) - 1;
+    return true;
+}
+
 void pq_file_source_done_with(const pq_file_source *fs, const uint8_t *p, size_t len)
 {
-    if (!pq_file_source_drops_pages(fs) || !p || p < fs->map || p >= fs->map + fs->size) return;
-    size_t room = (size_t)(fs->map + fs->size - p);
-    if (len > room) len = room;
-    long page_size = sysconf(_SC_PAGESIZE);
-    uintptr_t mask = (uintptr_t)(page_size > 0 ? page_size : 4096) - 1;
+    bool at_end;
+    uintptr_t mask;
+    if (!map_part(fs, p, &len, &at_end, &mask)) return;
     uintptr_t first = ((uintptr_t)p + mask) & ~mask, end = ((uintptr_t)p + len) & ~mask;
-    if (len == room) end = ((uintptr_t)p + len + mask) & ~mask; /* the map's last page is this range's alone */
+    if (at_end) end = ((uintptr_t)p + len + mask) & ~mask; /* the map's last page is this range's alone */
     if (end > first) (void)madvise((void *)first, end - first, MADV_DONTNEED); /* advice: a failure changes nothing */
 }
 
 void pq_file_source_will_need(const pq_file_source *fs, const uint8_t *p, size_t len)
 {
-    if (!pq_file_source_drops_pages(fs) || !p || p < fs->map || p >= fs->map + fs->size) return;
-    size_t room = (size_t)(fs->map + fs->size - p);
-    if (len > room) len = room;
-    long page_size = sysconf(_SC_PAGESIZE);
-    uintptr_t mask = (uintptr_t)(page_size > 0 ? page_size : 4096) - 1;
+    bool at_end;
+    uintptr_t mask;
+    if (!map_part(fs, p, &len, &at_end, &mask)) return;
     uintptr_t first = (uintptr_t)p & ~mask, end = ((uintptr_t)p + len + mask) & ~mask;
     if (end > first) (void)madvise((void *)first, end - first, MADV_WILLNEED); /* advice only */
 }
