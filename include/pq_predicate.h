@@ -13,10 +13,11 @@
  * TRUE or FALSE alone is a constant predicate; bbox_intersects(col, xmin,
  * ymin, xmax, ymax) tests geometries (pq_expr_bbox_intersects).
  *
- * Paths into a shredded VARIANT: `v.a.b` (a top-level VARIANT column v, then
- * object field names) compares the variant's value at that path, when the
- * writer shredded it down to a primitive (v.typed_value.a.typed_value.b.
- * typed_value is a column): literals are typed for that column. A row whose
+ * Paths into a VARIANT: `v.a.b`, `v.l[0].x` (a top-level VARIANT column v,
+ * then object field names and array indexes from 0) compare the variant's
+ * value at that path. Where the writer shredded the path down to a
+ * primitive (v.typed_value.a.typed_value.b.typed_value is a column),
+ * literals are typed for that column. A row whose
  * value the writer left in a residual `value` on the way (another type, or
  * a field it did not shred there) is decoded and compared too when its
  * variant type agrees with the column's (integers with integers and
@@ -26,7 +27,14 @@
  * where the path is missing, holds the variant null, or the row is null. Row groups, pages,
  * dictionaries and bloom filters of the typed column prune only where every
  * residual `value` on the way is null (their statistics say so), so a row
- * held there is never lost. Keywords are case-insensitive
+ * held there is never lost. A path the writer did not shred to its end (a
+ * field or array element left in a `value` column, or a column not
+ * shredded at all) is found in each row's variant and compared by the
+ * value's own type: numbers of any width with number literals by value,
+ * strings with strings, booleans, dates with a 'YYYY-MM-DD' literal;
+ * another type makes the comparison unknown; such a filter prunes nothing.
+ * A path through an array the writer shredded (its elements in repeated
+ * columns) is refused (PQ_ERR_UNSUPPORTED). Keywords are case-insensitive
  * (quote a column named like one: "true"). Precedence: NOT > AND > OR.
  * Positions in messages are byte offsets from 0.
  *

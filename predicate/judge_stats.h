@@ -51,7 +51,9 @@ pq_maybe pq_prune_tree(const pq_expr *e, pq_leaf_judge judge, void *ctx);
 /* Whether every residual `value` leaf on a VARIANT path node's way is all
  * null in row group rg (their statistics say so): only then do the typed
  * leaf's statistics, page index, dictionary and bloom filter speak for
- * every row. True for a node that is no variant path. */
+ * every row. True for a node that is no variant path; false for one
+ * compared by value (variant_untyped, variant_by_value: no typed leaf
+ * speaks for it). */
 bool pq_variant_residual_empty(const pq_expr *n, const pq_row_group *rg);
 
 /* The statistics judge: ctx is a pq_stats_ctx. */

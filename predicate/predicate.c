@@ -226,6 +226,9 @@ void pq_expr_unbind_node(pq_expr *e)
     e->leaf = -1;
     e->node_def = 0;
     e->variant_depth = 0;
+    e->variant_untyped = false;
+    e->variant_by_value = false;
+    e->variant_typed = 0;
     e->bound = false;
 }
 
@@ -459,7 +462,16 @@ static void put_column(out_buf *o, const char *col)
 {
     size_t n = strlen(col);
     bool bare = n > 0 && !is_keyword(col, n);
-    for (size_t k = 0; k < n && bare; k++) bare = ident_char((unsigned char)col[k], k == 0);
+    for (size_t k = 0; k < n && bare; k++) {
+        if (k > 0 && col[k] == '[') { /* an array step "[digits]", as the parser takes it bare */
+            size_t d = k + 1;
+            while (col[d] >= '0' && col[d] <= '9') d++;
+            bare = d > k + 1 && col[d] == ']';
+            k = d;
+            continue;
+        }
+        bare = ident_char((unsigned char)col[k], k == 0);
+    }
     if (bare) put(o, col, n);
     else put_quoted(o, '"', col, n);
 }

@@ -109,9 +109,28 @@ struct pq_expr {
      * (v.value, v.typed_value.a.value, ...): variant_residual[k] is the
      * `value` leaf of the path's k-th group (0: the variant itself; -1
      * where the group has none), variant_meta the variant's metadata leaf.
-     * The path's names start at column[variant_path_at], dot-separated,
-     * variant_depth of them. variant_depth 0: not a variant path. */
+     * The path's steps (`.name` or `[N]`, variant_depth of them) start at
+     * column[variant_path_at], after the VARIANT column's name. variant_depth 0: not a variant path.
+     *
+     * variant_untyped: the path leaves what the writer shredded (a field
+     * not shredded, an index into an array held in a residual value, or a
+     * column not shredded at all) after the first `variant_typed` steps,
+     * so no typed leaf holds it: `leaf` is then variant_meta, residuals
+     * deeper than variant_typed are -1, and no values are bound: each row's
+     * value, found in the residuals, is compared with the literals as
+     * written by its own variant type (by value). Nothing about the chunk
+     * prunes such a node.
+     *
+     * variant_by_value: a shredded path whose literals the typed leaf
+     * cannot hold exactly (`v.a = 1.5` on integers, `v.a = 'x'`): kind and
+     * op stay as written, no values are bound, and the typed leaf's rows
+     * are compared by value as residual ones are; nothing prunes it.
+     * Otherwise a residual value of the typed leaf's type is compared as
+     * the leaf's are, and one of another type by value. */
     uint8_t variant_depth;
+    bool variant_untyped;
+    bool variant_by_value;
+    uint8_t variant_typed;
     size_t variant_path_at;
     int32_t variant_meta;
     int32_t variant_residual[PQ_VARIANT_PATH_MAX + 1];
@@ -133,6 +152,10 @@ int pq_value_compare(const pq_expr *leaf_node, const pq_value *a, const pq_value
  * (digits on at least one side of the point); 0 when there is none.
  * *is_integer: no point and no exponent. Shared by the parser and builders. */
 size_t pq_scan_number(const char *s, size_t n, bool *is_integer);
+
+/* 'YYYY-MM-DD' at the start of s[0..n) as days since 1970-01-01; false
+ * when it is not a valid date. */
+bool pq_parse_date(const char *s, size_t n, int64_t *days);
 
 /* Free a node's bound values (nvalues entries) and reset it to unbound. */
 void pq_expr_unbind_node(pq_expr *e);

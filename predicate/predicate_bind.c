@@ -254,8 +254,7 @@ static bool digits_at(const char *s, size_t n, size_t at, int count, int *out)
     return true;
 }
 
-/* 'YYYY-MM-DD' at the start of s; false when it is not a valid date. */
-static bool parse_date(const char *s, size_t n, int64_t *days)
+bool pq_parse_date(const char *s, size_t n, int64_t *days)
 {
     static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int y, m, d;
@@ -380,7 +379,7 @@ static pq_status type_time_text(bind_ctx *c, size_t k, typed *t, int64_t lo, int
     size_t n = l->text_len, end = 0;
     int64_t days = 0, secs = 0, nanos = 0;
     if (lt->kind == PQ_LOGICAL_DATE) {
-        if (l->kind != PQ_LIT_TEXT || n != 10 || !parse_date(s, n, &days))
+        if (l->kind != PQ_LIT_TEXT || n != 10 || !pq_parse_date(s, n, &days))
             return lit_fail(c, k, "a date");
         t->v.i = days;
         return PQ_OK;
@@ -392,7 +391,7 @@ static pq_status type_time_text(bind_ctx *c, size_t k, typed *t, int64_t lo, int
         return PQ_OK;
     }
     /* TIMESTAMP: a date, then optionally ' ' or 'T' and a clock, then 'Z'. */
-    bool ok = l->kind == PQ_LIT_TEXT && n >= 10 && parse_date(s, n, &days);
+    bool ok = l->kind == PQ_LIT_TEXT && n >= 10 && pq_parse_date(s, n, &days);
     if (ok && n > 10 && n != 11) {
         ok = (s[10] == ' ' || s[10] == 'T') && parse_clock(s + 11, n - 11, &end, &secs, &nanos);
         end += 11;
@@ -574,6 +573,18 @@ static void sort_values(const pq_expr *e, pq_value *v, size_t n)
 }
 
 /* A comparison rewritten into a constant or IS NOT NULL keeps no value. */
+static bool lits_equal(const pq_literal *a, const pq_literal *b)
+{
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case PQ_LIT_BOOL: return a->b == b->b;
+    case PQ_LIT_INT: return a->i == b->i;
+    case PQ_LIT_DOUBLE: return a->d == b->d;
+    case PQ_LIT_TEXT: return a->text_len == b->text_len && !memcmp(a->text, b->text, a->text_len);
+    }
+    return false;
+}
+
 static void drop_values(pq_expr *e)
 {
     for (size_t k = 0; k < e->nvalues; k++) free(e->values[k].bytes);
@@ -685,39 +696,30 @@ static int32_t child_leaf(const pq_schema *sc, int32_t g, const char *name)
     return c >= 0 ? sc->nodes[c].leaf_index : -1;
 }
 
-/* `v.a.b`: a path into top-level shredded VARIANT `v`, its typed_value
- * leaf returned (-1: the column is no such path) and the node's variant
- * fields set. A path that names a VARIANT but is not shredded down to a
- * primitive is an error that says so. */
+/* `v.a.b`, `v.l[2].x`: a path into top-level VARIANT `v`. Followed down
+ * the shredded groups while the writer shredded its steps; the typed_value
+ * leaf where it ends is returned, or, when the path leaves the shredding
+ * first (or `v` is not shredded), the metadata leaf with the node marked
+ * variant_untyped (predicate.h). -1: the column is no such path, or an
+ * error that says why (*st). */
 static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_status *st)
 {
     *st = PQ_OK;
     const char *rest;
     int32_t v = pq_variant_path_column(sc, e->column, &rest);
     if (v < 0) return -1;
-    size_t at = (size_t)(rest - e->column) + 1;
     pq_variant_step steps[PQ_VARIANT_PATH_MAX + 1];
     size_t ns = 0;
     if ((*st = pq_variant_path_steps(rest, steps, PQ_VARIANT_PATH_MAX + 1, &ns, err)) != PQ_OK) return -1;
-    int32_t g = v, depth = 0;
-    e->variant_residual[0] = child_leaf(sc, v, "value");
-    for (size_t k = 0; k < ns; k++) {
-        int32_t next = steps[k].index < 0 ? pq_variant_schema_step(sc, g, &steps[k]) : -1;
-        if (next < 0 || depth == PQ_VARIANT_PATH_MAX) {
-            *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
-                            "'%.64s' is not shredded in VARIANT column %.64s: only a path of fields to a shredded "
-                            "primitive is filterable", e->column, sc->nodes[v].name);
-            return -1;
-        }
-        g = next;
-        e->variant_residual[++depth] = child_leaf(sc, g, "value");
+    if (ns == 0 || ns > PQ_VARIANT_PATH_MAX) {
+        *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "'%.64s': a path into VARIANT column %.64s takes 1 "
+                        "to 16 steps", e->column, sc->nodes[v].name);
+        return -1;
     }
-    int32_t leaf = depth ? child_leaf(sc, g, "typed_value") : -1;
     int32_t meta = child_leaf(sc, v, "metadata");
-    if (leaf < 0 || meta < 0 || sc->leaves[leaf].max_rep > 0) {
-        *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
-                        "'%.64s' is not shredded down to a primitive in VARIANT column %.64s", e->column,
-                        sc->nodes[v].name);
+    if (meta < 0) {
+        *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "'%.64s': VARIANT column %.64s has no metadata "
+                        "column", e->column, sc->nodes[v].name);
         return -1;
     }
     if (e->kind != PQ_NODE_CMP && e->kind != PQ_NODE_IN && e->kind != PQ_NODE_IS_NULL) {
@@ -726,10 +728,85 @@ static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_s
                         "to it", e->column, sc->nodes[v].name);
         return -1;
     }
-    e->variant_depth = (uint8_t)depth;
-    e->variant_path_at = at;
+    /* Down the shredded groups: an array the writer shredded holds its
+     * elements in repeated columns, which a row filter does not read. */
+    int32_t g = v;
+    size_t typed = 0;
+    e->variant_residual[0] = child_leaf(sc, v, "value");
+    for (; typed < ns; typed++) {
+        int32_t next = pq_variant_schema_step(sc, g, &steps[typed]);
+        if (next >= 0 && steps[typed].index >= 0) {
+            *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos, "'%.64s' goes through an array the writer shredded "
+                            "in VARIANT column %.64s: not filterable (project the path instead)", e->column,
+                            sc->nodes[v].name);
+            return -1;
+        }
+        if (next < 0) break;
+        g = next;
+        e->variant_residual[typed + 1] = child_leaf(sc, g, "value");
+    }
+    for (size_t k = typed + 1; k <= ns; k++) e->variant_residual[k] = -1;
+    e->variant_depth = (uint8_t)ns;
+    e->variant_typed = (uint8_t)typed;
+    e->variant_path_at = (size_t)(rest - e->column);
     e->variant_meta = meta;
+    if (typed < ns) { /* the rest of the path lies in residual values */
+        e->variant_untyped = true;
+        return meta;
+    }
+    int32_t tv = pq_variant_schema_child(sc, g, "typed_value", 11);
+    if (tv < 0) { /* a group with no typed_value: its values are all residual */
+        e->variant_untyped = true;
+        return meta;
+    }
+    int32_t leaf = sc->nodes[tv].leaf_index;
+    if (leaf >= 0) {
+        if ((uint32_t)leaf >= sc->leaves_len || sc->leaves[leaf].max_rep > 0) {
+            *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "'%.64s': a repeated typed_value in VARIANT "
+                            "column %.64s", e->column, sc->nodes[v].name);
+            return -1;
+        }
+        return leaf;
+    }
+    /* An object or array the writer shredded: compared by value (never
+     * equal to a literal); IS [NOT] NULL sees it present where its group
+     * is, by the definition levels of its first leaf, or in a residual. */
+    if (e->kind != PQ_NODE_IS_NULL) {
+        e->variant_untyped = true;
+        return meta;
+    }
+    int32_t i = tv;
+    for (int hops = 0; sc->nodes[i].leaf_index < 0 && hops < (int)sc->nodes_len; hops++) {
+        if (sc->nodes[i].num_children <= 0) break;
+        i = sc->nodes[i].children[0];
+    }
+    leaf = sc->nodes[i].leaf_index;
+    if (leaf < 0 || (uint32_t)leaf >= sc->leaves_len) {
+        *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "'%.64s': a typed_value group without a leaf in "
+                        "VARIANT column %.64s", e->column, sc->nodes[v].name);
+        return -1;
+    }
+    e->node_def = sc->nodes[tv].max_def;
     return leaf;
+}
+
+/* Whether a path into a VARIANT bound to its typed leaf lost what a
+ * residual value could hold: a literal the leaf's type refused, or one it
+ * cannot hold exactly (the node rewritten, an IN value dropped). */
+static bool variant_not_exact(const pq_expr *e, pq_status st)
+{
+    if (st != PQ_OK) return true;
+    if (e->kind != e->written_kind) return true;
+    if (e->kind == PQ_NODE_CMP) return e->op != e->written_op;
+    if (e->kind != PQ_NODE_IN) return false;
+    /* duplicates dropped are harmless; values the leaf cannot hold are not */
+    size_t distinct = 0;
+    for (size_t k = 0; k < e->nlits; k++) {
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++) seen = lits_equal(&e->lits[j], &e->lits[k]);
+        distinct += !seen;
+    }
+    return e->nvalues < distinct;
 }
 
 static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
@@ -743,6 +820,17 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
         pq_status vst;
         leaf = variant_path(sc, e, err, &vst);
         if (vst != PQ_OK) return vst;
+        if (leaf >= 0 && (e->variant_untyped || e->node_def > 0)) {
+            /* compared per row by each value's variant type, or the
+             * presence of a shredded object or array */
+            e->leaf = leaf;
+            e->physical_type = e->variant_untyped ? PQ_BYTE_ARRAY : sc->leaves[leaf].physical_type;
+            e->type_length = 0;
+            memset(&e->logical, 0, sizeof e->logical);
+            e->order = PQ_ORDER_BYTES;
+            e->bound = true;
+            return PQ_OK;
+        }
     }
     if (group >= 0 && (leaf < 0 || sc->leaves[leaf].max_rep > 0))
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
@@ -781,6 +869,14 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
     e->order = value_order(lf, &lt);
     bind_ctx c = {md, &view, e, err};
     pq_status st = bind_values(&c, e);
+    if (e->variant_depth && st != PQ_ERR_NOMEM && variant_not_exact(e, st)) {
+        /* a residual value may hold what the typed leaf cannot: by value */
+        drop_values(e);
+        e->kind = e->written_kind;
+        e->op = e->written_op;
+        e->variant_by_value = true;
+        st = PQ_OK;
+    }
     if (st == PQ_OK) e->bound = true;
     return st;
 }

@@ -18,6 +18,7 @@
 #include "predicate/predicate_eval.h"
 #include "predicate/geo.h"
 #include "metadata/variant_access.h"
+#include "metadata/variant_path.h"
 #include "pq_variant.h"
 
 typedef pq_slot_kind col_kind; /* the slot kinds of pq_arrow_slot_kind (predicate_eval.h) */
@@ -783,6 +784,17 @@ static bool variant_as_value(const pq_expr *e, const pq_variant_scalar *sc, pq_v
     }
 }
 
+/* Row i's bytes of a VARIANT path's binary column (its metadata or a
+ * residual value), or false when it is null. Such leaves sit below the
+ * variant's group, so the filter never hands them over as dictionary
+ * indices (it does that for top-level leaves). */
+static bool variant_row(const col_view *v, int64_t i, pq_value *out)
+{
+    if (v->valid && !bit_get(v->valid, v->off + i)) return false;
+    *out = row_value(v, i);
+    return true;
+}
+
 /* A binary column's view, or false when absent. */
 static bool variant_col(eval_ctx *c, int32_t leaf, col_view *v)
 {
@@ -811,32 +823,34 @@ static bool variant_col_any(eval_ctx *c, int32_t leaf, col_view *v)
     return true;
 }
 
-/* A VARIANT path's residual columns, its metadata and its names. */
+/* A VARIANT path's residual columns, its metadata and its steps. */
 typedef struct variant_cols {
     col_view meta, res[PQ_VARIANT_PATH_MAX + 1];
     bool have[PQ_VARIANT_PATH_MAX + 1];
-    const char *names[PQ_VARIANT_PATH_MAX];
-    size_t lens[PQ_VARIANT_PATH_MAX];
+    pq_variant_step steps[PQ_VARIANT_PATH_MAX + 1];
 } variant_cols;
 
 /* Row i's value at e's path from the deepest residual at level `from` or
  * above that holds the rest of the path: *at and *len its bytes (*at NULL
  * when none does), *level where it was found. A value found in the last
  * level's residual is checked whole when `check` (one found deeper down is
- * checked by pq_variant_field on the way). */
+ * checked by pq_variant_field or _element on the way). */
 static pq_status residual_value(eval_ctx *c, const pq_expr *e, const variant_cols *vc, pq_value mv, int64_t i,
                                 int from, bool check, const uint8_t **at, size_t *len, int *level)
 {
     *at = NULL;
     for (int k = from; k >= 0; k--) {
-        if (!vc->have[k] || (vc->res[k].valid && !bit_get(vc->res[k].valid, vc->res[k].off + i))) continue;
-        pq_value rv = row_value(&vc->res[k], i);
+        pq_value rv;
+        if (!vc->have[k] || !variant_row(&vc->res[k], i, &rv)) continue;
         const uint8_t *p = rv.bytes;
         size_t n = rv.len;
         pq_error verr;
         pq_status st = PQ_OK;
-        for (size_t j = (size_t)k; p && j < e->variant_depth && st == PQ_OK; j++)
-            st = pq_variant_field(mv.bytes, mv.len, p, n, vc->names[j], vc->lens[j], &p, &n, &verr);
+        for (size_t j = (size_t)k; p && j < e->variant_depth && st == PQ_OK; j++) {
+            const pq_variant_step *s = &vc->steps[j];
+            st = s->index < 0 ? pq_variant_field(mv.bytes, mv.len, p, n, s->name, s->len, &p, &n, &verr)
+                              : pq_variant_element(mv.bytes, mv.len, p, n, (uint64_t)s->index, &p, &n, &verr);
+        }
         if (st == PQ_OK && p && check && (size_t)k == e->variant_depth)
             st = pq_variant_validate(mv.bytes, mv.len, p, n, &verr);
         if (st != PQ_OK)
@@ -851,44 +865,228 @@ static pq_status residual_value(eval_ctx *c, const pq_expr *e, const variant_col
     return PQ_OK;
 }
 
-/* A path into a VARIANT, for the rows its typed leaf left undecided: the
- * value from the deepest residual `value` on the way that holds the rest
- * of the path, compared as the typed leaf would be. */
+static int cmp_ld(long double a, long double b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* A variant number as a long double (false: not a number). */
+static bool variant_number(const pq_variant_scalar *sc, long double *x)
+{
+    if (sc->kind == PQ_VK_INT) {
+        *x = (long double)sc->i;
+    } else if (sc->kind == PQ_VK_DOUBLE) {
+        *x = sc->d;
+    } else if (sc->kind == PQ_VK_DECIMAL) {
+        uint64_t lo = 0, hi = 0;
+        for (int k = 0; k < 8; k++) {
+            lo |= (uint64_t)sc->unscaled[k] << (8 * k);
+            hi |= (uint64_t)sc->unscaled[8 + k] << (8 * k);
+        }
+        *x = (long double)(int64_t)hi * 18446744073709551616.0L + (long double)lo;
+        for (int k = 0; k < sc->scale; k++) *x /= 10;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* A variant value against literal k as written, by value (predicate.h):
+ * numbers whatever their width (NaN above all: 2), strings by their
+ * bytes, booleans, a date against a 'YYYY-MM-DD' literal; 3 when the
+ * types do not compare (the comparison is then unknown, as a failed cast). */
+static int by_value_compare(const pq_expr *e, const pq_variant_scalar *sc, size_t k)
+{
+    const pq_literal *l = &e->lits[k];
+    long double x;
+    int64_t days;
+    switch (l->kind) {
+    case PQ_LIT_BOOL: return sc->kind == PQ_VK_BOOL ? cmp_ld((long double)sc->i, (long double)l->b) : 3;
+    case PQ_LIT_INT:
+        if (sc->kind == PQ_VK_INT) return sc->i < l->i ? -1 : sc->i > l->i;
+        if (!variant_number(sc, &x)) return 3;
+        return isnan(x) ? 2 : cmp_ld(x, (long double)l->i);
+    case PQ_LIT_DOUBLE:
+        if (!variant_number(sc, &x)) return 3;
+        return isnan(x) ? 2 : cmp_ld(x, (long double)l->d);
+    case PQ_LIT_TEXT:
+        if (sc->kind == PQ_VK_STRING) {
+            pq_value a = {0, 0, (uint8_t *)(uintptr_t)sc->bytes, sc->len};
+            pq_value b = {0, 0, (uint8_t *)(uintptr_t)l->text, l->text_len};
+            pq_expr bytes_order = {0};
+            bytes_order.order = PQ_ORDER_BYTES;
+            return pq_value_compare(&bytes_order, &a, &b);
+        }
+        if (sc->kind == PQ_VK_DATE && l->text_len == 10 && pq_parse_date(l->text, l->text_len, &days))
+            return sc->i < days ? -1 : sc->i > days;
+        return 3;
+    }
+    return 3;
+}
+
+/* Whether variant value sc at e's path satisfies e's comparison or IN:
+ * as the typed leaf's values when it is of the leaf's type and the
+ * literals were bound exactly, else by value; *known false when the
+ * comparison is unknown. */
+static bool path_holds(const pq_expr *e, const pq_variant_scalar *sc, bool *known)
+{
+    *known = true;
+    pq_value v;
+    if (!e->variant_untyped && !e->variant_by_value && variant_as_value(e, sc, &v)) {
+        if (e->kind == PQ_NODE_CMP) {
+            int cmp = (e->order == PQ_ORDER_FLOAT && isnan(v.d)) ? 2 : pq_value_compare(e, &v, &e->values[0]);
+            return op_holds(e->op, cmp);
+        }
+        for (size_t n = 0; n < e->nvalues; n++)
+            if (!(e->order == PQ_ORDER_FLOAT && isnan(v.d)) && pq_value_compare(e, &v, &e->values[n]) == 0)
+                return true;
+        return false;
+    }
+    if (e->kind == PQ_NODE_CMP) {
+        int cmp = by_value_compare(e, sc, 0);
+        *known = cmp != 3;
+        return *known && op_holds(e->op, cmp);
+    }
+    bool any_known = false;
+    for (size_t n = 0; n < e->nlits; n++) {
+        int cmp = by_value_compare(e, sc, n);
+        if (cmp == 0) return true;
+        any_known |= cmp != 3;
+    }
+    *known = any_known;
+    return false;
+}
+
+/* Row i of a typed leaf as a variant scalar; false when null or of a
+ * type not compared by value. */
+static bool typed_scalar(const pq_expr *e, const col_view *v, int64_t i, pq_variant_scalar *sc)
+{
+    int64_t j = v->off + i;
+    if (v->kind == PQ_SLOT_NULL || (v->valid && !bit_get(v->valid, j))) return false;
+    memset(sc, 0, sizeof *sc);
+    const uint8_t *p = v->data + j * (int64_t)v->width;
+    const pq_logical_type *lt = &e->logical;
+    switch (v->kind) {
+    case PQ_SLOT_BOOL:
+        sc->kind = PQ_VK_BOOL;
+        sc->i = bit_get(v->data, j);
+        return true;
+    case PQ_SLOT_INT:
+        sc->i = load_le(p, v->width, true);
+        if (lt->kind == PQ_LOGICAL_DATE) sc->kind = PQ_VK_DATE;
+        else if (lt->kind == PQ_LOGICAL_NONE || lt->kind == PQ_LOGICAL_INTEGER) sc->kind = PQ_VK_INT;
+        else return false;
+        return true;
+    case PQ_SLOT_UINT: {
+        uint64_t u = (uint64_t)load_le(p, v->width, false);
+        sc->kind = u > INT64_MAX ? PQ_VK_DOUBLE : PQ_VK_INT;
+        sc->d = (double)u;
+        sc->i = (int64_t)u;
+        return true;
+    }
+    case PQ_SLOT_F32: {
+        float x;
+        memcpy(&x, p, 4);
+        sc->kind = PQ_VK_DOUBLE;
+        sc->d = x;
+        return true;
+    }
+    case PQ_SLOT_F64:
+        sc->kind = PQ_VK_DOUBLE;
+        memcpy(&sc->d, p, 8);
+        return true;
+    case PQ_SLOT_DEC:
+        if (v->width != 8 && v->width != 16) return false;
+        sc->kind = PQ_VK_DECIMAL;
+        sc->scale = lt->scale;
+        memcpy(sc->unscaled, p, (size_t)v->width);
+        if (v->width == 8) memset(sc->unscaled + 8, (p[7] & 0x80) ? 0xff : 0, 8);
+        return true;
+    case PQ_SLOT_BIN32:
+    case PQ_SLOT_BIN64:
+    case PQ_SLOT_VIEW: {
+        if (lt->kind != PQ_LOGICAL_STRING) return false;
+        pq_value rv = row_value(v, i);
+        sc->kind = PQ_VK_STRING;
+        sc->bytes = rv.bytes;
+        sc->len = rv.len;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+/* variant_by_value: the typed leaf's rows compared by value (a null one
+ * is left to the residuals). */
+static pq_status eval_typed_by_value(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+{
+    if (c->schemas && c->schemas[e->leaf] && c->schemas[e->leaf]->dictionary)
+        return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "predicate: %.64s: a shredded VARIANT leaf as a dictionary "
+                            "array", e->column);
+    col_view v;
+    pq_status st = view_column(c, e, &v);
+    if (st != PQ_OK) return st;
+    for (int64_t i = 0; i < c->length; i++) {
+        if (c->mask && !bit_get(c->mask, i)) continue;
+        pq_variant_scalar sc;
+        if (!typed_scalar(e, &v, i, &sc)) continue;
+        bool known, truth = path_holds(e, &sc, &known);
+        if (known) bit_set(truth ? t : f, i);
+    }
+    return PQ_OK;
+}
+
+/* A path into a VARIANT, for the rows its typed leaf left undecided (every
+ * row when the path left the shredding): the value from the deepest
+ * residual `value` on the way that holds the rest of the path, compared
+ * as the typed leaf would be, or by its own type. */
 static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
     variant_cols vc;
     bool any = false;
     memset(vc.have, 0, sizeof vc.have);
-    if (!variant_col(c, e->variant_meta, &vc.meta)) return PQ_OK; /* not read here: the typed leaf alone */
+    bool untyped = e->variant_untyped;
+    if (!variant_col(c, e->variant_meta, &vc.meta)) {
+        if (!untyped) return PQ_OK; /* not read here: the typed leaf alone */
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: no metadata column for %.64s", e->column);
+    }
     for (size_t k = 0; k <= e->variant_depth; k++)
         any |= vc.have[k] = variant_col(c, e->variant_residual[k], &vc.res[k]);
-    if (!any) return PQ_OK;
-    /* The path's names, in order. */
-    const char *p = e->column + e->variant_path_at;
-    for (size_t k = 0; k < e->variant_depth; k++) {
-        const char *dot = strchr(p, '.');
-        vc.names[k] = p;
-        vc.lens[k] = dot ? (size_t)(dot - p) : strlen(p);
-        p += vc.lens[k] + (dot ? 1 : 0);
-    }
+    if (!any && !untyped) return PQ_OK;
+    size_t ns = 0;
+    pq_status st = pq_variant_path_steps(e->column + e->variant_path_at, vc.steps, PQ_VARIANT_PATH_MAX + 1, &ns,
+                                         c->err);
+    if (st != PQ_OK) return st;
+    if (ns != e->variant_depth)
+        return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: path %.64s changed since binding", e->column);
     /* IS [NOT] NULL: the typed leaf decided its non-null rows; its null
      * rows are decided here, by whether a residual holds a non-null value. */
-    col_view typed;
+    col_view typed = {0};
     bool is_null = e->kind == PQ_NODE_IS_NULL;
-    if (is_null && !variant_col_any(c, e->leaf, &typed)) return PQ_OK;
+    const int16_t *defs = NULL; /* a shredded object or array: present where its group is */
+    if (is_null && e->node_def > 0) {
+        defs = c->row_defs ? c->row_defs[e->leaf] : NULL;
+        if (!defs) return PQ_OK; /* not read here: the group alone */
+    } else if (is_null && !untyped && !variant_col_any(c, e->leaf, &typed)) {
+        return PQ_OK;
+    }
     for (int64_t i = 0; i < c->length; i++) {
         if (c->mask && !bit_get(c->mask, i)) continue;
-        if (is_null) {
+        if (is_null && defs) {
+            if (defs[i] >= e->node_def) continue;
+        } else if (is_null && !untyped) {
             if (typed.kind != PQ_SLOT_NULL && (!typed.valid || bit_get(typed.valid, typed.off + i))) continue;
         } else if (bit_get(t, i) || bit_get(f, i)) {
             continue; /* the typed leaf decided */
         }
-        if (vc.meta.valid && !bit_get(vc.meta.valid, vc.meta.off + i)) continue;
-        pq_value mv = row_value(&vc.meta, i);
+        pq_value mv;
+        if (!variant_row(&vc.meta, i, &mv)) { /* a null row: its path is null */
+            if (is_null && untyped) bit_set(e->is_null ? t : f, i);
+            continue;
+        }
         const uint8_t *at;
         size_t len = 0;
         int level = (int)e->variant_depth;
-        pq_status st;
         if (is_null) { /* null unless some residual holds the path, not as the variant null */
             bool present = false;
             for (int from = level; from >= 0 && !present; from = level - 1) {
@@ -905,24 +1103,17 @@ static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, ui
         if (!at) continue;
         pq_variant_scalar sc;
         pq_variant_scalar_of(at, len, &sc);
-        pq_value v;
-        if (!variant_as_value(e, &sc, &v)) continue; /* another type, or null: unknown */
-        bool truth = false;
-        if (e->kind == PQ_NODE_CMP) {
-            int cmp = (e->order == PQ_ORDER_FLOAT && isnan(v.d)) ? 2 : pq_value_compare(e, &v, &e->values[0]);
-            truth = op_holds(e->op, cmp);
-        } else {
-            for (size_t n = 0; n < e->nvalues && !truth; n++)
-                truth = !(e->order == PQ_ORDER_FLOAT && isnan(v.d)) && pq_value_compare(e, &v, &e->values[n]) == 0;
-        }
-        bit_set(truth ? t : f, i);
+        bool known;
+        bool truth = path_holds(e, &sc, &known);
+        if (known) bit_set(truth ? t : f, i);
     }
     return PQ_OK;
 }
 
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
-    pq_status st = eval_leaf_typed(c, e, t, f);
+    if (e->variant_untyped) return eval_variant_rest(c, e, t, f);
+    pq_status st = e->variant_by_value ? eval_typed_by_value(c, e, t, f) : eval_leaf_typed(c, e, t, f);
     if (st == PQ_OK && e->variant_depth) st = eval_variant_rest(c, e, t, f);
     return st;
 }
@@ -973,7 +1164,7 @@ static int eval_cost(const eval_ctx *c, const pq_expr *e)
     }
     default: break;
     }
-    if (e->leaf < 0 || !c->schemas || !c->schemas[e->leaf]) return 6;
+    if (e->leaf < 0 || !c->schemas || !c->schemas[e->leaf] || e->variant_untyped || e->variant_by_value) return 6;
     if (c->schemas[e->leaf]->dictionary) return 1;
     if (e->kind == PQ_NODE_IS_NULL) return 1;
     bool bytes = e->order == PQ_ORDER_BYTES;

@@ -72,6 +72,15 @@ static bool ident_char(unsigned char c)
     return ident_start(c) || (c >= '0' && c <= '9') || c == '.';
 }
 
+/* Length of an array subscript "[digits]" at the start of s[0..n), or 0. */
+static size_t subscript_len(const char *s, size_t n)
+{
+    size_t k = 1;
+    if (n < 3 || s[0] != '[') return 0;
+    while (k < n && s[k] >= '0' && s[k] <= '9') k++;
+    return k > 1 && k < n && s[k] == ']' ? k + 1 : 0;
+}
+
 /* Length of a quoted token starting at s[i] (the quote), quotes doubled
  * inside; 0 when it is not closed. */
 static size_t quoted_len(const char *s, size_t n, size_t i)
@@ -117,7 +126,12 @@ static void next(parser *p)
     unsigned char c = (unsigned char)p->s[i];
     if (ident_start(c)) {
         t.kind = TOK_IDENT;
-        while (i + t.len < p->n && ident_char((unsigned char)p->s[i + t.len])) t.len++;
+        for (;;) { /* a path's array steps ride along: v.l[0].x */
+            while (i + t.len < p->n && ident_char((unsigned char)p->s[i + t.len])) t.len++;
+            size_t d = subscript_len(p->s + i + t.len, p->n - i - t.len);
+            if (!d) break;
+            t.len += d;
+        }
     } else if (c == '"' || c == '\'') {
         t.kind = c == '"' ? TOK_QIDENT : TOK_STRING;
         t.len = quoted_len(p->s, p->n, i);

@@ -318,7 +318,7 @@ static void eq_leaves(const pq_expr *e, uint8_t *mark, uint32_t nleaves, int dep
 {
     if (!e || depth > 128) return;
     if ((e->kind == PQ_NODE_CMP && e->op == PQ_CMP_EQ) || e->kind == PQ_NODE_IN) {
-        if (e->leaf >= 0 && (uint32_t)e->leaf < nleaves) mark[e->leaf] = 1;
+        if (e->leaf >= 0 && (uint32_t)e->leaf < nleaves && !e->variant_untyped) mark[e->leaf] = 1;
         return;
     }
     for (int k = 0; k < 2; k++) eq_leaves(e->kids[k], mark, nleaves, depth + 1);

@@ -309,6 +309,8 @@ START_TEST(test_parse_operators)
     check_parse("\"a\"\"b\" = 1", "\"a\"\"b\" = 1");
     check_parse("x = 99999999999999999999", "x = 99999999999999999999");
     check_parse("x = -9223372036854775808", "x = -9223372036854775808");
+    check_parse("v.l[0].x[12] >= 3", "v.l[0].x[12] >= 3"); /* a VARIANT path's array steps */
+    check_parse("v.l[0]=1", "v.l[0] = 1");
 
     /* literal kinds and positions */
     pq_expr *e = parse_ok("  x = 'a' ");
@@ -349,6 +351,9 @@ START_TEST(test_parse_errors)
     check_parse_error("a = 1 and", "at 9: expected a column, NOT or '(' but the text ended");
     check_parse_error("and = 1", "at 0: expected a column, NOT or '('");
     check_parse_error("\"\" = 1", "at 0: an empty or invalid column name");
+    check_parse_error("v.l[x] = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
+    check_parse_error("v.l[] = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
+    check_parse_error("v.l[1 = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
 
     /* 64 levels of nesting parse, 65 do not */
     char deep[256];

@@ -18,8 +18,15 @@ manifest.json) filtered here in Python. Files (DuckDB, at test time):
   IS NULL and IS NOT NULL on its path give DuckDB's rows.
 Each filter with pruning on and off, and over a dataset of the file
 twice, gives the same rows. `pqstep prune`
-names the pruned row groups. A path that is not shredded down to a
-primitive, and IS NULL on a path, are refused with a message.
+names the pruned row groups.
+
+Paths the writer did not shred (DuckDB's file written unshredded, and
+shredded only down to `a`; Spark's unshredded file): fields, array
+elements (`v.l[1]`, `v.d.g[1].h`) and paths that lead nowhere, each row's
+value compared by its own variant type (numbers across widths and with
+float literals, strings, dates); nothing pruned; equal to DuckDB's rows
+and Spark's rendering. A path through an array the writer shredded is
+refused with a message.
 """
 import json
 import os
@@ -55,6 +62,12 @@ FILTERS = [
     ("not (v.a < 3990)", "not (try_cast(v.a as BIGINT) < 3990)"),
     ("v.a is null", "v.a is null"),
     ("v.d.e is not null and v.a < 100", "v.d.e is not null and try_cast(v.a as BIGINT) < 100"),
+    # literals the typed leaf cannot hold: every row compared by value
+    ("v.a = 'text'", "try_cast(v.a as VARCHAR) = 'text'"),
+    ("v.a in (5, 7.5, 3999)", "try_cast(v.a as DOUBLE) in (5, 7.5, 3999)"),
+    # a shredded object: present or not, never equal to a number
+    ("v.d is not null", "v.d is not null"),
+    ("v.d is null or v.d > 1", "v.d is null"),
 ]
 
 # A field that is missing, JSON null, a string, or typed, and SQL NULL rows:
@@ -112,11 +125,100 @@ def check_spark():
     return n
 
 
+# Rows for the unshredded files: objects, arrays, nested arrays of
+# objects, other types at the same path, missing fields, JSON null, dates.
+LOOSE = ("select i as id, case "
+         "when i % 10 = 3 then ('{\"a\": ' || (i + 100000) || '.5, \"b\": \"r' || (i % 3) || "
+         "'\", \"l\": [' || i || ', \"x\"], \"d\": {\"e\": ' || (i * 2) || '}}')::JSON::VARIANT "
+         "when i % 10 = 7 then '{\"a\": \"text\", \"b\": 5, \"l\": {\"k\": 1}, \"d\": null}'::JSON::VARIANT "
+         "when i % 10 = 8 then NULL "
+         "when i % 10 = 9 then {'a': i::BIGINT, 'day': DATE '2020-01-01' + (i::INTEGER)}::VARIANT "
+         "else {'a': i::BIGINT, 'b': 's' || (i % 7), 'l': [i, i + 1, i * 3], "
+         "'d': {'e': i / 4.0, 'g': [{'h': i}, {'h': -i, 'x': 'extra'}]}}::VARIANT end as v "
+         "from range(4000) t(i)")
+
+# pqstep filter -> DuckDB condition (its list index counts from 1)
+LOOSE_FILTERS = [
+    ("v.a >= 3900", "try_cast(v.a as DOUBLE) >= 3900"),
+    ("v.a > 100100", "try_cast(v.a as DOUBLE) > 100100"),
+    ("v.a = 100013.5", "try_cast(v.a as DOUBLE) = 100013.5"),
+    ("v.a in (5, 100023.5, 3999)", "try_cast(v.a as DOUBLE) in (5, 100023.5, 3999)"),
+    ("v.b = 's3'", "try_cast(v.b as VARCHAR) = 's3' and v.b::VARCHAR not like '%\"%'"),
+    ("v.b in ('r1', 's0')", "try_cast(v.b as VARCHAR) in ('r1', 's0')"),
+    ("v.b = 5", "try_cast(v.b as BIGINT) = 5 and v.b::VARCHAR = '5'"),
+    ("v.l[0] < 30", "try_cast(v.l[1] as DOUBLE) < 30"),
+    ("v.l[2] >= 11000", "try_cast(v.l[3] as DOUBLE) >= 11000"),
+    ("v.l[1] = 'x'", "try_cast(v.l[2] as VARCHAR) = 'x'"),
+    ("v.d.e > 7000", "try_cast(v.d.e as DOUBLE) > 7000"),
+    ("v.d.g[1].h <= -3990", "try_cast(v.d.g[2].h as DOUBLE) <= -3990"),
+    ("v.day >= '2020-10-01'", "try_cast(v.day as DATE) >= DATE '2020-10-01'"),
+    ("v.nope.deeper = 1", "false"),
+    ("v.a is null", "v.a is null"),
+    ("v.l[2] is not null", "v.l[3] is not null"),
+    ("v.d is null", "v.d is null"),
+    ("v.a >= 3990 or v.l[0] = 'x'", "try_cast(v.a as DOUBLE) >= 3990 or try_cast(v.l[1] as VARCHAR) = 'x'"),
+    ("not (v.d.e < 999) and id < 2000", "not (try_cast(v.d.e as DOUBLE) < 999) and id < 2000"),
+]
+
+
+def check_loose(con, path):
+    """Paths the writer left in residual values: DuckDB's rows, never pruned."""
+    for ours, theirs in LOOSE_FILTERS:
+        want = sorted(r[0] for r in con.execute("select id from '%s' where %s" % (path, theirs)).fetchall())
+        for prune in (True, False):
+            for columns in (None, ["id"]):
+                r = pqstep.Reader(path)
+                got = sorted(r.read(columns=columns, filter=ours, prune=prune).column("id").to_pylist())
+                assert got == want, (path, ours, prune, columns, len(got), len(want), sorted(set(got) ^ set(want))[:8])
+                if "id <" not in ours:  # only `id` prunes
+                    assert r.stage_stats("select")["pruned_statistics"] == 0, (path, ours)
+        ds = pqstep.dataset([path, path]).to_table(filter=ours)
+        assert sorted(ds.column("id").to_pylist()) == sorted(want * 2), (path, ours, "dataset")
+    return len(LOOSE_FILTERS)
+
+
+def check_spark_plain():
+    """Spark's unshredded file: paths through objects and arrays, against
+    Spark's own rendering of each row."""
+    path = os.path.join(SPARK, "spark_plain.parquet")
+    with open(os.path.join(SPARK, "manifest.json")) as f:
+        rows = {int(k): (None if v is None else json.loads(v))
+                for k, v in json.load(f)["files"]["spark_plain.parquet"].items()}
+
+    def at(r, *steps):
+        for s in steps:
+            if isinstance(s, int):
+                if not isinstance(r, list) or s >= len(r):
+                    return None
+            elif not isinstance(r, dict):
+                return None
+            r = r[s] if isinstance(s, int) else r.get(s)
+        return r
+
+    def num(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    cases = (("v.a >= 300", lambda r: num(at(r, "a")) and at(r, "a") >= 300),
+             ("v.c[1] < 40", lambda r: num(at(r, "c", 1)) and at(r, "c", 1) < 40),
+             ("v.d.g[1].h > -20", lambda r: num(at(r, "d", "g", 1, "h")) and at(r, "d", "g", 1, "h") > -20),
+             ("v.d.g[1].x = 'extra'", lambda r: at(r, "d", "g", 1, "x") == "extra"),
+             ("v.d.g[0].x is null", lambda r: at(r, "d", "g", 0, "x") is None))
+    for ours, test in cases:
+        want = sorted(i for i, r in rows.items() if test(r))
+        assert want, ours
+        for prune in (True, False):
+            got = sorted(pqstep.read_table(path, filter=ours, prune=prune).column("id").to_pylist())
+            assert got == want, (ours, prune, len(got), len(want))
+    return len(cases)
+
+
 def check_errors(path):
-    for text, says in (("v.nope > 1", "not shredded"), ("v.d > 1", "not shredded down to a primitive"),
-                       ("bbox_intersects(v.a, 0, 0, 1, 1)", "only comparisons, IN and IS [NOT] NULL")):
+    spark = os.path.join(SPARK, "spark_shredded.parquet")
+    for text, says, where in (("bbox_intersects(v.a, 0, 0, 1, 1)", "only comparisons, IN and IS [NOT] NULL", path),
+                              ("v.c[0] > 1", "goes through an array the writer shredded", spark),
+                              ("v.d.g[1].h > 1", "goes through an array the writer shredded", spark)):
         try:
-            pqstep.read_table(path, filter=text)
+            pqstep.read_table(where, filter=text)
         except pqstep.Error as e:
             assert says in str(e), (text, str(e))
         else:
@@ -149,10 +251,17 @@ def main():
             p = subprocess.run([CLI, "prune", "--where", "v.a >= 3900", typed], capture_output=True, text=True)
             assert p.returncode == 0 and "pruned by statistics 1" in p.stdout, p.stdout
         check_errors(typed)
+        loose = 0
+        for name, shredding in (("plain", "{'v': 'VARIANT'}"), ("part", "{'v': 'STRUCT(a BIGINT, d STRUCT(e DOUBLE))'}")):
+            f = os.path.join(tmp, name + ".parquet")
+            con.execute("copy (%s) to '%s' (format parquet, row_group_size 1024, shredding %s)" % (LOOSE, f, shredding))
+            loose += check_loose(con, f)
     s = check_spark()
+    sp = check_spark_plain()
     print("variant filters: %d filters on shredded paths equal DuckDB's rows on a typed and a mixed file (%d row "
           "groups pruned on the typed one, none where residual values could match), %d on Spark's file equal its "
-          "rows; pruning on and off agree" % (len(FILTERS) * 2, pruned, s))
+          "rows; %d on paths DuckDB left unshredded and %d on Spark's unshredded file (fields and array elements) "
+          "equal theirs; pruning on and off agree" % (len(FILTERS) * 2, pruned, s, loose, sp))
     return 0
 
 
