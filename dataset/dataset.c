@@ -13,6 +13,7 @@
 
 #include "dataset/dataset_internal.h"
 #include "pq_remote.h"
+#include "pq_variant.h"
 #include "metadata/error.h"
 #include "metadata/options_size.h"
 #include "reader/keys.h"
@@ -395,13 +396,47 @@ static pq_status with_partitions(const pq_ds_partitions *p, const bool *keys, bo
 /* The output schema of reader r (NULL: opening it failed, err says why)
  * after its select stage, with the partition fields `keys` after its own
  * (or alone, with drop_inner). Closes r. */
+/* Paths into VARIANT columns among a scan's columns (pq_dataset_scan):
+ * cut from each file's batches (pq_variant_project_batch). */
+typedef struct path_list {
+    char **paths;  /* as named */
+    size_t n;
+    char **keep;   /* VARIANT columns some of whose own leaves were named too */
+    size_t nkeep;
+} path_list;
+
+static void path_list_free(path_list *l)
+{
+    for (size_t k = 0; k < l->n; k++) free(l->paths[k]);
+    for (size_t k = 0; k < l->nkeep; k++) free(l->keep[k]);
+    free(l->paths);
+    free(l->keep);
+    memset(l, 0, sizeof *l);
+}
+
+static bool push_name(char ***v, size_t *n, const char *name, size_t len)
+{
+    char **grown = realloc(*v, (*n + 1) * sizeof **v);
+    if (!grown) return false;
+    *v = grown;
+    if (!(grown[*n] = strndup(name, len))) return false;
+    (*n)++;
+    return true;
+}
+
 static pq_status reader_schema(pq_reader *r, const pq_ds_partitions *p, const bool *keys, bool drop_inner,
-                               struct ArrowSchema *out, pq_error *err)
+                               const path_list *paths, struct ArrowSchema *out, pq_error *err)
 {
     struct ArrowSchema inner;
     pq_status st = r ? pq_reader_advance_to(r, PQ_STAGE_SELECT, err) : err->code;
     if (st == PQ_OK) st = pq_reader_output_schema(r, &inner, err);
     pq_reader_close(r);
+    if (st == PQ_OK && paths && paths->n) {
+        struct ArrowSchema projected;
+        st = pq_variant_project_schema(&inner, (const char *const *)paths->paths, paths->n,
+                                       (const char *const *)paths->keep, paths->nkeep, &projected, err);
+        inner = projected;
+    }
     return st == PQ_OK ? with_partitions(p, keys, drop_inner, &inner, out, err) : st;
 }
 
@@ -415,7 +450,7 @@ pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out, pq_er
     if (!all) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < ds->parts.nkeys; k++) all[k] = true;
     pq_reader_options o = file_options(ds, 0);
-    pq_status st = reader_schema(open_file(ds, 0, &o, err), &ds->parts, all, false, out, err);
+    pq_status st = reader_schema(open_file(ds, 0, &o, err), &ds->parts, all, false, NULL, out, err);
     free(all);
     return st;
 }
@@ -439,6 +474,7 @@ typedef struct scan_state {
     size_t nfiles, next;
     uint32_t *columns;         /* the files' leaves to read (NULL: all) */
     size_t ncolumns;
+    path_list paths;           /* VARIANT paths cut from the batches */
     bool *keys;                /* per partition key: delivered */
     size_t nkeys;
     bool keys_only;            /* only partition keys asked for: the file column read for the
@@ -446,6 +482,7 @@ typedef struct scan_state {
     pq_expr *filter;           /* the terms each file's reader evaluates, or NULL */
     uint64_t batch_rows;
     struct ArrowArrayStream cur; /* the current file's stream (release NULL: none) */
+    struct ArrowSchema cur_schema; /* its schema, when paths are cut from its batches */
     size_t cur_file;
     unsigned window;           /* files decoded at once (1: one row group at a time) */
     file_out *outs;            /* the window's files, in order */
@@ -473,6 +510,8 @@ static void scan_free(scan_state *s)
     if (!s) return;
     window_free(s);
     if (s->cur.release) s->cur.release(&s->cur);
+    if (s->cur_schema.release) s->cur_schema.release(&s->cur_schema);
+    path_list_free(&s->paths);
     pq_dataset_close(s->ds);
     free(s->files);
     free(s->columns);
@@ -622,6 +661,31 @@ static int scan_fail(scan_state *s, int code, const char *msg)
     return code;
 }
 
+/* Batch *b of file stream fs with the scan's VARIANT paths cut from it
+ * (*fschema: the stream's schema, fetched on the first call); 0 or an
+ * errno value with msg set (the batch released). */
+static int cut_paths(const scan_state *s, struct ArrowArrayStream *fs, struct ArrowSchema *fschema,
+                     struct ArrowArray *b, char *msg, size_t cap, const char *path)
+{
+    if (!s->paths.n) return 0;
+    int rc = fschema->release ? 0 : fs->get_schema(fs, fschema);
+    if (rc != 0) {
+        const char *m = fs->get_last_error(fs);
+        snprintf(msg, cap, "%.96s: %.150s", path, m ? m : "no schema");
+        b->release(b);
+        return rc;
+    }
+    pq_error err;
+    struct ArrowArray out;
+    if (pq_variant_project_batch(b, fschema, (const char *const *)s->paths.paths, s->paths.n,
+                                 (const char *const *)s->paths.keep, s->paths.nkeep, &out, &err) != PQ_OK) {
+        snprintf(msg, cap, "%.96s: %.150s", path, err.message);
+        return err.code == PQ_ERR_NOMEM ? ENOMEM : EIO;
+    }
+    *b = out;
+    return 0;
+}
+
 /* Window task j: its file decoded whole on its share of the threads (one
  * when the window has as many files as threads), every batch kept. */
 static bool window_task(void *ctx, size_t j, unsigned worker)
@@ -631,6 +695,7 @@ static bool window_task(void *ctx, size_t j, unsigned worker)
     file_out *f = &s->outs[j];
     pq_error err;
     struct ArrowArrayStream fs = {0};
+    struct ArrowSchema fschema = {0};
     /* fewer files than threads: the threads shared among them */
     unsigned threads = s->outs_n && s->window / s->outs_n > 1 ? (unsigned)(s->window / s->outs_n) : 1;
     pq_reader *r = scan_reader(s, f->file, 0, threads, &err);
@@ -662,8 +727,13 @@ static bool window_task(void *ctx, size_t j, unsigned worker)
             break;
         }
         if (!f->batches[f->n].release) break;
+        if ((rc = cut_paths(s, &fs, &fschema, &f->batches[f->n], f->msg, sizeof f->msg, path)) != 0) {
+            f->rc = rc;
+            break;
+        }
         f->n++;
     }
+    if (fschema.release) fschema.release(&fschema);
     fs.release(&fs);
     return f->rc == 0;
 }
@@ -731,8 +801,13 @@ static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out
         }
         if (!batch.release) { /* this file is done */
             s->cur.release(&s->cur);
+            if (s->cur_schema.release) s->cur_schema.release(&s->cur_schema);
             continue;
         }
+        char msg[PQ_ERROR_MESSAGE_SIZE];
+        if ((rc = cut_paths(s, &s->cur, &s->cur_schema, &batch, msg, sizeof msg,
+                            s->ds->files.v[s->cur_file].path)) != 0)
+            return scan_fail(s, rc, msg);
         if (!add_partitions(s, s->cur_file, &batch, out)) {
             batch.release(&batch);
             return scan_fail(s, ENOMEM, "out of memory adding partition columns");
@@ -746,7 +821,7 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
     scan_state *s = stream->private_data;
     pq_error err;
     pq_status st = reader_schema(scan_reader(s, s->nfiles ? s->files[0] : 0, 0, 0, &err), &s->ds->parts, s->keys,
-                                 s->keys_only, out, &err);
+                                 s->keys_only, &s->paths, out, &err);
     if (st != PQ_OK) {
         snprintf(s->error, sizeof s->error, "%s", err.message);
         return st == PQ_ERR_NOMEM ? ENOMEM : EIO;
@@ -784,6 +859,43 @@ static bool resolve_column(scan_state *s, const pq_schema *schema, const char *n
         if (!dup) s->columns[s->ncolumns++] = l;
     }
     return found;
+}
+
+/* Column `name` resolved by resolve_column: when it names leaves of a
+ * VARIANT column that paths are cut from too, that column is kept. */
+static pq_status keep_variant(scan_state *s, const char *name, pq_error *err)
+{
+    const char *dot = strchr(name, '.');
+    size_t len = dot ? (size_t)(dot - name) : strlen(name);
+    for (size_t k = 0; k < s->paths.nkeep; k++)
+        if (strlen(s->paths.keep[k]) == len && !strncmp(s->paths.keep[k], name, len)) return PQ_OK;
+    return push_name(&s->paths.keep, &s->paths.nkeep, name, len) ? PQ_OK
+                                                                   : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+}
+
+/* A path into a VARIANT column of the first file (whose schema the files
+ * share): the leaves it reads appended to s->columns, the path kept;
+ * false when `name` is no such path. */
+static bool resolve_path(scan_state *s, const pq_metadata *md, const char *name, pq_status *st, pq_error *err)
+{
+    size_t n = 0;
+    pq_error perr;
+    if (pq_variant_path_leaves(md, name, NULL, 0, &n, &perr) != PQ_OK) return false;
+    uint32_t *leaves = malloc((n ? n : 1) * sizeof *leaves);
+    if (!leaves || !push_name(&s->paths.paths, &s->paths.n, name, strlen(name))) {
+        free(leaves);
+        *st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        return true;
+    }
+    pq_variant_path_leaves(md, name, leaves, n, &n, &perr);
+    for (size_t j = 0; j < n; j++) {
+        bool dup = false;
+        for (size_t c = 0; c < s->ncolumns; c++) dup |= s->columns[c] == leaves[j];
+        if (!dup) s->columns[s->ncolumns++] = leaves[j];
+    }
+    free(leaves);
+    *st = PQ_OK;
+    return true;
 }
 
 static int by_leaf(const void *a, const void *b)
@@ -959,7 +1071,9 @@ pq_status pq_dataset_export_stream(pq_dataset *ds, const pq_dataset_scan *scan, 
             if (name && ds->row_index_name && strcmp(name, ds->row_index_name) == 0)
                 continue; /* the row index comes with every batch */
             if (k >= 0) s->keys[k] = true;
-            else if (!name || !resolve_column(s, schema, name))
+            else if (name && resolve_column(s, schema, name))
+                st = keep_variant(s, name, err);
+            else if (!name || !resolve_path(s, ds->md[0], name, &st, err))
                 st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no column or partition key '%s' in the dataset",
                                   name ? name : "(null)");
         }

@@ -114,9 +114,14 @@ PQ_API pq_status pq_dataset_schema(const pq_dataset *ds, struct ArrowSchema *out
 
 /* What a scan reads. */
 typedef struct pq_dataset_scan {
-    /* Top-level field names or leaf paths of the files, and partition
-     * keys (NULL: every column and key). The batches hold the files'
-     * columns in file order, then the keys asked for, in key order. */
+    /* Top-level field names or leaf paths of the files, paths into
+     * their VARIANT columns ("v.a.b", "v.l[0]": pq_variant.h; the leaves
+     * they read taken from the first file's schema, which the files
+     * share), and partition keys (NULL: every column and key). The
+     * batches hold the files' columns in file order (a VARIANT column
+     * read for paths replaced by the paths' columns, as
+     * pq_variant_project_batch does), then the keys asked for, in key
+     * order. */
     const char *const *columns;
     size_t columns_len;
     /* Only rows for which it is true (pq_predicate.h syntax; copied). Its

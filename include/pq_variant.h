@@ -90,6 +90,30 @@ PQ_API pq_status pq_variant_path_extract(const struct ArrowArray *storage, const
                                          const char *path, struct ArrowArray *out, struct ArrowSchema *out_schema,
                                          pq_error *err);
 
+/* A batch of top-level fields (a struct array, as a reader or dataset
+ * scan gives: `schema` its struct schema, borrowed) with the paths into
+ * its VARIANT columns projected: each VARIANT column some of `paths`
+ * step into is replaced, in its place, by one column a path
+ * (pq_variant_path_extract, in the order the paths come), and kept
+ * before them only when `keep` names it (a column whose own leaves were
+ * asked for too); other fields pass as they are. The batch must have been
+ * read with every leaf pq_variant_path_leaves names for its paths.
+ * *out takes `batch` over (its release is set to NULL) and releases it
+ * when released itself. Errors: PQ_ERR_INVALID_ARGUMENT (no struct, the
+ * batch and schema disagree, a path into no field of the batch), what
+ * pq_variant_path_extract refuses; `batch` is released on error too
+ * (for a schema's check, `schema` must have its release set). */
+PQ_API pq_status pq_variant_project_batch(struct ArrowArray *batch, const struct ArrowSchema *schema,
+                                          const char *const *paths, size_t npaths, const char *const *keep,
+                                          size_t nkeep, struct ArrowArray *out, pq_error *err);
+
+/* The schema of such batches: *out takes `schema` over (released on
+ * error too) and holds its fields projected as pq_variant_project_batch
+ * projects a batch's. */
+PQ_API pq_status pq_variant_project_schema(struct ArrowSchema *schema, const char *const *paths, size_t npaths,
+                                           const char *const *keep, size_t nkeep, struct ArrowSchema *out,
+                                           pq_error *err);
+
 #ifdef __cplusplus
 }
 #endif

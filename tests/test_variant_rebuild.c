@@ -279,10 +279,30 @@ static size_t check_path(const char *dir, const char *file, const char *const *r
             }
             json_decref(whole);
         }
+        /* the whole batch projected: the column replaced by the path's,
+         * the same rows as extracted */
+        struct ArrowArray pb;
+        struct ArrowSchema ps;
+        const char *const paths[] = {path};
+        ck_assert_msg(pq_variant_project_batch(&a, &s, paths, 1, NULL, 0, &pb, &err) == PQ_OK, "%s", err.message);
+        ck_assert_ptr_null(a.release); /* taken over */
+        ck_assert_int_eq(pb.n_children, 1);
+        ck_assert_int_eq(pb.children[0]->length, x.length);
+        for (int64_t i = 0; i < x.length; i++) {
+            const uint8_t *m1, *v1, *m2, *v2;
+            size_t ml1, vl1, ml2, vl2;
+            bool g1 = child_bytes(&x, 0, i, &m1, &ml1) && child_bytes(&x, 1, i, &v1, &vl1);
+            bool g2 = child_bytes(pb.children[0], 0, i, &m2, &ml2) && child_bytes(pb.children[0], 1, i, &v2, &vl2);
+            ck_assert_int_eq(g1, g2);
+            if (g1) ck_assert(ml1 == ml2 && vl1 == vl2 && !memcmp(m1, m2, ml1) && !memcmp(v1, v2, vl1));
+        }
+        ck_assert_int_eq(pq_variant_project_schema(&s, paths, 1, NULL, 0, &ps, &err), PQ_OK);
+        ck_assert_int_eq(ps.n_children, 1);
+        ck_assert_str_eq(ps.children[0]->name, path);
         x.release(&x);
         xs.release(&xs);
-        a.release(&a);
-        s.release(&s);
+        pb.release(&pb);
+        ps.release(&ps);
     }
     ck_assert_uint_eq(row, nrows);
     pq_reader_close(r);
@@ -314,6 +334,20 @@ START_TEST(test_path_projection)
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
         ck_assert_msg(pq_variant_path_leaves(pq_reader_metadata(r), bad[k], NULL, 0, &n, &err) ==
                           PQ_ERR_INVALID_ARGUMENT, "%s accepted", bad[k]);
+    pq_reader_close(r);
+    /* a path into no field of the batch: refused, the batch released */
+    r = pq_reader_open_path(fpath, NULL, NULL);
+    ck_assert_ptr_nonnull(r);
+    struct ArrowArray a, pb;
+    struct ArrowSchema s;
+    ck_assert_msg(pq_reader_advance_to(r, PQ_STAGE_DECODE, &err) == PQ_OK, "%s", err.message);
+    ck_assert_msg(pq_reader_next_batch(r, 2, &a, &s, &err) == PQ_OK && a.release, "%s", err.message);
+    const char *const nowhere[] = {"nope.a"};
+    ck_assert_int_eq(pq_variant_project_batch(&a, &s, nowhere, 1, NULL, 0, &pb, &err), PQ_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(a.release);
+    ck_assert_ptr_null(pb.release);
+    ck_assert_msg(strstr(err.message, "nope.a"), "%s", err.message);
+    s.release(&s);
     pq_reader_close(r);
     free(dir);
     printf("test_variant_rebuild: %zu projected path rows equal their expected values\n", checked);

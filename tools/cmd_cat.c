@@ -330,97 +330,6 @@ static const char *top_name(const pq_schema *schema, uint32_t leaf)
     return schema->nodes[j].name;
 }
 
-/* Whether `path` steps into the VARIANT column `field`. */
-static bool path_of(const char *path, const char *field)
-{
-    size_t n = strlen(field);
-    return strncmp(path, field, n) == 0 && (path[n] == '.' || path[n] == '[');
-}
-
-/* A batch (or, arrays NULL, a schema) as --columns shows it: each VARIANT
- * column read for paths replaced by the paths' values (pq_variant_path_extract),
- * the column itself kept when some of its own leaves were named. Borrows
- * what it does not make; view_free releases what it made. */
-typedef struct batch_view {
-    struct ArrowArray array;
-    struct ArrowSchema schema;
-    struct ArrowArray **kids;
-    struct ArrowSchema **kid_schemas;
-    struct ArrowArray *made;          /* the paths' arrays */
-    struct ArrowSchema *made_schemas; /* and fields */
-    size_t nmade;
-} batch_view;
-
-static void view_release_nothing(struct ArrowArray *a)
-{
-    a->release = NULL;
-}
-
-static void view_free(batch_view *v)
-{
-    for (size_t k = 0; k < v->nmade; k++) {
-        if (v->made[k].release) v->made[k].release(&v->made[k]);
-        if (v->made_schemas[k].release) v->made_schemas[k].release(&v->made_schemas[k]);
-    }
-    free(v->made);
-    free(v->made_schemas);
-    free(v->kids);
-    free(v->kid_schemas);
-    memset(v, 0, sizeof *v);
-}
-
-static pq_status view_make(const selection *sel, const pq_metadata *md, struct ArrowArray *a, struct ArrowSchema *s,
-                           batch_view *v, pq_error *err)
-{
-    memset(v, 0, sizeof *v);
-    const pq_schema *schema = pq_metadata_schema(md);
-    size_t cap = (size_t)s->n_children + sel->npaths;
-    v->kids = cli_xrealloc(NULL, (cap ? cap : 1) * sizeof *v->kids);
-    v->kid_schemas = cli_xrealloc(NULL, (cap ? cap : 1) * sizeof *v->kid_schemas);
-    size_t np = sel->npaths ? sel->npaths : 1;
-    v->made = memset(cli_xrealloc(NULL, np * sizeof *v->made), 0, np * sizeof *v->made);
-    v->made_schemas = memset(cli_xrealloc(NULL, np * sizeof *v->made_schemas), 0, np * sizeof *v->made_schemas);
-    size_t n = 0;
-    for (int64_t k = 0; k < s->n_children; k++) {
-        const char *name = s->children[k]->name;
-        bool has_paths = false, kept = false;
-        for (size_t p = 0; p < sel->npaths; p++) has_paths |= path_of(sel->paths[p], name);
-        for (size_t d = 0; d < sel->direct.len && !kept; d++) kept = !strcmp(top_name(schema, sel->direct.v[d]), name);
-        if (!has_paths || kept) {
-            v->kids[n] = a ? a->children[k] : NULL;
-            v->kid_schemas[n++] = s->children[k];
-        }
-        for (size_t p = 0; p < sel->npaths; p++) {
-            if (!path_of(sel->paths[p], name)) continue;
-            pq_status st;
-            if (a) {
-                st = pq_variant_path_extract(a->children[k], s->children[k], sel->paths[p], &v->made[v->nmade],
-                                             &v->made_schemas[v->nmade], err);
-            } else { /* the schema alone: the path's field over an empty column */
-                struct ArrowArray none = {0};
-                st = pq_variant_path_extract(&none, s->children[k], sel->paths[p], &v->made[v->nmade],
-                                             &v->made_schemas[v->nmade], err);
-            }
-            if (st != PQ_OK) {
-                view_free(v);
-                return st;
-            }
-            v->kids[n] = a ? &v->made[v->nmade] : NULL;
-            v->kid_schemas[n++] = &v->made_schemas[v->nmade++];
-        }
-    }
-    v->schema = *s;
-    v->schema.n_children = (int64_t)n;
-    v->schema.children = v->kid_schemas;
-    if (a) {
-        v->array = *a;
-        v->array.n_children = (int64_t)n;
-        v->array.children = v->kids;
-        v->array.release = view_release_nothing;
-    }
-    return PQ_OK;
-}
-
 static int add_row_group(const char *item, const pq_metadata *md, void *list)
 {
     u32_list *out = list;
@@ -772,18 +681,24 @@ int pq_cmd_cat(int argc, char **argv)
         pq_reader_close(r);
         goto done_md;
     }
+    /* As --columns shows them: each VARIANT column read for paths replaced
+     * by the paths' values, kept when some of its own leaves were named. */
+    const pq_schema *schema = pq_metadata_schema(md);
+    const char **keep = cli_xrealloc(NULL, (sel.direct.len ? sel.direct.len : 1) * sizeof *keep);
+    for (size_t d = 0; d < sel.direct.len; d++) keep[d] = top_name(schema, sel.direct.v[d]);
+    const char *const *paths = (const char *const *)sel.paths;
     char msg[256];
-    batch_view hv;
+    struct ArrowSchema ps;
     arrow_text_type *head = NULL;
-    if (view_make(&sel, md, NULL, &hs, &hv, &err) != PQ_OK) {
+    if (pq_variant_project_schema(&hs, paths, sel.npaths, keep, sel.direct.len, &ps, &err) != PQ_OK) {
         rc = cli_file_error(a.file, &err);
     } else {
-        head = arrow_text_type_new(&hv.schema, msg, sizeof msg);
-        view_free(&hv);
+        head = arrow_text_type_new(&ps, msg, sizeof msg);
+        ps.release(&ps);
         if (!head) rc = batch_error(a.file, msg);
     }
-    hs.release(&hs);
     if (!head) {
+        free(keep);
         pq_reader_close(r);
         goto done_md;
     }
@@ -800,16 +715,20 @@ int pq_cmd_cat(int argc, char **argv)
             break;
         }
         if (!arr.release) break; /* end of data */
-        batch_view bv;
-        if (view_make(&sel, md, &arr, &sch, &bv, &err) != PQ_OK) {
+        struct ArrowArray pa;
+        struct ArrowSchema psch;
+        if (pq_variant_project_batch(&arr, &sch, paths, sel.npaths, keep, sel.direct.len, &pa, &err) != PQ_OK ||
+            pq_variant_project_schema(&sch, paths, sel.npaths, keep, sel.direct.len, &psch, &err) != PQ_OK) {
             rc = cli_file_error(a.file, &err);
+            if (pa.release) pa.release(&pa);
+            if (sch.release) sch.release(&sch);
         } else {
-            rc = print_batch(&o, a.file, &bv.array, &bv.schema, &left);
-            view_free(&bv);
+            rc = print_batch(&o, a.file, &pa, &psch, &left);
+            pa.release(&pa);
+            psch.release(&psch);
         }
-        arr.release(&arr);
-        sch.release(&sch);
     }
+    free(keep);
     if (rc == CLI_EXIT_OK) out_finish(&o);
     out_free(&o);
     if (a.stats) print_stats(r);

@@ -10,7 +10,6 @@ from ._errors import Error, error
 from ._metadata import MetadataCache
 from ._options import Filter, ReadOptions, batch_rows
 from ._remote import remote_struct
-from ._variant_paths import dataset_names
 
 
 class Dataset:
@@ -143,12 +142,9 @@ class DatasetScan:
     def __init__(self, ds, columns, filter, batch_size):
         self._batch_rows = batch_rows(batch_size)
         self._ds = ds
+        # names may be paths into VARIANT columns ("v.a.b"): the C scan
+        # reads their leaves and cuts their values from each batch
         self._columns = None if columns is None else [str(c) for c in columns]
-        self._projection = None
-        if self._columns is not None and _c.pq_dataset_file_count(ds._live()):
-            # paths into VARIANT columns: their leaves read, their values cut from each batch
-            md = _c.pq_dataset_file_metadata(ds._live(), 0)
-            self._columns, self._projection = dataset_names(md, self._columns, set(ds.partitions))
         self._filter = Filter(filter) if filter is not None else None
         self.stats = None
 
@@ -173,14 +169,7 @@ class DatasetScan:
         cap = capsule(STREAM_NAME, _c.ARROW_ARRAY_STREAM_SIZE, fill)
         self.stats = {n: int(getattr(st_out, n)) for n, _ in st_out._fields_}
         del keep
-        if self._projection is None:
-            return cap
-        import pyarrow as pa
-        source = pa.RecordBatchReader._import_from_c_capsule(cap)
-        projection = self._projection
-        out = pa.RecordBatchReader.from_batches(projection.apply_schema(source.schema),
-                                                (projection.apply(b) for b in source))
-        return out.__arrow_c_stream__()
+        return cap
 
     def __arrow_c_schema__(self):
         """The batches' schema, as a PyCapsule "arrow_schema" (from a stream

@@ -125,25 +125,3 @@ def resolve(md, names, on_missing):
         out.sort()  # the batch's fields come in file order whatever the order named
         out.projection = Projection(list(out), paths, keep)
     return out
-
-
-def dataset_names(md_handle, names, partitions):
-    """A dataset scan's `names` with each VARIANT path replaced by the leaf
-    paths it reads (in the first file, whose schema the others share):
-    (names, Projection or None)."""
-    schema = _c.pq_metadata_schema(md_handle).contents
-    leaf_paths = [schema.leaves[i].path.decode("utf-8") for i in range(schema.leaves_len)]
-    out, paths, keep = [], {}, set()
-    for c in names:
-        if c in partitions or _c.pq_metadata_find_leaf(md_handle, c.encode("utf-8")) >= 0 or \
-                any(p == c or p.startswith(c + ".") for p in leaf_paths):
-            out.append(c)
-            keep.add(c.split(".")[0])
-            continue
-        leaves = path_leaves(md_handle, c)
-        if leaves is None:
-            out.append(c)  # the scan says what is wrong with it
-            continue
-        paths.setdefault(leaf_paths[leaves[0]].split(".")[0], []).append(c)
-        out.extend(leaf_paths[i] for i in leaves if leaf_paths[i] not in out)
-    return out, (Projection(None, paths, keep) if paths else None)

@@ -14,7 +14,8 @@ pq_variant_path_leaves / pq_variant_path_extract):
 - files DuckDB writes (typed: shredded; mixed: values left in residual
   columns), each path equal to DuckDB's own extraction
   (variant_extract, whose element numbers start at 1) rendered as JSON;
-- the same paths over a dataset (hive directories) equal the file's;
+- the same paths over a dataset (hive directories) equal the file's, on one
+  thread and more, the VARIANT column itself kept beside a path when named;
 - a VARIANT column named too is kept beside its paths; a bad path is a
   pqstep.Error.
 """
@@ -208,6 +209,15 @@ def check_duckdb():
             assert ds.column_names == ["id"] + [p for p, _ in paths] + ["k"], ds.column_names
             for p, _ in paths:
                 assert pv.values(ds.column(p)) == pv.values(t.column(p)) * 2, (kind, p)
+            # one thread (a file's stream at a time), the column itself kept beside a path
+            one = pqstep.dataset(os.path.join(d, kind), partitioning="hive", threads=1).scan(
+                columns=["v", paths[0][0], "id"], batch_size=700)
+            assert one.schema.names == ["id", "v", paths[0][0]], one.schema.names
+            one = one.read()
+            assert one.column_names == ["id", "v", paths[0][0]], one.column_names
+            whole = pqstep.read_table(f)
+            assert pv.values(one.column("v")) == pv.values(whole.column("v")) * 2, kind
+            assert pv.values(one.column(paths[0][0])) == pv.values(t.column(paths[0][0])) * 2, kind
             for k, (p, _) in enumerate(paths):
                 col = t.column(p).combine_chunks()
                 m, v = col.field("metadata"), col.field("value")
