@@ -178,6 +178,8 @@ typedef struct pq_decode_stats {
                                         * decompressed, not decompressed: the tail of a sparse
                                         * selection's dictionary past the largest index its
                                         * rows use, and dictionaries no decoded page uses */
+    uint64_t chunks_sized_by_statistics; /* CPU executor: string chunks whose output the offset
+                                          * index's SizeStatistics sized ahead (no size pass) */
 } pq_decode_stats;
 
 /* ---------------------------------------------------------------------------

@@ -15,7 +15,9 @@ void pq_offset_index_free(pq_offset_index *oi)
 {
     if (!oi) return;
     free(oi->pages);
+    free(oi->unencoded_bytes);
     oi->pages = NULL;
+    oi->unencoded_bytes = NULL;
     oi->npages = 0;
 }
 
@@ -92,6 +94,8 @@ pq_status pq_offset_index_decode(const uint8_t *buf, size_t len, uint64_t chunk_
     bool have_locations = false;
     int16_t id = 0;
     pq_status st = PQ_OK;
+    int64_t *sizes = NULL;
+    size_t nsizes = 0;
     for (;;) {
         int type = pq_compact_field(c, &id);
         if (c->bad || type == PQ_WIRE_STOP) break;
@@ -111,6 +115,21 @@ pq_status pq_offset_index_decode(const uint8_t *buf, size_t len, uint64_t chunk_
             for (uint32_t i = 0; st == PQ_OK && i < n; i++) st = decode_location(c, i, &out->pages[i], err);
             if (st != PQ_OK) break;
             have_locations = true;
+        } else if (id == 2 && type == PQ_WIRE_LIST && !sizes) {
+            int et;
+            uint32_t n = pq_compact_list(c, &et);
+            if (c->bad) break;
+            if (et != PQ_WIRE_I64) { /* not as the format says: skipped */
+                for (uint32_t i = 0; i < n && !c->bad; i++) pq_compact_skip(c, et, true, 1);
+                continue;
+            }
+            sizes = malloc((n ? n : 1) * sizeof *sizes);
+            if (!sizes) {
+                st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for %u page sizes", n);
+                break;
+            }
+            nsizes = n;
+            for (uint32_t i = 0; i < n && !c->bad; i++) sizes[i] = pq_compact_i64(c);
         } else if (!pq_compact_skip(c, type, false, 0)) {
             c->bad = true;
         }
@@ -122,6 +141,10 @@ pq_status pq_offset_index_decode(const uint8_t *buf, size_t len, uint64_t chunk_
     if (st == PQ_OK && !have_locations)
         st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "OffsetIndex.page_locations: missing");
     if (st == PQ_OK) st = check_locations(out, chunk_offset, chunk_len, num_rows, err);
+    bool sizes_fit = st == PQ_OK && sizes && nsizes == out->npages;
+    for (size_t i = 0; sizes_fit && i < nsizes; i++) sizes_fit = sizes[i] >= 0;
+    if (sizes_fit) out->unencoded_bytes = sizes;
+    else free(sizes);
     if (st != PQ_OK) pq_offset_index_free(out);
     return st;
 }

@@ -21,6 +21,11 @@ typedef struct pq_page_location {
 typedef struct pq_offset_index {
     pq_page_location *pages;      /* npages entries, malloc'd */
     size_t npages;
+    /* SizeStatistics (parquet-format 2.10): per page, the bytes of its
+     * BYTE_ARRAY values without their lengths; NULL when the writer left
+     * them out or they do not fit the pages (a count other than npages, a
+     * negative size): optional, so never an error. malloc'd. */
+    int64_t *unencoded_bytes;
 } pq_offset_index;
 
 /* Decode an OffsetIndex from `len` bytes at `buf` and check it against the

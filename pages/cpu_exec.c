@@ -261,6 +261,7 @@ static void page_window(cd_ctx *c, const exec *x, const pq_plan_page *pg, pq_col
     w->data_len = (size_t)pg->string_offset;
     c->out = w;
     c->direct = true;
+    c->room_from_stats = (pc->flags & PQ_PLAN_CHUNK_SIZE_STATISTICS) != 0;
     uint64_t end = pg->value_offset + pg->n_values;
     c->values_cap = w->values ? (size_t)end * pc->width : 0;
     c->views_cap = w->views ? (size_t)end * 16 : 0;
@@ -550,8 +551,11 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     /* Bytes of a PLAIN page sized by its header: all of them taken. */
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && pc->output == PQ_PLAN_BYTES &&
         window.data_len != pg->string_offset + pg->string_bytes)
-        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, its header says %llu",
-                  (unsigned long long)(window.data_len - pg->string_offset), (unsigned long long)pg->string_bytes);
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
+                  (unsigned long long)(window.data_len - pg->string_offset),
+                  (pc->flags & PQ_PLAN_CHUNK_SIZE_STATISTICS) ? "its header or the offset index's SizeStatistics say"
+                                                               : "its header says",
+                  (unsigned long long)pg->string_bytes);
     /* Views of a PLAIN page sized by its header: bytes after its last
      * value leave a gap, zeroed (no view points there). */
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && c.views && window.data_len < pg->string_offset + pg->string_bytes)

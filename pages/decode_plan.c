@@ -137,6 +137,14 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
                                    size_t len, const pq_page_info *pages, size_t npages, unsigned flags,
                                    const pq_decode_rows *rows, pq_error *err)
 {
+    return pq_decode_plan_add_chunk_sized(plan, leaf, codec, bytes, len, pages, npages, flags, rows, NULL, err);
+}
+
+pq_status pq_decode_plan_add_chunk_sized(pq_decode_plan *plan, const pq_leaf *leaf, int32_t codec,
+                                         const uint8_t *bytes, size_t len, const pq_page_info *pages, size_t npages,
+                                         unsigned flags, const pq_decode_rows *rows, const int64_t *page_strings,
+                                         pq_error *err)
+{
     if (!plan || !leaf || (!bytes && len) || (!pages && npages))
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: NULL argument");
     if (leaf->max_def < 0 || leaf->max_rep < 0)
@@ -186,6 +194,7 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
     bool value_a_slot = ch.max_def == 0 || no_nulls;
     bool sized = ch.output != PQ_PLAN_BYTES || (flags & PQ_PLAN_EXACT_BYTES);
     uint64_t row = 0, slots = 0, strings = 0;
+    size_t data_page = 0; /* ordinal of the next data page (page_strings) */
     for (size_t i = 0; i < npages; i++) {
         const pq_page_info *pi = &pages[i];
         pq_plan_page pg = {.chunk = plan->nchunks, .index = i, .info = pi, .kind = PQ_PLAN_PAGE_SKIP};
@@ -212,6 +221,8 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
             return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "unknown page type");
         if (pi->num_values < 0) return page_fail(err, PQ_ERR_CORRUPT_DATA, i, pi, "num_values %d", pi->num_values);
         uint64_t n = (uint64_t)pi->num_values;
+        const int64_t *stats_bytes = page_strings ? &page_strings[data_page] : NULL;
+        data_page++;
         pg.first_row = row;
         row += n;
         if (row < n) return page_fail(err, PQ_ERR_MEMORY_LIMIT, i, pi, "value count overflows");
@@ -253,8 +264,17 @@ pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, in
         } else {
             sized = false; /* the size pass counts the values */
         }
-        if (ch.output == PQ_PLAN_BYTES && sized && !plain_strings_exact(leaf, pi, rows, pg.n_values, &pg.string_bytes))
-            sized = false; /* the size pass counts the bytes */
+        if (ch.output == PQ_PLAN_BYTES && sized && !plain_strings_exact(leaf, pi, rows, pg.n_values, &pg.string_bytes)) {
+            /* dictionary and PLAIN pages write their values' bytes alone;
+             * other encodings' decoders take working room beyond them */
+            bool by_stats = is_dict_encoding(pi->encoding) || pi->encoding == PQ_ENC_PLAIN;
+            if (stats_bytes && !rows && *stats_bytes >= 0 && by_stats) {
+                pg.string_bytes = (uint64_t)*stats_bytes;
+                ch.flags |= PQ_PLAN_CHUNK_SIZE_STATISTICS;
+            } else {
+                sized = false; /* the size pass counts the bytes */
+            }
+        }
         /* Views gathered from a dictionary take no string bytes; a PLAIN
          * page of a value a row takes at most what its header says less
          * the lengths (an executor zeroes any bytes a page leaves after its

@@ -74,7 +74,10 @@ enum {
      * pages are all PLAIN or dictionary-encoded. */
     PQ_PLAN_CHUNK_DECIMAL128 = 1u << 2,
     /* An optional leaf planned with a value a slot (PQ_PLAN_NO_NULLS). */
-    PQ_PLAN_CHUNK_NO_NULLS = 1u << 3
+    PQ_PLAN_CHUNK_NO_NULLS = 1u << 3,
+    PQ_PLAN_CHUNK_SIZE_STATISTICS = 1u << 4 /* some pages' string bytes come from the offset
+                                             * index's SizeStatistics (their mismatch names
+                                             * them) */
 };
 
 typedef struct pq_plan_chunk {
@@ -168,6 +171,17 @@ enum {
 pq_status pq_decode_plan_add_chunk(pq_decode_plan *plan, const pq_leaf *leaf, int32_t codec, const uint8_t *bytes,
                                    size_t len, const pq_page_info *pages, size_t npages, unsigned flags,
                                    const pq_decode_rows *rows, pq_error *err);
+
+/* The same, with `page_strings` (NULL: none): each data page's value
+ * bytes, in data-page order, as the offset index's SizeStatistics give
+ * them. With PQ_PLAN_EXACT_BYTES, a PQ_PLAN_BYTES page, PLAIN or
+ * dictionary-encoded, whose value count is known is sized by them, so that the
+ * chunk needs no size pass; a page whose values take other bytes is
+ * refused as corrupt, naming the statistics. */
+pq_status pq_decode_plan_add_chunk_sized(pq_decode_plan *plan, const pq_leaf *leaf, int32_t codec,
+                                         const uint8_t *bytes, size_t len, const pq_page_info *pages, size_t npages,
+                                         unsigned flags, const pq_decode_rows *rows, const int64_t *page_strings,
+                                         pq_error *err);
 
 /* After the size pass (or for a chunk sized by its headers): each data
  * page's value and string offsets as the running sums of the earlier

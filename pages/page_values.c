@@ -727,7 +727,9 @@ pq_status pq_page_dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t
                                                      got, o->offsets + at, (int32_t)o->data_len,
                                                      o->data + o->data_len, c->data_cap - o->data_len);
         if (wrote == -1) return fail(c, PQ_ERR_UNSUPPORTED, "byte array data exceeds int32 offsets");
-        if (wrote < 0) return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary entries exceed the room counted for them");
+        if (wrote < 0)
+            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary entries exceed the room counted for them%s",
+                        c->room_from_stats ? " (by the header or the offset index's SizeStatistics)" : "");
         o->data_len += (size_t)wrote;
     } else if (binary) {
         size_t need = 0;

@@ -107,6 +107,7 @@ typedef struct cd_ctx {
     pq_column_values *out;   /* where values go: the chunk's arrays seen from the page's first
                               * value (direct), or the page's own (staged) */
     bool direct;             /* out is the chunk's: its room is exact, never grown */
+    bool room_from_stats;    /* ... and its string room may come from SizeStatistics (messages) */
     size_t values_cap;       /* bytes */
     size_t offsets_cap;      /* bytes */
     size_t data_cap;         /* bytes */

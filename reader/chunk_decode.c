@@ -238,8 +238,10 @@ pq_status pq_chunk_plan_add(const pq_reader *r, size_t k, const pq_decode_rows *
      * headers and decoded in place, with no size pass. */
     if (leaf->max_def > 0 && pq_reader_rows_decodable(r, leaf, ch)) flags |= PQ_PLAN_NO_NULLS;
     if (!pq_executor_kernels(&r->sel.exec)) flags |= PQ_PLAN_EXACT_BYTES; /* the CPU checks each page's bytes */
-    pq_status st = pq_decode_plan_add_chunk(plan, leaf, pq_chunk_codec(r, k), ch->data, ch->data_len, ch->pages,
-                                            ch->info.npages, flags, rows, err);
+    /* SizeStatistics size string pages the headers do not (the CPU checks them too) */
+    const int64_t *page_strings = (flags & PQ_PLAN_EXACT_BYTES) ? ch->page_strings : NULL;
+    pq_status st = pq_decode_plan_add_chunk_sized(plan, leaf, pq_chunk_codec(r, k), ch->data, ch->data_len,
+                                                  ch->pages, ch->info.npages, flags, rows, page_strings, err);
     if (st == PQ_OK && ch->key) {
         plan->chunks[plan->nchunks - 1].cipher = &ch->key->cipher;
         plan->chunks[plan->nchunks - 1].modules = ch->modules;

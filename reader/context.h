@@ -41,7 +41,7 @@ typedef struct pq_stage_counters {
     uint64_t rows_in, rows, rows_filtered, groups, groups_without_match;
     uint64_t chunks_skipped, bytes_skipped;                     /* filter */
     uint64_t device_filtered_groups, cpu_filtered_groups;       /* filter */
-    uint64_t bytes_out, device_chunks, cpu_chunks, dictionary_bytes_skipped; /* decode */
+    uint64_t bytes_out, device_chunks, cpu_chunks, dictionary_bytes_skipped, sized_by_statistics; /* decode */
 } pq_stage_counters;
 
 /* Steps of one chunk in the page-header stage. */
@@ -74,6 +74,8 @@ typedef struct pq_reader_chunk {
     pq_range *parts;      /* file ranges kept (owned); nparts of them */
     size_t nparts;
     size_t data_pages;    /* data pages the offset index says the parts hold (0: unchecked) */
+    int64_t *page_strings; /* a whole BYTE_ARRAY chunk: its data pages' value bytes from the
+                            * offset index's SizeStatistics (owned), or NULL */
     pq_row_set rows;      /* rows the kept pages hold, in row-group numbering */
     /* An encrypted chunk: `data` is its bytes as stored, its headers were
      * decrypted by the walk and its pages are decrypted by the decode,

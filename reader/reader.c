@@ -930,7 +930,8 @@ size_t pq_reader_decode_stats(const pq_reader *r, pq_decode_stats *out, size_t s
                          .bytes_out = c->bytes_out,
                          .device_chunks = c->device_chunks,
                          .cpu_chunks = c->cpu_chunks,
-                         .dictionary_bytes_skipped = c->dictionary_bytes_skipped};
+                         .dictionary_bytes_skipped = c->dictionary_bytes_skipped,
+                         .chunks_sized_by_statistics = c->sized_by_statistics};
     return hand_out(r, &s, sizeof s, out, size);
 }
 

@@ -298,12 +298,14 @@ static pq_status add_slot_chunk(const pq_reader *r, const group_job *job, size_t
     return pq_chunk_plan_add(r, k, job->selected[s] ? &job->rows[s] : NULL, pq_chunk_more(r, k), widen, plan, err);
 }
 
-/* The decode stage's count of dictionary bytes the CPU executor left
- * undecompressed in `plan`. */
+/* The decode stage's counts of what the CPU executor did with `plan`:
+ * dictionary bytes left undecompressed, chunks SizeStatistics sized. */
 static void count_skipped_dictionaries(pq_reader *r, const pq_decode_plan *plan)
 {
-    for (size_t j = 0; j < plan->nchunks; j++)
+    for (size_t j = 0; j < plan->nchunks; j++) {
         r->stats[PQ_STAGE_DECODE].dictionary_bytes_skipped += plan->chunks[j].dictionary_skipped;
+        r->stats[PQ_STAGE_DECODE].sized_by_statistics += (plan->chunks[j].flags & PQ_PLAN_CHUNK_SIZE_STATISTICS) != 0;
+    }
 }
 
 /* Run `plan` with the device executor; the chunks it does not cover go to

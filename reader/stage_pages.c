@@ -27,6 +27,7 @@
 static void chunk_clear(pq_reader_chunk *ch)
 {
     free(ch->pages);
+    free(ch->page_strings);
     free(ch->modules);
     pq_chunk_key_free(ch->key);
     pq_pool_give(ch->bytes);
@@ -666,6 +667,36 @@ static const uint8_t *file_in_place(const pq_reader *r)
     return NULL;
 }
 
+/* A whole BYTE_ARRAY chunk's string bytes per data page from its offset
+ * index's SizeStatistics (unencoded_byte_array_data_bytes), so that its
+ * output is sized ahead without a size pass; NULL when the writer left
+ * them out, the index does not fit the walked pages, or the file is not
+ * at hand (a caller's or remote source: a round trip costs more than the
+ * size pass). */
+static int64_t *page_strings(const pq_reader *r, const pq_column_chunk *cc, const pq_reader_chunk *ch)
+{
+    const uint8_t *whole = file_in_place(r);
+    const pq_schema *schema = pq_metadata_schema(r->md);
+    if (!whole || !has_offset_index(cc) || ch->info.column >= schema->leaves_len ||
+        schema->leaves[ch->info.column].physical_type != PQ_BYTE_ARRAY)
+        return NULL;
+    uint64_t off = (uint64_t)cc->offset_index_offset;
+    size_t len = (size_t)cc->offset_index_length;
+    if (off < 4 || off > r->footer.data_end || len > r->footer.data_end - off) return NULL;
+    pq_offset_index oi;
+    pq_error err;
+    const pq_row_group *rg = &pq_metadata_file(r->md)->row_groups[ch->info.row_group];
+    if (pq_offset_index_decode(whole + off, len, ch->info.offset, ch->info.length, rg->num_rows, &oi, &err) != PQ_OK)
+        return NULL; /* a bad index is reported where it is needed (row ranges) */
+    int64_t *sizes = NULL;
+    if (oi.unencoded_bytes && oi.npages == count_data_pages(ch->pages, ch->info.npages)) {
+        sizes = oi.unencoded_bytes;
+        oi.unencoded_bytes = NULL;
+    }
+    pq_offset_index_free(&oi);
+    return sizes;
+}
+
 /* Whether a chunk used where it lies in the map has its headers read
  * through pread, not the map: in a file whose pages are dropped as they
  * are decoded, a walk through the map would map every page header (the
@@ -775,6 +806,7 @@ static pq_status walk_chunk(pq_reader *r, pq_reader_chunk *ch, bool direct, walk
     ch->info.npages = npages;
     ch->step = CHUNK_WALKED;
     acc->chunks++;
+    if (ch->data_pages == 0 && !encrypted) ch->page_strings = page_strings(r, cc, ch);
     return PQ_OK;
 }
 
@@ -887,6 +919,8 @@ static pq_status walk_pending(pq_reader *r, const uint8_t *const *late_keep, pq_
 static void chunk_drop(pq_reader_chunk *ch)
 {
     free(ch->pages);
+    free(ch->page_strings);
+    ch->page_strings = NULL;
     free(ch->modules);
     pq_chunk_key_free(ch->key);
     pq_pool_give(ch->bytes);

@@ -336,6 +336,43 @@ START_TEST(string_bytes_from_the_size_pass)
     ck_assert_uint_eq(plan.chunks[0].n_values, 2);
     pq_decode_plan_free(&plan);
 
+    /* the same dictionary-encoded page as `string`: counted by the size
+     * pass, or sized by SizeStatistics (2 values of "k": 2 bytes),
+     * decoded in place; statistics that say other bytes are refused */
+    int64_t stats_bytes[1] = {2};
+    ck_assert_int_eq(pq_decode_plan_add_chunk_sized(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2,
+                                                    PQ_PLAN_EXACT_BYTES, NULL, NULL, &err),
+                     PQ_OK);
+    ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
+    pq_decode_plan_free(&plan);
+    ck_assert_int_eq(pq_decode_plan_add_chunk_sized(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2,
+                                                    0, NULL, stats_bytes, &err),
+                     PQ_OK);
+    ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS)); /* without EXACT_BYTES: not trusted */
+    pq_decode_plan_free(&plan);
+    ck_assert_int_eq(pq_decode_plan_add_chunk_sized(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2,
+                                                    PQ_PLAN_EXACT_BYTES, NULL, stats_bytes, &err),
+                     PQ_OK);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS);
+    ck_assert(plan.chunks[0].flags & PQ_PLAN_CHUNK_SIZE_STATISTICS);
+    ck_assert_uint_eq(plan.chunks[0].string_bytes, 2);
+    ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+    const int32_t koffs[3] = {0, 1, 2};
+    ck_assert_mem_eq(out.offsets, koffs, sizeof koffs);
+    ck_assert_uint_eq(out.data_len, 2);
+    ck_assert_mem_eq(out.data, "kk", 2);
+    pq_column_values_free(&out);
+    pq_decode_plan_free(&plan);
+    for (int64_t lie = 1; lie <= 3; lie += 2) {
+        stats_bytes[0] = lie;
+        ck_assert_int_eq(pq_decode_plan_add_chunk_sized(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2,
+                                                        PQ_PLAN_EXACT_BYTES, NULL, stats_bytes, &err),
+                         PQ_OK);
+        ck_assert_int_eq(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err), PQ_ERR_CORRUPT_DATA);
+        ck_assert_msg(strstr(err.message, "SizeStatistics"), "%s", err.message);
+        pq_decode_plan_free(&plan);
+    }
+
     /* the indices of that chunk, and its dictionary */
     ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, dchunk, m, dpages, 2, 0,
                                             PQ_DECODE_INDICES, NULL, &out, &err),

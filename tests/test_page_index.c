@@ -74,7 +74,40 @@ START_TEST(skips_unknown_and_optional_fields)
     ck_assert_msg(pq_offset_index_decode(o.b, o.n, 10, 10, 6, &oi, &err) == PQ_OK, "%s", err.message);
     ck_assert_uint_eq(oi.npages, 2);
     ck_assert_int_eq(oi.pages[1].first_row_index, 3);
+    /* field 2: SizeStatistics' unencoded_byte_array_data_bytes per page */
+    ck_assert_ptr_nonnull(oi.unencoded_bytes);
+    ck_assert_int_eq(oi.unencoded_bytes[0], 7);
+    ck_assert_int_eq(oi.unencoded_bytes[1], 9);
     pq_offset_index_free(&oi);
+    ck_assert_ptr_null(oi.unencoded_bytes);
+}
+END_TEST
+
+/* Page sizes that do not fit the pages are dropped, never an error. */
+START_TEST(unfit_page_sizes_are_dropped)
+{
+    static const struct { uint8_t header; int64_t a, b; } cases[] = {
+        {0x16, 7, 0},  /* one size for two pages */
+        {0x26, 7, -1}, /* a negative size */
+        {0x25, 7, 9},  /* i32 elements, not i64 */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        buf o;
+        offset_index(&o, 2, 10, 5, 3);
+        o.n--;
+        put(&o, 0x19); /* field 2 (delta 1), list */
+        put(&o, cases[k].header);
+        zigzag(&o, cases[k].a);
+        if ((cases[k].header >> 4) == 2) zigzag(&o, cases[k].b);
+        put(&o, 0x00);
+        pq_offset_index oi;
+        pq_error err;
+        ck_assert_msg(pq_offset_index_decode(o.b, o.n, 10, 10, 6, &oi, &err) == PQ_OK, "case %zu: %s", k,
+                      err.message);
+        ck_assert_uint_eq(oi.npages, 2);
+        ck_assert_ptr_null(oi.unencoded_bytes);
+        pq_offset_index_free(&oi);
+    }
 }
 END_TEST
 
@@ -172,6 +205,7 @@ int main(void)
     TCase *tc = tcase_create("offset index");
     tcase_add_test(tc, decodes_locations);
     tcase_add_test(tc, skips_unknown_and_optional_fields);
+    tcase_add_test(tc, unfit_page_sizes_are_dropped);
     tcase_add_test(tc, rejects_what_does_not_fit_the_chunk);
     tcase_add_test(tc, every_truncation_fails_cleanly);
     suite_add_tcase(s, tc);

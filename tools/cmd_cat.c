@@ -146,8 +146,8 @@ static void print_stats(const pq_reader *r)
             pq_decode_stats st;
             pq_reader_decode_stats(r, &st, sizeof st);
             fprintf(stderr, ", %" PRIu64 " rows out, %" PRIu64 " filtered out, %" PRIu64 " bytes of Arrow buffers, %" PRIu64
-                    " dictionary bytes not decompressed", st.rows, st.rows_filtered, st.bytes_out,
-                    st.dictionary_bytes_skipped);
+                    " dictionary bytes not decompressed, %" PRIu64 " chunks sized by SizeStatistics", st.rows,
+                    st.rows_filtered, st.bytes_out, st.dictionary_bytes_skipped, st.chunks_sized_by_statistics);
         }
         fputc('\n', stderr);
     }

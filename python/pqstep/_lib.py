@@ -180,6 +180,7 @@ class pq_decode_stats(ctypes.Structure):
         ("device_chunks", ctypes.c_uint64),
         ("cpu_chunks", ctypes.c_uint64),
         ("dictionary_bytes_skipped", ctypes.c_uint64),
+        ("chunks_sized_by_statistics", ctypes.c_uint64),
     ]
 
 
