@@ -34,7 +34,10 @@
  * strings with strings, booleans, dates with a 'YYYY-MM-DD' literal;
  * another type makes the comparison unknown; such a filter prunes nothing.
  * A path through an array the writer shredded (its elements in repeated
- * columns) is refused (PQ_ERR_UNSUPPORTED). Keywords are case-insensitive
+ * columns) reads the element at that index of each row's list, pruning
+ * nothing; two elements of one such array in one filter, arrays nested in
+ * it, and IS [NOT] NULL on an object or array inside it are refused
+ * (PQ_ERR_UNSUPPORTED). Keywords are case-insensitive
  * (quote a column named like one: "true"). Precedence: NOT > AND > OR.
  * Positions in messages are byte offsets from 0.
  *

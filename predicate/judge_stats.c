@@ -192,7 +192,7 @@ static void judge_bbox(const pq_expr *n, const pq_row_group *rg, pq_maybe *r)
 
 bool pq_variant_residual_empty(const pq_expr *n, const pq_row_group *rg)
 {
-    if (n->variant_untyped || n->variant_by_value) return false;
+    if (n->variant_untyped || n->variant_by_value || n->variant_pick >= 0) return false;
     for (size_t k = 0; k <= n->variant_depth && n->variant_depth; k++) {
         int32_t leaf = n->variant_residual[k];
         if (leaf < 0) continue;

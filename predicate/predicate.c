@@ -28,6 +28,7 @@ static pq_expr *node_new(pq_node_kind kind, pq_error *err)
     e->kind = e->written_kind = kind;
     e->pos = SIZE_MAX;
     e->leaf = -1;
+    e->variant_pick = -1;
     return e;
 }
 
@@ -229,6 +230,9 @@ void pq_expr_unbind_node(pq_expr *e)
     e->variant_untyped = false;
     e->variant_by_value = false;
     e->variant_typed = 0;
+    e->variant_pick = -1;
+    e->variant_pick_level = 0;
+    e->variant_pick_def = 0;
     e->bound = false;
 }
 

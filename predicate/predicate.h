@@ -131,6 +131,17 @@ struct pq_expr {
     bool variant_untyped;
     bool variant_by_value;
     uint8_t variant_typed;
+    /* A path through one array the writer shredded (`v.l[2].x`, its
+     * elements in repeated columns): variant_pick is the index (-1: none),
+     * variant_pick_level the step it is, variant_pick_def the definition
+     * level at which an element is present. The leaves below that step
+     * (the typed leaf, the residuals deeper than it) are read as the
+     * element at that index of each row's list, a flat column of the
+     * row's element (null where the list is null, empty or shorter);
+     * nothing prunes such a node. */
+    int64_t variant_pick;
+    uint8_t variant_pick_level;
+    int16_t variant_pick_def;
     size_t variant_path_at;
     int32_t variant_meta;
     int32_t variant_residual[PQ_VARIANT_PATH_MAX + 1];

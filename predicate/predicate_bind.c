@@ -728,24 +728,39 @@ static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_s
                         "to it", e->column, sc->nodes[v].name);
         return -1;
     }
-    /* Down the shredded groups: an array the writer shredded holds its
-     * elements in repeated columns, which a row filter does not read. */
+    /* Down the shredded groups. An array the writer shredded holds its
+     * elements in repeated columns: the filter reads the element at the
+     * step's index of each row's list (one such array on a path). */
     int32_t g = v;
     size_t typed = 0;
     e->variant_residual[0] = child_leaf(sc, v, "value");
     for (; typed < ns; typed++) {
         int32_t next = pq_variant_schema_step(sc, g, &steps[typed]);
         if (next >= 0 && steps[typed].index >= 0) {
-            *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos, "'%.64s' goes through an array the writer shredded "
-                            "in VARIANT column %.64s: not filterable (project the path instead)", e->column,
-                            sc->nodes[v].name);
-            return -1;
+            if (e->variant_pick >= 0) {
+                *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos, "'%.64s' goes through more than one array the "
+                                "writer shredded in VARIANT column %.64s: not filterable (project the path instead)",
+                                e->column, sc->nodes[v].name);
+                return -1;
+            }
+            int32_t list = pq_variant_schema_child(sc, g, "typed_value", 11);
+            e->variant_pick = steps[typed].index;
+            e->variant_pick_level = (uint8_t)(typed + 1);
+            e->variant_pick_def = sc->nodes[sc->nodes[list].children[0]].max_def; /* the repeated group's */
         }
         if (next < 0) break;
         g = next;
         e->variant_residual[typed + 1] = child_leaf(sc, g, "value");
     }
     for (size_t k = typed + 1; k <= ns; k++) e->variant_residual[k] = -1;
+    for (size_t k = 0; k <= typed; k++) {
+        int32_t r = e->variant_residual[k];
+        if (r >= 0 && sc->leaves[r].max_rep > (e->variant_pick >= 0 && k >= e->variant_pick_level)) {
+            *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos, "'%.64s' goes into arrays nested in an array the writer "
+                            "shredded in VARIANT column %.64s: not filterable", e->column, sc->nodes[v].name);
+            return -1;
+        }
+    }
     e->variant_depth = (uint8_t)ns;
     e->variant_typed = (uint8_t)typed;
     e->variant_path_at = (size_t)(rest - e->column);
@@ -761,7 +776,7 @@ static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_s
     }
     int32_t leaf = sc->nodes[tv].leaf_index;
     if (leaf >= 0) {
-        if ((uint32_t)leaf >= sc->leaves_len || sc->leaves[leaf].max_rep > 0) {
+        if ((uint32_t)leaf >= sc->leaves_len || sc->leaves[leaf].max_rep > (e->variant_pick >= 0)) {
             *st = bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "'%.64s': a repeated typed_value in VARIANT "
                             "column %.64s", e->column, sc->nodes[v].name);
             return -1;
@@ -774,6 +789,12 @@ static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_s
     if (e->kind != PQ_NODE_IS_NULL) {
         e->variant_untyped = true;
         return meta;
+    }
+    if (e->variant_pick >= 0) {
+        *st = bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos, "'%.64s': IS [NOT] NULL on an object or array inside an "
+                        "array the writer shredded in VARIANT column %.64s is not filterable", e->column,
+                        sc->nodes[v].name);
+        return -1;
     }
     int32_t i = tv;
     for (int hops = 0; sc->nodes[i].leaf_index < 0 && hops < (int)sc->nodes_len; hops++) {
@@ -838,7 +859,7 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
     if (leaf < 0 || !sc || (uint32_t)leaf >= sc->leaves_len)
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos, "no column '%.64s'%s", e->column, "");
     const pq_leaf *lf = &sc->leaves[leaf];
-    if (lf->max_rep > 0)
+    if (lf->max_rep > (e->variant_pick >= 0)) /* an element picked from a shredded array is a value a row */
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
                          "column '%.64s' is repeated (lists are not filterable)%s", lf->path, "");
     if (lf->physical_type == PQ_INT96)

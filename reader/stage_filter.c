@@ -25,6 +25,7 @@
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
 #include "predicate/predicate_eval.h"
+#include "pages/buffer_pool.h"
 #include "reader/chunk_decode.h"
 #include "reader/output_type.h"
 #include "reader/parallel.h"
@@ -159,6 +160,142 @@ static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool 
     if (e->leaf != leaf) return;
     if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) *defs = true;
     else *values = true;
+}
+
+/* Whether the filter reads leaf `leaf` as the element at an index of each
+ * row's list (a VARIANT path through an array the writer shredded,
+ * predicate.h): *index (left -1 when not) and *elem_def. Two paths that
+ * want it at different indexes are PQ_ERR_UNSUPPORTED. */
+static pq_status leaf_pick(const pq_expr *e, int32_t leaf, int64_t *index, int16_t *elem_def, pq_error *err)
+{
+    if (!e) return PQ_OK;
+    if (e->kind == PQ_NODE_AND || e->kind == PQ_NODE_OR || e->kind == PQ_NODE_NOT) {
+        pq_status st = leaf_pick(e->kids[0], leaf, index, elem_def, err);
+        return st == PQ_OK ? leaf_pick(e->kids[1], leaf, index, elem_def, err) : st;
+    }
+    if (e->kind == PQ_NODE_CONST || e->variant_pick < 0) return PQ_OK;
+    bool hit = !e->variant_untyped && e->leaf == leaf;
+    for (size_t k = e->variant_pick_level; k <= e->variant_depth && !hit; k++) hit = e->variant_residual[k] == leaf;
+    if (!hit) return PQ_OK;
+    if (*index >= 0 && *index != e->variant_pick)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "predicate: elements %lld and %lld of the same array the writer "
+                            "shredded in one filter (%.64s)", (long long)*index, (long long)e->variant_pick, e->column);
+    *index = e->variant_pick;
+    *elem_def = e->variant_pick_def;
+    return PQ_OK;
+}
+
+/* Bytes of non-null value `k` of a decoded byte-array chunk. */
+static bool value_bytes(const pq_column_values *v, size_t k, const uint8_t **p, size_t *len)
+{
+    if (!v->offsets || k >= v->n_values) return false;
+    int32_t a = v->offsets[k], b = v->offsets[k + 1];
+    if (a < 0 || b < a || (size_t)b > v->data_len) return false;
+    *p = v->data + a;
+    *len = (size_t)(b - a);
+    return true;
+}
+
+/* Leaf `leaf` (under one list: max_rep 1) decoded as `v`, as the flat
+ * chunk of each row's element `index`: a slot a row, null where the
+ * row's list is null, empty or shorter, or the element's value is null.
+ * elem_def: the level at which an element is present. */
+static pq_status pick_elements(const pq_leaf *leaf, const pq_column_values *v, int64_t index, int16_t elem_def,
+                               pq_column_values *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (leaf->max_rep != 1 || !v->rep_levels || v->views || v->dictionary)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': an element of its lists cannot be picked here",
+                            leaf->path);
+    size_t rows = 0;
+    for (size_t i = 0; i < v->n_levels; i++) rows += v->rep_levels[i] == 0;
+    int64_t *src = malloc((rows ? rows : 1) * sizeof *src);
+    out->def_levels = pq_pool_alloc((rows ? rows : 1) * sizeof *out->def_levels);
+    pq_status st = src && out->def_levels ? PQ_OK : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    size_t picked = 0, bytes = 0, vi = 0, row = 0;
+    int64_t elem = 0;
+    for (size_t i = 0; st == PQ_OK && i < v->n_levels; i++) {
+        int16_t d = v->def_levels ? v->def_levels[i] : leaf->max_def;
+        if (v->rep_levels[i] == 0) {
+            if (i > 0) row++;
+            elem = 0;
+            src[row] = -1;
+        } else {
+            elem++;
+        }
+        if (d >= elem_def && elem == index && d == leaf->max_def) {
+            if (vi >= v->n_values) {
+                st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': fewer values than its levels say",
+                                  leaf->path);
+                break;
+            }
+            src[row] = (int64_t)vi;
+            picked++;
+            const uint8_t *p;
+            size_t len = 0;
+            if (!v->width && !value_bytes(v, vi, &p, &len))
+                st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': a value outside its data", leaf->path);
+            bytes += len;
+        }
+        if (d == leaf->max_def) vi++;
+    }
+    if (st == PQ_OK && rows && v->rep_levels[0] != 0)
+        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': its first level starts no row", leaf->path);
+    out->physical_type = v->physical_type;
+    out->width = v->width;
+    out->decimal128 = v->decimal128;
+    out->n_levels = rows;
+    out->n_values = picked;
+    if (st == PQ_OK && v->width) {
+        out->values = pq_pool_alloc((picked ? picked : 1) * v->width);
+        if (!out->values) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    } else if (st == PQ_OK) {
+        if (bytes > INT32_MAX) st = pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': picked values too long",
+                                                 leaf->path);
+        out->offsets = st == PQ_OK ? pq_pool_alloc((picked + 1) * sizeof *out->offsets) : NULL;
+        out->data = st == PQ_OK ? pq_pool_alloc(bytes ? bytes : 1) : NULL;
+        if (st == PQ_OK && (!out->offsets || !out->data)) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+        if (st == PQ_OK) out->offsets[0] = 0;
+    }
+    size_t o = 0;
+    for (size_t r = 0; st == PQ_OK && r < rows; r++) {
+        out->def_levels[r] = src[r] >= 0 ? 1 : 0;
+        if (src[r] < 0) continue;
+        if (v->width) {
+            memcpy(out->values + o * v->width, v->values + (size_t)src[r] * v->width, v->width);
+        } else {
+            const uint8_t *p = NULL;
+            size_t len = 0;
+            value_bytes(v, (size_t)src[r], &p, &len);
+            if (len) memcpy(out->data + out->data_len, p, len);
+            out->data_len += len;
+            out->offsets[o + 1] = (int32_t)out->data_len;
+        }
+        o++;
+    }
+    free(src);
+    if (st != PQ_OK) pq_column_values_free(out);
+    return st;
+}
+
+static void release_placeholder(struct ArrowSchema *s)
+{
+    s->release = NULL;
+}
+
+/* Field *f of the filter's batch, typed as leaf `leaf` under a list (a
+ * list node), retyped as the leaf itself: its column is the element picked
+ * from each row's list (pick_elements). */
+static pq_status flat_field(const pq_reader *r, const pq_schema *schema, uint32_t leaf, struct ArrowSchema *f,
+                            pq_error *err)
+{
+    pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaf, true);
+    char fmt[16];
+    pq_status st = pq_arrow_format(&lf.arrow, fmt, sizeof fmt);
+    if (st != PQ_OK) return pq_error_set(err, st, "column '%s': no Arrow format", lf.path);
+    if (f->release) f->release(f);
+    *f = (struct ArrowSchema){.format = "n", .name = "", .flags = ARROW_FLAG_NULLABLE, .release = release_placeholder};
+    return pq_arrow_schema_retype(f, fmt, NULL, err);
 }
 
 /* The definition level of each row's first entry of a decoded chunk (one
@@ -413,12 +550,13 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     struct ArrowArray *dicts = calloc(nl ? nl : 1, sizeof *dicts);
     struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
     bool *as_output = calloc(nl ? nl : 1, sizeof *as_output); /* built as the output type (large strings) */
+    bool *picked = calloc(nl ? nl : 1, sizeof *picked);       /* elements picked from lists: a value a row */
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
     pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
                            vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
-                           dict_types && as_output
+                           dict_types && as_output && picked
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) pq_expr_columns(r->sel.filter, leaves, nl);
@@ -428,12 +566,15 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         const pq_leaf *leaf = &schema->leaves[leaves[k]];
         bool want_values = false, want_defs = false;
         filter_leaf_uses(r->sel.filter, (int32_t)leaves[k], &want_values, &want_defs);
+        int64_t pick = -1; /* read as each row's element `pick` of its list */
+        int16_t pick_def = 0;
+        if ((st = leaf_pick(r->sel.filter, (int32_t)leaves[k], &pick, &pick_def, err)) != PQ_OK) break;
         /* Filter at the dictionary: a chunk whose data pages are all
          * dictionary-encoded gives its indices and dictionary, and the
          * predicate is evaluated once per entry (predicate_eval.h). Not for
          * a projected column whose rows cannot be decoded alone later
          * (selection-vector decode): it is handed over decoded instead. */
-        bool projected = c < r->sel.columns_len;
+        bool projected = c < r->sel.columns_len && pick < 0; /* a picked column is the filter's own */
         bool by_dict = want_values && !r->opts.prune_only && pq_reader_leaf_is_flat(schema, leaf) &&
                        pq_pages_all_dictionary(ch->pages, ch->info.npages) &&
                        (!projected || pq_reader_rows_decodable(r, leaf, ch));
@@ -457,6 +598,12 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
             pq_column_values_free(d);
             free(d);
         }
+        if (st == PQ_OK && pick >= 0) {
+            pq_column_values flat;
+            st = pick_elements(leaf, &v, pick, pick_def, &flat, err);
+            pq_column_values_free(&v);
+            v = flat;
+        }
         if (st != PQ_OK) {
             pq_column_values_free(&v);
             break;
@@ -468,6 +615,11 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
             defs_by_leaf[leaves[k]] = defs[k];
         }
         pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
+        if (pick >= 0) { /* a slot a row */
+            lf.max_rep = 0;
+            lf.max_def = 1;
+            picked[k] = true;
+        }
         /* A projected column read as large strings is built as such (the
          * evaluator takes 64-bit offsets too), so that the decode stage
          * takes it instead of decompressing its pages a second time. */
@@ -508,6 +660,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         if (!cols[k]) continue;
         vleaves[nv] = leaves[k];
         as_output[nv] = as_output[k]; /* nv <= k: a slot already read */
+        picked[nv] = picked[k];
         vcols[nv] = cols[k];
         vdicts[nv] = dict_cols[k];
         voffsets[nv++] = offsets[k];
@@ -524,6 +677,8 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
             else pq_error_set(err, st, "column '%s': no Arrow format", ol.path);
             if (st != PQ_OK) break;
         }
+        if (picked[k]) st = flat_field(r, schema, vleaves[k], bschema.children[k], err);
+        if (st != PQ_OK) break;
         by_leaf[vleaves[k]] = batch.children[k];
         types[vleaves[k]] = bschema.children[k];
         if (!vdicts[k]) continue;
@@ -550,6 +705,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     for (size_t k = 0; dict_cols && k < nl; k++) pq_arrow_column_release(dict_cols[k]);
     free(dict_cols);
     free(as_output);
+    free(picked);
     free(vdicts);
     free(wraps);
     free(wrap_types);
