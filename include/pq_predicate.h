@@ -35,9 +35,8 @@
  * another type makes the comparison unknown; such a filter prunes nothing.
  * A path through an array the writer shredded (its elements in repeated
  * columns) reads the element at that index of each row's list, pruning
- * nothing; two elements of one such array in one filter, arrays nested in
- * it, and IS [NOT] NULL on an object or array inside it are refused
- * (PQ_ERR_UNSUPPORTED). Keywords are case-insensitive
+ * nothing; arrays nested in it and IS [NOT] NULL on an object or array
+ * inside it are refused (PQ_ERR_UNSUPPORTED). Keywords are case-insensitive
  * (quote a column named like one: "true"). Precedence: NOT > AND > OR.
  * Positions in messages are byte offsets from 0.
  *

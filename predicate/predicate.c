@@ -233,6 +233,8 @@ void pq_expr_unbind_node(pq_expr *e)
     e->variant_pick = -1;
     e->variant_pick_level = 0;
     e->variant_pick_def = 0;
+    e->variant_pick_slot = 0;
+    e->variant_pick_base = 0;
     e->bound = false;
 }
 
@@ -412,6 +414,14 @@ size_t pq_expr_columns(const pq_expr *e, uint32_t *out, size_t cap)
     if (out && cap) memcpy(out, all, (n < cap ? n : cap) * sizeof *out);
     free(all);
     return n;
+}
+
+size_t pq_expr_pick_slots(const pq_expr *e)
+{
+    if (!e) return 0;
+    size_t a = pq_expr_pick_slots(e->kids[0]), b = pq_expr_pick_slots(e->kids[1]);
+    size_t n = a > b ? a : b;
+    return pq_node_is_leaf(e) && e->variant_pick >= 0 && e->variant_pick_slot > n ? e->variant_pick_slot : n;
 }
 
 /* ---------------------------------------------------------------------------

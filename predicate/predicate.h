@@ -138,10 +138,15 @@ struct pq_expr {
      * (the typed leaf, the residuals deeper than it) are read as the
      * element at that index of each row's list, a flat column of the
      * row's element (null where the list is null, empty or shorter);
-     * nothing prunes such a node. */
+     * nothing prunes such a node. The evaluator finds those columns at
+     * index leaf + variant_pick_base, variant_pick_slot * (the schema's
+     * leaves): the binder numbers the tree's distinct indexes from 1
+     * (pq_expr_pick_slots). */
     int64_t variant_pick;
     uint8_t variant_pick_level;
     int16_t variant_pick_def;
+    uint32_t variant_pick_slot;
+    size_t variant_pick_base;
     size_t variant_path_at;
     int32_t variant_meta;
     int32_t variant_residual[PQ_VARIANT_PATH_MAX + 1];
@@ -163,6 +168,10 @@ int pq_value_compare(const pq_expr *leaf_node, const pq_value *a, const pq_value
  * (digits on at least one side of the point); 0 when there is none.
  * *is_integer: no point and no exponent. Shared by the parser and builders. */
 size_t pq_scan_number(const char *s, size_t n, bool *is_integer);
+
+/* How many pick slots a bound tree uses (predicate.h: variant_pick_slot):
+ * an evaluator's column arrays then hold (1 + that) * leaves entries. */
+size_t pq_expr_pick_slots(const pq_expr *e);
 
 /* 'YYYY-MM-DD' at the start of s[0..n) as days since 1970-01-01; false
  * when it is not a valid date. */

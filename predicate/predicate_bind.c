@@ -930,10 +930,38 @@ static void unbind_all(pq_expr *e)
     pq_expr_unbind_node(e);
 }
 
+/* Number the tree's distinct pick indexes from 1 (predicate.h). */
+static void number_picks(pq_expr *e, int64_t *seen, uint32_t *n, size_t leaves)
+{
+    if (!e) return;
+    number_picks(e->kids[0], seen, n, leaves);
+    number_picks(e->kids[1], seen, n, leaves);
+    if (!pq_node_is_leaf(e) || e->variant_pick < 0) return;
+    uint32_t j = 0;
+    while (j < *n && seen[j] != e->variant_pick) j++;
+    if (j == *n) seen[(*n)++] = e->variant_pick;
+    e->variant_pick_slot = j + 1;
+    e->variant_pick_base = (size_t)(j + 1) * leaves;
+}
+
+static size_t count_leaf_nodes(const pq_expr *e)
+{
+    return e ? pq_node_is_leaf(e) + count_leaf_nodes(e->kids[0]) + count_leaf_nodes(e->kids[1]) : 0;
+}
+
 pq_status pq_expr_bind(pq_expr *e, const pq_metadata *md, pq_error *err)
 {
     if (!e || !md) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_expr_bind: NULL argument");
     pq_status st = bind_node(md, e, err);
+    if (st == PQ_OK) {
+        size_t nodes = count_leaf_nodes(e);
+        int64_t *seen = malloc((nodes ? nodes : 1) * sizeof *seen);
+        uint32_t n = 0;
+        const pq_schema *sc = pq_metadata_schema(md);
+        if (seen) number_picks(e, seen, &n, sc ? sc->leaves_len : 0);
+        else st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory binding a predicate");
+        free(seen);
+    }
     if (st != PQ_OK) unbind_all(e);
     return st;
 }

@@ -1050,8 +1050,11 @@ static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, ui
         if (!untyped) return PQ_OK; /* not read here: the typed leaf alone */
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: no metadata column for %.64s", e->column);
     }
-    for (size_t k = 0; k <= e->variant_depth; k++)
-        any |= vc.have[k] = variant_col(c, e->variant_residual[k], &vc.res[k]);
+    for (size_t k = 0; k <= e->variant_depth; k++) { /* below a shredded array: the picked columns */
+        size_t base = e->variant_pick >= 0 && k >= e->variant_pick_level ? e->variant_pick_base : 0;
+        int32_t slot = e->variant_residual[k] < 0 ? -1 : (int32_t)((size_t)e->variant_residual[k] + base);
+        any |= vc.have[k] = variant_col(c, slot, &vc.res[k]);
+    }
     if (!any && !untyped) return PQ_OK;
     size_t ns = 0;
     pq_status st = pq_variant_path_steps(e->column + e->variant_path_at, vc.steps, PQ_VARIANT_PATH_MAX + 1, &ns,
@@ -1067,7 +1070,9 @@ static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, ui
     if (is_null && e->node_def > 0) {
         defs = c->row_defs ? c->row_defs[e->leaf] : NULL;
         if (!defs) return PQ_OK; /* not read here: the group alone */
-    } else if (is_null && !untyped && !variant_col_any(c, e->leaf, &typed)) {
+    } else if (is_null && !untyped &&
+               !variant_col_any(c, (int32_t)((size_t)e->leaf + (e->variant_pick >= 0 ? e->variant_pick_base : 0)),
+                                &typed)) {
         return PQ_OK;
     }
     for (int64_t i = 0; i < c->length; i++) {
@@ -1113,7 +1118,14 @@ static pq_status eval_variant_rest(eval_ctx *c, const pq_expr *e, uint8_t *t, ui
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
     if (e->variant_untyped) return eval_variant_rest(c, e, t, f);
-    pq_status st = e->variant_by_value ? eval_typed_by_value(c, e, t, f) : eval_leaf_typed(c, e, t, f);
+    pq_expr picked; /* a path through a shredded array: its typed leaf's picked column */
+    const pq_expr *typed = e;
+    if (e->variant_pick >= 0) {
+        picked = *e;
+        picked.leaf = (int32_t)((size_t)e->leaf + e->variant_pick_base);
+        typed = &picked;
+    }
+    pq_status st = e->variant_by_value ? eval_typed_by_value(c, typed, t, f) : eval_leaf_typed(c, typed, t, f);
     if (st == PQ_OK && e->variant_depth) st = eval_variant_rest(c, e, t, f);
     return st;
 }

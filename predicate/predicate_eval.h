@@ -49,6 +49,9 @@ bool pq_arrow_slot_kind(const char *f, pq_slot_kind *kind, int *width);
  * predicate on it is then evaluated once per dictionary entry and mapped
  * over the indices, which is how the reader evaluates dictionary-encoded
  * chunks without gathering their values.
+ * A path through an array the writer shredded reads the leaves below it
+ * at columns[leaf + variant_pick_base] (predicate.h): the arrays then hold
+ * (1 + pq_expr_pick_slots(e)) * leaves entries.
  * row_defs[leaf] (may be NULL when the predicate tests no group) holds, for
  * each row, the definition level of leaf `leaf` at the row's first entry:
  * IS [NOT] NULL on a group (node_def > 0) reads it instead of the column.

@@ -162,27 +162,31 @@ static void filter_leaf_uses(const pq_expr *e, int32_t leaf, bool *values, bool 
     else *values = true;
 }
 
-/* Whether the filter reads leaf `leaf` as the element at an index of each
- * row's list (a VARIANT path through an array the writer shredded,
- * predicate.h): *index (left -1 when not) and *elem_def. Two paths that
- * want it at different indexes are PQ_ERR_UNSUPPORTED. */
-static pq_status leaf_pick(const pq_expr *e, int32_t leaf, int64_t *index, int16_t *elem_def, pq_error *err)
+/* How the filter reads leaf `leaf`, per pick slot j (0: as it is; j >= 1:
+ * as the element at index[j] of each row's list, elem_def[j] the level at
+ * which an element is present: a VARIANT path through an array the writer
+ * shredded, predicate.h): used[j] set for each. */
+static void leaf_slots(const pq_expr *e, int32_t leaf, bool *used, int64_t *index, int16_t *elem_def)
 {
-    if (!e) return PQ_OK;
+    if (!e) return;
     if (e->kind == PQ_NODE_AND || e->kind == PQ_NODE_OR || e->kind == PQ_NODE_NOT) {
-        pq_status st = leaf_pick(e->kids[0], leaf, index, elem_def, err);
-        return st == PQ_OK ? leaf_pick(e->kids[1], leaf, index, elem_def, err) : st;
+        leaf_slots(e->kids[0], leaf, used, index, elem_def);
+        leaf_slots(e->kids[1], leaf, used, index, elem_def);
+        return;
     }
-    if (e->kind == PQ_NODE_CONST || e->variant_pick < 0) return PQ_OK;
-    bool hit = !e->variant_untyped && e->leaf == leaf;
-    for (size_t k = e->variant_pick_level; k <= e->variant_depth && !hit; k++) hit = e->variant_residual[k] == leaf;
-    if (!hit) return PQ_OK;
-    if (*index >= 0 && *index != e->variant_pick)
-        return pq_error_set(err, PQ_ERR_UNSUPPORTED, "predicate: elements %lld and %lld of the same array the writer "
-                            "shredded in one filter (%.64s)", (long long)*index, (long long)e->variant_pick, e->column);
-    *index = e->variant_pick;
-    *elem_def = e->variant_pick_def;
-    return PQ_OK;
+    if (e->kind == PQ_NODE_CONST) return;
+    bool picked = e->variant_pick >= 0 && !e->variant_untyped && e->leaf == leaf, flat = !picked && e->leaf == leaf;
+    flat |= e->variant_depth && e->variant_meta == leaf;
+    for (size_t k = 0; e->variant_depth && k <= e->variant_depth; k++) {
+        if (e->variant_residual[k] != leaf) continue;
+        if (e->variant_pick >= 0 && k >= e->variant_pick_level) picked = true;
+        else flat = true;
+    }
+    used[0] |= flat;
+    if (!picked) return;
+    used[e->variant_pick_slot] = true;
+    index[e->variant_pick_slot] = e->variant_pick;
+    elem_def[e->variant_pick_slot] = e->variant_pick_def;
 }
 
 /* Bytes of non-null value `k` of a decoded byte-array chunk. */
@@ -528,17 +532,26 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         outcome->why[0] = '\0';
         outcome->kernel_chunks = outcome->cpu_chunks = 0;
     }
-    size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
+    /* The filter's columns: each leaf it reads, once more for each index
+     * a path through a shredded array picks from it (leaf_slots). */
+    size_t nreal = pq_expr_columns(r->sel.filter, NULL, 0), nslots = pq_expr_pick_slots(r->sel.filter);
+    size_t nl = nreal * (1 + nslots), nby = (size_t)schema->leaves_len * (1 + nslots);
     const pq_row_set *rows = &r->sel.rows[g];
     int64_t len = (int64_t)rows->rows;
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
+    size_t *slot_of = malloc((nl ? nl : 1) * sizeof *slot_of);      /* its place in by_leaf */
+    int64_t *pick_of = malloc((nl ? nl : 1) * sizeof *pick_of);     /* -1, or the element picked */
+    int16_t *pick_def = malloc((nl ? nl : 1) * sizeof *pick_def);
+    bool *used = calloc(1 + nslots, sizeof *used);
+    int64_t *slot_index = calloc(1 + nslots, sizeof *slot_index);
+    int16_t *slot_def = calloc(1 + nslots, sizeof *slot_def);
     pq_arrow_column **cols = calloc(nl ? nl : 1, sizeof *cols);
     bool *handed = calloc(nl ? nl : 1, sizeof *handed);
     int64_t *offsets = calloc(nl ? nl : 1, sizeof *offsets);
-    const struct ArrowArray **by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *by_leaf);
-    const struct ArrowSchema **types = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *types);
+    const struct ArrowArray **by_leaf = calloc(nby ? nby : 1, sizeof *by_leaf);
+    const struct ArrowSchema **types = calloc(nby ? nby : 1, sizeof *types);
     int16_t **defs = calloc(nl ? nl : 1, sizeof *defs);
-    const int16_t **defs_by_leaf = calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *defs_by_leaf);
+    const int16_t **defs_by_leaf = calloc(nby ? nby : 1, sizeof *defs_by_leaf);
     uint32_t *vleaves = malloc((nl ? nl : 1) * sizeof *vleaves);
     pq_arrow_column **vcols = calloc(nl ? nl : 1, sizeof *vcols);
     int64_t *voffsets = calloc(nl ? nl : 1, sizeof *voffsets);
@@ -556,19 +569,34 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     struct ArrowSchema bschema = {0};
     pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
                            vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
-                           dict_types && as_output && picked
+                           dict_types && as_output && picked && slot_of && pick_of && pick_def && used &&
+                           slot_index && slot_def
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    if (st == PQ_OK) pq_expr_columns(r->sel.filter, leaves, nl);
+    if (st == PQ_OK) {
+        pq_expr_columns(r->sel.filter, leaves + (nl - nreal), nreal); /* at the end: read from there */
+        size_t n = 0;
+        for (size_t q = nl - nreal; q < nl; q++) {
+            uint32_t leaf = leaves[q];
+            memset(used, 0, (1 + nslots) * sizeof *used);
+            leaf_slots(r->sel.filter, (int32_t)leaf, used, slot_index, slot_def);
+            for (size_t j = 0; j <= nslots; j++) {
+                if (!used[j]) continue;
+                leaves[n] = leaf; /* n <= q: the entry is already read */
+                slot_of[n] = leaf + j * (size_t)schema->leaves_len;
+                pick_of[n] = j ? slot_index[j] : -1;
+                pick_def[n++] = j ? slot_def[j] : 0;
+            }
+        }
+        nl = n;
+    }
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
         size_t c = walk_index(r, leaves[k]), ck = pq_reader_chunk_at(r, g, c);
         const pq_reader_chunk *ch = &r->pages.chunks[ck];
         const pq_leaf *leaf = &schema->leaves[leaves[k]];
         bool want_values = false, want_defs = false;
         filter_leaf_uses(r->sel.filter, (int32_t)leaves[k], &want_values, &want_defs);
-        int64_t pick = -1; /* read as each row's element `pick` of its list */
-        int16_t pick_def = 0;
-        if ((st = leaf_pick(r->sel.filter, (int32_t)leaves[k], &pick, &pick_def, err)) != PQ_OK) break;
+        int64_t pick = pick_of[k]; /* read as each row's element `pick` of its list */
         /* Filter at the dictionary: a chunk whose data pages are all
          * dictionary-encoded gives its indices and dictionary, and the
          * predicate is evaluated once per entry (predicate_eval.h). Not for
@@ -600,7 +628,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         }
         if (st == PQ_OK && pick >= 0) {
             pq_column_values flat;
-            st = pick_elements(leaf, &v, pick, pick_def, &flat, err);
+            st = pick_elements(leaf, &v, pick, pick_def[k], &flat, err);
             pq_column_values_free(&v);
             v = flat;
         }
@@ -612,7 +640,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
             defs[k] = malloc((size_t)(len ? len : 1) * sizeof *defs[k]);
             st = defs[k] ? row_defs(leaf, &v, ch, rows, defs[k], err)
                          : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-            defs_by_leaf[leaves[k]] = defs[k];
+            defs_by_leaf[slot_of[k]] = defs[k];
         }
         pq_leaf lf = pq_output_leaf(r->sel.outputs, schema, leaves[k], true);
         if (pick >= 0) { /* a slot a row */
@@ -659,6 +687,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     for (size_t k = 0; st == PQ_OK && k < nl; k++) {
         if (!cols[k]) continue;
         vleaves[nv] = leaves[k];
+        slot_of[nv] = slot_of[k];
         as_output[nv] = as_output[k]; /* nv <= k: a slot already read */
         picked[nv] = picked[k];
         vcols[nv] = cols[k];
@@ -679,8 +708,8 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         }
         if (picked[k]) st = flat_field(r, schema, vleaves[k], bschema.children[k], err);
         if (st != PQ_OK) break;
-        by_leaf[vleaves[k]] = batch.children[k];
-        types[vleaves[k]] = bschema.children[k];
+        by_leaf[slot_of[k]] = batch.children[k];
+        types[slot_of[k]] = bschema.children[k];
         if (!vdicts[k]) continue;
         /* A dictionary column: its int32 indices with the dictionary (as an
          * Arrow dictionary array), shallow copies for the evaluator. */
@@ -690,8 +719,8 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         if (st != PQ_OK) break;
         wraps[k] = *batch.children[k];
         wraps[k].dictionary = dicts[k].children[0];
-        by_leaf[vleaves[k]] = &wraps[k];
-        types[vleaves[k]] = &wrap_types[k];
+        by_leaf[slot_of[k]] = &wraps[k];
+        types[slot_of[k]] = &wrap_types[k];
     }
     int64_t kept = 0;
     if (st == PQ_OK)
@@ -706,6 +735,12 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     free(dict_cols);
     free(as_output);
     free(picked);
+    free(slot_of);
+    free(pick_of);
+    free(pick_def);
+    free(used);
+    free(slot_index);
+    free(slot_def);
     free(vdicts);
     free(wraps);
     free(wrap_types);
