@@ -123,19 +123,30 @@ static pq_status check_args(const struct ArrowSchema *schema, const char *const 
     return PQ_OK;
 }
 
+/* The checks both projections make (`fits`: their input is as required,
+ * `unfit` says how not), and a projection to fill; NULL with *st set
+ * when one fails. */
+static projected *project_begin(const struct ArrowSchema *schema, const char *const *paths, size_t npaths, bool out,
+                                bool fits, const char *unfit, pq_status *st, pq_error *err)
+{
+    *st = out ? check_args(schema, paths, npaths, err)
+              : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "VARIANT paths: NULL output");
+    if (*st == PQ_OK && !fits) *st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "VARIANT paths: %s", unfit);
+    projected *p = *st == PQ_OK ? calloc(1, sizeof *p) : NULL;
+    if (*st == PQ_OK && !p) *st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory projecting VARIANT paths");
+    return p;
+}
+
 pq_status pq_variant_project_schema(struct ArrowSchema *schema, const char *const *paths, size_t npaths,
                                     const char *const *keep, size_t nkeep, struct ArrowSchema *out, pq_error *err)
 {
     pq_error local;
     if (!err) err = &local;
-    pq_status st = out ? check_args(schema, paths, npaths, err)
-                       : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "VARIANT paths: NULL output");
     if (out) memset(out, 0, sizeof *out);
-    if (st == PQ_OK && !schema->release)
-        st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "VARIANT paths: a released schema");
-    projected *p = st == PQ_OK ? calloc(1, sizeof *p) : NULL;
-    if (st == PQ_OK && !p) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory projecting VARIANT paths");
-    if (st != PQ_OK) { /* taken over, released */
+    pq_status st;
+    projected *p = project_begin(schema, paths, npaths, out != NULL, schema && schema->release, "a released schema",
+                                 &st, err);
+    if (!p) { /* taken over, released */
         if (schema && schema->release) schema->release(schema);
         return st;
     }
@@ -160,15 +171,13 @@ pq_status pq_variant_project_batch(struct ArrowArray *batch, const struct ArrowS
 {
     pq_error local;
     if (!err) err = &local;
-    pq_status st = out ? check_args(schema, paths, npaths, err)
-                       : pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "VARIANT paths: NULL output");
     if (out) memset(out, 0, sizeof *out);
-    if (st == PQ_OK && (!batch || !batch->release || batch->n_children != schema->n_children ||
-                        (batch->n_children && !batch->children)))
-        st = pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "VARIANT paths: the batch does not match its schema");
-    projected *p = st == PQ_OK ? calloc(1, sizeof *p) : NULL;
-    if (st == PQ_OK && !p) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory projecting VARIANT paths");
-    if (st != PQ_OK) { /* taken over, released */
+    bool fits = batch && batch->release && schema && batch->n_children == schema->n_children &&
+                (!batch->n_children || batch->children);
+    pq_status st;
+    projected *p = project_begin(schema, paths, npaths, out != NULL, fits, "the batch does not match its schema",
+                                 &st, err);
+    if (!p) { /* taken over, released */
         if (batch && batch->release) batch->release(batch);
         return st;
     }

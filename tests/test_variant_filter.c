@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_path.h"
 #include "pqstep.h"
 
 #define SPARK PQ_SOURCE_DIR "/tests/fixtures/variant_spark/"
@@ -41,30 +42,9 @@ static const filter FILTERS[] = {
     {"v.nope[3] = 1", {{".nope[3]", '=', 1}}},
 };
 
-/* The value at `steps` (".a[1].b") of JSON value v, or NULL. */
-static json_t *json_at(json_t *v, const char *steps)
-{
-    const char *p = steps;
-    while (v && *p) {
-        if (*p == '.') {
-            size_t len = strcspn(p + 1, ".[");
-            char name[64];
-            snprintf(name, sizeof name, "%.*s", (int)len, p + 1);
-            v = json_is_object(v) ? json_object_get(v, name) : NULL;
-            p += 1 + len;
-        } else {
-            char *end;
-            long i = strtol(p + 1, &end, 10);
-            v = json_is_array(v) ? json_array_get(v, (size_t)i) : NULL;
-            p = end + 1;
-        }
-    }
-    return v;
-}
-
 static bool term_holds(json_t *row, const term *t)
 {
-    json_t *v = json_at(row, t->steps);
+    json_t *v = pq_test_json_at(row, t->steps);
     if (!json_is_number(v)) return false;
     double x = json_number_value(v);
     switch (t->op) {

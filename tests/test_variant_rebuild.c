@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_path.h"
 #include "pqstep.h"
 #include "test_util.h"
 
@@ -197,27 +198,6 @@ START_TEST(test_shredded_cases)
 }
 END_TEST
 
-/* The value at `steps` (".a[1].b") of JSON value v, or NULL. */
-static json_t *json_at(json_t *v, const char *steps)
-{
-    const char *p = steps;
-    while (v && *p) {
-        if (*p == '.') {
-            size_t len = strcspn(p + 1, ".[");
-            char name[256];
-            snprintf(name, sizeof name, "%.*s", (int)len, p + 1);
-            v = json_is_object(v) ? json_object_get(v, name) : NULL;
-            p += 1 + len;
-        } else {
-            char *end;
-            long i = strtol(p + 1, &end, 10);
-            v = json_is_array(v) ? json_array_get(v, (size_t)i) : NULL;
-            p = end + 1;
-        }
-    }
-    return v;
-}
-
 /* Project `path` of case `file` (rows given by `rows` expected files, NULL
  * for a null row): only pq_variant_path_leaves' leaves read, the path cut
  * by pq_variant_path_extract, each row equal to the expected variant's
@@ -262,7 +242,7 @@ static size_t check_path(const char *dir, const char *file, const char *const *r
                 char *text = expected_json(dir, rows[row]);
                 whole = json_loads(text, JSON_DECODE_ANY, NULL);
                 free(text);
-                want = json_at(whole, steps);
+                want = pq_test_json_at(whole, steps);
             }
             const uint8_t *m, *v;
             size_t ml, vl;
