@@ -211,6 +211,8 @@ static pq_status pick_elements(const pq_leaf *leaf, const pq_column_values *v, i
     if (leaf->max_rep != 1 || !v->rep_levels || v->views || v->dictionary)
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "column '%s': an element of its lists cannot be picked here",
                             leaf->path);
+    if (v->n_levels && v->rep_levels[0] != 0)
+        return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': its first level starts no row", leaf->path);
     size_t rows = 0;
     for (size_t i = 0; i < v->n_levels; i++) rows += v->rep_levels[i] == 0;
     int64_t *src = malloc((rows ? rows : 1) * sizeof *src);
@@ -243,8 +245,6 @@ static pq_status pick_elements(const pq_leaf *leaf, const pq_column_values *v, i
         }
         if (d == leaf->max_def) vi++;
     }
-    if (st == PQ_OK && rows && v->rep_levels[0] != 0)
-        st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': its first level starts no row", leaf->path);
     out->physical_type = v->physical_type;
     out->width = v->width;
     out->decimal128 = v->decimal128;
