@@ -94,21 +94,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                        : pq_expr_compare(schema->leaves[0].path, PQ_CMP_EQ, &lit, &err);
             if (e && (mode & 0x20)) e = pq_expr_or(e, pq_expr_in(schema->leaves[0].path, &lit, 1, &err), &err);
             /* A path into a shredded VARIANT (v.typed_value.a.typed_value
-             * read as v.a: the residual values decoded per row) and a
-             * bounding box on a GEOMETRY or GEOGRAPHY column (WKB
-             * envelopes), where the file has them. */
+             * read as v.a: the residual values decoded per row; a shredded
+             * list's element as v.l[0] or [1]: the element picked from each
+             * row's list), and one the writer did not shred (found in each
+             * row's variant), and a bounding box on a GEOMETRY or GEOGRAPHY
+             * column (WKB envelopes), where the file has them. */
             for (uint32_t k = 0; e && k < schema->leaves_len; k++) {
                 const char *lp = schema->leaves[k].path;
                 uint8_t kind = schema->leaves[k].logical.kind;
                 if ((mode & 0x04) && strstr(lp, ".typed_value")) {
                     char vp[256];
                     size_t w = 0;
-                    for (const char *q = lp; *q && w < sizeof vp - 1;) {
-                        if (!strncmp(q, ".typed_value", 12) && (q[12] == '.' || q[12] == '\0')) q += 12;
-                        else vp[w++] = *q++;
+                    for (const char *q = lp; *q && w < sizeof vp - 4;) {
+                        if (!strncmp(q, ".typed_value", 12) && (q[12] == '.' || q[12] == '\0')) {
+                            q += 12;
+                        } else if (!strncmp(q, ".list.element", 13) && (q[13] == '.' || q[13] == '\0')) {
+                            q += 13;
+                            vp[w++] = '[';
+                            vp[w++] = (mode & 0x01) ? '1' : '0';
+                            vp[w++] = ']';
+                        } else {
+                            vp[w++] = *q++;
+                        }
                     }
                     vp[w] = '\0';
                     e = pq_expr_and(e, pq_expr_compare(vp, PQ_CMP_GE, &lit, &err), &err);
+                    const char *dot = strchr(vp, '.');
+                    if (e && dot && (mode & 0x01)) { /* the same column, a path nobody shredded */
+                        snprintf(vp + (dot - vp), sizeof vp - (size_t)(dot - vp), ".zz[1].q");
+                        e = pq_expr_or(e, pq_expr_compare(vp, PQ_CMP_LT, &lit, &err), &err);
+                    }
                     break;
                 }
                 if ((mode & 0x02) && (kind == PQ_LOGICAL_GEOMETRY || kind == PQ_LOGICAL_GEOGRAPHY)) {
