@@ -1230,9 +1230,13 @@ static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
 {
     if (!e) return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: a node without operands");
     switch (e->kind) {
-    case PQ_NODE_CONST:
-        for (int64_t i = 0; i < c->length; i++) bit_set(e->truth ? t : f, i);
+    case PQ_NODE_CONST: { /* whole bytes at once: a row group may claim millions of rows */
+        uint8_t *dst = e->truth ? t : f;
+        int64_t full = c->length / 8;
+        memset(dst, 0xff, (size_t)full);
+        for (int64_t i = full * 8; i < c->length; i++) bit_set(dst, i);
         return PQ_OK;
+    }
     case PQ_NODE_NOT: return eval_node(c, e->kids[0], f, t);
     case PQ_NODE_AND:
     case PQ_NODE_OR: return eval_binary(c, e, t, f);
