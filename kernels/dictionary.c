@@ -25,6 +25,50 @@ static inline size_t gather_fixed(const uint8_t *dict, uint32_t dict_n, size_t w
     return n;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* Eight indices a step: each lane's word of the table (a permute by the
+ * index's upper bits), shifted by its lower five, the bit moved to the
+ * sign and the signs gathered. */
+__attribute__((target("avx2"))) static inline uint8_t bits_of(__m256i table, __m256i v)
+{
+    __m256i word = _mm256_permutevar8x32_epi32(table, _mm256_srli_epi32(v, 5));
+    __m256i bit = _mm256_srlv_epi32(word, _mm256_and_si256(v, _mm256_set1_epi32(31)));
+    return (uint8_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(bit, 31)));
+}
+
+__attribute__((target("avx2"))) static size_t dict_bits_avx2(const uint32_t *idx, size_t n, const uint32_t *tbits,
+                                                              const uint32_t *fbits, uint32_t last,
+                                                              const uint8_t *mask, uint8_t *t, uint8_t *f)
+{
+    const __m256i top = _mm256_set1_epi32((int32_t)last);
+    const __m256i tt = _mm256_loadu_si256((const __m256i *)(const void *)tbits);
+    const __m256i ft = fbits ? _mm256_loadu_si256((const __m256i *)(const void *)fbits) : tt;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (mask && !mask[i >> 3]) continue;
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(idx + i));
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_min_epu32(v, top), v)) != -1) break; /* v > last */
+        t[i >> 3] = bits_of(tt, v);
+        if (f) f[i >> 3] = bits_of(ft, v);
+    }
+    return i;
+}
+#endif
+
+size_t pq_dict_bits(const uint32_t *idx, size_t n, const uint32_t *tbits, const uint32_t *fbits, size_t dict_n,
+                    const uint8_t *mask, uint8_t *t, uint8_t *f)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (dict_n > 0 && dict_n <= PQ_DICT_BITS_MAX && __builtin_cpu_supports("avx2"))
+        return dict_bits_avx2(idx, n, tbits, f ? fbits : NULL, (uint32_t)(dict_n - 1), mask, t, f);
+#else
+    (void)idx, (void)n, (void)tbits, (void)fbits, (void)dict_n, (void)mask, (void)t, (void)f;
+#endif
+    return 0;
+}
+
 size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n)
 {
     if (dict_n > UINT32_MAX) return n; /* every uint32 index fits */

@@ -21,6 +21,21 @@
  * range: 16 indices a step (SSE2) where the host has it. */
 size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n);
 
+/* Most entries of a small dictionary a truth table maps (PQ_DICT_BITS_MAX:
+ * its bits fit one 256-bit register). */
+#define PQ_DICT_BITS_MAX 256
+
+/* Each index's bit of a per-entry bit table, eight indices a byte: bit k
+ * of t[i / 8] is bit idx[i + k] of `tbits` (and of f[i / 8], when f is not
+ * NULL, that bit of `fbits`), for whole bytes from the start while every
+ * index is below dict_n (at most PQ_DICT_BITS_MAX); a byte whose mask
+ * byte is 0 (mask not NULL) is skipped, left as it was. tbits and fbits:
+ * 8 words, bit j of word j / 32 for entry j. Returns the indices done (a
+ * multiple of 8; fewer than n at an index out of range or at the tail,
+ * left to the caller): AVX2 where the CPU has it, else 0. */
+size_t pq_dict_bits(const uint32_t *idx, size_t n, const uint32_t *tbits, const uint32_t *fbits, size_t dict_n,
+                    const uint8_t *mask, uint8_t *t, uint8_t *f);
+
 /* pq_dict_gather_fixed for indices already checked against the dictionary
  * (pq_dict_first_out_of_range gave n): out gets n * width bytes. */
 void pq_dict_gather_fixed_checked(const uint8_t *dict, size_t width, const uint32_t *idx, size_t n, uint8_t *out);

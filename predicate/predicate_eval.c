@@ -17,6 +17,7 @@
 #include "metadata/error.h"
 #include "predicate/predicate_eval.h"
 #include "predicate/geo.h"
+#include "kernels/dictionary.h"
 #include "metadata/variant_access.h"
 #include "metadata/variant_path.h"
 #include "pq_variant.h"
@@ -610,6 +611,21 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
                 decided &= (t8[j] | f8[j]) != 0;
             }
             if (dn == 0) t8[0] = f8[0] = 0; /* every index is bad then: found below */
+            /* A small dictionary: eight rows a step where the CPU has AVX2
+             * (the kernel stops at a bad index, which the loop below then
+             * names). */
+            if (dn > 0 && dn <= PQ_DICT_BITS_MAX) {
+                uint32_t tbits[8] = {0}, fbits[8] = {0};
+                for (int64_t j = 0; j < dn; j++) {
+                    tbits[j >> 5] |= (uint32_t)t8[j] << (j & 31);
+                    fbits[j >> 5] |= (uint32_t)f8[j] << (j & 31);
+                }
+                i = (int64_t)pq_dict_bits((const uint32_t *)idx, (size_t)c->length, tbits, fbits, (size_t)dn, c->mask,
+                                          t, decided ? NULL : f);
+                if (decided)
+                    for (int64_t b = 0; b < i / 8; b++)
+                        if (!c->mask || c->mask[b]) f[b] = (uint8_t)~t[b];
+            }
             uint32_t bad = 0;
             for (; i + 8 <= c->length; i += 8) {
                 if (c->mask && mask_word_clear(c->mask, i, c->length)) {

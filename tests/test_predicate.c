@@ -987,19 +987,47 @@ START_TEST(test_eval_and_or_against_a_model)
     set_col(&c64, "l", N, 0, NULL, i64, NULL);
     env_add(&env, 3, &c32);
     env_add(&env, 4, &c64);
-    for (int t = 0; t < 400; t++) {
-        char text[512];
-        int truth[N];
-        random_expr(&seed, 3, rows, N, text, sizeof text, truth);
-        pq_error err = {0};
-        pq_expr *e = parse_ok(text);
-        ck_assert_msg(pq_expr_bind(e, env.md, &err) == PQ_OK, "%s: %s", text, err.message);
-        uint8_t keep[(N + 7) / 8];
-        ck_assert_msg(pq_predicate_eval(e, env.cols, env.schemas, NULL, N, keep, &err) == PQ_OK, "%s", err.message);
-        for (int i = 0; i < N; i++)
-            ck_assert_msg(((keep[i / 8] >> (i % 8)) & 1) == (truth[i] == 1), "%s: row %d is %d, the model says %d",
-                          text, i, (keep[i / 8] >> (i % 8)) & 1, truth[i]);
-        pq_expr_free(e);
+    /* The int64 column as it is, then as a dictionary array (its values as
+     * entries, unused ones among them, and a null entry, so that an
+     * entry's false is not the complement of its true): of 40 entries
+     * (mapped eight rows a step where the CPU has AVX2) and of 340 (the
+     * scalar loop). */
+    int64_t entries[400];
+    int32_t idx[N];
+    uint8_t entry_valid[400 / 8];
+    test_col cdict, cidx;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass > 0) {
+            int64_t n = pass == 1 ? 40 : 340; /* entries; values -5..29 at 3.., the last null */
+            memset(entry_valid, 0xff, sizeof entry_valid);
+            for (int64_t j = 0; j < n; j++) entries[j] = 1000 + j;
+            for (int i = 0; i < N; i++) {
+                idx[i] = (int32_t)(rows[i].i64 + 5 + 3);
+                entries[idx[i]] = rows[i].i64;
+            }
+            entry_valid[(n - 1) / 8] &= (uint8_t)~(1u << ((n - 1) % 8));
+            set_col(&cdict, "l", n, 0, entry_valid, entries, NULL);
+            set_col(&cidx, "i", N, 0, NULL, idx, NULL);
+            cidx.a.dictionary = &cdict.a;
+            cidx.s.dictionary = &cdict.s;
+            env_add(&env, 4, &cidx);
+        }
+        for (int t = 0; t < 400; t++) {
+            char text[512];
+            int truth[N];
+            random_expr(&seed, 3, rows, N, text, sizeof text, truth);
+            pq_error err = {0};
+            pq_expr *e = parse_ok(text);
+            ck_assert_msg(pq_expr_bind(e, env.md, &err) == PQ_OK, "%s: %s", text, err.message);
+            uint8_t keep[(N + 7) / 8];
+            ck_assert_msg(pq_predicate_eval(e, env.cols, env.schemas, NULL, N, keep, &err) == PQ_OK, "%s",
+                          err.message);
+            for (int i = 0; i < N; i++)
+                ck_assert_msg(((keep[i / 8] >> (i % 8)) & 1) == (truth[i] == 1),
+                              "%s (pass %d): row %d is %d, the model says %d", text, pass, i,
+                              (keep[i / 8] >> (i % 8)) & 1, truth[i]);
+            pq_expr_free(e);
+        }
     }
     pq_metadata_release(env.md);
 }
