@@ -568,31 +568,34 @@ static pq_status eval_group_null(eval_ctx *c, const pq_expr *e, uint8_t *t, uint
 static pq_status eval_leaf(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
 
 /* A dictionary-encoded column (an Arrow dictionary array with int32
- * indices): the leaf is evaluated once per dictionary entry, then each row
- * takes its entry's result; a null index is a null row. */
+ * indices) of leaf node ln: e (ln itself, or a subtree whose every leaf
+ * reads that column) is evaluated once per dictionary entry, then each
+ * row takes its entry's result; a null index is a null row. */
 static pq_status eval_leaf_typed(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
+static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f);
 
-static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
+static pq_status eval_on_dictionary(eval_ctx *c, const pq_expr *e, const pq_expr *ln, uint8_t *t, uint8_t *f)
 {
-    const struct ArrowArray *a = c->columns[e->leaf];
-    const struct ArrowSchema *s = c->schemas[e->leaf];
+    const struct ArrowArray *a = c->columns[ln->leaf];
+    const struct ArrowSchema *s = c->schemas[ln->leaf];
     if (strcmp(s->format, "i") != 0 || !a->dictionary || !s->dictionary)
         return pq_error_set(c->err, PQ_ERR_UNSUPPORTED,
                             "predicate: dictionary column %.64s: indices of format '%.16s' (int32 expected)",
-                            e->column, s->format);
+                            ln->column, s->format);
     if (a->length < c->length || a->offset < 0 || (c->length && (a->n_buffers < 2 || !a->buffers[1])))
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: column %.64s has %lld rows, %lld needed",
-                            e->column, (long long)a->length, (long long)c->length);
+                            ln->column, (long long)a->length, (long long)c->length);
     int64_t dn = a->dictionary->length;
-    const struct ArrowArray **cols = calloc((size_t)e->leaf + 1, sizeof *cols);
-    const struct ArrowSchema **schs = calloc((size_t)e->leaf + 1, sizeof *schs);
+    const struct ArrowArray **cols = calloc((size_t)ln->leaf + 1, sizeof *cols);
+    const struct ArrowSchema **schs = calloc((size_t)ln->leaf + 1, sizeof *schs);
     uint8_t *td = calloc(2, (size_t)(dn + 7) / 8 + 1), *fd = td ? td + (dn + 7) / 8 + 1 : NULL;
     pq_status st = cols && schs && td ? PQ_OK : pq_error_set(c->err, PQ_ERR_NOMEM, "out of memory");
     if (st == PQ_OK) {
-        cols[e->leaf] = a->dictionary;
-        schs[e->leaf] = s->dictionary;
+        cols[ln->leaf] = a->dictionary;
+        schs[ln->leaf] = s->dictionary;
         eval_ctx dc = {cols, schs, NULL, dn, (size_t)((dn + 7) / 8), c->err, NULL}; /* entries, not rows */
-        st = eval_leaf_typed(&dc, e, td, fd); /* the entries: a variant path's rest is per row */
+        /* the entries (a variant path's rest is per row: the leaf alone) */
+        st = e == ln ? eval_leaf_typed(&dc, e, td, fd) : eval_node(&dc, e, td, fd);
     }
     if (st == PQ_OK) {
         const uint8_t *valid = a->null_count != 0 && a->n_buffers > 0 ? a->buffers[0] : NULL;
@@ -674,7 +677,7 @@ static pq_status eval_leaf_dictionary(eval_ctx *c, const pq_expr *e, uint8_t *t,
             if (j < 0 || j >= dn) {
                 st = pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
                                   "predicate: column %.64s: index %d at row %lld outside the dictionary of %lld",
-                                  e->column, j, (long long)i, (long long)dn);
+                                  ln->column, j, (long long)i, (long long)dn);
                 break;
             }
             if (bit_get(td, j)) bit_set(t, i);
@@ -1151,7 +1154,7 @@ static pq_status eval_leaf_typed(eval_ctx *c, const pq_expr *e, uint8_t *t, uint
     if (e->kind == PQ_NODE_IS_NULL && e->node_def > 0) return eval_group_null(c, e, t, f);
     if (c->schemas && c->schemas[e->leaf] && c->schemas[e->leaf]->dictionary && c->columns &&
         c->columns[e->leaf])
-        return eval_leaf_dictionary(c, e, t, f);
+        return eval_on_dictionary(c, e, e, t, f);
     col_view v;
     pq_status st = view_column(c, e, &v);
     if (st != PQ_OK) return st;
@@ -1241,6 +1244,39 @@ static pq_status eval_binary(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t 
     return st;
 }
 
+/* The leaf every leaf node of subtree e reads (a leaf node of it), or NULL:
+ * plain comparisons, IN and IS [NOT] NULL of the leaf itself (no group,
+ * no VARIANT path, no box); constants go with any. */
+static const pq_expr *single_leaf(const pq_expr *e, int depth)
+{
+    if (!e || depth > 64) return NULL;
+    if (e->kind == PQ_NODE_CONST) return e;
+    if (pq_node_is_leaf(e))
+        return e->kind != PQ_NODE_BBOX && !e->variant_depth && !(e->kind == PQ_NODE_IS_NULL && e->node_def > 0) &&
+                       e->leaf >= 0
+                   ? e
+                   : NULL;
+    const pq_expr *a = single_leaf(e->kids[0], depth + 1);
+    if (!a || e->kind == PQ_NODE_NOT) return a;
+    const pq_expr *b = single_leaf(e->kids[1], depth + 1);
+    if (!b) return NULL;
+    if (a->kind == PQ_NODE_CONST) return b;
+    if (b->kind == PQ_NODE_CONST) return a;
+    return a->leaf == b->leaf ? a : NULL;
+}
+
+/* Subtree e's single leaf (single_leaf) when its column is a dictionary
+ * array without null rows, else NULL. */
+static const pq_expr *one_dictionary_leaf(const eval_ctx *c, const pq_expr *e)
+{
+    const pq_expr *ln = single_leaf(e, 0);
+    if (!ln || ln->kind == PQ_NODE_CONST || !c->columns || !c->schemas) return NULL;
+    const struct ArrowArray *a = c->columns[ln->leaf];
+    const struct ArrowSchema *s = c->schemas[ln->leaf];
+    if (!a || !s || !s->dictionary || !a->dictionary) return NULL;
+    return a->null_count == 0 || a->n_buffers < 1 || !a->buffers[0] ? ln : NULL;
+}
+
 /* t and f arrive zeroed. */
 static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f)
 {
@@ -1253,9 +1289,17 @@ static pq_status eval_node(eval_ctx *c, const pq_expr *e, uint8_t *t, uint8_t *f
         for (int64_t i = full * 8; i < c->length; i++) bit_set(dst, i);
         return PQ_OK;
     }
-    case PQ_NODE_NOT: return eval_node(c, e->kids[0], f, t);
+    case PQ_NODE_NOT:
     case PQ_NODE_AND:
-    case PQ_NODE_OR: return eval_binary(c, e, t, f);
+    case PQ_NODE_OR: {
+        /* `(q >= 1 and q <= 11) or (q >= 10 and q <= 20)` on one
+         * dictionary column with no null row: the whole subtree once per
+         * entry, the rows mapped once (not once per comparison) */
+        const pq_expr *ln = one_dictionary_leaf(c, e);
+        if (ln) return eval_on_dictionary(c, e, ln, t, f);
+        if (e->kind == PQ_NODE_NOT) return eval_node(c, e->kids[0], f, t);
+        return eval_binary(c, e, t, f);
+    }
     default:
         if (e->leaf < 0) return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: not bound");
         return eval_leaf(c, e, t, f);
