@@ -229,7 +229,6 @@ void pq_expr_unbind_node(pq_expr *e)
     e->variant_depth = 0;
     e->variant_untyped = false;
     e->variant_by_value = false;
-    e->variant_typed = 0;
     e->variant_pick = -1;
     e->variant_pick_level = 0;
     e->variant_pick_def = 0;

@@ -114,9 +114,9 @@ struct pq_expr {
      *
      * variant_untyped: the path leaves what the writer shredded (a field
      * not shredded, an index into an array held in a residual value, or a
-     * column not shredded at all) after the first `variant_typed` steps,
-     * so no typed leaf holds it: `leaf` is then variant_meta, residuals
-     * deeper than variant_typed are -1, and no values are bound: each row's
+     * column not shredded at all) after the steps it shredded, so no
+     * typed leaf holds it: `leaf` is then variant_meta, residuals deeper
+     * than those steps are -1, and no values are bound: each row's
      * value, found in the residuals, is compared with the literals as
      * written by its own variant type (by value). Nothing about the chunk
      * prunes such a node.
@@ -130,7 +130,6 @@ struct pq_expr {
     uint8_t variant_depth;
     bool variant_untyped;
     bool variant_by_value;
-    uint8_t variant_typed;
     /* A path through one array the writer shredded (`v.l[2].x`, its
      * elements in repeated columns): variant_pick is the index (-1: none),
      * variant_pick_level the step it is, variant_pick_def the definition

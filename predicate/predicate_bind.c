@@ -762,7 +762,6 @@ static int32_t variant_path(const pq_schema *sc, pq_expr *e, pq_error *err, pq_s
         }
     }
     e->variant_depth = (uint8_t)ns;
-    e->variant_typed = (uint8_t)typed;
     e->variant_path_at = (size_t)(rest - e->column);
     e->variant_meta = meta;
     if (typed < ns) { /* the rest of the path lies in residual values */

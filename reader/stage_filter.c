@@ -563,13 +563,12 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     struct ArrowArray *dicts = calloc(nl ? nl : 1, sizeof *dicts);
     struct ArrowSchema *dict_types = calloc(nl ? nl : 1, sizeof *dict_types);
     bool *as_output = calloc(nl ? nl : 1, sizeof *as_output); /* built as the output type (large strings) */
-    bool *picked = calloc(nl ? nl : 1, sizeof *picked);       /* elements picked from lists: a value a row */
     uint8_t *keep = calloc((size_t)(len + 7) / 8 + 1, 1);
     struct ArrowArray batch = {0};
     struct ArrowSchema bschema = {0};
     pq_status st = leaves && cols && handed && offsets && by_leaf && types && keep && defs && defs_by_leaf &&
                            vleaves && vcols && voffsets && dict_cols && vdicts && wraps && wrap_types && dicts &&
-                           dict_types && as_output && picked && slot_of && pick_of && pick_def && used &&
+                           dict_types && as_output && slot_of && pick_of && pick_def && used &&
                            slot_index && slot_def
                        ? PQ_OK
                        : pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
@@ -646,7 +645,6 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         if (pick >= 0) { /* a slot a row */
             lf.max_rep = 0;
             lf.max_def = 1;
-            picked[k] = true;
         }
         /* A projected column read as large strings is built as such (the
          * evaluator takes 64-bit offsets too), so that the decode stage
@@ -689,7 +687,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
         vleaves[nv] = leaves[k];
         slot_of[nv] = slot_of[k];
         as_output[nv] = as_output[k]; /* nv <= k: a slot already read */
-        picked[nv] = picked[k];
+        pick_of[nv] = pick_of[k]; /* elements picked from lists: a value a row */
         vcols[nv] = cols[k];
         vdicts[nv] = dict_cols[k];
         voffsets[nv++] = offsets[k];
@@ -706,7 +704,7 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
             else pq_error_set(err, st, "column '%s': no Arrow format", ol.path);
             if (st != PQ_OK) break;
         }
-        if (picked[k]) st = flat_field(r, schema, vleaves[k], bschema.children[k], err);
+        if (pick_of[k] >= 0) st = flat_field(r, schema, vleaves[k], bschema.children[k], err);
         if (st != PQ_OK) break;
         by_leaf[slot_of[k]] = batch.children[k];
         types[slot_of[k]] = bschema.children[k];
@@ -734,7 +732,6 @@ static pq_status filter_rows_on_host(pq_reader *r, pq_codec_ctx *cctx, size_t g,
     for (size_t k = 0; dict_cols && k < nl; k++) pq_arrow_column_release(dict_cols[k]);
     free(dict_cols);
     free(as_output);
-    free(picked);
     free(slot_of);
     free(pick_of);
     free(pick_def);
