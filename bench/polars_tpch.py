@@ -4,6 +4,7 @@ pqstep.polars.scan_parquet (issue 35).
 
     python3 bench/polars_tpch.py [--sf 1] [--repeat 3] [--threads 1,2]
                                  [--queries 1,3,5,6,10,12,14,19] [--json FILE]
+                                 [--join-runtime-filters on|off]
 
 1. The 8 tables from tpchgen-cli (`tpchgen-cli parquet --scale-factor SF`,
    its defaults: snappy, one file per table), made once in
@@ -14,6 +15,13 @@ pqstep.polars.scan_parquet (issue 35).
    The two systems take turns, round by round.
 3. Prints the medians and pqstep's speed-up (polars seconds / pqstep
    seconds) per query and thread count.
+
+--join-runtime-filters off runs both processes with
+POLARS_JOIN_RUNTIME_FILTERS=0. polars 2.1 builds a filter from a hash
+join's build-side keys (their range and a bloom filter) and hands it to its
+own Parquet scan on the probe side, which then skips the rows (and their
+other columns) that cannot join; an IO-plugin source such as pqstep's is
+not given it. Off compares the scans alone (docs/polars.md).
 """
 import argparse
 import json
@@ -61,8 +69,10 @@ def tables(sf):
     return d
 
 
-def run(system, threads, d, queries, repeat):
+def run(system, threads, d, queries, repeat, runtime_filters=True):
     env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
+    if not runtime_filters:
+        env["POLARS_JOIN_RUNTIME_FILTERS"] = "0"
     code = CHILD % {"python": os.path.join(SOURCE, "python"), "bench": HERE, "dir": d, "system": system,
                     "threads": threads, "repeat": repeat, "queries": queries}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
@@ -79,7 +89,9 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--queries", default="1,3,5,6,10,12,14,19")
     ap.add_argument("--json")
+    ap.add_argument("--join-runtime-filters", choices=("on", "off"), default="on")
     a = ap.parse_args()
+    rf = a.join_runtime_filters == "on"
     d = tables(a.sf)
     queries = [int(q) for q in a.queries.split(",")]
     results = {}
@@ -87,7 +99,7 @@ def main():
         times = {"polars": {q: [] for q in queries}, "pqstep": {q: [] for q in queries}}
         for _ in range(a.rounds):
             for system in ("polars", "pqstep"):
-                for q, ts in run(system, threads, d, queries, a.repeat).items():
+                for q, ts in run(system, threads, d, queries, a.repeat, rf).items():
                     times[system][q] += ts
         for q in queries:
             p, s = statistics.median(times["polars"][q]), statistics.median(times["pqstep"][q])
@@ -96,7 +108,8 @@ def main():
             print("q%-2d %d thread(s): polars %.3f s  pqstep %.3f s  polars/pqstep %.2fx" % (q, threads, p, s, p / s))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"sf": a.sf, "repeat": a.repeat, "rounds": a.rounds, "results": results}, f, indent=1)
+            json.dump({"sf": a.sf, "repeat": a.repeat, "rounds": a.rounds,
+                       "join_runtime_filters": a.join_runtime_filters, "results": results}, f, indent=1)
     return 0
 
 

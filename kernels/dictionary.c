@@ -69,6 +69,45 @@ size_t pq_dict_bits(const uint32_t *idx, size_t n, const uint32_t *tbits, const 
     return 0;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Sixteen indices a step: the step's mask bits compress its lanes to the
+ * front of a register (vpcompressd to a register: to memory it is slow on
+ * some cores), stored at the kept count. The store's 64 bytes end at or
+ * before the step's own, already loaded, so in place is safe. */
+__attribute__((target("avx512f,popcnt"))) static size_t select_avx512(uint32_t *idx, const uint64_t *bits, size_t w)
+{
+    size_t m = 0, j = 0;
+    for (; j + 16 <= w; j += 16) {
+        __mmask16 k = (__mmask16)(bits[j / 64] >> (j % 64));
+        __m512i v = _mm512_loadu_si512((const void *)(idx + j));
+        _mm512_storeu_si512((void *)(idx + m), _mm512_maskz_compress_epi32(k, v));
+        m += (size_t)__builtin_popcount(k);
+    }
+    for (; j < w; j++)
+        if (bits[j / 64] >> (j % 64) & 1) idx[m++] = idx[j];
+    return m;
+}
+#endif
+
+size_t pq_dict_indices_select_portable(uint32_t *idx, const uint64_t *bits, size_t w)
+{
+    size_t m = 0; /* in place: m never passes j */
+    for (size_t j = 0; j < w; j += 64) {
+        uint64_t b = bits[j / 64];
+        if (w - j < 64) b &= (1ull << (w - j)) - 1;
+        for (; b; b &= b - 1) idx[m++] = idx[j + (size_t)__builtin_ctzll(b)];
+    }
+    return m;
+}
+
+size_t pq_dict_indices_select(uint32_t *idx, const uint64_t *bits, size_t w)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f")) return select_avx512(idx, bits, w);
+#endif
+    return pq_dict_indices_select_portable(idx, bits, w);
+}
+
 size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n)
 {
     if (dict_n > UINT32_MAX) return n; /* every uint32 index fits */

@@ -17,6 +17,14 @@
 
 #include "pq_error.h"
 
+/* Keep the indices of idx[0, w) whose bit is set in `bits` (bit j of
+ * bits[j / 64] for idx[j]), moved to the front in order, in place; the
+ * count kept; bits past w are ignored. A dense selection's indices are picked sixteen at a time
+ * (AVX-512 where the CPU has it) rather than one set bit at a time. */
+size_t pq_dict_indices_select(uint32_t *idx, const uint64_t *bits, size_t w);
+/* The same one set bit at a time, on any CPU (tests compare the two). */
+size_t pq_dict_indices_select_portable(uint32_t *idx, const uint64_t *bits, size_t w);
+
 /* The first i < n with idx[i] >= dict_n, or n when every index is in
  * range: 16 indices a step (SSE2) where the host has it. */
 size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n);

@@ -1185,6 +1185,42 @@ START_TEST(dict_range_check)
 }
 END_TEST
 
+/* Selecting indices by a bitmap, in place: every length to 1024 across
+ * densities from none to all (set bits past the length must be ignored),
+ * both routes, against the kept indices listed one by one. */
+START_TEST(dict_indices_select)
+{
+    static uint32_t a[1024], b[1024], want[1024];
+    uint64_t bits[16];
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    const unsigned dens[] = {0, 1, 8, 50, 128, 230, 255, 256}; /* of 256 */
+    for (size_t w = 0; w <= 1024; w += (w < 70 ? 1 : 37)) {
+        for (size_t d = 0; d < sizeof dens / sizeof *dens; d++) {
+            size_t nw = 0;
+            for (size_t k = 0; k < 16; k++) {
+                uint64_t word = 0;
+                for (int j = 0; j < 64; j++) {
+                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                    if ((seed >> 56) < dens[d]) word |= 1ull << j;
+                }
+                bits[k] = word;
+            }
+            for (size_t i = 0; i < w; i++) {
+                a[i] = b[i] = (uint32_t)(i * 2654435761u);
+                if (bits[i / 64] >> (i % 64) & 1) want[nw++] = a[i];
+            }
+            size_t ma = pq_dict_indices_select(a, bits, w), mb = pq_dict_indices_select_portable(b, bits, w);
+            ck_assert_uint_eq(ma, nw);
+            ck_assert_uint_eq(mb, nw);
+            if (nw) {
+                ck_assert_mem_eq(a, want, nw * 4);
+                ck_assert_mem_eq(b, want, nw * 4);
+            }
+        }
+    }
+}
+END_TEST
+
 /* UTF-8: hand-picked valid and invalid sequences (RFC 3629 table 3.7 of
  * the Unicode standard: the well-formed byte ranges). */
 START_TEST(utf8_validation)
@@ -1245,6 +1281,7 @@ static Suite *kernels_suite(void)
     TCase *tc = tcase_create("unpack");
     tcase_add_test(tc, unpack_spec_example);
     tcase_add_test(tc, dict_range_check);
+    tcase_add_test(tc, dict_indices_select);
     tcase_add_test(tc, unpack_fixed_widths);
     suite_add_tcase(s, tc);
     tc = tcase_create("rle");
