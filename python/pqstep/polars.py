@@ -488,6 +488,13 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
         record["row_range"] = rows
         if rows is not None and rows[1] is not None and rows[1] <= rows[0]:
             return
+        if (rows is None and n_rows is not None and pushed is None and residual is None and len(files) == 1
+                and not hive_partitioning and deleted_rows is None):
+            # A limit with nothing to filter is the file's first n_rows
+            # rows: read as a row range, only the row groups that hold
+            # them are decoded (the stream's first window would be 64 MiB).
+            rows = (0, n_rows)
+            record["row_range"] = rows
         if deleted_rows is not None or rows is not None:
             batches = file_batches(columns, pushed, record, rows)
         else:

@@ -140,11 +140,16 @@ def check_projection_limit(path):
     assert pp.pushdown_log()[-1]["columns"] == ["id", "s"], pp.pushdown_log()[-1]
     for q in (lambda lf: lf.head(7), lambda lf: lf.filter(col("k") == 3).head(5),
               lambda lf: lf.filter(col("x") > 100.0).select("id").head(4), lambda lf: lf.head(0),
-              lambda lf: lf.slice(100, 50)):
+              lambda lf: lf.slice(100, 50), lambda lf: lf.head(5000), lambda lf: lf.select("s").head(4100)):
         assert_same(q(pp.scan_parquet(path)).collect(), q(pl.scan_parquet(path)).collect(), "limit")
     # the limit stops the scan: head(7) yields 7 rows
     pp.scan_parquet(path).head(7).collect()
     assert pp.pushdown_log()[-1]["rows"] == 7 and pp.pushdown_log()[-1]["n_rows"] == 7, pp.pushdown_log()[-1]
+    # ... and with nothing to filter it is read as a row range (only the
+    # first row groups decode); with a filter it cannot be
+    assert pp.pushdown_log()[-1]["row_range"] == (0, 7), pp.pushdown_log()[-1]
+    pp.scan_parquet(path).filter(col("k") == 3).head(5).collect()
+    assert pp.pushdown_log()[-1]["row_range"] is None, pp.pushdown_log()[-1]
 
 
 def check_engines(path):
