@@ -18,9 +18,10 @@
 #include "pq_error.h"
 
 /* Keep the indices of idx[0, w) whose bit is set in `bits` (bit j of
- * bits[j / 64] for idx[j]), moved to the front in order, in place; the
- * count kept; bits past w are ignored. A dense selection's indices are picked sixteen at a time
- * (AVX-512 where the CPU has it) rather than one set bit at a time. */
+ * bits[j / 64] for idx[j]), moved to the front in order, in place; returns
+ * the count kept. Bits past w are ignored. Sixteen indices a step (AVX-512
+ * where the CPU has it) rather than one set bit at a time: for dense
+ * selections, where the set bits are many. */
 size_t pq_dict_indices_select(uint32_t *idx, const uint64_t *bits, size_t w);
 /* The same one set bit at a time, on any CPU (tests compare the two). */
 size_t pq_dict_indices_select_portable(uint32_t *idx, const uint64_t *bits, size_t w);

@@ -814,7 +814,7 @@ pq_status pq_page_values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, s
             if ((st = pq_rle_pick(&d, bits, w, idx, &got, &m, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
         } else {
             if ((st = pq_rle_next(&d, idx, w, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-            m = pq_dict_indices_select(idx, bits, w);
+            if (got == w) m = pq_dict_indices_select(idx, bits, w); /* short: refused below */
         }
         if (got < w)
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
