@@ -76,3 +76,68 @@ pq_status pq_plain_byte_array(const uint8_t *src, size_t len, size_t n, int32_t 
     *consumed = pos;
     return PQ_OK;
 }
+
+size_t pq_plain_select64_portable(const uint8_t *src, size_t width, uint64_t bits, uint8_t *dst)
+{
+    size_t m = 0;
+    for (uint64_t b = bits; b; b &= b - 1, m++)
+        memcpy(dst + m * width, src + (size_t)__builtin_ctzll(b) * width, width);
+    return m;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* A lane group at a time: its mask bits load only the selected lanes (the
+ * others are not read, so nothing past the last selected row is), compress
+ * them to the front and store only as many lanes (nothing past dst's room
+ * is written). */
+__attribute__((target("avx512f,popcnt"))) static size_t select64_avx512(const uint8_t *src, size_t width,
+                                                                       uint64_t bits, uint8_t *dst)
+{
+    size_t m = 0;
+    if (width == 8) {
+        for (unsigned g = 0; g < 64 && (bits >> g); g += 8) {
+            __mmask8 k = (__mmask8)(bits >> g);
+            if (!k) continue;
+            __m512i v = _mm512_maskz_loadu_epi64(k, src + (size_t)g * 8);
+            unsigned c = (unsigned)__builtin_popcount(k);
+            _mm512_mask_storeu_epi64(dst + m * 8, (__mmask8)((1u << c) - 1), _mm512_maskz_compress_epi64(k, v));
+            m += c;
+        }
+    } else if (width == 16) { /* a value is two 64-bit lanes: each row's bit doubled */
+        for (unsigned g = 0; g < 64 && (bits >> g); g += 4) {
+            unsigned r = (unsigned)(bits >> g) & 15;
+            if (!r) continue;
+            __mmask8 k = (__mmask8)((r & 1) * 3 | (r & 2) * 6 | (r & 4) * 12 | (r & 8) * 24);
+            __m512i v = _mm512_maskz_loadu_epi64(k, src + (size_t)g * 16);
+            unsigned c = (unsigned)__builtin_popcount(r);
+            _mm512_mask_storeu_epi64(dst + m * 16, (__mmask8)((1u << (2 * c)) - 1), _mm512_maskz_compress_epi64(k, v));
+            m += c;
+        }
+    } else {
+        for (unsigned g = 0; g < 64 && (bits >> g); g += 16) {
+            __mmask16 k = (__mmask16)(bits >> g);
+            if (!k) continue;
+            __m512i v = _mm512_maskz_loadu_epi32(k, src + (size_t)g * 4);
+            unsigned c = (unsigned)__builtin_popcount(k);
+            _mm512_mask_storeu_epi32(dst + m * 4, (__mmask16)((1u << c) - 1), _mm512_maskz_compress_epi32(k, v));
+            m += c;
+        }
+    }
+    return m;
+}
+#endif
+
+size_t pq_plain_select64(const uint8_t *src, size_t width, uint64_t bits, uint8_t *dst)
+{
+    if (bits == ~0ull) {
+        memcpy(dst, src, 64 * width);
+        return 64;
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if ((width == 4 || width == 8 || width == 16) && __builtin_cpu_supports("avx512f"))
+        return select64_avx512(src, width, bits, dst);
+#endif
+    return pq_plain_select64_portable(src, width, bits, dst);
+}

@@ -32,6 +32,17 @@ pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n,
  * the last value back, so dst may be src itself (widened in place). */
 void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n);
 
+/* The values of up to 64 rows of `width` bytes each at src whose bit is
+ * set in `bits` (bit j for value j), copied back to back to dst; returns
+ * the count. src holds a value for every row up to the highest set bit
+ * (none past it is read), dst room for the count (nothing past it is
+ * written). A selection of every other row or so copies runs of one or two
+ * values; this picks them by the mask, four to sixteen a step for widths
+ * 4, 8 and 16 (AVX-512 where the CPU has it), value by value otherwise. */
+size_t pq_plain_select64(const uint8_t *src, size_t width, uint64_t bits, uint8_t *dst);
+/* The same value by value, on any CPU (tests compare the two). */
+size_t pq_plain_select64_portable(const uint8_t *src, size_t width, uint64_t bits, uint8_t *dst);
+
 /* n booleans starting at bit first_bit of src, one byte (0 or 1) each into
  * out. A page decoded in several batches passes the bits already used as
  * first_bit. *consumed gets the bytes touched: ceil((first_bit + n) / 8). */

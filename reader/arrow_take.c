@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/bitcount.h"
+#include "kernels/plain.h"
 #include "metadata/error.h"
 #include "reader/arrow_column_internal.h"
 #include "reader/arrow_take.h"
@@ -191,9 +192,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             break;
         }
         size_t j = 0;
-        for (int64_t w0 = 0; w0 < n; w0 += 64)
-            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1)
-                memcpy(dst + j++ * w, src + (size_t)KEPT_ROW(w0, b) * w, w);
+        for (int64_t w0 = 0; w0 < n; w0 += 64) {
+            uint64_t b = keep_word(keep, w0, n);
+            if (b) j += pq_plain_select64(src + (size_t)w0 * w, w, b, dst + j * w);
+        }
         if (c->dictionary) { /* indices: the dictionary is shared */
             atomic_fetch_add(&c->dictionary->refs, 1);
             t->dictionary = c->dictionary;
@@ -210,9 +212,10 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             break;
         }
         size_t j = 0;
-        for (int64_t w0 = 0; w0 < n; w0 += 64)
-            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1)
-                memcpy(dst + j++ * 16, src + (size_t)KEPT_ROW(w0, b) * 16, 16);
+        for (int64_t w0 = 0; w0 < n; w0 += 64) {
+            uint64_t b = keep_word(keep, w0, n);
+            if (b) j += pq_plain_select64(src + (size_t)w0 * 16, 16, b, dst + j * 16);
+        }
         if (kept <= n / 4) { /* few rows: their strings copied out, the source's buffers let go */
             st = compact_views(c, t, dst, kept);
             if (st != PQ_ERR_UNSUPPORTED) break;

@@ -1221,6 +1221,47 @@ START_TEST(dict_indices_select)
 }
 END_TEST
 
+/* Values of 64 rows picked by a mask, widths 4, 8, 16 (and 12, 2: value
+ * by value): both routes
+ * against the values copied one by one, at densities from none to all;
+ * the source ends at the highest set bit (ASan: nothing past it is read)
+ * and the output room is exactly the count (nothing past it written). */
+START_TEST(plain_select64)
+{
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    const unsigned dens[] = {0, 1, 9, 77, 128, 200, 255, 256};
+    const size_t widths[] = {4, 8, 16, 12, 2};
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+        size_t width = widths[wi];
+        for (size_t d = 0; d < sizeof dens / sizeof *dens; d++) {
+            for (int rep = 0; rep < 50; rep++) {
+                uint64_t bits = 0;
+                for (int j = 0; j < 64; j++) {
+                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                    if ((seed >> 56) < dens[d]) bits |= 1ull << j;
+                }
+                size_t top = bits ? 64 - (size_t)__builtin_clzll(bits) : 0, n = (size_t)__builtin_popcountll(bits);
+                uint8_t *src = malloc(top * width + 1), *a = malloc(n * width + 1), *b = malloc(n * width + 1);
+                uint8_t want[64 * 16];
+                ck_assert_ptr_nonnull(src);
+                for (size_t i = 0; i < top * width; i++) src[i] = (uint8_t)(i * 31 + rep);
+                for (size_t i = 0, m = 0; i < top; i++)
+                    if (bits >> i & 1) memcpy(want + width * m++, src + i * width, width);
+                ck_assert_uint_eq(pq_plain_select64(src, width, bits, a), n);
+                ck_assert_uint_eq(pq_plain_select64_portable(src, width, bits, b), n);
+                if (n) {
+                    ck_assert_mem_eq(a, want, n * width);
+                    ck_assert_mem_eq(b, want, n * width);
+                }
+                free(src);
+                free(a);
+                free(b);
+            }
+        }
+    }
+}
+END_TEST
+
 /* UTF-8: hand-picked valid and invalid sequences (RFC 3629 table 3.7 of
  * the Unicode standard: the well-formed byte ranges). */
 START_TEST(utf8_validation)
@@ -1282,6 +1323,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, unpack_spec_example);
     tcase_add_test(tc, dict_range_check);
     tcase_add_test(tc, dict_indices_select);
+    tcase_add_test(tc, plain_select64);
     tcase_add_test(tc, unpack_fixed_widths);
     suite_add_tcase(s, tc);
     tc = tcase_create("rle");
