@@ -577,10 +577,11 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
     if (type == PQ_BOOLEAN ? n / 8 > len : n > len / w)
         return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values of %zu bytes cannot fit in %zu bytes", n, w, len);
     if ((st = reserve_values(c, out_n)) != PQ_OK) return st;
-    if ((w == 4 || w == 8) && c->width == w && !c->decimal128 && type != PQ_BOOLEAN) {
-        /* 64 rows a step, their values picked by the selection's bits:
-         * runs of one or two rows cost a call each the way below */
-        uint8_t *dst = o->values + o->n_values * w;
+    if ((w == 4 || w == 8) && type != PQ_BOOLEAN && (c->decimal128 ? c->width == 16 : c->width == w)) {
+        /* 64 rows a step, their values picked by the selection's bits
+         * (runs of one or two rows cost a call each the way below); a
+         * decimal's picked through a word's room, then widened */
+        uint8_t *dst = o->values + o->n_values * c->width, tmp[64 * 8];
         size_t kept = 0;
         for (size_t i = 0; i < n; i += 64) {
             uint64_t b = sel_bits(c->rows, c->page_row + i);
@@ -588,7 +589,13 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
             if (!b) continue;
             if (kept + (size_t)pq_popcount64(b) > out_n) /* the room is the selection's count */
                 return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN: the selection holds more rows than were counted");
-            kept += pq_plain_select64(src + i * w, w, b, dst + kept * w);
+            if (c->decimal128) {
+                size_t k = pq_plain_select64(src + i * w, w, b, tmp);
+                pq_ints_sign_extend(dst + kept * 16, 16, tmp, w, k);
+                kept += k;
+            } else {
+                kept += pq_plain_select64(src + i * w, w, b, dst + kept * w);
+            }
         }
         o->n_values += kept;
         return PQ_OK;

@@ -6,7 +6,7 @@ value is a row: required top-level columns.
 
 Files written here by pyarrow with required columns of every physical type
 (int32, int64, float, double, bool, string, fixed-size binary, decimal as
-INT64, date), in each encoding pyarrow writes for them (dictionary, PLAIN,
+INT64 and as INT32, date), in each encoding pyarrow writes for them (dictionary, PLAIN,
 DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY,
 BYTE_STREAM_SPLIT), page v1 and v2, uncompressed and snappy, small pages,
 several row groups, with a page index. Filters from no row to all rows,
@@ -52,6 +52,7 @@ def table():
         "dec": pa.array([__import__("decimal").Decimal(int(i) * 7 - 30000).scaleb(-2) for i in key],
                         pa.decimal128(15, 2)),
         "day": pa.array((key // 10).astype(np.int32), pa.date32()),
+        "dec9": pa.array([decimal.Decimal(int(i) * 13 - 50000).scaleb(-2) for i in key], pa.decimal128(9, 2)),
     }
     t = pa.table(cols)
     return t.cast(pa.schema([f.with_nullable(False) for f in t.schema]))
@@ -77,6 +78,7 @@ FILTERS = [
     ("cat = 'RAIL' and key > 4000", (f("cat") == "RAIL") & (f("key") > 4000)),
     ("flag = true or d > 1.5", (f("flag") == True) | (f("d") > 1.5)),  # noqa: E712
     ("day = '1970-10-28'", f("day") == pa.scalar(300, pa.date32())),  # day 300 after 1970-01-01
+    ("k32 < 500", f("k32") < 500),                               # every other row or so: picked 64 rows a step
 ]
 
 
@@ -148,7 +150,8 @@ def main():
                             got = pqstep.read_table(path, filter=text, prune=prune, strings=strings,
                                                     decimals=decimals)
                             got.validate(full=True)
-                            got = pa.table([c.cast(pa.decimal128(15, 2)) if pa.types.is_decimal64(c.type) else c
+                            got = pa.table([c.cast(pa.decimal128(c.type.precision, c.type.scale))
+                                            if pa.types.is_decimal64(c.type) else c
                                             for c in got.columns], names=got.column_names)
                             if strings == "string_view":
                                 got = pa.table([c.cast(pa.string()) if c.type == pa.string_view() else c
