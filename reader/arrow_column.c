@@ -16,6 +16,7 @@
 
 #include "kernels/plain.h"
 #include "kernels/primitives.h"
+#include "kernels/spread.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
 #include "reader/arrow_column.h"
@@ -312,8 +313,6 @@ static pq_status build_large_binary(pq_arrow_column *c, pq_column_values *v, con
     return column_own(c, 2, data, v->data_len) ? PQ_OK : PQ_ERR_NOMEM;
 }
 
-static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values);
-
 /* String views: the 16-byte views spread to their slots (a null slot is an
  * empty inline view), then the data buffers and their sizes, taken as is. */
 static pq_status build_views(pq_arrow_column *c, pq_column_values *v, const uint8_t *validity)
@@ -331,7 +330,7 @@ static pq_status build_views(pq_arrow_column *c, pq_column_values *v, const uint
         free(views);
         return PQ_ERR_NOMEM;
     }
-    if (validity) spread_in_place(views, 16, validity, n, m);
+    if (validity) pq_spread_in_place(views, 16, validity, n, m);
     size_t nb = v->n_view_bufs;
     for (size_t i = 0; i < nb; i++) {
         c->owned[2 + i] = v->view_bufs[i];
@@ -432,39 +431,6 @@ static void conv_be_decimals(uint8_t *dst, size_t ow, const uint8_t *src, size_t
 #undef BE_DECIMAL_BIG
 #undef BE_DECIMAL_STORE
 
-/* Spread n_values dense slots of width ow, at the start of buf, out to the
- * n slots the validity bitmap gives them, in place: walking backwards, a
- * value only ever moves to a later slot, so nothing is overwritten before
- * it is moved. Null slots are zeroed. Whole bytes of the bitmap (8 slots)
- * that are all valid or all null move or clear as one block. */
-static void spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values)
-{
-    size_t j = n_values;
-    size_t i = n;
-    while (i > 0) {
-        size_t start = (i - 1) & ~(size_t)7; /* first slot of this bitmap byte */
-        uint8_t bits = validity[start >> 3];
-        size_t count = i - start;
-        if (count == 8 && bits == 0xff) {
-            j -= 8;
-            if (j != start) memmove(buf + start * ow, buf + j * ow, 8 * ow);
-        } else if (count == 8 && bits == 0) {
-            memset(buf + start * ow, 0, 8 * ow);
-        } else {
-            for (size_t k = i; k-- > start;) {
-                uint8_t *dst = buf + k * ow;
-                if ((bits >> (k & 7)) & 1) {
-                    j--;
-                    if (j != k) memmove(dst, buf + j * ow, ow);
-                } else {
-                    memset(dst, 0, ow);
-                }
-            }
-        }
-        i = start;
-    }
-}
-
 /* The slot of value j: the j-th valid one. */
 static size_t slot_of_value(const uint8_t *validity, size_t n, size_t j)
 {
@@ -557,7 +523,7 @@ static pq_status build_fixed(pq_arrow_column *c, pq_column_values *v, const uint
             break;
         }
     }
-    if (validity) spread_in_place(out, ow, validity, n, m);
+    if (validity) pq_spread_in_place(out, ow, validity, n, m);
     return column_own(c, 1, out, n * ow) ? PQ_OK : (free(out), PQ_ERR_NOMEM);
 }
 

@@ -9,6 +9,8 @@
 
 #include "kernels/bitcount.h"
 #include "kernels/plain.h"
+#include "kernels/primitives.h"
+#include "kernels/spread.h"
 #include "metadata/error.h"
 #include "reader/arrow_column_internal.h"
 #include "reader/arrow_take.h"
@@ -35,6 +37,38 @@ static inline uint64_t keep_word(const uint8_t *keep, int64_t w0, int64_t n)
     }
     memcpy(&w, keep + w0 / 8, (size_t)(left + 7) / 8);
     return w & ((1ull << left) - 1);
+}
+
+/* Bits [bit, bit + 64) of bitmap bm, those at `end` and past it zero; no
+ * byte at or past end's is read. */
+static inline uint64_t bits_at(const uint8_t *bm, uint64_t bit, uint64_t end)
+{
+    uint8_t w[16] = {0};
+    uint64_t first = bit / 8, last = (end + 7) / 8; /* bytes [first, last) exist */
+    size_t take = last - first < 9 ? (size_t)(last - first) : 9;
+    memcpy(w, bm + first, take);
+    uint64_t lo, hi;
+    memcpy(&lo, w, 8);
+    memcpy(&hi, w + 8, 8);
+    unsigned sh = (unsigned)(bit % 8);
+    uint64_t v = sh ? lo >> sh | hi << (64 - sh) : lo;
+    return end - bit >= 64 ? v : v & ((1ull << (end - bit)) - 1);
+}
+
+/* OR 64 bits into bitmap bm at bit j (bm has a whole word past them). */
+static inline void append_bits(uint8_t *bm, uint64_t j, uint64_t v)
+{
+    uint64_t lo, hi;
+    uint8_t *p = bm + j / 64 * 8;
+    unsigned sh = (unsigned)(j % 64);
+    memcpy(&lo, p, 8);
+    lo |= v << sh;
+    memcpy(p, &lo, 8);
+    if (sh) {
+        memcpy(&hi, p + 8, 8);
+        hi |= v >> (64 - sh);
+        memcpy(p + 8, &hi, 8);
+    }
 }
 
 /* Kept row i of a word's bits b (w0 its first row). */
@@ -148,14 +182,20 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
     pq_status st = PQ_OK;
     const uint8_t *valid = c->buffers[0];
     if (valid && c->layout != LAYOUT_NULL) {
-        uint8_t *bits = calloc((size_t)(kept + 7) / 8 + 1, 1);
+        /* whole 64-bit words, so room for one past the last bit */
+        uint8_t *bits = calloc(((size_t)kept + 63) / 64 * 8 + 8, 1);
         if (!bits) st = PQ_ERR_NOMEM;
         int64_t j = 0, nulls = 0;
-        for (int64_t w0 = 0; bits && w0 < n; w0 += 64)
-            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1, j++) {
-                if (bit_get(valid, (size_t)(at + KEPT_ROW(w0, b)))) bit_set(bits, (size_t)j);
-                else nulls++;
-            }
+        for (int64_t w0 = 0; bits && w0 < n; w0 += 64) {
+            uint64_t b = keep_word(keep, w0, n);
+            if (!b) continue;
+            /* the kept rows' validity bits, appended at bit j */
+            uint64_t got = pq_bits_select64(bits_at(valid, (uint64_t)(at + w0), (uint64_t)(at + n)), b);
+            int64_t k = (int64_t)pq_popcount64(b);
+            append_bits(bits, (uint64_t)j, got);
+            nulls += k - (int64_t)pq_popcount64(got);
+            j += k;
+        }
         if (bits) {
             t->owned[0] = bits;
             t->buffers[0] = bits;
@@ -169,17 +209,20 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
     case LAYOUT_NULL:
         break;
     case LAYOUT_BOOL: {
-        uint8_t *bits = calloc((size_t)(kept + 7) / 8 + 1, 1);
+        uint8_t *bits = calloc(((size_t)kept + 63) / 64 * 8 + 8, 1); /* whole words, as for validity */
         const uint8_t *src = c->buffers[1];
         if (!bits || !column_own(t, 1, bits, (size_t)(kept + 7) / 8)) {
             free(bits);
             st = PQ_ERR_NOMEM;
             break;
         }
-        int64_t j = 0;
-        for (int64_t w0 = 0; w0 < n; w0 += 64)
-            for (uint64_t b = keep_word(keep, w0, n); b; b &= b - 1, j++)
-                if (bit_get(src, (size_t)(at + KEPT_ROW(w0, b)))) bit_set(bits, (size_t)j);
+        uint64_t j = 0;
+        for (int64_t w0 = 0; w0 < n; w0 += 64) {
+            uint64_t b = keep_word(keep, w0, n);
+            if (!b) continue;
+            append_bits(bits, j, pq_bits_select64(bits_at(src, (uint64_t)(at + w0), (uint64_t)(at + n)), b));
+            j += pq_popcount64(b);
+        }
         break;
     }
     case LAYOUT_FIXED: {

@@ -14,6 +14,7 @@
 #include "kernels/delta.h"
 #include "kernels/dictionary.h"
 #include "kernels/plain.h"
+#include "kernels/spread.h"
 #include "kernels/primitives.h"
 #include "kernels/bitcount.h"
 #include "kernels/rle.h"
@@ -1262,6 +1263,63 @@ START_TEST(plain_select64)
 }
 END_TEST
 
+/* Spreading values to their slots by a validity bitmap, in place: widths
+ * 4, 8, 16 (and 2, value by value), counts that end inside a bitmap byte,
+ * densities from no valid slot to all; both routes against each slot set
+ * by hand (a valid slot its next value, a null one zero). Gathering a
+ * bitmap's kept bits: both routes against bit-by-bit. */
+START_TEST(spread_and_bit_select)
+{
+    uint64_t seed = 0x853c49e6748fea9bull;
+    const unsigned dens[] = {0, 1, 30, 128, 230, 255, 256};
+    const size_t widths[] = {4, 8, 16, 2};
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+        size_t ow = widths[wi];
+        for (size_t n = 0; n <= 200; n += (n < 40 ? 1 : 23)) {
+            for (size_t d = 0; d < sizeof dens / sizeof *dens; d++) {
+                uint8_t validity[32] = {0};
+                size_t m = 0;
+                for (size_t i = 0; i < n; i++) {
+                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                    if ((seed >> 56) < dens[d]) {
+                        validity[i / 8] |= (uint8_t)(1u << (i % 8));
+                        m++;
+                    }
+                }
+                /* bits past n set too: they must be ignored */
+                if (n % 8) validity[n / 8] |= (uint8_t)(0xff << (n % 8));
+                uint8_t *a = malloc(n * ow + 1), *b = malloc(n * ow + 1), *want = calloc(n * ow + 1, 1);
+                ck_assert_ptr_nonnull(a);
+                for (size_t i = 0; i < n * ow; i++) a[i] = b[i] = (uint8_t)(i * 7 + 3);
+                for (size_t i = 0, v = 0; i < n; i++)
+                    if (validity[i / 8] >> (i % 8) & 1) memcpy(want + i * ow, a + v++ * ow, ow);
+                pq_spread_in_place(a, ow, validity, n, m);
+                pq_spread_in_place_portable(b, ow, validity, n, m);
+                if (n) {
+                    ck_assert_mem_eq(a, want, n * ow);
+                    ck_assert_mem_eq(b, want, n * ow);
+                }
+                free(a);
+                free(b);
+                free(want);
+            }
+        }
+    }
+    for (int rep = 0; rep < 2000; rep++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t src = seed;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t keep = rep % 4 == 0 ? seed : rep % 4 == 1 ? seed & (seed >> 7) : rep % 4 == 2 ? ~0ull : seed | (seed << 3);
+        if (rep == 5) keep = 0;
+        uint64_t want = 0;
+        for (int i = 0, k = 0; i < 64; i++)
+            if (keep >> i & 1) want |= (src >> i & 1) << k++;
+        ck_assert_uint_eq(pq_bits_select64(src, keep), want);
+        ck_assert_uint_eq(pq_bits_select64_portable(src, keep), want);
+    }
+}
+END_TEST
+
 /* UTF-8: hand-picked valid and invalid sequences (RFC 3629 table 3.7 of
  * the Unicode standard: the well-formed byte ranges). */
 START_TEST(utf8_validation)
@@ -1324,6 +1382,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, dict_range_check);
     tcase_add_test(tc, dict_indices_select);
     tcase_add_test(tc, plain_select64);
+    tcase_add_test(tc, spread_and_bit_select);
     tcase_add_test(tc, unpack_fixed_widths);
     suite_add_tcase(s, tc);
     tc = tcase_create("rle");

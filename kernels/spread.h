@@ -1,0 +1,30 @@
+/*
+ * spread.h — values and bits moved by a validity or selection bitmap.
+ *
+ * A column with nulls decodes its n_values non-null values back to back;
+ * Arrow wants them in their n slots, a null slot zeroed: spreading. A
+ * filter's take keeps the rows whose bit is set: for a validity bitmap that
+ * is gathering the kept rows' bits. Both run a bitmap byte or word at a time
+ * with AVX-512 where the CPU has it (expand; byte compress), and one slot
+ * or bit at a time otherwise; the _portable functions are the latter on
+ * every CPU (tests compare the two).
+ */
+#ifndef PQ_KERNELS_SPREAD_H
+#define PQ_KERNELS_SPREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* buf holds n_values values of ow bytes each, back to back; they move to
+ * the n slots whose bit is set in validity (bit i of byte i / 8, LSB
+ * first), in order, and every other slot is zeroed. buf has room for n
+ * slots; n_values is the count of set bits among the first n. */
+void pq_spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values);
+void pq_spread_in_place_portable(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values);
+
+/* The bits of src whose bit is set in keep, packed from bit 0 in order (a
+ * parallel bit extract). */
+uint64_t pq_bits_select64(uint64_t src, uint64_t keep);
+uint64_t pq_bits_select64_portable(uint64_t src, uint64_t keep);
+
+#endif
