@@ -3,12 +3,13 @@
 columns, each system in a process of its own, taking turns.
 
     python3 bench/dense_filter.py [--rows 6000000] [--threads 1] [--repeat 7]
-                                  [--keep 10,50,90]
+                                  [--keep 10,50,90] [--nulls]
 
 1. A file written once by pyarrow (seed 1) into $PQSTEP_BENCH_CACHE or
    ~/.cache/pqstep-bench/dense-filter-<rows>.parquet: `k` int32 0..99
    (dictionary-encoded), `a` int64, `b` int32 and `c` double, PLAIN
-   (no dictionary), snappy, row groups of 2^20 rows.
+   (no dictionary), snappy, row groups of 2^20 rows. --nulls: a, b and c
+   hold 10% nulls (dense-filter-nulls-<rows>.parquet).
 2. Per keep share P: `k < P` keeping P% of the rows spread evenly, the
    columns a, b, c read; min of R reads after a warm-up, in a process per
    system (pqstep.read_table with filter=, polars scan_parquet().filter(),
@@ -55,16 +56,19 @@ print(json.dumps(out))
 """
 
 
-def make_file(rows):
-    path = os.path.join(CACHE, "dense-filter-%d.parquet" % rows)
+def make_file(rows, nulls):
+    path = os.path.join(CACHE, "dense-filter-%s%d.parquet" % ("nulls-" if nulls else "", rows))
     if os.path.exists(path):
         return path
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
     rng = np.random.default_rng(1)
-    t = pa.table({"k": rng.integers(0, 100, rows, dtype=np.int32), "a": rng.integers(0, 1 << 60, rows),
-                  "b": rng.integers(0, 1 << 30, rows, dtype=np.int32), "c": rng.random(rows)})
+    mask = (lambda: rng.random(rows) < 0.1) if nulls else (lambda: None)
+    t = pa.table({"k": rng.integers(0, 100, rows, dtype=np.int32),
+                  "a": pa.array(rng.integers(0, 1 << 60, rows), mask=mask()),
+                  "b": pa.array(rng.integers(0, 1 << 30, rows, dtype=np.int32), mask=mask()),
+                  "c": pa.array(rng.random(rows), mask=mask())})
     os.makedirs(CACHE, exist_ok=True)
     pq.write_table(t, path + ".tmp", use_dictionary=["k"], compression="snappy", row_group_size=1 << 20)
     os.replace(path + ".tmp", path)
@@ -77,8 +81,9 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--keep", default="10,50,90")
+    ap.add_argument("--nulls", action="store_true")
     a = ap.parse_args()
-    path = make_file(a.rows)
+    path = make_file(a.rows, a.nulls)
     keep = [int(p) for p in a.keep.split(",")]
     env = dict(os.environ, POLARS_MAX_THREADS=str(a.threads))
     res = {}
