@@ -39,20 +39,11 @@ static inline uint64_t keep_word(const uint8_t *keep, int64_t w0, int64_t n)
     return w & ((1ull << left) - 1);
 }
 
-/* Bits [bit, bit + 64) of bitmap bm, those at `end` and past it zero; no
- * byte at or past end's is read. */
-static inline uint64_t bits_at(const uint8_t *bm, uint64_t bit, uint64_t end)
+/* Bits of rows [at + w0, at + w0 + 64) of bitmap bm, those from row at + n
+ * on zero (and not read). */
+static inline uint64_t row_bits(const uint8_t *bm, int64_t at, int64_t w0, int64_t n)
 {
-    uint8_t w[16] = {0};
-    uint64_t first = bit / 8, last = (end + 7) / 8; /* bytes [first, last) exist */
-    size_t take = last - first < 9 ? (size_t)(last - first) : 9;
-    memcpy(w, bm + first, take);
-    uint64_t lo, hi;
-    memcpy(&lo, w, 8);
-    memcpy(&hi, w + 8, 8);
-    unsigned sh = (unsigned)(bit % 8);
-    uint64_t v = sh ? lo >> sh | hi << (64 - sh) : lo;
-    return end - bit >= 64 ? v : v & ((1ull << (end - bit)) - 1);
+    return pq_bits_at(bm, (uint64_t)(at + w0), n - w0 < 64 ? (int)(n - w0) : 64);
 }
 
 /* OR 64 bits into bitmap bm at bit j (bm has a whole word past them). */
@@ -190,7 +181,7 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             uint64_t b = keep_word(keep, w0, n);
             if (!b) continue;
             /* the kept rows' validity bits, appended at bit j */
-            uint64_t got = pq_bits_select64(bits_at(valid, (uint64_t)(at + w0), (uint64_t)(at + n)), b);
+            uint64_t got = pq_bits_select64(row_bits(valid, at, w0, n), b);
             int64_t k = (int64_t)pq_popcount64(b);
             append_bits(bits, (uint64_t)j, got);
             nulls += k - (int64_t)pq_popcount64(got);
@@ -220,7 +211,7 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         for (int64_t w0 = 0; w0 < n; w0 += 64) {
             uint64_t b = keep_word(keep, w0, n);
             if (!b) continue;
-            append_bits(bits, j, pq_bits_select64(bits_at(src, (uint64_t)(at + w0), (uint64_t)(at + n)), b));
+            append_bits(bits, j, pq_bits_select64(row_bits(src, at, w0, n), b));
             j += pq_popcount64(b);
         }
         break;
