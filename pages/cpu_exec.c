@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/dictionary.h"
+#include "kernels/primitives.h"
 #include "kernels/rle.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
@@ -276,14 +278,26 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
     *bytes = 0;
     if (nn == 0) return PQ_OK; /* writers differ on what an all-null page holds */
     if (pi->encoding == PQ_ENC_PLAIN) {
+        /* Every length walked (and checked), the selected ones added: the
+         * selection's bits a word of 64 rows at a time. */
         size_t pos = 0;
-        for (size_t i = 0; i < nn; i++) {
-            uint32_t l;
-            pq_status st = pq_page_plain_length(c, p, len, &pos, i, nn, &l);
-            if (st != PQ_OK) return st;
-            pos += l;
-            if (!c->rows || row_wanted(c, c->page_row + i)) *bytes += l;
+        uint64_t sum = 0;
+        for (size_t i = 0; i < nn; i += 64) {
+            uint64_t b = c->rows ? sel_bits(c->rows, c->page_row + i) : ~0ull;
+            size_t end = nn - i < 64 ? nn : i + 64;
+            for (size_t j = i; j < end; j++, b >>= 1) {
+                uint32_t l;
+                if (len - pos >= 4 && (l = pq_load_le32(p + pos)) <= len - pos - 4) {
+                    pos += 4;
+                } else {
+                    pq_status st = pq_page_plain_length(c, p, len, &pos, j, nn, &l); /* says what is wrong */
+                    if (st != PQ_OK) return st;
+                }
+                pos += l;
+                sum += (b & 1) ? l : 0;
+            }
         }
+        *bytes = sum;
         return PQ_OK;
     }
     /* Dictionary indices: the entries' lengths added up. */
@@ -298,34 +312,32 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
         return st;
     const int32_t *off = c->ch->dict_offsets;
     for (size_t done = 0; done < nn;) {
-        size_t want = nn - done < BATCH ? nn - done : BATCH, got = 0;
+        size_t want = nn - done < BATCH ? nn - done : BATCH, got = want, kept = want;
         uint32_t *idx = ep->ix.idx + ep->ix.nidx;
-        if ((st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
+        bool whole = !c->rows;
+        /* a selection's window: its selected indices alone (the rest skipped) */
+        if (c->rows && (st = pq_page_dict_window(c, &d, done, want, nn, idx, &kept, &whole)) != PQ_OK) return st;
+        if (whole && (st = pq_rle_next(&d, idx, want, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
         if (got < want)
             return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
                         done + got, nn);
-        if (!c->rows && d.max_out < c->ch->dict_n) {
-            /* Every index so far in range (the decoder's running max, as
-             * dict_batch checks it): lengths summed, nothing compacted. */
-            uint64_t sum = 0;
-            for (size_t i = 0; i < got; i++) sum += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
-            *bytes += sum;
-            ep->ix.nidx += got;
-            done += got;
-            continue;
-        }
-        size_t kept = 0;
-        for (size_t i = 0; i < got; i++) {
-            if (idx[i] >= c->ch->dict_n)
+        if (whole) kept = want;
+        /* Every index so far in range (the decoder's running max, as
+         * dict_batch checks it), or each kept one checked. */
+        if (!(whole && d.max_out < c->ch->dict_n)) {
+            size_t bad = pq_dict_first_out_of_range(idx, kept, c->ch->dict_n);
+            if (bad < kept && whole)
                 return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u at value %zu >= dictionary size %zu",
-                            idx[i], done + i, c->ch->dict_n);
-            if (!c->rows || row_wanted(c, c->page_row + done + i)) { /* a selection gathers its rows alone */
-                *bytes += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
-                idx[kept++] = idx[i];
-            }
+                            idx[bad], done + bad, c->ch->dict_n);
+            if (bad < kept)
+                return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u of a selected row >= dictionary size %zu",
+                            idx[bad], c->ch->dict_n);
         }
+        uint64_t sum = 0;
+        for (size_t i = 0; i < kept; i++) sum += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
+        *bytes += sum;
         ep->ix.nidx += kept;
-        done += got;
+        done += want;
     }
     return PQ_OK;
 }

@@ -32,37 +32,6 @@
  * unpacked whole (about 0.4 ns a value). */
 #define PICK_MAX 256
 
-/* Bits [base, base + 64) of the selection (base a multiple of 64); bits
- * at or past its count are 0. */
-static inline uint64_t keep_word(const pq_decode_rows *s, uint64_t base)
-{
-    if (base >= s->count) return 0;
-    uint64_t word = 0, bytes = (s->count + 7) / 8;
-    if (base / 8 + 8 <= bytes) { /* the common case: one load */
-        for (int b = 0; b < 8; b++) word |= (uint64_t)s->keep[base / 8 + (uint64_t)b] << (8 * b);
-    } else {
-        for (uint64_t b = 0; b < 8 && base / 8 + b < bytes; b++) word |= (uint64_t)s->keep[base / 8 + b] << (8 * b);
-    }
-    if (s->count - base < 64) word &= (1ull << (s->count - base)) - 1;
-    return word;
-}
-
-/* Bits of chunk rows [row, row + 64) of the selection, bit j for row + j
- * (0 for rows outside it), at any row: not only multiples of 64. */
-static inline uint64_t sel_bits(const pq_decode_rows *s, uint64_t row)
-{
-    uint64_t lo = s->first;
-    if (row < lo) {
-        if (lo - row >= 64) return 0;
-        return keep_word(s, 0) << (lo - row);
-    }
-    uint64_t i = row - lo, base = i & ~63ull, sh = i - base;
-    if (base >= s->count) return 0;
-    uint64_t w = keep_word(s, base) >> sh;
-    if (sh) w |= keep_word(s, base + 64) << (64 - sh);
-    return w;
-}
-
 /* The first row in [row, end) that is wanted (want) or not (!want), or end:
  * a 64-bit word of the selection at a time, so sparse selections cost
  * little. Rows outside [first, first + count) are not wanted. */
@@ -557,17 +526,27 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
             return st;
         size_t pos = 0, k = o->n_values;
         uint64_t dl = o->data_len;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t l;
-            if ((st = pq_page_plain_length(c, src, len, &pos, i, n, &l)) != PQ_OK) return st;
-            if (row_wanted(c, c->page_row + i)) {
-                if (dl + l > c->data_cap || dl + l > (uint64_t)INT32_MAX)
-                    return fail(c, PQ_ERR_CORRUPT_DATA, "PLAIN BYTE_ARRAY: the selected values exceed their room");
-                memcpy(o->data + dl, src + pos, l);
-                dl += l;
-                o->offsets[++k] = (int32_t)dl;
+        /* every length walked and checked, the selection's bits a word of
+         * 64 rows at a time, the selected values copied */
+        for (size_t i = 0; i < n; i += 64) {
+            uint64_t b = sel_bits(c->rows, c->page_row + i);
+            size_t end = n - i < 64 ? n : i + 64;
+            for (size_t j = i; j < end; j++, b >>= 1) {
+                uint32_t l;
+                if (len - pos >= 4 && (l = pq_load_le32(src + pos)) <= len - pos - 4)
+                    pos += 4;
+                else if ((st = pq_page_plain_length(c, src, len, &pos, j, n, &l)) != PQ_OK) /* says what is wrong */
+                    return st;
+                if (b & 1) {
+                    if (dl + l > c->data_cap || dl + l > (uint64_t)INT32_MAX)
+                        return fail(c, PQ_ERR_CORRUPT_DATA,
+                                    "PLAIN BYTE_ARRAY: the selected values exceed their room");
+                    memcpy(o->data + dl, src + pos, l);
+                    dl += l;
+                    o->offsets[++k] = (int32_t)dl;
+                }
+                pos += l;
             }
-            pos += l;
         }
         o->data_len = (size_t)dl;
         o->n_values = k;
@@ -774,6 +753,48 @@ pq_status pq_page_dict_gather(cd_ctx *c, const uint32_t *idx, size_t got, size_t
     return PQ_OK;
 }
 
+/* A selection's window of w dictionary indices, values [pos, pos + w) of
+ * the page's n, its selection's bits read once. A window without a
+ * selected row is skipped in the index stream (a run or a bit-packed group
+ * costs nothing per value); a sparse one has each selected index extracted
+ * from its run, with no search and no unpacking of the others; a dense one
+ * (past PICK_MAX) is unpacked whole, its selected indices then picked by
+ * the bits: *m of them in idx, in row order, not yet range-checked. A
+ * window whose every row is selected is left in the stream, *whole set. */
+pq_status pq_page_dict_window(cd_ctx *c, pq_rle_decoder *d, size_t pos, size_t w, size_t n, uint32_t *idx,
+                              size_t *m, bool *whole)
+{
+    pq_error kerr;
+    pq_status st;
+    uint64_t row0 = c->page_row + pos, bits[BATCH / 64];
+    size_t k = 0, got = 0;
+    *m = 0;
+    *whole = false;
+    for (size_t j = 0; j < w; j += 64) {
+        uint64_t b = sel_bits(c->rows, row0 + j);
+        if (w - j < 64) b &= (1ull << (w - j)) - 1;
+        bits[j / 64] = b;
+        k += (size_t)pq_popcount64(b);
+    }
+    if (k == w) {
+        *whole = true;
+        return PQ_OK;
+    }
+    if (k == 0) {
+        st = pq_rle_skip(d, w, &got, &kerr);
+    } else if (k <= PICK_MAX) {
+        st = pq_rle_pick(d, bits, w, idx, &got, m, &kerr);
+    } else {
+        st = pq_rle_next(d, idx, w, &got, &kerr);
+        if (st == PQ_OK && got == w) *m = pq_dict_indices_select(idx, bits, w); /* short: refused below */
+    }
+    if (st != PQ_OK) return kfail(c, st, &kerr);
+    if (got < w)
+        return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
+                    pos + got, n);
+    return PQ_OK;
+}
+
 pq_status pq_page_values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, size_t n)
 {
     pq_column_values *o = c->out;
@@ -808,41 +829,18 @@ pq_status pq_page_values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, s
         o->n_values += n;
         return PQ_OK;
     }
-    /* Selection-vector decode, a window of BATCH rows at a time, its
-     * selection's bits read once: a window without a selected row is
-     * skipped in the index stream (a run or a bit-packed group costs
-     * nothing per value); a sparse one has each selected index extracted
-     * from its run, with no search and no unpacking of the others; a dense
-     * one (past PICK_MAX) is unpacked whole, its selected indices then
-     * picked by the bits. */
+    /* Selection-vector decode, a window of BATCH rows at a time: a whole
+     * window straight through the gather, a part one's selected indices
+     * gathered (pq_page_dict_window). */
     size_t pos = 0, kept = 0;
     while (pos < n) {
-        size_t w = n - pos < BATCH ? n - pos : BATCH, k = 0;
-        uint64_t row0 = c->page_row + pos, bits[BATCH / 64];
-        for (size_t j = 0; j < w; j += 64) {
-            uint64_t b = sel_bits(c->rows, row0 + j);
-            if (w - j < 64) b &= (1ull << (w - j)) - 1;
-            bits[j / 64] = b;
-            k += (size_t)pq_popcount64(b);
-        }
-        size_t got = 0, m = 0;
-        if (k == 0) {
-            if ((st = pq_rle_skip(&d, w, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        } else if (k == w) {
+        size_t w = n - pos < BATCH ? n - pos : BATCH, m = 0;
+        bool whole = false;
+        if ((st = pq_page_dict_window(c, &d, pos, w, n, idx, &m, &whole)) != PQ_OK) return st;
+        if (whole) {
             if ((st = dict_batch(c, &d, idx, w, o->n_values + kept, pos, n)) != PQ_OK) return st;
             kept += w;
-            pos += w;
-            continue;
-        } else if (k <= PICK_MAX) {
-            if ((st = pq_rle_pick(&d, bits, w, idx, &got, &m, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-        } else {
-            if ((st = pq_rle_next(&d, idx, w, &got, &kerr)) != PQ_OK) return kfail(c, st, &kerr);
-            if (got == w) m = pq_dict_indices_select(idx, bits, w); /* short: refused below */
-        }
-        if (got < w)
-            return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary indices: %zu decoded, the page has %zu non-null values",
-                        pos + got, n);
-        if (m) {
+        } else if (m) {
             size_t bad = pq_dict_first_out_of_range(idx, m, dict_entries(c));
             if (bad < m)
                 return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u of a selected row >= dictionary size %zu",

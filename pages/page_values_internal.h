@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/rle.h"
 #include "pages/buffer_pool.h"
 #include "pages/codec.h"
 #include "pages/decode_plan.h"
@@ -126,6 +127,37 @@ static inline bool row_wanted(const cd_ctx *c, uint64_t row)
     const pq_decode_rows *s = c->rows;
     uint64_t i = row - s->first;
     return row >= s->first && i < s->count && ((s->keep[i >> 3] >> (i & 7)) & 1);
+}
+
+/* Bits [base, base + 64) of the selection (base a multiple of 64); bits
+ * at or past its count are 0. */
+static inline uint64_t keep_word(const pq_decode_rows *s, uint64_t base)
+{
+    if (base >= s->count) return 0;
+    uint64_t word = 0, bytes = (s->count + 7) / 8;
+    if (base / 8 + 8 <= bytes) { /* the common case: one load */
+        for (int b = 0; b < 8; b++) word |= (uint64_t)s->keep[base / 8 + (uint64_t)b] << (8 * b);
+    } else {
+        for (uint64_t b = 0; b < 8 && base / 8 + b < bytes; b++) word |= (uint64_t)s->keep[base / 8 + b] << (8 * b);
+    }
+    if (s->count - base < 64) word &= (1ull << (s->count - base)) - 1;
+    return word;
+}
+
+/* Bits of chunk rows [row, row + 64) of the selection, bit j for row + j
+ * (0 for rows outside it), at any row: not only multiples of 64. */
+static inline uint64_t sel_bits(const pq_decode_rows *s, uint64_t row)
+{
+    uint64_t lo = s->first;
+    if (row < lo) {
+        if (lo - row >= 64) return 0;
+        return keep_word(s, 0) << (lo - row);
+    }
+    uint64_t i = row - lo, base = i & ~63ull, sh = i - base;
+    if (base >= s->count) return 0;
+    uint64_t w = keep_word(s, base) >> sh;
+    if (sh) w |= keep_word(s, base + 64) << (64 - sh);
+    return w;
 }
 
 /* Buffers views point into (pq_column_values.view_bufs). */
@@ -289,6 +321,13 @@ pq_status pq_page_decode_values(cd_ctx *c, int32_t enc, const uint8_t *src, size
 /* The same for a dictionary-encoded page: its indices' entries, or, with
  * c->collect, its selected indices collected there. */
 pq_status pq_page_values_dictionary(cd_ctx *c, const uint8_t *src, size_t len, size_t n);
+
+/* A selection's window of w dictionary indices, values [pos, pos + w) of
+ * the page's n: the selected rows' indices into idx (*m of them, in row
+ * order, not range-checked), the window skipped when none is selected, or
+ * *whole set and the window left in the stream when all are. */
+pq_status pq_page_dict_window(cd_ctx *c, pq_rle_decoder *d, size_t pos, size_t w, size_t n, uint32_t *idx,
+                              size_t *m, bool *whole);
 
 /* The entries of `got` dictionary indices, already checked against the
  * dictionary, written at output slot `at` of c->out. */
