@@ -37,14 +37,15 @@ static inline void move16(uint8_t *d, const uint8_t *s)
 }
 
 /* What a tag byte says, for the fast loop (8 bytes, so that one scaled
- * load finds it). The loop takes literals and copies of up to 16 bytes
- * whose length is in the tag and whose offset has 1 or 2 bytes; for those
- * a valid element is exactly off - len <= written - len (with 16 bytes
- * written, so that the right side does not wrap): offset at least the
- * length (so not 0 and not overlapping its own output) and at most what is
- * written. A literal's entry gives an offset equal to its length, which
- * passes; any other tag has length 1 and offset 0, which fails, and goes
- * to the checked step. */
+ * load finds it). The loop takes literals of up to 16 bytes and copies of
+ * up to 64 whose length is in the tag and whose offset has 1 or 2 bytes.
+ * For those of up to 16 bytes a valid element that does not overlap its
+ * own output is exactly off - len <= written - len (with 16 bytes written,
+ * so that the right side does not wrap): offset at least the length and
+ * at most what is written; a longer or overlapping copy is checked apart
+ * (0 < off <= written). A literal's entry gives an offset equal to its
+ * length, which passes; any other tag has length 1 and offset 0, which
+ * fails, and goes to the checked step. */
 typedef struct fast_tag {
     uint8_t len;     /* output bytes */
     uint8_t literal; /* 1: the bytes come from the input */
@@ -59,7 +60,7 @@ typedef struct fast_tag {
 #define FT_COPY1(t) {4 + ((t) / 4) % 8, 0, {0, 0}, ((t) / 32) << 8, 0xff}
 #define FT_COPY2(t) {(t) / 4 + 1, 0, {0, 0}, 0, 0xffff}
 #define FT_4(t) FT_LIT(t), FT_COPY1((t) + 1), FT_COPY2((t) + 2), FT_SLOW
-#define FT_4_LONG(t) FT_SLOW, FT_COPY1((t) + 1), FT_SLOW, FT_SLOW /* tags of lengths above 16 */
+#define FT_4_LONG(t) FT_SLOW, FT_COPY1((t) + 1), FT_COPY2((t) + 2), FT_SLOW /* tags of lengths above 16 */
 #define FT_16(t) FT_4(t), FT_4((t) + 4), FT_4((t) + 8), FT_4((t) + 12)
 #define FT_16_LONG(t) FT_4_LONG(t), FT_4_LONG((t) + 4), FT_4_LONG((t) + 8), FT_4_LONG((t) + 12)
 #define FT_64_LONG(t) FT_16_LONG(t), FT_16_LONG((t) + 16), FT_16_LONG((t) + 32), FT_16_LONG((t) + 48)
@@ -186,8 +187,16 @@ static __attribute__((noinline)) void fast_elements(const uint8_t **ipp, uint8_t
         fast_tag t = fast_tags[tag];
         size_t off = ((size_t)(ip[1] | ip[2] << 8) & t.mask) | t.off_hi;
         size_t written = (size_t)(op - dst);
-        if (off - t.len > written - t.len) break;
-        move16(op, t.literal ? ip + 1 : op - off);
+        if (__builtin_expect(off - t.len > written - t.len || t.len > 16, 0)) {
+            /* A copy of 17-64 bytes, or one that overlaps its own output
+             * (a value repeated: offset 8 and 16-64 bytes in PLAIN int64
+             * columns): checked against what is written, then moved as
+             * the checked step moves it. The room is FAST_ROOM. */
+            if (t.literal || off == 0 || off > written) break;
+            copy_fast(op, off, t.len);
+        } else {
+            move16(op, t.literal ? ip + 1 : op - off);
+        }
         op += t.len;
         /* Input bytes after the tag: a literal's length, else the offset
          * bytes (the tag's low 2 bits). A conditional move, as the kinds

@@ -565,15 +565,16 @@ START_TEST(snappy_matches_libsnappy)
                     ck_abort_msg("copy off %zu len %zu tail %zu: wrong bytes", off, len, tail);
                 snappy_both(s, n, total, &taken, &refused);
             }
-    /* The fast loop's copy check at its edges (16 or more bytes written,
-     * room left): offsets 0, len - 1 (overlapping, for the checked step),
-     * len, the bytes written (reaching the first byte) and one more
-     * (refused), for both offset sizes; libsnappy the oracle, the format's
-     * definition for the bytes. */
-    for (size_t lit = 16; lit <= 40; lit += 24)
+    /* The fast loop's copy checks at their edges (16 or more bytes
+     * written, room left): offsets 0, 1, 3, 8 and 15 and len - 1
+     * (overlapping its own output), len, the bytes written (reaching the
+     * first byte) and one more (refused), for both offset sizes and every
+     * length (2-byte offsets: up to 64, longer than the bytes written too);
+     * libsnappy the oracle, the format's definition for the bytes. */
+    for (size_t lit = 16; lit <= 100; lit += lit == 16 ? 24 : 60)
         for (int ob = 1; ob <= 2; ob++)
-            for (size_t len = ob == 1 ? 4 : 1; len <= (ob == 1 ? 11u : 16u); len++) {
-                size_t offs[] = {0, len - 1, len, lit, lit + 1};
+            for (size_t len = ob == 1 ? 4 : 1; len <= (ob == 1 ? 11u : 64u); len++) {
+                size_t offs[] = {0, 1, 3, 8, 15, len - 1, len, lit, lit + 1};
                 for (size_t q = 0; q < sizeof offs / sizeof offs[0]; q++) {
                     size_t off = offs[q], total = lit + len + 100;
                     size_t n = hand_stream_with(s, lit, len, off, 100, ob);
