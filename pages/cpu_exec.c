@@ -550,10 +550,16 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     size_t vlen = 0, nn = 0;
     size_t last;
     if (st == PQ_OK) st = page_bytes(&c, pc, &raw);
-    if (st == PQ_OK && pq_page_from_prefix(&c, raw, &last))
+    /* a required PLAIN page of fixed width: decompressed into its place */
+    bool placed = st == PQ_OK && ep->mode == PAGE_DIRECT && pq_page_plain_in_place(&c, raw, &st);
+    if (placed)
+        ;
+    else if (st == PQ_OK && pq_page_from_prefix(&c, raw, &last))
         st = pq_page_prefix_values(&c, raw, last, &vals, &vlen, &nn);
-    else if (st == PQ_OK) st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
-    if (st == PQ_OK && ep->mode != PAGE_DEFERRED) st = pq_page_decode_values(&c, pi->encoding, vals, vlen, nn);
+    else if (st == PQ_OK)
+        st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
+    if (st == PQ_OK && !placed && ep->mode != PAGE_DEFERRED)
+        st = pq_page_decode_values(&c, pi->encoding, vals, vlen, nn);
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, %s %llu",
                   (unsigned long long)(window.n_values - pg->value_offset),

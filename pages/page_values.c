@@ -189,6 +189,36 @@ pq_status pq_page_decompress(cd_ctx *c, bool compressed, const uint8_t *src, siz
     return PQ_OK;
 }
 
+bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st)
+{
+    const pq_page_info *pi = c->pi;
+    pq_column_values *o = c->out;
+    int32_t type = c->leaf->physical_type;
+    if (!c->direct || c->rows || c->collect || c->indices || c->decimal128 || c->leaf->max_def != 0 ||
+        c->leaf->max_rep != 0 || pi->encoding != PQ_ENC_PLAIN || type == PQ_BOOLEAN || type == PQ_BYTE_ARRAY ||
+        !o->values || c->width == 0 || c->width != c->stored_width || c->codec == PQ_CODEC_UNCOMPRESSED ||
+        pi->num_values <= 0 || pi->compressed_size < 0 || pi->uncompressed_size <= 0)
+        return false;
+    if (pi->type == PQ_PAGE_DATA_V2 ? !pi->is_compressed || pi->rep_levels_byte_length != 0 ||
+                                          pi->def_levels_byte_length != 0
+                                    : pi->type != PQ_PAGE_DATA)
+        return false;
+    size_t n = (size_t)pi->num_values, w = c->width, bytes = (size_t)pi->uncompressed_size;
+    /* exactly its values, inside the page's room (else the usual steps say what is wrong) */
+    if (bytes / w != n || bytes % w != 0 || o->n_values > c->values_cap / w || n > c->values_cap / w - o->n_values)
+        return false;
+    size_t comp = (size_t)pi->compressed_size;
+    if (pq_page_stored(c->codec, raw, comp, bytes)) return false; /* read in place already */
+    pq_error kerr;
+    *st = pq_decompress_ctx(c->cctx, c->codec, raw, comp, o->values + o->n_values * w, bytes, &kerr);
+    if (*st != PQ_OK) {
+        *st = kfail(c, *st, &kerr);
+        return true;
+    }
+    o->n_values += n;
+    return true;
+}
+
 /* ---------------------------------------------------------------------------
  * Levels
  * ------------------------------------------------------------------------- */

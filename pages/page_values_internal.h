@@ -308,6 +308,14 @@ pq_status pq_page_prefix_values(cd_ctx *c, const uint8_t *raw, size_t last, cons
 pq_status pq_page_plain_prefix(cd_ctx *c, pq_prefix_reader *pr, const uint8_t *buf, size_t len, size_t n,
                                size_t last, size_t *bytes, bool *reached);
 
+/* A required flat leaf's DATA_PAGE or DATA_PAGE_V2, PLAIN, of fixed-width
+ * values that are their output as they are (no widening), placed
+ * directly (c->direct): its bytes decompressed straight into the chunk's
+ * values at their offset, with no copy out of a page buffer (*st the
+ * outcome). False when the page is not such a page: the usual steps
+ * decode it. */
+bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st);
+
 /* The length of PLAIN byte array i (of n) at *pos in p (len bytes),
  * checked; *pos moves past the length. */
 pq_status pq_page_plain_length(cd_ctx *c, const uint8_t *p, size_t len, size_t *pos, size_t i, size_t n,
