@@ -854,6 +854,42 @@ static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_page_info *pi)
     return PAGE_STAGED;
 }
 
+/* A data page task and the work of its chunk (sort key). */
+typedef struct weighed_task {
+    uint64_t weight;
+    size_t page;
+} weighed_task;
+
+static int heavier_first(const void *a, const void *b)
+{
+    const weighed_task *x = a, *y = b;
+    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+    return x->page < y->page ? -1 : x->page > y->page;
+}
+
+/* The n data page tasks in `tasks` reordered so that the chunks with the
+ * most bytes to decode come first, each chunk's pages together and in
+ * order: the threads take the long tasks while there are others to
+ * balance them (one page of a large string column last in a pass kept one
+ * thread busy while the other waited). Unchanged when out of memory. */
+static void largest_chunks_first(const pq_decode_plan *plan, size_t *tasks, size_t n)
+{
+    if (n < 2) return;
+    uint64_t *chunk_bytes = calloc(plan->nchunks, sizeof *chunk_bytes);
+    weighed_task *w = malloc(n * sizeof *w);
+    if (chunk_bytes && w) {
+        for (size_t t = 0; t < n; t++) {
+            const pq_plan_page *pg = &plan->pages[tasks[t]];
+            chunk_bytes[pg->chunk] += (uint64_t)(pg->info->uncompressed_size > 0 ? pg->info->uncompressed_size : 0);
+        }
+        for (size_t t = 0; t < n; t++) w[t] = (weighed_task){chunk_bytes[plan->pages[tasks[t]].chunk], tasks[t]};
+        qsort(w, n, sizeof *w, heavier_first);
+        for (size_t t = 0; t < n; t++) tasks[t] = w[t].page;
+    }
+    free(chunk_bytes);
+    free(w);
+}
+
 pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan, pq_column_values *outs,
                                  pq_status *status, pq_error *errors)
 {
@@ -930,6 +966,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.ndict = x.ntasks;
     for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
+    largest_chunks_first(plan, x.tasks + x.ndict, x.ntasks - x.ndict);
     run_tasks(&x, dictionary_or_data_task);
     x.ndict = 0;
     /* 3. the other chunks' offsets and arrays */
