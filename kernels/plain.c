@@ -18,7 +18,7 @@ pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n,
     return PQ_OK;
 }
 
-void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
+void pq_ints_sign_extend_portable(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
 {
     for (size_t i = n; i-- > 0;) {
         int64_t x;
@@ -36,6 +36,43 @@ void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, 
         memcpy(d + 8, &hi, 8);
         if (ow > 16) memset(d + 16, x < 0 ? 0xff : 0, ow - 16);
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* Decimal128 from INT32 (w 4) or INT64 (w 8), eight values a step from the
+ * last back (each step loads its values before it stores, so dst may be
+ * src: a step's 128 output bytes start at or past the end of the input of
+ * every step still to come). */
+__attribute__((target("avx512f"))) static void sign_extend16_avx512(uint8_t *dst, const uint8_t *src, size_t w,
+                                                                   size_t n)
+{
+    size_t i = n - n % 8;
+    if (n % 8) pq_ints_sign_extend_portable(dst + i * 16, 16, src + i * w, w, n % 8);
+    const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);  /* x0 h0 x1 h1 x2 h2 x3 h3 */
+    const __m512i second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4); /* x4 h4 ... x7 h7 */
+    while (i) {
+        i -= 8;
+        __m512i x = w == 8 ? _mm512_loadu_si512(src + i * 8)
+                           : _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(src + i * 4)));
+        __m512i hi = _mm512_srai_epi64(x, 63);
+        __m512i a = _mm512_permutex2var_epi64(x, first, hi), b = _mm512_permutex2var_epi64(x, second, hi);
+        _mm512_storeu_si512(dst + i * 16, a);
+        _mm512_storeu_si512(dst + i * 16 + 64, b);
+    }
+}
+#endif
+
+void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (ow == 16 && (w == 4 || w == 8) && n >= 8 && __builtin_cpu_supports("avx512f")) {
+        sign_extend16_avx512(dst, src, w, n);
+        return;
+    }
+#endif
+    pq_ints_sign_extend_portable(dst, ow, src, w, n);
 }
 
 pq_status pq_plain_boolean(const uint8_t *src, size_t len, uint64_t first_bit, size_t n, uint8_t *out,
@@ -86,7 +123,6 @@ size_t pq_plain_select64_portable(const uint8_t *src, size_t width, uint64_t bit
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 
 /* A lane group at a time: its mask bits load only the selected lanes (the
  * others are not read, so nothing past the last selected row is), compress

@@ -31,6 +31,9 @@ pq_status pq_plain_fixed(const uint8_t *src, size_t len, size_t width, size_t n,
  * that Arrow's decimal128 (ow 16) and decimal256 (ow 32) hold. Written from
  * the last value back, so dst may be src itself (widened in place). */
 void pq_ints_sign_extend(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n);
+/* The same a value at a time, on any CPU (tests compare the two; decimal128
+ * takes eight values a step where the CPU has AVX-512). */
+void pq_ints_sign_extend_portable(uint8_t *dst, size_t ow, const uint8_t *src, size_t w, size_t n);
 
 /* The values of up to 64 rows of `width` bytes each at src whose bit is
  * set in `bits` (bit j for value j), copied back to back to dst; returns

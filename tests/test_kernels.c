@@ -1270,6 +1270,49 @@ END_TEST
  * densities from no valid slot to all; both routes against each slot set
  * by hand (a valid slot its next value, a null one zero). Gathering a
  * bitmap's kept bits: both routes against bit-by-bit. */
+/* INT32 and INT64 sign-extended into decimal128 and decimal256 slots, out
+ * of place and in place (dst the input's own buffer), every length to 100
+ * (the eight-value steps and their tails), both routes, against each value
+ * written out by hand: its bytes, then 0x00 or 0xff to the slot's end. */
+START_TEST(ints_sign_extend)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (size_t w = 4; w <= 8; w += 4)
+        for (size_t ow = 16; ow <= 32; ow += 16)
+            for (size_t n = 0; n <= 100; n++)
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    uint8_t *src = malloc(n * w + 1), *a = malloc(n * ow + 1), *b = malloc(n * ow + 1);
+                    uint8_t *want = malloc(n * ow + 1);
+                    ck_assert_ptr_nonnull(src);
+                    ck_assert_ptr_nonnull(a);
+                    ck_assert_ptr_nonnull(b);
+                    ck_assert_ptr_nonnull(want);
+                    for (size_t i = 0; i < n; i++) {
+                        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                        uint64_t v = i % 5 == 0 ? 0 : i % 5 == 1 ? ~0ull : seed >> (i % 3 * 20);
+                        memcpy(src + i * w, &v, w);
+                        bool negative = (src[i * w + w - 1] & 0x80) != 0;
+                        memcpy(want + i * ow, src + i * w, w);
+                        memset(want + i * ow + w, negative ? 0xff : 0, ow - w);
+                    }
+                    if (in_place) { /* the input at the start of the output buffer */
+                        memcpy(a, src, n * w);
+                        memcpy(b, src, n * w);
+                        pq_ints_sign_extend(a, ow, a, w, n);
+                        pq_ints_sign_extend_portable(b, ow, b, w, n);
+                    } else {
+                        pq_ints_sign_extend(a, ow, src, w, n);
+                        pq_ints_sign_extend_portable(b, ow, src, w, n);
+                    }
+                    routes_equal(a, b, want, n * ow);
+                    free(src);
+                    free(a);
+                    free(b);
+                    free(want);
+                }
+}
+END_TEST
+
 START_TEST(spread_and_bit_select)
 {
     uint64_t seed = 0x853c49e6748fea9bull;
@@ -1382,6 +1425,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, dict_indices_select);
     tcase_add_test(tc, plain_select64);
     tcase_add_test(tc, spread_and_bit_select);
+    tcase_add_test(tc, ints_sign_extend);
     tcase_add_test(tc, unpack_fixed_widths);
     suite_add_tcase(s, tc);
     tc = tcase_create("rle");
