@@ -92,7 +92,49 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2"))) static uint64_t bits_sel
     __m512i bytes = _mm512_movm_epi8((__mmask64)src);
     return (uint64_t)_mm512_movepi8_mask(_mm512_maskz_compress_epi8((__mmask64)keep, bytes));
 }
+
+/* Sixteen levels a compare: equal to max, and above it. */
+__attribute__((target("avx512f"))) static uint64_t levels_equal_avx512(const uint32_t *levels, size_t n, uint32_t max,
+                                                                     bool *over)
+{
+    __m512i m = _mm512_set1_epi32((int)max);
+    uint64_t eq = 0, gt = 0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i l = _mm512_loadu_si512(levels + i);
+        eq |= (uint64_t)_mm512_cmpeq_epu32_mask(l, m) << i;
+        gt |= (uint64_t)_mm512_cmpgt_epu32_mask(l, m) << i;
+    }
+    if (i < n) {
+        __mmask16 tail = (__mmask16)((1u << (n - i)) - 1);
+        __m512i l = _mm512_maskz_loadu_epi32(tail, levels + i);
+        eq |= (uint64_t)_mm512_mask_cmpeq_epu32_mask(tail, l, m) << i;
+        gt |= (uint64_t)_mm512_mask_cmpgt_epu32_mask(tail, l, m) << i;
+    }
+    *over = gt != 0;
+    return eq;
+}
 #endif
+
+uint64_t pq_levels_equal64_portable(const uint32_t *levels, size_t n, uint32_t max, bool *over)
+{
+    uint64_t eq = 0;
+    uint32_t gt = 0;
+    for (size_t j = 0; j < n; j++) {
+        eq |= (uint64_t)(levels[j] == max) << j;
+        gt |= levels[j] > max;
+    }
+    *over = gt != 0;
+    return eq;
+}
+
+uint64_t pq_levels_equal64(const uint32_t *levels, size_t n, uint32_t max, bool *over)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f")) return levels_equal_avx512(levels, n, max, over);
+#endif
+    return pq_levels_equal64_portable(levels, n, max, over);
+}
 
 void pq_spread_in_place(uint8_t *buf, size_t ow, const uint8_t *validity, size_t n, size_t n_values)
 {

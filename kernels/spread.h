@@ -12,6 +12,7 @@
 #ifndef PQ_KERNELS_SPREAD_H
 #define PQ_KERNELS_SPREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,11 @@ void pq_spread_in_place_portable(uint8_t *buf, size_t ow, const uint8_t *validit
  * parallel bit extract). */
 uint64_t pq_bits_select64(uint64_t src, uint64_t keep);
 uint64_t pq_bits_select64_portable(uint64_t src, uint64_t keep);
+
+/* Bit j set for each of levels[0, n) (n <= 64) equal to max: a page's
+ * non-null rows from its definition levels; *over says whether any level
+ * is above max (a corrupt page). */
+uint64_t pq_levels_equal64(const uint32_t *levels, size_t n, uint32_t max, bool *over);
+uint64_t pq_levels_equal64_portable(const uint32_t *levels, size_t n, uint32_t max, bool *over);
 
 #endif

@@ -71,6 +71,9 @@ typedef struct exec_page {
                               * late dictionary: the indices the size pass decoded (of the
                               * selected rows alone); a late dictionary's page also notes its
                               * largest index + 1 (ix.need; 0: none) */
+    uint64_t *vsel;          /* deferred page of a selection with nulls: its values' selection
+                              * (cd_ctx.vsel), for phase 4 */
+    size_t vsel_cap;
 } exec_page;
 
 typedef struct exec {
@@ -107,6 +110,13 @@ enum dict_state {
     DICT_BUSY     /* being decoded by another thread */
 };
 
+/* A selection of an optional flat leaf not known to hold no null: its
+ * pages store the selected rows' levels (page_values.c defs_selected). */
+static bool selection_with_nulls(const pq_plan_chunk *pc)
+{
+    return pc->rows && pc->max_def > 0 && pc->max_rep == 0 && !(pc->flags & PQ_PLAN_CHUNK_NO_NULLS);
+}
+
 /* A task's context for chunk k. */
 static void task_init(exec *x, size_t k, cd_ctx *c, pq_error *err, unsigned worker)
 {
@@ -129,6 +139,7 @@ static void task_init(exec *x, size_t k, cd_ctx *c, pq_error *err, unsigned work
     c->views = pc->output == PQ_PLAN_VIEWS;
     c->indices = (pc->flags & PQ_PLAN_CHUNK_INDICES) != 0;
     c->rows = pc->rows;
+    c->rows_nulls = selection_with_nulls(pc);
     c->defs_lazy = pc->max_rep == 0;
     c->def_levels = x->outs[k].def_levels;
     c->rep_levels = x->outs[k].rep_levels;
@@ -139,8 +150,20 @@ static void task_done(cd_ctx *c)
     if (c->cctx == &c->own_cctx) pq_codec_ctx_free(&c->own_cctx);
     if (c->buf) release(c, c->buf, c->buf_cap);
     if (c->crypt) release(c, c->crypt, c->crypt_cap);
+    if (c->vsel) release(c, c->vsel, c->vsel_cap);
     c->buf = NULL;
     c->crypt = NULL;
+    c->vsel = NULL;
+}
+
+/* A page of a selection with nulls whose levels carried the selection
+ * over to its values (page_vsel): the value steps see that selection
+ * (values from 0) in place of the rows', in `vrows`. */
+static void select_values(cd_ctx *c, pq_decode_rows *vrows, const uint64_t *vsel, size_t nn)
+{
+    *vrows = (pq_decode_rows){(const uint8_t *)vsel, 0, nn};
+    c->rows = vrows;
+    c->page_row = 0;
 }
 
 /* The stored bytes of the task's page (c->pi, c->page: what its header's
@@ -558,6 +581,8 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         st = pq_page_prefix_values(&c, raw, last, &vals, &vlen, &nn);
     else if (st == PQ_OK)
         st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
+    pq_decode_rows vrows;
+    if (st == PQ_OK && c.page_vsel) select_values(&c, &vrows, c.vsel, nn);
     if (st == PQ_OK && !placed && ep->mode != PAGE_DEFERRED)
         st = pq_page_decode_values(&c, pi->encoding, vals, vlen, nn);
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
@@ -587,7 +612,12 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
         uint64_t bytes = 0;
         if (late_page) st = collect_page_indices(&c, ep, vals, vlen, nn);
         else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, ep, pi, vals, vlen, nn, &bytes);
-        pg->n_values = c.rows ? pq_decode_rows_count(c.rows, pg->first_row, nn) : nn;
+        pg->n_values = c.rows ? pq_decode_rows_count(c.rows, c.page_row, nn) : nn;
+        if (c.page_vsel) { /* phase 4 selects the values again */
+            ep->vsel = c.vsel;
+            ep->vsel_cap = c.vsel_cap;
+            c.vsel = NULL;
+        }
         pg->string_bytes = bytes;
         ep->vals = late_page ? NULL : vals;
         ep->vlen = vlen;
@@ -634,6 +664,8 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     c.page_row = pg->first_row;
     pq_column_values window;
     page_window(&c, x, pg, &window);
+    pq_decode_rows vrows;
+    if (ep->vsel) select_values(&c, &vrows, ep->vsel, ep->nn);
     pq_status st = PQ_OK;
     if (ep->ix.idx || (x->chunks[pg->chunk].late && is_dict_page(pg->info))) { /* the size pass's indices, gathered */
         for (size_t done = 0; done < ep->ix.nidx && st == PQ_OK; done += BATCH) {
@@ -677,6 +709,11 @@ static bool place_task(void *ctx, size_t t, unsigned worker)
             pq_pool_give(ep->ix.idx);
             atomic_fetch_sub(&ch->held, ep->ix.idx_cap);
             ep->ix.idx = NULL;
+        }
+        if (ep->vsel) {
+            pq_pool_give(ep->vsel);
+            atomic_fetch_sub(&ch->held, ep->vsel_cap);
+            ep->vsel = NULL;
         }
         page_done(x, pg->chunk);
         return true;
@@ -760,7 +797,7 @@ static pq_status alloc_levels(exec *x, size_t k)
         st = fail(&c, PQ_ERR_MEMORY_LIMIT, "%llu levels overflow the address space",
                   (unsigned long long)pc->n_levels);
     bytes = (size_t)pc->n_levels * sizeof(int16_t);
-    if (st == PQ_OK && pc->max_def > 0 && !pc->rows)
+    if (st == PQ_OK && pc->max_def > 0 && (!pc->rows || selection_with_nulls(pc)))
         st = grow(&c, (void **)&o->def_levels, &cap, bytes ? bytes : 1, "definition levels");
     cap = 0;
     if (st == PQ_OK && pc->max_rep > 0)

@@ -49,11 +49,11 @@ pq_status pq_column_decode_ctx(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t 
 
 /* pq_column_decode_ctx with PQ_DECODE_* flags and, when `rows` is not NULL
  * (a leaf without repetition), only the selected rows: the result holds them
- * alone, in order (n_levels = n_values = the rows selected). An optional
- * leaf's pages must hold no null then (a value a row): a definition level
- * below the maximum is PQ_ERR_CORRUPT_DATA. A
- * data page with no selected row is neither decompressed nor decoded; a
- * dictionary-encoded page gathers only the selected values. */
+ * alone, in order (n_levels = the rows selected; an optional leaf's
+ * def_levels are the selected rows' levels, and its values those of the
+ * selected rows that are not null). A data page with no selected row is
+ * neither decompressed nor decoded; a dictionary-encoded page gathers only
+ * the selected values. */
 pq_status pq_column_decode_flags(pq_codec_ctx *cctx, const pq_leaf *leaf, int32_t codec, const uint8_t *chunk,
                                  size_t chunk_len, const pq_page_info *pages, size_t npages, uint64_t memory_limit,
                                  unsigned flags, const pq_decode_rows *rows, pq_column_values *out, pq_error *err);

@@ -155,9 +155,9 @@ pq_status pq_decode_plan_add_chunk_sized(pq_decode_plan *plan, const pq_leaf *le
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "physical type %s (type_length %d)",
                             pq_physical_type_name(leaf->physical_type), leaf->type_length);
     if (!pq_codec_supported(codec)) return pq_error_set(err, PQ_ERR_UNSUPPORTED, "codec %s", pq_codec_name(codec));
-    /* A selection needs a value a row: a required flat leaf, or an optional
-     * one without repetition whose pages hold no null (the decoder refuses
-     * a page with one). */
+    /* A selection is of a leaf without repetition: required, or optional
+     * (its selected rows' levels kept; with PQ_PLAN_NO_NULLS a value a row,
+     * the decoder refusing a page with a null). */
     if (rows && leaf->max_rep != 0)
         return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_column_decode: rows selected on a repeated column");
     if (rows && rows->count && !rows->keep)

@@ -21,6 +21,7 @@
 #include "kernels/plain.h"
 #include "kernels/primitives.h"
 #include "kernels/rle.h"
+#include "kernels/spread.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
 #include "pages/codec.h"
@@ -271,10 +272,10 @@ static void store_defs(cd_ctx *c)
     atomic_store(&c->ch->defs_stored, true);
 }
 
-/* Selection-vector decode of an optional leaf takes a value a row: a page
- * with a definition level below the maximum (a null) is refused, not
- * guessed at. The reader selects rows of an optional leaf only
- * where the chunk's statistics count no nulls. */
+/* A selection of an optional leaf planned with a value a row (its chunk's
+ * statistics count no null: PQ_PLAN_NO_NULLS): a page with a definition
+ * level below the maximum (a null) is refused, not guessed at. Other
+ * optional chunks keep their selected rows' levels (defs_selected). */
 static pq_status null_in_selection(cd_ctx *c)
 {
     return fail(c, PQ_ERR_CORRUPT_DATA, "definition levels: the page holds a null, but the chunk's statistics "
@@ -308,6 +309,88 @@ static pq_status defs_all_max(cd_ctx *c, pq_rle_decoder *d, size_t n)
     return PQ_OK;
 }
 
+/* A batch of a selection's page levels (tmp[0, got), rows row0...), of an
+ * optional flat leaf that may hold nulls: each selected row's level stored
+ * at the next slot of out (*k), and each non-null value (*v counts them)
+ * whose row is selected marked in c->vsel. 64 rows a step: their non-null
+ * bits V and selected bits S; the selected rows' levels are V's bits at
+ * S (a parallel bit extract) and the values' selection S's bits at V,
+ * appended to vsel. */
+static pq_status selected_levels(cd_ctx *c, const uint32_t *tmp, size_t got, uint64_t row0, int16_t *out, size_t *k,
+                                 size_t *v)
+{
+    uint32_t max = (uint32_t)c->leaf->max_def;
+    size_t slot = *k, value = *v;
+    for (size_t i = 0; i < got; i += 64) {
+        size_t m = got - i < 64 ? got - i : 64;
+        uint64_t s = sel_bits(c->rows, row0 + i);
+        if (m < 64) s &= (1ull << m) - 1;
+        bool over;
+        uint64_t valid = pq_levels_equal64(tmp + i, m, max, &over);
+        if (over)
+            for (size_t j = 0; j < m; j++)
+                if (tmp[i + j] > max)
+                    return fail(c, PQ_ERR_CORRUPT_DATA, "definition level %u exceeds the maximum %u", tmp[i + j],
+                                max);
+        if (s && max == 1) { /* a selected row's level is its non-null bit */
+            uint64_t levels = pq_bits_select64(valid, s);
+            size_t ks = (size_t)pq_popcount64(s);
+            for (size_t t = 0; t < ks; t++) out[slot + t] = (int16_t)((levels >> t) & 1);
+            slot += ks;
+        } else if (s) {
+            for (size_t j = 0; j < m; j++)
+                if (s >> j & 1) out[slot++] = (int16_t)tmp[i + j];
+        }
+        size_t nv = (size_t)pq_popcount64(valid);
+        if (nv && s) {
+            uint64_t bits = pq_bits_select64(s, valid);
+            size_t at = value % 64, word = value / 64;
+            c->vsel[word] |= bits << at;
+            if (at && at + nv > 64) c->vsel[word + 1] |= bits >> (64 - at);
+        }
+        value += nv;
+    }
+    *k = slot;
+    *v = value;
+    return PQ_OK;
+}
+
+/* A selection's page of n rows (levels from d, or BIT_PACKED at p when d
+ * is NULL) whose levels are not one run of max_def, in a chunk that may
+ * hold nulls: the selected rows' levels stored from slot `at`, the page's
+ * values selected by c->vsel (page_vsel). */
+static pq_status defs_selected(cd_ctx *c, pq_rle_decoder *d, const uint8_t *p, size_t len, size_t at, size_t n,
+                               size_t *consumed)
+{
+    pq_status st = grow(c, (void **)&c->vsel, &c->vsel_cap, (n / 64 + 1) * sizeof(uint64_t), "a page's selection");
+    if (st != PQ_OK) return st;
+    memset(c->vsel, 0, (n / 64 + 1) * sizeof(uint64_t));
+    store_defs(c);
+    uint32_t tmp[BATCH];
+    pq_error kerr;
+    size_t k = 0, v = 0, pos = 0;
+    int bw = level_bit_width(c->leaf->max_def);
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < BATCH ? n - done : BATCH, got = 0, used = 0;
+        if (d) {
+            st = pq_rle_next(d, tmp, want, &got, &kerr);
+        } else {
+            st = pq_bit_packed_levels(p + pos, len - pos, bw, want, tmp, &used, &kerr);
+            got = want;
+            pos += used;
+        }
+        if (st != PQ_OK) return fail(c, st, "definition levels: %s", kerr.message);
+        if (got < want) return fail(c, PQ_ERR_CORRUPT_DATA, "definition levels: %zu decoded, the page has %zu values",
+                                    done + got, n);
+        if ((st = selected_levels(c, tmp, got, c->page_row + done, c->def_levels + at, &k, &v)) != PQ_OK) return st;
+        done += got;
+    }
+    c->page_vsel = true;
+    c->sel_nn = v;
+    if (consumed) *consumed = pos;
+    return PQ_OK;
+}
+
 /* The definition levels of a page (n slots at `at`) from RLE runs: nothing
  * stored when they are one run of max_def (a leaf without repetition). */
 static pq_status def_levels_rle(cd_ctx *c, pq_rle_decoder *d, size_t at, size_t n)
@@ -318,7 +401,7 @@ static pq_status def_levels_rle(cd_ctx *c, pq_rle_decoder *d, size_t at, size_t 
         uint64_t count;
         if (pq_rle_leading_run(d, &value, &count) && value == (uint32_t)max && count >= n) return PQ_OK;
     }
-    if (c->rows) return defs_all_max(c, d, n);
+    if (c->rows) return c->rows_nulls ? defs_selected(c, d, NULL, 0, at, n, NULL) : defs_all_max(c, d, n);
     store_defs(c);
     return levels_rle(c, d, "definition", max, c->def_levels + at, n);
 }
@@ -342,6 +425,8 @@ static pq_status levels_v1(cd_ctx *c, const uint8_t *p, size_t len, int32_t enc,
     }
     if (definition && !c->rows) store_defs(c);
     int16_t *out = (definition ? c->def_levels : c->rep_levels) + at;
+    if (enc == PQ_ENC_BIT_PACKED && definition && c->rows && c->rows_nulls)
+        return defs_selected(c, NULL, p, len, at, n, consumed);
     if (enc == PQ_ENC_BIT_PACKED) {
         uint32_t tmp[BATCH];
         size_t pos = 0;
@@ -1167,6 +1252,7 @@ static pq_status decode_values_as_is(cd_ctx *c, int32_t enc, const uint8_t *src,
 /* Non-null values among the page's n slots at `at`. */
 static size_t count_non_null(const cd_ctx *c, size_t at, size_t n)
 {
+    if (c->page_vsel) return c->sel_nn; /* the page's, counted with its selected levels */
     if (c->leaf->max_def == 0 || !c->page_defs) return n;
     const int16_t *def = c->def_levels + at;
     size_t nn = 0;

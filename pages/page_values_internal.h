@@ -116,6 +116,16 @@ typedef struct cd_ctx {
     bool indices;            /* PQ_DECODE_INDICES: the indices are the values */
     size_t views_cap;        /* bytes */
     const pq_decode_rows *rows; /* selection-vector decode: the rows wanted, or NULL: all */
+    /* A selection of an optional flat leaf whose pages may hold nulls
+     * (rows_nulls): a page with a null stores its selected rows' levels
+     * (slots count selected rows) and carries the selection over to its
+     * values, page_vsel set: bit v of vsel for its non-null value v whose
+     * row is selected, sel_nn non-null values in the page. */
+    bool rows_nulls;
+    bool page_vsel;
+    uint64_t *vsel;
+    size_t vsel_cap;         /* bytes */
+    size_t sel_nn;
     size_t page_row;         /* the chunk row the page being decoded starts at */
     cd_indices *collect;     /* a late dictionary's page: its selected indices go here
                               * instead of being gathered (collect_indices) */

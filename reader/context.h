@@ -417,6 +417,16 @@ static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *l
     return (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count == 0;
 }
 
+/* Whether chunk ch of `leaf` may be decoded for a selection's rows alone
+ * although its pages may hold nulls: an optional flat leaf, whose selected
+ * rows' levels the CPU executor keeps (selection_with_nulls in
+ * pages/cpu_exec.c). */
+static inline bool pq_reader_rows_selectable_with_nulls(const pq_reader *r, const pq_leaf *leaf)
+{
+    if (pq_executor_kernels(&r->sel.exec)) return false;
+    return leaf->max_def == 1 && leaf->max_rep == 0 && pq_reader_leaf_is_flat(pq_metadata_schema(r->md), leaf);
+}
+
 /* Chunk ch's bytes are decoded (a nested field's leaf): in a large mapped
  * file their pages leave this process' memory (pq_file_source_done_with),
  * so that the file is not resident beside the output. Flat passes drop

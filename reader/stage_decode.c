@@ -171,8 +171,13 @@ static bool selection_rows(const pq_reader *r, size_t i, size_t k, pq_decode_row
     const pq_row_set *want = &r->sel.rows[g], *have = &r->pages.chunks[k].rows;
     *owned = NULL;
     const uint8_t *keep = pq_filter_keep(r, g);
-    if (!(r->sel.filter && !r->opts.prune_only && keep && pq_reader_rows_decodable(r, leaf, &r->pages.chunks[k])))
-        return false;
+    /* (an optional column with nulls read as a dictionary array is decoded
+     * whole and taken: its dictionary then is the one the device
+     * executor's decode and take give) */
+    bool selectable = pq_reader_rows_decodable(r, leaf, &r->pages.chunks[k]) ||
+                      (pq_reader_rows_selectable_with_nulls(r, leaf) &&
+                       !pq_output_dictionary(r->sel.outputs, r->pages.chunks[k].info.column));
+    if (!(r->sel.filter && !r->opts.prune_only && keep && selectable)) return false;
     if (pq_reader_lined_up(have, want) && (!want->rows || (pq_row_set_first(want) >= r->out.first_row[i] &&
                                                  pq_row_set_end(want) <= pq_row_set_end(have)))) {
         *rows = (pq_decode_rows){keep,

@@ -182,9 +182,12 @@ static void spec_view(uint8_t w[16], const uint8_t *p, uint32_t len, uint32_t bu
  * words and the last ones exactly. */
 /* Selected rows of an optional INT32 leaf (one definition level): a v1
  * page whose levels are one run of the maximum (no null) gives the selected
- * rows' values, by hand; the same page with a null among its levels is
- * refused as corrupt (a value a row no longer holds), never decoded into
- * shifted values. */
+ * rows' values, by hand. A page with nulls gives the selected rows' levels
+ * and the values of those that are not null (levels RLE and the deprecated
+ * BIT_PACKED); a level above the maximum is refused; and where the plan
+ * says the chunk holds no null (PQ_PLAN_NO_NULLS, from its statistics) a
+ * page with a null is refused as corrupt, never decoded into shifted
+ * values. */
 START_TEST(selection_of_an_optional_leaf)
 {
     uint8_t chunk[64];
@@ -217,19 +220,78 @@ START_TEST(selection_of_an_optional_leaf)
     const int32_t want[3] = {20, 30, 50};
     ck_assert_mem_eq(v.values, want, sizeof want);
     pq_column_values_free(&v);
-    /* a run of 5 zeros: every row null, four values fewer than rows */
+
+    /* a run of 5 zeros: every row null; the selected rows are three nulls */
     chunk[level_value] = 0;
-    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1, 0, 0, &rows, &v,
-                                            &err),
-                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1, 0, 0, &rows, &v,
+                                         &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_levels, 3);
+    ck_assert_uint_eq(v.n_values, 0);
+    ck_assert_ptr_nonnull(v.def_levels);
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(v.def_levels[i], 0);
+    pq_column_values_free(&v);
+    /* ... refused where the plan says the chunk holds no null */
+    pq_decode_plan plan = {0};
+    ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1,
+                                              PQ_PLAN_NO_NULLS, &rows, &err),
+                     PQ_OK);
+    ck_assert_int_eq(pq_decode_plan_execute_one(NULL, 0, &plan, &v, &err), PQ_ERR_CORRUPT_DATA);
     ck_assert_msg(strstr(err.message, "holds a null"), "%s", err.message);
-    /* without a selection the same page reads as five nulls */
+    pq_decode_plan_free(&plan);
+    /* without a selection the page reads as five nulls */
     ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, &page, 1, 0, 0, NULL, &v,
                                          &err) == PQ_OK,
                   "%s", err.message);
     ck_assert_uint_eq(v.n_levels, 5);
     ck_assert_uint_eq(v.n_values, 0);
     pq_column_values_free(&v);
+
+    /* levels 1 0 1 1 0 (one bit-packed group; values 10, 30, 40 for rows
+     * 0, 2 and 3): rows 1, 2 and 4 are null, 30 and null */
+    uint8_t page2[64];
+    size_t m = 0;
+    page2[m++] = 2, page2[m++] = 0, page2[m++] = 0, page2[m++] = 0;
+    page2[m++] = (1 << 1) | 1; /* one bit-packed group of 8 */
+    page2[m++] = 0x0d;         /* 1, 0, 1, 1, 0 (LSB first) */
+    const int32_t present[3] = {10, 30, 40};
+    memcpy(page2 + m, present, sizeof present);
+    m += sizeof present;
+    pq_page_info p2 = pq_test_page(0, PQ_PAGE_DATA, (int32_t)m, 5, PQ_ENC_PLAIN);
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, page2, m, &p2, 1, 0, 0, &rows, &v,
+                                         &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_levels, 3);
+    ck_assert_uint_eq(v.n_values, 1);
+    ck_assert_int_eq(v.def_levels[0], 0);
+    ck_assert_int_eq(v.def_levels[1], 1);
+    ck_assert_int_eq(v.def_levels[2], 0);
+    ck_assert_int_eq(((const int32_t *)v.values)[0], 30);
+    pq_column_values_free(&v);
+    /* the same levels BIT_PACKED (deprecated: no length, most significant bit first) */
+    uint8_t page3[64];
+    size_t q = 0;
+    page3[q++] = 0xb0; /* 1 0 1 1 0 */
+    memcpy(page3 + q, present, sizeof present);
+    q += sizeof present;
+    pq_page_info p3 = pq_test_page(0, PQ_PAGE_DATA, (int32_t)q, 5, PQ_ENC_PLAIN);
+    p3.def_level_encoding = PQ_ENC_BIT_PACKED;
+    keep = 0x0d; /* rows 0, 2 and 3: every value */
+    ck_assert_msg(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, page3, q, &p3, 1, 0, 0, &rows, &v,
+                                         &err) == PQ_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(v.n_levels, 3);
+    ck_assert_uint_eq(v.n_values, 3);
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(v.def_levels[i], 1);
+    ck_assert_mem_eq(v.values, present, sizeof present);
+    pq_column_values_free(&v);
+    /* a level of 2 in a run (bit width 1 stores its value in a byte): refused */
+    keep = 0x16;
+    page2[5] = 0x02, page2[4] = 5 << 1; /* a run of five 2s */
+    ck_assert_int_eq(pq_column_decode_flags(NULL, &leaf, PQ_CODEC_UNCOMPRESSED, page2, m, &p2, 1, 0, 0, &rows, &v,
+                                            &err),
+                     PQ_ERR_CORRUPT_DATA);
+    ck_assert_msg(strstr(err.message, "exceeds the maximum"), "%s", err.message);
 }
 END_TEST
 

@@ -1313,6 +1313,34 @@ START_TEST(ints_sign_extend)
 }
 END_TEST
 
+/* Definition levels to non-null bits: every count to 64 (the sixteen-lane
+ * compares and their masked tail), levels 0..3 against maxima 1 and 2
+ * (above it: *over), both routes, against the bits set one by one. */
+START_TEST(levels_equal64)
+{
+    uint64_t seed = 0x243f6a8885a308d3ull;
+    uint32_t levels[64];
+    for (uint32_t max = 1; max <= 2; max++)
+        for (size_t n = 0; n <= 64; n++)
+            for (int rep = 0; rep < 8; rep++) {
+                uint64_t want = 0;
+                bool want_over = false;
+                for (size_t j = 0; j < 64; j++) {
+                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                    /* past n: levels that would be set or over, to be ignored */
+                    levels[j] = j >= n ? max + (uint32_t)(rep & 1) : rep < 6 ? (uint32_t)(seed >> 62) % (max + 1)
+                                                                             : (uint32_t)(seed >> 62);
+                    if (j < n && levels[j] == max) want |= 1ull << j;
+                    if (j < n && levels[j] > max) want_over = true;
+                }
+                bool over = !want_over, over_p = !want_over;
+                ck_assert_uint_eq(pq_levels_equal64(levels, n, max, &over), want);
+                ck_assert_uint_eq(pq_levels_equal64_portable(levels, n, max, &over_p), want);
+                ck_assert(over == want_over && over_p == want_over);
+            }
+}
+END_TEST
+
 START_TEST(spread_and_bit_select)
 {
     uint64_t seed = 0x853c49e6748fea9bull;
@@ -1426,6 +1454,7 @@ static Suite *kernels_suite(void)
     tcase_add_test(tc, plain_select64);
     tcase_add_test(tc, spread_and_bit_select);
     tcase_add_test(tc, ints_sign_extend);
+    tcase_add_test(tc, levels_equal64);
     tcase_add_test(tc, unpack_fixed_widths);
     suite_add_tcase(s, tc);
     tc = tcase_create("rle");
