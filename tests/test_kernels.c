@@ -1194,6 +1194,15 @@ static void routes_equal(const void *fast, const void *portable, const void *wan
     ck_assert_mem_eq(portable, want, bytes);
 }
 
+/* routes_equal, then the three buffers freed. */
+static void routes_equal_free(void *fast, void *portable, void *want, size_t bytes)
+{
+    routes_equal(fast, portable, want, bytes);
+    free(fast);
+    free(portable);
+    free(want);
+}
+
 /* Selecting indices by a bitmap, in place: every length to 1024 across
  * densities from none to all (set bits past the length must be ignored),
  * both routes, against the kept indices listed one by one. */
@@ -1304,11 +1313,8 @@ START_TEST(ints_sign_extend)
                         pq_ints_sign_extend(a, ow, src, w, n);
                         pq_ints_sign_extend_portable(b, ow, src, w, n);
                     }
-                    routes_equal(a, b, want, n * ow);
+                    routes_equal_free(a, b, want, n * ow);
                     free(src);
-                    free(a);
-                    free(b);
-                    free(want);
                 }
 }
 END_TEST
@@ -1368,10 +1374,7 @@ START_TEST(spread_and_bit_select)
                     if (validity[i / 8] >> (i % 8) & 1) memcpy(want + i * ow, a + v++ * ow, ow);
                 pq_spread_in_place(a, ow, validity, n, m);
                 pq_spread_in_place_portable(b, ow, validity, n, m);
-                routes_equal(a, b, want, n * ow);
-                free(a);
-                free(b);
-                free(want);
+                routes_equal_free(a, b, want, n * ow);
             }
         }
     }
