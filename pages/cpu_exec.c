@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "kernels/dictionary.h"
-#include "kernels/primitives.h"
 #include "kernels/rle.h"
 #include "pages/buffer_pool.h"
 #include "metadata/error.h"
@@ -310,12 +309,8 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
             size_t end = nn - i < 64 ? nn : i + 64;
             for (size_t j = i; j < end; j++, b >>= 1) {
                 uint32_t l;
-                if (len - pos >= 4 && (l = pq_load_le32(p + pos)) <= len - pos - 4) {
-                    pos += 4;
-                } else {
-                    pq_status st = pq_page_plain_length(c, p, len, &pos, j, nn, &l); /* says what is wrong */
-                    if (st != PQ_OK) return st;
-                }
+                pq_status st = plain_length(c, p, len, &pos, j, nn, &l);
+                if (st != PQ_OK) return st;
                 pos += l;
                 sum += (b & 1) ? l : 0;
             }

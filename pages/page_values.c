@@ -342,12 +342,7 @@ static pq_status selected_levels(cd_ctx *c, const uint32_t *tmp, size_t got, uin
                 if (s >> j & 1) out[slot++] = (int16_t)tmp[i + j];
         }
         size_t nv = (size_t)pq_popcount64(valid);
-        if (nv && s) {
-            uint64_t bits = pq_bits_select64(s, valid);
-            size_t at = value % 64, word = value / 64;
-            c->vsel[word] |= bits << at;
-            if (at && at + nv > 64) c->vsel[word + 1] |= bits >> (64 - at);
-        }
+        if (nv && s) pq_bits_or64((uint8_t *)c->vsel, value, pq_bits_select64(s, valid));
         value += nv;
     }
     *k = slot;
@@ -362,9 +357,11 @@ static pq_status selected_levels(cd_ctx *c, const uint32_t *tmp, size_t got, uin
 static pq_status defs_selected(cd_ctx *c, pq_rle_decoder *d, const uint8_t *p, size_t len, size_t at, size_t n,
                                size_t *consumed)
 {
-    pq_status st = grow(c, (void **)&c->vsel, &c->vsel_cap, (n / 64 + 1) * sizeof(uint64_t), "a page's selection");
+    /* n bits, and a word past them (pq_bits_or64 writes the next word) */
+    size_t words = n / 64 + 2;
+    pq_status st = grow(c, (void **)&c->vsel, &c->vsel_cap, words * sizeof(uint64_t), "a page's selection");
     if (st != PQ_OK) return st;
-    memset(c->vsel, 0, (n / 64 + 1) * sizeof(uint64_t));
+    memset(c->vsel, 0, words * sizeof(uint64_t));
     store_defs(c);
     uint32_t tmp[BATCH];
     pq_error kerr;
@@ -648,10 +645,7 @@ static pq_status values_plain_rows(cd_ctx *c, const uint8_t *src, size_t len, si
             size_t end = n - i < 64 ? n : i + 64;
             for (size_t j = i; j < end; j++, b >>= 1) {
                 uint32_t l;
-                if (len - pos >= 4 && (l = pq_load_le32(src + pos)) <= len - pos - 4)
-                    pos += 4;
-                else if ((st = pq_page_plain_length(c, src, len, &pos, j, n, &l)) != PQ_OK) /* says what is wrong */
-                    return st;
+                if ((st = plain_length(c, src, len, &pos, j, n, &l)) != PQ_OK) return st;
                 if (b & 1) {
                     if (dl + l > c->data_cap || dl + l > (uint64_t)INT32_MAX)
                         return fail(c, PQ_ERR_CORRUPT_DATA,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/primitives.h"
 #include "kernels/rle.h"
 #include "pages/buffer_pool.h"
 #include "pages/codec.h"
@@ -330,6 +331,19 @@ bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st);
  * checked; *pos moves past the length. */
 pq_status pq_page_plain_length(cd_ctx *c, const uint8_t *p, size_t len, size_t *pos, size_t i, size_t n,
                                uint32_t *l);
+
+/* pq_page_plain_length with its common case inline, for loops over every
+ * value: the length read and checked here, the call (which says what is
+ * wrong) only when the check fails. */
+static inline pq_status plain_length(cd_ctx *c, const uint8_t *p, size_t len, size_t *pos, size_t i, size_t n,
+                                     uint32_t *l)
+{
+    if (len - *pos >= 4 && (*l = pq_load_le32(p + *pos)) <= len - *pos - 4) {
+        *pos += 4;
+        return PQ_OK;
+    }
+    return pq_page_plain_length(c, p, len, pos, i, n, l);
+}
 
 /* The n non-null values of a data page encoded as `enc`, from its values
  * section src (len bytes), appended to c->out (selected rows alone when

@@ -46,22 +46,6 @@ static inline uint64_t row_bits(const uint8_t *bm, int64_t at, int64_t w0, int64
     return pq_bits_at(bm, (uint64_t)(at + w0), n - w0 < 64 ? (int)(n - w0) : 64);
 }
 
-/* OR 64 bits into bitmap bm at bit j (bm has a whole word past them). */
-static inline void append_bits(uint8_t *bm, uint64_t j, uint64_t v)
-{
-    uint64_t lo, hi;
-    uint8_t *p = bm + j / 64 * 8;
-    unsigned sh = (unsigned)(j % 64);
-    memcpy(&lo, p, 8);
-    lo |= v << sh;
-    memcpy(p, &lo, 8);
-    if (sh) {
-        memcpy(&hi, p + 8, 8);
-        hi |= v >> (64 - sh);
-        memcpy(p + 8, &hi, 8);
-    }
-}
-
 /* Kept row i of a word's bits b (w0 its first row). */
 #define KEPT_ROW(w0, b) ((w0) + (int64_t)__builtin_ctzll(b))
 
@@ -183,7 +167,7 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             /* the kept rows' validity bits, appended at bit j */
             uint64_t got = pq_bits_select64(row_bits(valid, at, w0, n), b);
             int64_t k = (int64_t)pq_popcount64(b);
-            append_bits(bits, (uint64_t)j, got);
+            pq_bits_or64(bits, (uint64_t)j, got);
             nulls += k - (int64_t)pq_popcount64(got);
             j += k;
         }
@@ -211,7 +195,7 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
         for (int64_t w0 = 0; w0 < n; w0 += 64) {
             uint64_t b = keep_word(keep, w0, n);
             if (!b) continue;
-            append_bits(bits, j, pq_bits_select64(row_bits(src, at, w0, n), b));
+            pq_bits_or64(bits, j, pq_bits_select64(row_bits(src, at, w0, n), b));
             j += pq_popcount64(b);
         }
         break;
