@@ -94,10 +94,12 @@ typedef struct exec {
     _Atomic size_t *late_left; /* per late chunk: its data pages not done yet; the page that
                                 * brings it to 0 decodes the late dictionary (late_page_done) */
     size_t ndict;            /* phase 1-2: tasks[0, ndict) are dictionary pages, the rest data pages */
-    uint8_t **wbuf;          /* per worker: its page buffer, reused from page to page (a
+    uint8_t **wbuf;          /* per worker: its two page buffers (2 * worker + 0, 1; data_pair
+                              * decompresses two pages at once), reused from page to page (a
                               * deferred page keeps a buffer of its own) */
     size_t *wbuf_cap;
-    uint8_t **cbuf;          /* per worker: its buffer for decrypted pages (encrypted chunks) */
+    uint8_t **cbuf;          /* per worker: its two buffers for decrypted pages (encrypted
+                              * chunks), as wbuf */
     size_t *cbuf_cap;
     unsigned nworkers;
 } exec;
@@ -202,14 +204,20 @@ static void task_failed(exec *x, size_t k, size_t i, pq_status st, const pq_erro
     pthread_mutex_unlock(&x->err_lock);
 }
 
-static void run_tasks(exec *x, bool (*task)(void *, size_t, unsigned))
+/* Tasks 0 .. n - 1 on the executor's pool (or here, one after another). */
+static void run_n(exec *x, size_t n, bool (*task)(void *, size_t, unsigned))
 {
-    if (!x->ntasks) return;
+    if (!n) return;
     if (x->ex->run) {
-        x->ex->run(x->ntasks, x->ex->threads, task, x);
+        x->ex->run(n, x->ex->threads, task, x);
         return;
     }
-    for (size_t t = 0; t < x->ntasks; t++) task(x, t, 0);
+    for (size_t t = 0; t < n; t++) task(x, t, 0);
+}
+
+static void run_tasks(exec *x, bool (*task)(void *, size_t, unsigned))
+{
+    run_n(x, x->ntasks, task);
 }
 
 /* A dictionary task's context for plan page i, returned. */
@@ -503,20 +511,27 @@ static void late_page_done(exec *x, size_t k, unsigned worker)
     else x->plan->chunks[k].dictionary_skipped = dictionary_bytes(x->plan, pc); /* no selected row uses it */
 }
 
-static bool data_task(void *ctx, size_t t, unsigned worker);
+/* A data page's task, from its setup (data_page_begin) to its end
+ * (data_page_end): the two halves apart so that a pair of pages can be
+ * decompressed together between them (pair_task). Not moved once begun:
+ * c.out and c.err point into it. */
+typedef struct data_page {
+    size_t i;                /* plan page */
+    unsigned slot;           /* the worker's page buffer it uses (x->wbuf), 0 or 1 */
+    cd_ctx c;
+    pq_error err;
+    pq_column_values window; /* direct: the chunk's arrays from its first value */
+    pq_status st;
+    bool late_page;          /* a late dictionary's page: its selected indices are collected */
+    bool wb, wc;             /* it holds the worker's page buffer, decryption buffer */
+    const uint8_t *raw;      /* its stored bytes (decrypted) */
+} data_page;
 
-/* Phase 1-2's task t: a dictionary page (the first ndict), or a data page. */
-static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
+/* Task t's data page set up: its context, its window or buffers, the
+ * worker's buffers, its stored bytes. False when its chunk has failed
+ * (the page is counted done, nothing else to do). */
+static bool data_page_begin(exec *x, size_t t, unsigned worker, unsigned slot, data_page *d)
 {
-    exec *x = ctx;
-    if (t >= x->ndict) return data_task(ctx, t, worker);
-    dictionary_ready(x, x->plan->pages[x->tasks[t]].chunk, worker);
-    return true;
-}
-
-static bool data_task(void *ctx, size_t t, unsigned worker)
-{
-    exec *x = ctx;
     size_t i = x->tasks[t];
     pq_plan_page *pg = &x->plan->pages[i];
     const pq_page_info *pi = pg->info;
@@ -526,124 +541,220 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     if (atomic_load(&x->chunk_failed[pg->chunk])) {
         late_page_done(x, pg->chunk, worker);
         if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
-        return true;
+        return false;
     }
-    pq_error err;
-    cd_ctx c;
-    task_init(x, pg->chunk, &c, &err, worker);
-    c.page = pg->index;
-    c.pi = pi;
-    c.page_row = pg->first_row;
-    pq_column_values window;
-    pq_status st = PQ_OK;
+    d->i = i;
+    d->slot = slot;
+    cd_ctx *c = &d->c;
+    task_init(x, pg->chunk, c, &d->err, worker);
+    c->page = pg->index;
+    c->pi = pi;
+    c->page_row = pg->first_row;
+    d->st = PQ_OK;
     if (ep->mode == PAGE_DIRECT) {
-        page_window(&c, x, pg, &window);
+        page_window(c, x, pg, &d->window);
     } else if (ep->mode == PAGE_STAGED) {
-        c.out = &ep->local;
+        c->out = &ep->local;
         ep->local.physical_type = pc->physical_type;
-        ep->local.width = c.width;
+        ep->local.width = c->width;
         /* Room for every slot's offset once (values are at most the slots). */
         if (pc->physical_type == PQ_BYTE_ARRAY &&
-            (st = pq_page_reserve_offsets(&c, (size_t)pi->num_values)) == PQ_OK)
+            (d->st = pq_page_reserve_offsets(c, (size_t)pi->num_values)) == PQ_OK)
             ep->local.offsets[0] = 0;
     }
-    /* A late dictionary's page: its selected indices are collected. */
-    bool late_page = c.ch->late && is_dict_page(pi);
+    d->late_page = c->ch->late && is_dict_page(pi);
     /* The worker's page buffer (warm in its cache), counted in this chunk's
      * memory while the page uses it. */
-    bool wb = (ep->mode != PAGE_DEFERRED || late_page) && worker < x->nworkers;
-    if (wb) {
-        c.buf = x->wbuf[worker];
-        c.buf_cap = x->wbuf_cap[worker];
-        atomic_fetch_add(&c.ch->held, c.buf_cap);
+    size_t w = (size_t)worker * 2 + slot;
+    d->wb = (ep->mode != PAGE_DEFERRED || d->late_page) && worker < x->nworkers;
+    if (d->wb) {
+        c->buf = x->wbuf[w];
+        c->buf_cap = x->wbuf_cap[w];
+        atomic_fetch_add(&c->ch->held, c->buf_cap);
     }
     /* An encrypted chunk's page is decrypted into the worker's buffer. */
-    bool wc = pc->cipher && worker < x->nworkers;
-    if (wc) {
-        c.crypt = x->cbuf[worker];
-        c.crypt_cap = x->cbuf_cap[worker];
-        atomic_fetch_add(&c.ch->held, c.crypt_cap);
+    d->wc = pc->cipher && worker < x->nworkers;
+    if (d->wc) {
+        c->crypt = x->cbuf[w];
+        c->crypt_cap = x->cbuf_cap[w];
+        atomic_fetch_add(&c->ch->held, c->crypt_cap);
     }
-    const uint8_t *raw = NULL, *vals = NULL;
+    d->raw = NULL;
+    if (d->st == PQ_OK) d->st = page_bytes(c, pc, &d->raw);
+    return true;
+}
+
+/* The page begun in d decoded, its buffers handed back, its task done. */
+static void data_page_end(exec *x, data_page *d, unsigned worker)
+{
+    size_t i = d->i;
+    pq_plan_page *pg = &x->plan->pages[i];
+    const pq_page_info *pi = pg->info;
+    const pq_plan_chunk *pc = &x->plan->chunks[pg->chunk];
+    exec_page *ep = &x->pages[i];
+    cd_ctx *c = &d->c;
+    pq_column_values *window = &d->window;
+    pq_status st = d->st;
+    const uint8_t *raw = d->raw, *vals = NULL;
     size_t vlen = 0, nn = 0;
     size_t last;
-    if (st == PQ_OK) st = page_bytes(&c, pc, &raw);
     /* a required PLAIN page of fixed width: decompressed into its place */
-    bool placed = st == PQ_OK && ep->mode == PAGE_DIRECT && pq_page_plain_in_place(&c, raw, &st);
+    bool placed = st == PQ_OK && ep->mode == PAGE_DIRECT && pq_page_plain_in_place(c, raw, &st);
     if (placed)
         ;
-    else if (st == PQ_OK && pq_page_from_prefix(&c, raw, &last))
-        st = pq_page_prefix_values(&c, raw, last, &vals, &vlen, &nn);
+    else if (st == PQ_OK && pq_page_from_prefix(c, raw, &last))
+        st = pq_page_prefix_values(c, raw, last, &vals, &vlen, &nn);
     else if (st == PQ_OK)
-        st = pq_page_levels(&c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
+        st = pq_page_levels(c, raw, (size_t)pg->level_offset, &vals, &vlen, &nn);
     pq_decode_rows vrows;
-    if (st == PQ_OK && c.page_vsel) select_values(&c, &vrows, c.vsel, nn);
+    if (st == PQ_OK && c->page_vsel) select_values(c, &vrows, c->vsel, nn);
     if (st == PQ_OK && !placed && ep->mode != PAGE_DEFERRED)
-        st = pq_page_decode_values(&c, pi->encoding, vals, vlen, nn);
-    if (st == PQ_OK && ep->mode == PAGE_DIRECT && window.n_values != pg->value_offset + pg->n_values)
-        st = fail(&c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, %s %llu",
-                  (unsigned long long)(window.n_values - pg->value_offset),
+        st = pq_page_decode_values(c, pi->encoding, vals, vlen, nn);
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && window->n_values != pg->value_offset + pg->n_values)
+        st = fail(c, PQ_ERR_CORRUPT_DATA, "%llu values decoded, %s %llu",
+                  (unsigned long long)(window->n_values - pg->value_offset),
                   (pc->flags & PQ_PLAN_CHUNK_NO_NULLS) ? "the chunk's statistics count no null: expected"
                                                        : "the headers say",
                   (unsigned long long)pg->n_values);
     /* Bytes of a PLAIN page sized by its header: all of them taken. */
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && pc->output == PQ_PLAN_BYTES &&
-        window.data_len != pg->string_offset + pg->string_bytes)
-        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
-                  (unsigned long long)(window.data_len - pg->string_offset),
+        window->data_len != pg->string_offset + pg->string_bytes)
+        st = fail(c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
+                  (unsigned long long)(window->data_len - pg->string_offset),
                   (pc->flags & PQ_PLAN_CHUNK_SIZE_STATISTICS) ? "its header or the offset index's SizeStatistics say"
                                                                : "its header says",
                   (unsigned long long)pg->string_bytes);
     /* Views of a PLAIN page sized by its header: bytes after its last
      * value leave a gap, zeroed (no view points there). */
-    if (st == PQ_OK && ep->mode == PAGE_DIRECT && c.views && window.data_len < pg->string_offset + pg->string_bytes)
-        memset(window.data + window.data_len, 0, (size_t)(pg->string_offset + pg->string_bytes - window.data_len));
+    if (st == PQ_OK && ep->mode == PAGE_DIRECT && c->views && window->data_len < pg->string_offset + pg->string_bytes)
+        memset(window->data + window->data_len, 0, (size_t)(pg->string_offset + pg->string_bytes - window->data_len));
     if (st == PQ_OK && ep->mode == PAGE_STAGED) { /* the size pass */
         pg->n_values = ep->local.n_values;
         pg->string_bytes = ep->local.data_len;
     }
-    if (ep->mode == PAGE_STAGED) ep->local_bytes = c.values_cap + c.offsets_cap + c.data_cap + c.views_cap;
+    if (ep->mode == PAGE_STAGED) ep->local_bytes = c->values_cap + c->offsets_cap + c->data_cap + c->views_cap;
     if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
         uint64_t bytes = 0;
-        if (late_page) st = collect_page_indices(&c, ep, vals, vlen, nn);
-        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(&c, ep, pi, vals, vlen, nn, &bytes);
-        pg->n_values = c.rows ? pq_decode_rows_count(c.rows, c.page_row, nn) : nn;
-        if (c.page_vsel) { /* phase 4 selects the values again */
-            ep->vsel = c.vsel;
-            ep->vsel_cap = c.vsel_cap;
-            c.vsel = NULL;
+        if (d->late_page) st = collect_page_indices(c, ep, vals, vlen, nn);
+        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(c, ep, pi, vals, vlen, nn, &bytes);
+        pg->n_values = c->rows ? pq_decode_rows_count(c->rows, c->page_row, nn) : nn;
+        if (c->page_vsel) { /* phase 4 selects the values again */
+            ep->vsel = c->vsel;
+            ep->vsel_cap = c->vsel_cap;
+            c->vsel = NULL;
         }
         pg->string_bytes = bytes;
-        ep->vals = late_page ? NULL : vals;
+        ep->vals = d->late_page ? NULL : vals;
         ep->vlen = vlen;
         ep->nn = nn;
-        if (!late_page && c.buf && vals >= c.buf && vals <= c.buf + c.buf_cap) { /* kept: still counted as held */
-            ep->buf = c.buf;
-            ep->buf_cap = c.buf_cap;
-            c.buf = NULL;
-        } else if (!late_page && c.crypt && vals >= c.crypt && vals <= c.crypt + c.crypt_cap) { /* stored as is */
-            ep->buf = c.crypt;
-            ep->buf_cap = c.crypt_cap;
-            c.crypt = NULL;
+        if (!d->late_page && c->buf && vals >= c->buf && vals <= c->buf + c->buf_cap) { /* kept: still counted as held */
+            ep->buf = c->buf;
+            ep->buf_cap = c->buf_cap;
+            c->buf = NULL;
+        } else if (!d->late_page && c->crypt && vals >= c->crypt && vals <= c->crypt + c->crypt_cap) { /* stored as is */
+            ep->buf = c->crypt;
+            ep->buf_cap = c->crypt_cap;
+            c->crypt = NULL;
         }
     }
-    ep->page_defs = c.page_defs;
-    if (wb) {
-        x->wbuf[worker] = c.buf;
-        x->wbuf_cap[worker] = c.buf_cap;
-        atomic_fetch_sub(&c.ch->held, c.buf_cap);
-        c.buf = NULL;
+    ep->page_defs = c->page_defs;
+    if (d->wb) {
+        size_t w = (size_t)worker * 2 + d->slot;
+        x->wbuf[w] = c->buf;
+        x->wbuf_cap[w] = c->buf_cap;
+        atomic_fetch_sub(&c->ch->held, c->buf_cap);
+        c->buf = NULL;
     }
-    if (wc) {
-        x->cbuf[worker] = c.crypt;
-        x->cbuf_cap[worker] = c.crypt ? c.crypt_cap : 0;
-        atomic_fetch_sub(&c.ch->held, c.crypt ? c.crypt_cap : 0);
-        c.crypt = NULL;
+    if (d->wc) {
+        size_t w = (size_t)worker * 2 + d->slot;
+        x->cbuf[w] = c->crypt;
+        x->cbuf_cap[w] = c->crypt ? c->crypt_cap : 0;
+        atomic_fetch_sub(&c->ch->held, c->crypt ? c->crypt_cap : 0);
+        c->crypt = NULL;
     }
-    task_done(&c);
-    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &err);
+    task_done(c);
+    if (st != PQ_OK) task_failed(x, pg->chunk, i, st, &d->err);
     late_page_done(x, pg->chunk, worker);
     if (ep->mode == PAGE_DIRECT) page_done(x, pg->chunk);
+}
+
+static bool data_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    data_page d;
+    if (data_page_begin(x, t, worker, 0, &d)) data_page_end(x, &d, worker);
+    return true;
+}
+
+/* Pages smaller than this are not worth pairing. */
+#define PAIR_MIN_BYTES 4096
+
+/* Where the page begun in d will be decompressed whole into its page
+ * buffer by pq_page_levels, for a SNAPPY chunk: its stored bytes (*src,
+ * *src_len) and their size decompressed (*dst_len). False when it will not
+ * be (other codecs, encryption, a page stored as it is, decompressed into
+ * its place or only as far as a prefix, sizes the steps will refuse, or
+ * small): the choice data_page_end makes. */
+static bool snappy_whole_page(const exec *x, const data_page *d, const uint8_t **src, size_t *src_len,
+                              size_t *dst_len)
+{
+    const cd_ctx *c = &d->c;
+    const pq_page_info *pi = c->pi;
+    const pq_plan_page *pg = &x->plan->pages[d->i];
+    if (d->st != PQ_OK || c->codec != PQ_CODEC_SNAPPY || x->plan->chunks[pg->chunk].cipher ||
+        pi->compressed_size < 0 || pi->uncompressed_size < 0)
+        return false;
+    size_t comp = (size_t)pi->compressed_size, uncomp = (size_t)pi->uncompressed_size;
+    if (pi->type == PQ_PAGE_DATA) {
+        *src = d->raw;
+        *src_len = comp;
+        *dst_len = uncomp;
+    } else if (pi->type == PQ_PAGE_DATA_V2 && pi->is_compressed && pi->rep_levels_byte_length >= 0 &&
+               pi->def_levels_byte_length >= 0) {
+        size_t rl = (size_t)pi->rep_levels_byte_length, dl = (size_t)pi->def_levels_byte_length;
+        if (rl > comp || dl > comp - rl || rl + dl > uncomp) return false;
+        *src = d->raw + rl + dl;
+        *src_len = comp - rl - dl;
+        *dst_len = uncomp - rl - dl;
+    } else {
+        return false;
+    }
+    size_t last;
+    return *dst_len >= PAIR_MIN_BYTES && *dst_len <= PQ_MAX_PAGE_SIZE &&
+           !pq_page_stored(c->codec, *src, *src_len, *dst_len) &&
+           !(x->pages[d->i].mode == PAGE_DIRECT && pq_page_plain_fits_in_place(c)) &&
+           !pq_page_from_prefix(c, d->raw, &last);
+}
+
+/* Phase 1-2's data tasks in twos: task t's page and task t + 1's. Two
+ * SNAPPY pages are decompressed together first (pq_snappy_decompress_two:
+ * one page's elements alone keep the CPU waiting on each element's
+ * place), then each decoded as data_task decodes it. */
+static void data_pair(exec *x, size_t t, unsigned worker)
+{
+    data_page d[2];
+    bool begun[2] = {data_page_begin(x, t, worker, 0, &d[0]), data_page_begin(x, t + 1, worker, 1, &d[1])};
+    const uint8_t *src[2];
+    size_t src_len[2], dst_len[2];
+    if (begun[0] && begun[1] && snappy_whole_page(x, &d[0], &src[0], &src_len[0], &dst_len[0]) &&
+        snappy_whole_page(x, &d[1], &src[1], &src_len[1], &dst_len[1]))
+        pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len);
+    for (int k = 0; k < 2; k++)
+        if (begun[k]) data_page_end(x, &d[k], worker);
+}
+
+/* Phase 1-2's task t: a dictionary page (the first ndict), then data
+ * pages two at a time (data_pair; the last alone when their count is odd). */
+static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
+{
+    exec *x = ctx;
+    if (t < x->ndict) {
+        dictionary_ready(x, x->plan->pages[x->tasks[t]].chunk, worker);
+        return true;
+    }
+    size_t first = x->ndict + (t - x->ndict) * 2;
+    if (first + 1 < x->ntasks) data_pair(x, first, worker);
+    else data_task(x, first, worker);
     return true;
 }
 
@@ -937,10 +1048,10 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.dict_state = calloc(nc ? nc : 1, sizeof *x.dict_state);
     x.late_left = calloc(nc ? nc : 1, sizeof *x.late_left);
     x.nworkers = ex->ncctx ? ex->ncctx : 1;
-    x.wbuf = calloc(x.nworkers, sizeof *x.wbuf);
-    x.wbuf_cap = calloc(x.nworkers, sizeof *x.wbuf_cap);
-    x.cbuf = calloc(x.nworkers, sizeof *x.cbuf);
-    x.cbuf_cap = calloc(x.nworkers, sizeof *x.cbuf_cap);
+    x.wbuf = calloc((size_t)x.nworkers * 2, sizeof *x.wbuf);
+    x.wbuf_cap = calloc((size_t)x.nworkers * 2, sizeof *x.wbuf_cap);
+    x.cbuf = calloc((size_t)x.nworkers * 2, sizeof *x.cbuf);
+    x.cbuf_cap = calloc((size_t)x.nworkers * 2, sizeof *x.cbuf_cap);
     pthread_mutex_init(&x.err_lock, NULL);
     pq_status first = PQ_OK;
     for (size_t k = 0; k < nc; k++) {
@@ -999,7 +1110,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
     largest_chunks_first(plan, x.tasks + x.ndict, x.ntasks - x.ndict);
-    run_tasks(&x, dictionary_or_data_task);
+    run_n(&x, x.ndict + (x.ntasks - x.ndict + 1) / 2, dictionary_or_data_task); /* data pages in twos */
     x.ndict = 0;
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {
@@ -1025,10 +1136,10 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         free_chunk_state(&x.chunks[k]);
     }
 done:
-    for (unsigned w = 0; x.wbuf && w < x.nworkers; w++) pq_pool_give(x.wbuf[w]);
+    for (size_t w = 0; x.wbuf && w < (size_t)x.nworkers * 2; w++) pq_pool_give(x.wbuf[w]);
     free(x.wbuf);
     free(x.wbuf_cap);
-    for (unsigned w = 0; x.cbuf && w < x.nworkers; w++) pq_pool_give(x.cbuf[w]);
+    for (size_t w = 0; x.cbuf && w < (size_t)x.nworkers * 2; w++) pq_pool_give(x.cbuf[w]);
     free(x.cbuf);
     free(x.cbuf_cap);
     free((void *)x.remaining);

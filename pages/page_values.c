@@ -175,6 +175,12 @@ pq_status pq_page_decompress(cd_ctx *c, bool compressed, const uint8_t *src, siz
         *bytes = empty_page;
         return PQ_OK;
     }
+    /* Decompressed already, with another page (pq_page_decompress_two). */
+    if (c->ready_src && src == c->ready_src && dst_len == c->ready_len) {
+        c->ready_src = NULL;
+        *bytes = c->buf;
+        return PQ_OK;
+    }
     /* A page stored as it is is its own output: no copy. */
     const uint8_t *stored = pq_page_stored(c->codec, src, src_len, dst_len);
     if (stored) {
@@ -190,10 +196,29 @@ pq_status pq_page_decompress(cd_ctx *c, bool compressed, const uint8_t *src, siz
     return PQ_OK;
 }
 
-bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st)
+void pq_page_decompress_two(cd_ctx *const c[2], const uint8_t *const src[2], const size_t src_len[2],
+                            const size_t dst_len[2])
+{
+    uint8_t *dst[2];
+    for (int k = 0; k < 2; k++) {
+        c[k]->ready_src = NULL;
+        if (dst_len[k] > PQ_MAX_PAGE_SIZE || dst_len[k] == 0 ||
+            grow(c[k], (void **)&c[k]->buf, &c[k]->buf_cap, dst_len[k], "page buffer") != PQ_OK)
+            return; /* the page's own step says so again */
+        dst[k] = c[k]->buf;
+    }
+    pq_error kerr;
+    if (pq_snappy_decompress_two(src, src_len, dst, dst_len, &kerr) != PQ_OK) return;
+    for (int k = 0; k < 2; k++) {
+        c[k]->ready_src = src[k];
+        c[k]->ready_len = dst_len[k];
+    }
+}
+
+bool pq_page_plain_fits_in_place(const cd_ctx *c)
 {
     const pq_page_info *pi = c->pi;
-    pq_column_values *o = c->out;
+    const pq_column_values *o = c->out;
     int32_t type = c->leaf->physical_type;
     if (!c->direct || c->rows || c->collect || c->indices || c->decimal128 || c->leaf->max_def != 0 ||
         c->leaf->max_rep != 0 || pi->encoding != PQ_ENC_PLAIN || type == PQ_BOOLEAN || type == PQ_BYTE_ARRAY ||
@@ -206,8 +231,15 @@ bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st)
         return false;
     size_t n = (size_t)pi->num_values, w = c->width, bytes = (size_t)pi->uncompressed_size;
     /* exactly its values, inside the page's room (else the usual steps say what is wrong) */
-    if (bytes / w != n || bytes % w != 0 || o->n_values > c->values_cap / w || n > c->values_cap / w - o->n_values)
-        return false;
+    return bytes / w == n && bytes % w == 0 && o->n_values <= c->values_cap / w && n <= c->values_cap / w - o->n_values;
+}
+
+bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st)
+{
+    if (!pq_page_plain_fits_in_place(c)) return false;
+    const pq_page_info *pi = c->pi;
+    pq_column_values *o = c->out;
+    size_t n = (size_t)pi->num_values, w = c->width, bytes = (size_t)pi->uncompressed_size;
     size_t comp = (size_t)pi->compressed_size;
     if (pq_page_stored(c->codec, raw, comp, bytes)) return false; /* read in place already */
     pq_error kerr;

@@ -12,6 +12,7 @@
  */
 #include "pages/snappy.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "kernels/primitives.h"
@@ -170,47 +171,70 @@ static pq_status element_checked(const uint8_t **ipp, uint8_t **opp, const uint8
     return PQ_OK;
 }
 
-/* The fast loop: elements the table takes, each moved as one 16-byte
- * word with no branch on its kind, until one it does not take or the
- * limits: ip below ip_lim (21 input bytes left: a tag, 2 offset bytes read
- * whatever the kind, 16 literal bytes) and op below fast_lim (FAST_ROOM
- * output bytes left). The caller has written 16 bytes. A function of its
- * own so that ip and op stay in registers (the checked step takes their
- * addresses). */
+/* One element of the fast loop at *ipp, moved as one 16-byte word with no
+ * branch on its kind; false (nothing done) for one the table does not
+ * take, which the checked step then takes. The caller keeps ip below
+ * ip_lim (21 input bytes left: a tag, 2 offset bytes read whatever the
+ * kind, 16 literal bytes) and op below fast_lim (FAST_ROOM output bytes
+ * left), and has written 16 bytes. */
+static inline __attribute__((always_inline)) bool fast_step(const uint8_t **ipp, uint8_t **opp, const uint8_t *dst)
+{
+    const uint8_t *ip = *ipp;
+    uint8_t *op = *opp;
+    size_t tag = ip[0];
+    fast_tag t = fast_tags[tag];
+    size_t off = ((size_t)(ip[1] | ip[2] << 8) & t.mask) | t.off_hi;
+    size_t written = (size_t)(op - dst);
+    if (__builtin_expect(off - t.len > written - t.len || t.len > 16, 0)) {
+        /* A copy of 17-64 bytes, or one that overlaps its own output (a
+         * value repeated: offset 8 and 16-64 bytes in PLAIN int64
+         * columns): checked against what is written, then moved as the
+         * checked step moves it. The room is FAST_ROOM. */
+        if (t.literal || off == 0 || off > written) return false;
+        copy_fast(op, off, t.len);
+    } else {
+        move16(op, t.literal ? ip + 1 : op - off);
+    }
+    *opp = op + t.len;
+    /* Input bytes after the tag: a literal's length, else the offset bytes
+     * (the tag's low 2 bits). A conditional move, as the kinds alternate
+     * in no order a branch predictor learns; computed from the tag rather
+     * than kept in the table, which takes a load off the chain from one
+     * tag to the next. */
+    size_t adv = tag & 3, lit_len = (tag >> 2) + 1;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("test %1, %1\n\tcmovz %2, %0" : "+r"(adv) : "r"(adv), "r"(lit_len) : "cc");
+#else
+    adv = adv ? adv : lit_len;
+#endif
+    *ipp = ip + adv + 1;
+    return true;
+}
+
+/* How many fast steps may run from ip and op with no check of the limits:
+ * a step reads at most 19 input bytes past ip (21 are left below ip_lim)
+ * and moves ip at most 17 bytes, op at most 64 (FAST_ROOM are left below
+ * fast_lim). */
+static inline size_t fast_steps_left(const uint8_t *ip, const uint8_t *ip_lim, const uint8_t *op,
+                                     const uint8_t *fast_lim)
+{
+    if (ip >= ip_lim || op >= fast_lim) return 0;
+    size_t by_in = (size_t)(ip_lim - ip - 1) / 17 + 1, by_out = (size_t)(fast_lim - op - 1) / 64 + 1;
+    return by_in < by_out ? by_in : by_out;
+}
+
+/* The fast loop: fast steps until one the table does not take or the
+ * limits. A function of its own so that ip and op stay in registers (the
+ * checked step takes their addresses). */
 static __attribute__((noinline)) void fast_elements(const uint8_t **ipp, uint8_t **opp, const uint8_t *ip_lim,
                                                     const uint8_t *dst, const uint8_t *fast_lim)
 {
     const uint8_t *ip = *ipp;
     uint8_t *op = *opp;
-    while (ip < ip_lim && op < fast_lim) {
-        size_t tag = ip[0];
-        fast_tag t = fast_tags[tag];
-        size_t off = ((size_t)(ip[1] | ip[2] << 8) & t.mask) | t.off_hi;
-        size_t written = (size_t)(op - dst);
-        if (__builtin_expect(off - t.len > written - t.len || t.len > 16, 0)) {
-            /* A copy of 17-64 bytes, or one that overlaps its own output
-             * (a value repeated: offset 8 and 16-64 bytes in PLAIN int64
-             * columns): checked against what is written, then moved as
-             * the checked step moves it. The room is FAST_ROOM. */
-            if (t.literal || off == 0 || off > written) break;
-            copy_fast(op, off, t.len);
-        } else {
-            move16(op, t.literal ? ip + 1 : op - off);
-        }
-        op += t.len;
-        /* Input bytes after the tag: a literal's length, else the offset
-         * bytes (the tag's low 2 bits). A conditional move, as the kinds
-         * alternate in no order a branch predictor learns; computed from
-         * the tag rather than kept in the table, which takes a load off
-         * the chain from one tag to the next. */
-        size_t adv = tag & 3, lit_len = (tag >> 2) + 1;
-#if defined(__x86_64__) && defined(__GNUC__)
-        __asm__("test %1, %1\n\tcmovz %2, %0" : "+r"(adv) : "r"(adv), "r"(lit_len) : "cc");
-#else
-        adv = adv ? adv : lit_len;
-#endif
-        ip += adv + 1;
-    }
+    for (size_t n; (n = fast_steps_left(ip, ip_lim, op, fast_lim)) != 0;)
+        while (n--)
+            if (!fast_step(&ip, &op, dst)) goto out;
+out:
     *ipp = ip;
     *opp = op;
 }
@@ -242,6 +266,17 @@ pq_status pq_snappy_open(pq_snappy_reader *r, const uint8_t *src, size_t src_len
     return PQ_OK;
 }
 
+/* Where reader r's fast loop stops: ip below *ip_lim (21 input bytes
+ * left) and op below *fast_lim (FAST_ROOM output bytes left, and before
+ * `stop`). */
+static void fast_limits(const pq_snappy_reader *r, const uint8_t *stop, const uint8_t **ip_lim, uint8_t **fast_lim)
+{
+    size_t out = (size_t)(r->oe - r->dst);
+    *fast_lim = out < FAST_ROOM ? r->dst : r->oe - FAST_ROOM + 1;
+    if (stop < *fast_lim) *fast_lim = (uint8_t *)stop;
+    *ip_lim = (size_t)(r->ie - r->src) < 21 ? r->src : r->ie - 20;
+}
+
 pq_status pq_snappy_read_to(pq_snappy_reader *r, size_t want, pq_error *err)
 {
     const uint8_t *ip = r->ip, *const ie = r->ie, *const src = r->src;
@@ -250,9 +285,9 @@ pq_status pq_snappy_read_to(pq_snappy_reader *r, size_t want, pq_error *err)
     uint8_t *const stop = want < (size_t)(oe - dst) ? dst + want : oe;
     /* Words while FAST_ROOM output bytes are left (and op is before the
      * stop), the checked step for what the fast loop does not take. */
-    uint8_t *fast_lim = (size_t)(oe - dst) < FAST_ROOM ? dst : oe - FAST_ROOM + 1; /* op < it: FAST_ROOM left */
-    if (stop < fast_lim) fast_lim = stop;
-    const uint8_t *const ip_lim = (size_t)(ie - src) < 21 ? src : ie - 20; /* ip < it: 21 bytes left */
+    const uint8_t *ip_lim;
+    uint8_t *fast_lim;
+    fast_limits(r, stop, &ip_lim, &fast_lim);
     while (ip < ip_lim && op < fast_lim) {
         if (op - dst >= 16) {
             fast_elements(&ip, &op, ip_lim, dst, fast_lim);
@@ -273,6 +308,61 @@ pq_status pq_snappy_read_to(pq_snappy_reader *r, size_t want, pq_error *err)
         return pq_error_set(err, PQ_ERR_CORRUPT_DATA, "SNAPPY: decompressed %zu bytes, page header says %zu",
                             (size_t)(op - dst), (size_t)(oe - dst));
     return PQ_OK;
+}
+
+/* Two streams' fast loops run as one: an element of each in turn, until
+ * either meets an element the table does not take or its limits. */
+static __attribute__((noinline)) void fast_elements_two(pq_snappy_reader *a, const uint8_t *a_ip_lim,
+                                                        const uint8_t *a_fast_lim, pq_snappy_reader *b,
+                                                        const uint8_t *b_ip_lim, const uint8_t *b_fast_lim)
+{
+    const uint8_t *ia = a->ip, *ib = b->ip;
+    uint8_t *oa = a->op, *ob = b->op;
+    const uint8_t *da = a->dst, *db = b->dst;
+    for (;;) {
+        size_t n = fast_steps_left(ia, a_ip_lim, oa, a_fast_lim), nb = fast_steps_left(ib, b_ip_lim, ob, b_fast_lim);
+        if (nb < n) n = nb;
+        if (n == 0) break;
+        while (n--)
+            if (!fast_step(&ia, &oa, da) || !fast_step(&ib, &ob, db)) goto out;
+    }
+out:
+    a->ip = ia;
+    a->op = oa;
+    b->ip = ib;
+    b->op = ob;
+}
+
+/* One checked element of reader r, when it is within its fast limits. */
+static pq_status checked_step(pq_snappy_reader *r, const uint8_t *ip_lim, const uint8_t *fast_lim, pq_error *err)
+{
+    if (r->ip >= ip_lim || r->op >= fast_lim) return PQ_OK;
+    return element_checked(&r->ip, &r->op, r->src, r->ie, r->dst, r->oe, err);
+}
+
+pq_status pq_snappy_decompress_two(const uint8_t *const src[2], const size_t src_len[2], uint8_t *const dst[2],
+                                   const size_t dst_len[2], pq_error *err)
+{
+    pq_snappy_reader r[2];
+    const uint8_t *ip_lim[2];
+    uint8_t *fast_lim[2];
+    for (int i = 0; i < 2; i++) {
+        pq_status st = pq_snappy_open(&r[i], src[i], src_len[i], dst[i], dst_len[i], err);
+        if (st != PQ_OK) return st;
+        fast_limits(&r[i], r[i].oe, &ip_lim[i], &fast_lim[i]);
+    }
+    /* Both in their fast loops: the two at once; the element that stopped
+     * them (and one of the other's) by the checked step. */
+    while (r[0].ip < ip_lim[0] && r[0].op < fast_lim[0] && r[1].ip < ip_lim[1] && r[1].op < fast_lim[1]) {
+        if (r[0].op - r[0].dst >= 16 && r[1].op - r[1].dst >= 16)
+            fast_elements_two(&r[0], ip_lim[0], fast_lim[0], &r[1], ip_lim[1], fast_lim[1]);
+        pq_status st = checked_step(&r[0], ip_lim[0], fast_lim[0], err);
+        if (st == PQ_OK) st = checked_step(&r[1], ip_lim[1], fast_lim[1], err);
+        if (st != PQ_OK) return st;
+    }
+    /* The rest of each alone. */
+    pq_status st = pq_snappy_read_to(&r[0], dst_len[0], err);
+    return st == PQ_OK ? pq_snappy_read_to(&r[1], dst_len[1], err) : st;
 }
 
 pq_status pq_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_error *err)

@@ -428,7 +428,9 @@ END_TEST
  * data; hand-built copies of every period 1..20 and length 1..64, near the
  * output's end and away from it, decode as the format says; and 3,000
  * mutated streams are taken or refused exactly as libsnappy takes or refuses
- * them, with the same bytes when taken. */
+ * them, with the same bytes when taken. pq_snappy_decompress_two does the
+ * same with each stream beside valid streams of other lengths, first and
+ * second (snappy_pair_check). */
 static uint8_t *shaped(unsigned shape, size_t n)
 {
     uint8_t *p = malloc(n ? n : 1);
@@ -444,6 +446,46 @@ static uint8_t *shaped(unsigned shape, size_t n)
         }
     }
     return p;
+}
+
+/* pq_snappy_decompress_two with stream (in, n) in either place beside a
+ * valid stream of another shape and length: taken when `want` (its bytes)
+ * is given, with both outputs right, else refused with a SNAPPY message. */
+static void snappy_pair_check(const uint8_t *in, size_t n, size_t declared, const uint8_t *want)
+{
+    static const size_t partner_sizes[] = {37, 5000, 70001};
+    for (size_t p = 0; p < sizeof partner_sizes / sizeof partner_sizes[0]; p++) {
+        size_t pn = partner_sizes[p];
+        uint8_t *pd = shaped(4 + (unsigned)p, pn);
+        blob pc = c_snappy(pd, pn);
+        uint8_t *out = malloc(declared ? declared : 1), *pout = malloc(pn);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_ptr_nonnull(pout);
+        for (int first = 0; first < 2; first++) {
+            const uint8_t *src[2] = {in, pc.p};
+            size_t src_len[2] = {n, pc.n}, dst_len[2] = {declared, pn};
+            uint8_t *dst[2] = {out, pout};
+            if (first) { /* the stream second */
+                src[0] = pc.p, src[1] = in, src_len[0] = pc.n, src_len[1] = n;
+                dst_len[0] = pn, dst_len[1] = declared, dst[0] = pout, dst[1] = out;
+            }
+            pq_error err = {0};
+            pq_status st = pq_snappy_decompress_two(src, src_len, dst, dst_len, &err);
+            if ((st == PQ_OK) != (want != NULL))
+                ck_abort_msg("snappy pair (stream of %zu bytes %s, beside %zu bytes): %s where one alone is %s", n,
+                             first ? "second" : "first", pn, st == PQ_OK ? "taken" : err.message,
+                             want ? "taken" : "refused");
+            if (st != PQ_OK && (err.code != PQ_ERR_CORRUPT_DATA || strncmp(err.message, "SNAPPY: ", 8) != 0))
+                ck_abort_msg("snappy pair refusal without a SNAPPY message: %s", err.message);
+            if (st == PQ_OK && ((declared && memcmp(out, want, declared) != 0) || memcmp(pout, pd, pn) != 0))
+                ck_abort_msg("snappy pair (stream of %zu bytes %s, beside %zu bytes): wrong bytes", n,
+                             first ? "second" : "first", pn);
+        }
+        free(out);
+        free(pout);
+        free(pc.p);
+        free(pd);
+    }
 }
 
 static void snappy_both(const uint8_t *in, size_t n, size_t declared, unsigned *taken, unsigned *refused)
@@ -462,6 +504,7 @@ static void snappy_both(const uint8_t *in, size_t n, size_t declared, unsigned *
         ck_abort_msg("snappy stream of %zu bytes: pqstep and libsnappy decode different bytes", n);
     if (!ok && (err.code != PQ_ERR_CORRUPT_DATA || strncmp(err.message, "SNAPPY: ", 8) != 0))
         ck_abort_msg("snappy refusal without a SNAPPY message: %s", err.message);
+    snappy_pair_check(in, n, declared, ok ? theirs : NULL);
     (ok ? (*taken)++ : (*refused)++);
     free(ours);
     free(theirs);
@@ -523,6 +566,7 @@ START_TEST(snappy_matches_libsnappy)
                 ck_abort_msg("shape %u, %zu bytes: %s", shape, sizes[k], err.message);
             if (sizes[k] && memcmp(out, d, sizes[k]) != 0)
                 ck_abort_msg("shape %u, %zu bytes: wrong bytes", shape, sizes[k]);
+            if (shape % 4 == 0 || sizes[k] >= 4093) snappy_pair_check(c.p, c.n, sizes[k], d); /* two at once */
             /* In steps (pq_snappy_read_to): each stops at or past its
              * point, no more than one element (a literal: to its end)
              * later, with the data's prefix out; the last step ends it. */

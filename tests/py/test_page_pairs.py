@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The CPU executor takes data pages two at a time and decompresses two
+SNAPPY pages together (pages/cpu_exec.c data_pair, pq_snappy_decompress_two)
+before decoding each. Files written here by pyarrow with snappy and small
+pages (4-32 KiB: many pages a chunk, odd and even counts), pages v1 and v2,
+columns whose pages take every path a pair meets: optional values with
+nulls, PLAIN strings (sized in a pass, then placed), dictionary-encoded
+strings, a list of int64 (levels), a required int64 decompressed into place
+(never paired), PLAIN booleans (encrypted pages, each decrypted into a
+buffer of its own in a pair, are tests/py/test_encryption.py's). Read whole, by columns, over a row range
+and filtered, at 1 and 2 threads, with strings as `string` and as views,
+each equal to pyarrow's read. A corrupt page beside a sound one is named in
+the error (its own page number, found with `pqstep pages --json`), and the
+sound page of the pair is not blamed.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from read_oracle import pa, pq, pqstep  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
+
+N = 20001
+CLI = os.environ.get("PQSTEP_CLI")
+
+
+def table():
+    rng = np.random.default_rng(5)
+    words = np.array(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"])
+    opt = rng.integers(-2**40, 2**40, N)
+    nulls = rng.random(N) < 0.1
+    lists = [list(range(int(v) % 5)) if v % 7 else None for v in rng.integers(0, 1000, N)]
+    fields = [
+        pa.field("opt_i64", pa.int64()),
+        pa.field("req_i64", pa.int64(), nullable=False),
+        pa.field("d", pa.float64()),
+        pa.field("plain_s", pa.string()),
+        pa.field("dict_s", pa.string()),
+        pa.field("lst", pa.list_(pa.int64())),
+        pa.field("b", pa.bool_()),
+    ]
+    return pa.table([
+        pa.array(opt, mask=nulls),
+        pa.array(np.repeat(rng.integers(0, 2**50, N // 3 + 1), 3)[:N]),
+        pa.array(np.round(rng.random(N) * 1000, 2)),
+        pa.array(["row %d %s" % (i, words[i % 8] * (i % 4)) if i % 11 else None for i in range(N)]),
+        pa.array(words[rng.integers(0, 8, N)]),
+        pa.array(lists, pa.list_(pa.int64())),
+        pa.array(rng.random(N) < 0.5),
+    ], schema=pa.schema(fields))
+
+
+def write(t, path, version, page_size):
+    pq.write_table(t, path, row_group_size=7000, data_page_size=page_size, data_page_version=version,
+                   compression="snappy", use_dictionary=["dict_s"], write_statistics=True)
+
+
+def pages_of(path, column):
+    out = subprocess.run([CLI, "pages", "--json", "--column", column, path], capture_output=True, text=True,
+                         check=True).stdout
+    return [p for c in json.loads(out)["chunks"] for p in c["pages"]]
+
+
+def corrupt_page(path, page):
+    """The page's snappy preamble (the varint of its uncompressed bytes, the
+    first bytes after its header) made one byte short."""
+    data = bytearray(open(path, "rb").read())
+    at = page["offset"] + page["header_size"]
+    if page["type"] == "DATA_PAGE_V2":
+        at += (page["def_levels_byte_length"] or 0) + (page["rep_levels_byte_length"] or 0)
+    n, shift, k = 0, 0, at
+    while True:
+        b = data[k]
+        n |= (b & 0x7F) << shift
+        k += 1
+        shift += 7
+        if b < 0x80:
+            break
+    if k - at != 2 or n < 129:
+        return None  # the rewrite below keeps two bytes
+    short = n - 1
+    data[at:at + 2] = bytes([short & 0x7F | 0x80, short >> 7])
+    open(path, "wb").write(bytes(data))
+    return n
+
+
+def main():
+    t = table()
+    checks = failed = 0
+
+    def check(ok, what):
+        nonlocal checks, failed
+        checks += 1
+        if not ok:
+            failed += 1
+            print("FAIL " + what)
+
+    if not CLI or not os.access(CLI, os.X_OK):
+        print("SKIP: PQSTEP_CLI is not set to an executable (%r): the corrupt pages are found with it" % CLI)
+        return 77
+    with tempfile.TemporaryDirectory(prefix="pqstep-pairs-") as tmp:
+        path = os.path.join(tmp, "t.parquet")
+        for version in ("1.0", "2.0"):
+            for page_size in (4096, 32768):
+                write(t, path, version, page_size)
+                want = pq.read_table(path)
+                n_pages = len(pages_of(path, "plain_s"))
+                what = "pages v%s of %d bytes (%d pages of plain_s)" % (version, page_size, n_pages)
+                check(n_pages >= 6, what + ": several pages a chunk")
+                for threads in (1, 2):
+                    for strings in ("string", "string_view"):
+                        got = pqstep.read_table(path, threads=threads, strings=strings)
+                        check(got.cast(want.schema).equals(want), "%s, whole, %d thread(s), %s" % (what, threads,
+                                                                                                   strings))
+                got = pqstep.read_table(path, columns=["plain_s", "opt_i64", "lst"], threads=2, strings="string")
+                check(got.equals(want.select(["opt_i64", "plain_s", "lst"])), what + ", three columns (file order)")
+                got = pqstep.read_table(path, row_offset=3001, row_limit=9000, threads=2, strings="string")
+                check(got.equals(want.slice(3001, 9000)), what + ", rows 3001..12001")
+                got = pqstep.read_table(path, filter="d < 300", threads=2, strings="string")
+                check(got.equals(want.filter(pc.less(want["d"], 300))), what + ", filtered")
+
+        # A corrupt page in each place of a pair: the error names it.
+        for version in ("1.0", "2.0"):
+            write(t, path, version, 4096)
+            pages = [p for p in pages_of(path, "opt_i64") if p["type"] != "DICTIONARY_PAGE"]
+            sound = open(path, "rb").read()
+            for k in (2, 3):
+                open(path, "wb").write(sound)
+                declared = corrupt_page(path, pages[k])
+                if declared is None:
+                    check(False, "v%s page %d: no two-byte preamble to corrupt" % (version, k))
+                    continue
+                for threads in (1, 2):
+                    try:
+                        pqstep.read_table(path, columns=["opt_i64"], threads=threads)
+                        check(False, "v%s: a page declaring %d bytes was read" % (version, declared - 1))
+                    except pqstep.Error as e:
+                        msg = str(e)
+                        check("page %d " % k in msg and "SNAPPY" in msg and str(declared - 1) in msg,
+                              "v%s, page %d corrupt, %d thread(s): the error names it: %s" % (version, k, threads,
+                                                                                              msg))
+    print("data pages in pairs: %d checks, %d failed" % (checks, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
