@@ -230,17 +230,14 @@ static const pq_plan_page *dictionary_task_init(exec *x, size_t i, unsigned work
     return pg;
 }
 
-/* The dictionary page (c->pi) of chunk pc decompressed whole; *p its bytes.
- * A fixed-width dictionary is its page's bytes: decompressed straight into
+/* The dictionary page (c->pi) of chunk pc decompressed whole from its
+ * stored bytes `raw` (page_bytes'); *p its bytes. A fixed-width dictionary is its page's bytes: decompressed straight into
  * the chunk's dictionary (pq_page_decode_dictionary sees it in place). */
-static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const uint8_t **p)
+static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const uint8_t *raw, const uint8_t **p)
 {
     const pq_page_info *pi = c->pi;
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY && pc->physical_type != PQ_BOOLEAN;
-    const uint8_t *raw;
-    pq_status st = page_bytes(c, pc, &raw);
-    if (st == PQ_OK)
-        st = pq_page_decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, p);
+    pq_status st = pq_page_decompress(c, true, raw, (size_t)pi->compressed_size, (size_t)pi->uncompressed_size, p);
     /* c->buf is set only when the page was decompressed into it (p). */
     if (fixed && c->buf && !c->ch->dict_values) { /* the chunk's dictionary from here on (counted as held) */
         c->ch->dict_values = c->buf;
@@ -250,18 +247,42 @@ static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const
     return st;
 }
 
-/* Chunk k's dictionary page decoded whole. */
+/* Chunk k's dictionary page decoded whole: set up (dictionary_begin), then
+ * decompressed and decoded (dictionary_end); apart so that a pair of them
+ * can be decompressed together in between (dictionary_pair). */
+typedef struct dict_page {
+    size_t k, i;             /* chunk, plan page */
+    cd_ctx c;
+    pq_error err;
+    const uint8_t *raw;      /* its stored bytes (decrypted) */
+    pq_status st;
+} dict_page;
+
+static void dictionary_begin(exec *x, size_t k, unsigned worker, dict_page *d)
+{
+    d->k = k;
+    d->i = (size_t)x->plan->chunks[k].dictionary;
+    dictionary_task_init(x, d->i, worker, &d->c, &d->err);
+    d->raw = NULL;
+    d->st = page_bytes(&d->c, &x->plan->chunks[k], &d->raw);
+}
+
+static void dictionary_end(exec *x, dict_page *d)
+{
+    cd_ctx *c = &d->c;
+    const uint8_t *p;
+    pq_status st = d->st;
+    if (st == PQ_OK) st = dictionary_page_whole(c, &x->plan->chunks[d->k], d->raw, &p);
+    if (st == PQ_OK) st = pq_page_decode_dictionary(c, p, (size_t)c->pi->uncompressed_size, SIZE_MAX);
+    task_done(c);
+    if (st != PQ_OK) task_failed(x, d->k, d->i, st, &d->err);
+}
+
 static void decode_dictionary_page(exec *x, size_t k, unsigned worker)
 {
-    size_t i = (size_t)x->plan->chunks[k].dictionary;
-    pq_error err;
-    cd_ctx c;
-    dictionary_task_init(x, i, worker, &c, &err);
-    const uint8_t *p;
-    pq_status st = dictionary_page_whole(&c, &x->plan->chunks[k], &p);
-    if (st == PQ_OK) st = pq_page_decode_dictionary(&c, p, (size_t)c.pi->uncompressed_size, SIZE_MAX);
-    task_done(&c);
-    if (st != PQ_OK) task_failed(x, k, i, st, &err);
+    dict_page d;
+    dictionary_begin(x, k, worker, &d);
+    dictionary_end(x, &d);
 }
 
 /* Chunk k's dictionary decoded before its data pages use it: by this
@@ -461,7 +482,8 @@ static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
     size_t width = pq_plan_value_width(pc->leaf), avail = len;
     pq_status st = PQ_OK;
     if (need * 8 >= total * 7) { /* most of it: decompressed whole */
-        st = dictionary_page_whole(&c, pc, &p);
+        const uint8_t *stored;
+        if ((st = page_bytes(&c, pc, &stored)) == PQ_OK) st = dictionary_page_whole(&c, pc, stored, &p);
     } else {
         uint8_t **dst = fixed ? &ch->dict_values : &c.buf;
         size_t *cap = fixed ? &ch->dict_values_cap : &c.buf_cap;
@@ -689,21 +711,27 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
 /* Pages smaller than this are not worth pairing. */
 #define PAIR_MIN_BYTES 4096
 
-/* Where the page begun in d will be decompressed whole into its page
- * buffer by pq_page_levels, for a SNAPPY chunk: its stored bytes (*src,
- * *src_len) and their size decompressed (*dst_len). False when it will not
- * be (other codecs, encryption, a page stored as it is, decompressed into
- * its place or only as far as a prefix, sizes the steps will refuse, or
- * small): the choice data_page_end makes. */
-static bool snappy_whole_page(const exec *x, const data_page *d, const uint8_t **src, size_t *src_len,
-                              size_t *dst_len)
+/* Whether a page of chunk k (context c, set up with status st) whose
+ * stored bytes src (src_len) decompress to dst_len bytes can be
+ * decompressed with another: SNAPPY, not encrypted, sizes the steps take,
+ * not small, not stored as it is. */
+static bool pairable(const exec *x, size_t k, const cd_ctx *c, pq_status st, const uint8_t *src, size_t src_len,
+                     size_t dst_len)
+{
+    return st == PQ_OK && c->codec == PQ_CODEC_SNAPPY && !x->plan->chunks[k].cipher && dst_len >= PAIR_MIN_BYTES &&
+           dst_len <= PQ_MAX_PAGE_SIZE && !pq_page_stored(c->codec, src, src_len, dst_len);
+}
+
+/* Where the data page begun in d will be decompressed whole into its page
+ * buffer by pq_page_levels: its stored bytes (*src, *src_len) and their
+ * size decompressed (*dst_len); false when it will not be (a page that is
+ * decompressed into its place or only as far as a prefix, or sizes the
+ * steps will refuse: the choice data_page_end makes) or is not pairable. */
+static bool data_page_source(const exec *x, const data_page *d, const uint8_t **src, size_t *src_len, size_t *dst_len)
 {
     const cd_ctx *c = &d->c;
     const pq_page_info *pi = c->pi;
-    const pq_plan_page *pg = &x->plan->pages[d->i];
-    if (d->st != PQ_OK || c->codec != PQ_CODEC_SNAPPY || x->plan->chunks[pg->chunk].cipher ||
-        pi->compressed_size < 0 || pi->uncompressed_size < 0)
-        return false;
+    if (d->st != PQ_OK || pi->compressed_size < 0 || pi->uncompressed_size < 0) return false;
     size_t comp = (size_t)pi->compressed_size, uncomp = (size_t)pi->uncompressed_size;
     if (pi->type == PQ_PAGE_DATA) {
         *src = d->raw;
@@ -720,39 +748,78 @@ static bool snappy_whole_page(const exec *x, const data_page *d, const uint8_t *
         return false;
     }
     size_t last;
-    return *dst_len >= PAIR_MIN_BYTES && *dst_len <= PQ_MAX_PAGE_SIZE &&
-           !pq_page_stored(c->codec, *src, *src_len, *dst_len) &&
+    return pairable(x, x->plan->pages[d->i].chunk, c, d->st, *src, *src_len, *dst_len) &&
            !(x->pages[d->i].mode == PAGE_DIRECT && pq_page_plain_fits_in_place(c)) &&
            !pq_page_from_prefix(c, d->raw, &last);
 }
 
-/* Phase 1-2's data tasks in twos: task t's page and task t + 1's. Two
- * SNAPPY pages are decompressed together first (pq_snappy_decompress_two:
- * one page's elements alone keep the CPU waiting on each element's
- * place), then each decoded as data_task decodes it. */
+/* Two data tasks, t and t + 1: each page set up, two SNAPPY pages
+ * decompressed together (pq_snappy_decompress_two: one page's elements
+ * alone keep the CPU waiting on each element's place), then each decoded
+ * as data_task decodes it. */
 static void data_pair(exec *x, size_t t, unsigned worker)
 {
     data_page d[2];
     bool begun[2] = {data_page_begin(x, t, worker, 0, &d[0]), data_page_begin(x, t + 1, worker, 1, &d[1])};
     const uint8_t *src[2];
     size_t src_len[2], dst_len[2];
-    if (begun[0] && begun[1] && snappy_whole_page(x, &d[0], &src[0], &src_len[0], &dst_len[0]) &&
-        snappy_whole_page(x, &d[1], &src[1], &src_len[1], &dst_len[1]))
+    if (begun[0] && begun[1] && data_page_source(x, &d[0], &src[0], &src_len[0], &dst_len[0]) &&
+        data_page_source(x, &d[1], &src[1], &src_len[1], &dst_len[1]))
         pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len);
     for (int k = 0; k < 2; k++)
         if (begun[k]) data_page_end(x, &d[k], worker);
 }
 
-/* Phase 1-2's task t: a dictionary page (the first ndict), then data
- * pages two at a time (data_pair; the last alone when their count is odd). */
+/* Whether this thread takes chunk k's dictionary (no other has). */
+static bool dictionary_claim(exec *x, size_t k)
+{
+    uint8_t pending = DICT_PENDING;
+    return atomic_compare_exchange_strong(&x->dict_state[k], &pending, DICT_BUSY);
+}
+
+/* Two dictionary tasks, t and t + 1: the dictionaries no other thread has
+ * taken (a data page may have) set up, decompressed together when both
+ * are SNAPPY pages, then each decoded. */
+static void dictionary_pair(exec *x, size_t t, unsigned worker)
+{
+    size_t k[2] = {x->plan->pages[x->tasks[t]].chunk, x->plan->pages[x->tasks[t + 1]].chunk};
+    bool mine[2] = {dictionary_claim(x, k[0]), dictionary_claim(x, k[1])};
+    dict_page d[2];
+    for (int j = 0; j < 2; j++)
+        if (mine[j]) dictionary_begin(x, k[j], worker, &d[j]);
+    if (mine[0] && mine[1]) {
+        const uint8_t *src[2] = {d[0].raw, d[1].raw};
+        size_t src_len[2], dst_len[2];
+        bool both = true;
+        for (int j = 0; j < 2; j++) {
+            const pq_page_info *pi = d[j].c.pi;
+            src_len[j] = pi->compressed_size < 0 ? 0 : (size_t)pi->compressed_size;
+            dst_len[j] = pi->uncompressed_size < 0 ? 0 : (size_t)pi->uncompressed_size;
+            both = both && pi->compressed_size >= 0 && pairable(x, k[j], &d[j].c, d[j].st, src[j], src_len[j],
+                                                                dst_len[j]);
+        }
+        if (both) pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len);
+    }
+    for (int j = 0; j < 2; j++)
+        if (mine[j]) {
+            dictionary_end(x, &d[j]);
+            atomic_store(&x->dict_state[k[j]], DICT_READY);
+        }
+}
+
+/* Phase 1-2's task t: dictionary pages two at a time (the first
+ * (ndict + 1) / 2 tasks), then data pages two at a time; the last of
+ * either alone when their count is odd. */
 static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
-    if (t < x->ndict) {
-        dictionary_ready(x, x->plan->pages[x->tasks[t]].chunk, worker);
+    size_t dict_tasks = (x->ndict + 1) / 2;
+    if (t < dict_tasks) {
+        if (2 * t + 1 < x->ndict) dictionary_pair(x, 2 * t, worker);
+        else dictionary_ready(x, x->plan->pages[x->tasks[2 * t]].chunk, worker);
         return true;
     }
-    size_t first = x->ndict + (t - x->ndict) * 2;
+    size_t first = x->ndict + (t - dict_tasks) * 2;
     if (first + 1 < x->ntasks) data_pair(x, first, worker);
     else data_task(x, first, worker);
     return true;
@@ -1109,8 +1176,11 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     x.ndict = x.ntasks;
     for (size_t i = 0; i < np; i++) /* a failed chunk's too: they count down (data_task skips them) */
         if (plan->pages[i].kind == PQ_PLAN_PAGE_DATA) x.tasks[x.ntasks++] = i;
+    /* (dictionaries by their size too: the pairs decompressed together
+     * are then pages of about one size, mostly one column's) */
+    largest_chunks_first(plan, x.tasks, x.ndict);
     largest_chunks_first(plan, x.tasks + x.ndict, x.ntasks - x.ndict);
-    run_n(&x, x.ndict + (x.ntasks - x.ndict + 1) / 2, dictionary_or_data_task); /* data pages in twos */
+    run_n(&x, (x.ndict + 1) / 2 + (x.ntasks - x.ndict + 1) / 2, dictionary_or_data_task); /* in twos */
     x.ndict = 0;
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The CPU executor takes data pages two at a time and decompresses two
-SNAPPY pages together (pages/cpu_exec.c data_pair, pq_snappy_decompress_two)
-before decoding each. Files written here by pyarrow with snappy and small
+"""The CPU executor takes dictionary pages and data pages two at a time and
+decompresses two SNAPPY pages together (pages/cpu_exec.c dictionary_pair,
+data_pair; pq_snappy_decompress_two) before decoding each. Files written here by pyarrow with snappy and small
 pages (4-32 KiB: many pages a chunk, odd and even counts), pages v1 and v2,
 columns whose pages take every path a pair meets: optional values with
 nulls, PLAIN strings (sized in a pass, then placed), dictionary-encoded
@@ -9,8 +9,9 @@ strings, a list of int64 (levels), a required int64 decompressed into place
 (never paired), PLAIN booleans (encrypted pages, each decrypted into a
 buffer of its own in a pair, are tests/py/test_encryption.py's). Read whole, by columns, over a row range
 and filtered, at 1 and 2 threads, with strings as `string` and as views,
-each equal to pyarrow's read. A corrupt page beside a sound one is named in
-the error (its own page number, found with `pqstep pages --json`), and the
+each equal to pyarrow's read; with one dictionary and with dictionaries
+for every column (pairs of dictionary pages). A corrupt data or dictionary
+page beside a sound one is named in the error (its own page number, found with `pqstep pages --json`), and the
 sound page of the pair is not blamed.
 """
 import json
@@ -55,9 +56,10 @@ def table():
     ], schema=pa.schema(fields))
 
 
-def write(t, path, version, page_size):
+def write(t, path, version, page_size, dictionary=("dict_s",)):
     pq.write_table(t, path, row_group_size=7000, data_page_size=page_size, data_page_version=version,
-                   compression="snappy", use_dictionary=["dict_s"], write_statistics=True)
+                   compression="snappy", use_dictionary=dictionary if dictionary is True else list(dictionary),
+                   write_statistics=True)
 
 
 def pages_of(path, column):
@@ -66,9 +68,19 @@ def pages_of(path, column):
     return [p for c in json.loads(out)["chunks"] for p in c["pages"]]
 
 
+def varint(v):
+    out = bytearray()
+    while True:
+        out.append(v & 0x7F | (0x80 if v >= 0x80 else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
 def corrupt_page(path, page):
     """The page's snappy preamble (the varint of its uncompressed bytes, the
-    first bytes after its header) made one byte short."""
+    first bytes after its header, and after a v2 page's levels) made to say
+    one byte fewer, in as many bytes. Returns the bytes it now says."""
     data = bytearray(open(path, "rb").read())
     at = page["offset"] + page["header_size"]
     if page["type"] == "DATA_PAGE_V2":
@@ -81,12 +93,12 @@ def corrupt_page(path, page):
         shift += 7
         if b < 0x80:
             break
-    if k - at != 2 or n < 129:
-        return None  # the rewrite below keeps two bytes
-    short = n - 1
-    data[at:at + 2] = bytes([short & 0x7F | 0x80, short >> 7])
+    assert n == page["uncompressed_size"] - (at - page["offset"] - page["header_size"]), "not the preamble"
+    short = varint(n - 1)
+    assert len(short) == k - at, "the preamble's length changes"
+    data[at:k] = short
     open(path, "wb").write(bytes(data))
-    return n
+    return n - 1
 
 
 def main():
@@ -105,12 +117,15 @@ def main():
         return 77
     with tempfile.TemporaryDirectory(prefix="pqstep-pairs-") as tmp:
         path = os.path.join(tmp, "t.parquet")
-        for version in ("1.0", "2.0"):
-            for page_size in (4096, 32768):
-                write(t, path, version, page_size)
+        for version, page_size, dictionary in (("1.0", 4096, ("dict_s",)), ("1.0", 32768, ("dict_s",)),
+                                               ("2.0", 4096, ("dict_s",)), ("2.0", 32768, ("dict_s",)),
+                                               ("1.0", 8192, True), ("2.0", 8192, True)):
+            if True:
+                write(t, path, version, page_size, dictionary)
                 want = pq.read_table(path)
                 n_pages = len(pages_of(path, "plain_s"))
-                what = "pages v%s of %d bytes (%d pages of plain_s)" % (version, page_size, n_pages)
+                what = "pages v%s of %d bytes (%d pages of plain_s), %s" % (
+                    version, page_size, n_pages, "dictionaries for all" if dictionary is True else "one dictionary")
                 check(n_pages >= 6, what + ": several pages a chunk")
                 for threads in (1, 2):
                     for strings in ("string", "string_view"):
@@ -132,19 +147,30 @@ def main():
             for k in (2, 3):
                 open(path, "wb").write(sound)
                 declared = corrupt_page(path, pages[k])
-                if declared is None:
-                    check(False, "v%s page %d: no two-byte preamble to corrupt" % (version, k))
-                    continue
                 for threads in (1, 2):
                     try:
                         pqstep.read_table(path, columns=["opt_i64"], threads=threads)
-                        check(False, "v%s: a page declaring %d bytes was read" % (version, declared - 1))
+                        check(False, "v%s: a page declaring %d bytes was read" % (version, declared))
                     except pqstep.Error as e:
                         msg = str(e)
-                        check("page %d " % k in msg and "SNAPPY" in msg and str(declared - 1) in msg,
+                        check("page %d " % k in msg and "SNAPPY" in msg and str(declared) in msg,
                               "v%s, page %d corrupt, %d thread(s): the error names it: %s" % (version, k, threads,
                                                                                               msg))
-    print("data pages in pairs: %d checks, %d failed" % (checks, failed))
+        # A corrupt dictionary page (row group 1's of opt_i64, beside other
+        # dictionaries of several KiB): named in the error.
+        write(t, path, "1.0", 8192, True)
+        dicts = [p for p in pages_of(path, "opt_i64") if p["type"] == "DICTIONARY_PAGE"]
+        check(len(dicts) == 3 and dicts[1]["uncompressed_size"] >= 4096, "three dictionaries of opt_i64 of 4 KiB or more")
+        declared = corrupt_page(path, dicts[1])
+        for threads in (1, 2):
+            try:
+                pqstep.read_table(path, threads=threads)
+                check(False, "a dictionary page declaring %d bytes was read" % declared)
+            except pqstep.Error as e:
+                msg = str(e)
+                check("RowGroup[1]" in msg and "'opt_i64'" in msg and "DICTIONARY_PAGE" in msg and
+                      str(declared) in msg, "the corrupt dictionary named, %d thread(s): %s" % (threads, msg))
+    print("data and dictionary pages in pairs: %d checks, %d failed" % (checks, failed))
     return 1 if failed else 0
 
 
