@@ -94,6 +94,9 @@ typedef struct exec {
     _Atomic size_t *late_left; /* per late chunk: its data pages not done yet; the page that
                                 * brings it to 0 decodes the late dictionary (late_page_done) */
     size_t ndict;            /* phase 1-2: tasks[0, ndict) are dictionary pages, the rest data pages */
+    size_t *units;           /* phase 1-2: unit u is tasks [units[u], units[u + 1]), one or two
+                              * (make_units) */
+    size_t nunits;
     uint8_t **wbuf;          /* per worker: its two page buffers (2 * worker + 0, 1; data_pair
                               * decompresses two pages at once), reused from page to page (a
                               * deferred page keeps a buffer of its own) */
@@ -807,22 +810,43 @@ static void dictionary_pair(exec *x, size_t t, unsigned worker)
         }
 }
 
-/* Phase 1-2's task t: dictionary pages two at a time (the first
- * (ndict + 1) / 2 tasks), then data pages two at a time; the last of
- * either alone when their count is odd. */
+/* Phase 1-2's task t: unit t of the phase's tasks, a dictionary page or
+ * two (dictionary_pair), or a data page or two (data_pair). */
 static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
 {
     exec *x = ctx;
-    size_t dict_tasks = (x->ndict + 1) / 2;
-    if (t < dict_tasks) {
-        if (2 * t + 1 < x->ndict) dictionary_pair(x, 2 * t, worker);
-        else dictionary_ready(x, x->plan->pages[x->tasks[2 * t]].chunk, worker);
-        return true;
+    size_t first = x->units ? x->units[t] : t;
+    bool two = x->units && x->units[t + 1] - first == 2;
+    if (first < x->ndict) {
+        if (two) dictionary_pair(x, first, worker);
+        else dictionary_ready(x, x->plan->pages[x->tasks[first]].chunk, worker);
+    } else {
+        if (two) data_pair(x, first, worker);
+        else data_task(x, first, worker);
     }
-    size_t first = x->ndict + (t - dict_tasks) * 2;
-    if (first + 1 < x->ntasks) data_pair(x, first, worker);
-    else data_task(x, first, worker);
     return true;
+}
+
+/* Phase 1-2's units (x->units, x->nunits): SNAPPY pages two at a time,
+ * each with the next of its kind (dictionary or data page) when that is
+ * SNAPPY too; other pages alone, as pairing gains them nothing and halves
+ * the tasks the threads balance. Out of memory: every page alone
+ * (units NULL). */
+static void make_units(exec *x)
+{
+    x->nunits = x->ntasks;
+    x->units = malloc((x->ntasks + 1) * sizeof *x->units);
+    if (!x->units) return;
+    size_t n = 0;
+    for (size_t t = 0; t < x->ntasks; n++) {
+        x->units[n] = t;
+        bool pair = t + 1 < x->ntasks && (t + 1 < x->ndict || t >= x->ndict) &&
+                    x->plan->chunks[x->plan->pages[x->tasks[t]].chunk].codec == PQ_CODEC_SNAPPY &&
+                    x->plan->chunks[x->plan->pages[x->tasks[t + 1]].chunk].codec == PQ_CODEC_SNAPPY;
+        t += pair ? 2 : 1;
+    }
+    x->units[n] = x->ntasks;
+    x->nunits = n;
 }
 
 /* Phase 4 for a deferred page: its values decoded into place. */
@@ -1180,7 +1204,8 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
      * are then pages of about one size, mostly one column's) */
     largest_chunks_first(plan, x.tasks, x.ndict);
     largest_chunks_first(plan, x.tasks + x.ndict, x.ntasks - x.ndict);
-    run_n(&x, (x.ndict + 1) / 2 + (x.ntasks - x.ndict + 1) / 2, dictionary_or_data_task); /* in twos */
+    make_units(&x);
+    run_n(&x, x.nunits, dictionary_or_data_task);
     x.ndict = 0;
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {
@@ -1222,6 +1247,7 @@ done:
     free((void *)x.chunk_failed);
     free(x.fail_page);
     free(x.tasks);
+    free(x.units);
     return first;
 }
 
