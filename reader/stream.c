@@ -150,20 +150,33 @@ static uint64_t group_bytes(const stream_state *s, uint32_t g)
     return bytes;
 }
 
+/* Whether the stream's groups end before groups[j] (or its row range did). */
+static bool groups_end(const stream_state *s, size_t j)
+{
+    return j >= s->n || (s->row_range && s->count[j] == 0);
+}
+
 /* Where the window starting at groups[i] ends: the groups after it that
- * fit in the window's bytes (at least one). */
+ * fit in the window's bytes (at least one). The stream's last groups join
+ * it when they come to at most a quarter of a window: a window costs a
+ * pass of its own (selection, plan, the threads' start and end), and the
+ * last one has nothing to overlap it (a filtered TPC-H Q6 read of 70.8 MiB
+ * of columns went as 62.8 + 8.0 MiB: 29.5 + 5 ms at 2 threads). */
 static size_t window_end(const stream_state *s, size_t i)
 {
     size_t j = i;
     uint64_t bytes = 0;
-    while (j < s->n) {
-        if (s->row_range && s->count[j] == 0) break; /* the range ended */
+    while (!groups_end(s, j)) {
         uint64_t b = group_bytes(s, s->groups[j]);
         if (j > i && bytes + b > s->window_bytes) break;
         bytes += b;
         j++;
     }
-    return j == i ? i + 1 : j;
+    if (j == i) return i + 1;
+    uint64_t rest = 0;
+    size_t k = j;
+    while (!groups_end(s, k) && rest <= s->window_bytes / 4) rest += group_bytes(s, s->groups[k++]);
+    return groups_end(s, k) && rest <= s->window_bytes / 4 ? k : j;
 }
 
 /* Decode row groups groups[i, j) with reader r. Reads the stream's state

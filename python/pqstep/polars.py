@@ -504,10 +504,17 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
             # Filtered batches are gathered up to polars' batch-size hint
             # before they are handed over: a row group's few matching rows
             # are a morsel too small for polars' engine to move cheaply.
+            # Arrow batches are gathered before they become one DataFrame:
+            # one conversion of a table of many batches (zero-copy, a
+            # chunk each) costs less than a DataFrame a batch and a concat.
             gather = max(int(hint or 0), 1)
             held, held_rows = [], 0
-            for batch in batches:
-                df = pl.DataFrame(batch)  # through the Arrow C interface: no copy, and the cheapest way in
+
+            def frame(arrow_batches):
+                return pl.from_arrow(pa.Table.from_batches(arrow_batches), rechunk=False)
+
+            def take(df):
+                nonlocal left
                 if residual is not None:
                     df = df.filter(residual)
                 if want is not None and df.columns != want:
@@ -517,16 +524,23 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                         df = df.head(left)
                     left -= df.height
                 record["rows"] += df.height
-                if df.height:
-                    held.append(df)
-                    held_rows += df.height
-                if held and (held_rows >= gather or left == 0):
-                    yield held[0] if len(held) == 1 else pl.concat(held, rechunk=False)
+                return df
+
+            for batch in batches:
+                if batch.num_rows:
+                    held.append(batch)
+                    held_rows += batch.num_rows
+                if held and (held_rows >= gather or (left is not None and held_rows >= left)):
+                    df = take(frame(held))
                     held, held_rows = [], 0
+                    if df.height:
+                        yield df
                 if left == 0:
                     break
-            if held:
-                yield held[0] if len(held) == 1 else pl.concat(held, rechunk=False)
+            if held and left != 0:
+                df = take(frame(held))
+                if df.height:
+                    yield df
         finally:
             batches.close()
 
