@@ -36,7 +36,9 @@
  *      buffers of the page's own (staged): the size pass;
  *      A late dictionary (late_dictionary) is decoded in the same run, by
  *      the thread that finishes its chunk's last data page, as far as the
- *      pages' selected indices reach (late_page_done);
+ *      pages' selected indices reach (late_page_done); one decoded whole
+ *      waits for another to be decompressed with, and the last left
+ *      waiting is decoded after the run;
  *   3. on the calling thread: the other chunks' offsets summed
  *      (pq_decode_plan_place) and their arrays allocated at the exact size;
  *   4. deferred pages decoded into place and staged ones copied there, one
@@ -93,6 +95,8 @@ typedef struct exec {
     _Atomic uint8_t *dict_state; /* per chunk: dict_state, its dictionary's step */
     _Atomic size_t *late_left; /* per late chunk: its data pages not done yet; the page that
                                 * brings it to 0 decodes the late dictionary (late_page_done) */
+    _Atomic size_t late_waiting; /* a late chunk whose whole SNAPPY dictionary waits for another
+                                  * to be decompressed with; SIZE_MAX: none */
     size_t ndict;            /* phase 1-2: tasks[0, ndict) are dictionary pages, the rest data pages */
     size_t *units;           /* phase 1-2: unit u is tasks [units[u], units[u + 1]), one or two
                               * (make_units) */
@@ -467,18 +471,29 @@ static uint64_t dictionary_bytes(const pq_decode_plan *plan, const pq_plan_chunk
     return u > 0 ? (uint64_t)u : 0;
 }
 
+/* Pages smaller than this are not worth pairing. */
+#define PAIR_MIN_BYTES 4096
+
+/* Whether a page of chunk k (context c, set up with status st) whose
+ * stored bytes src (src_len) decompress to dst_len bytes can be
+ * decompressed with another: SNAPPY, not encrypted, sizes the steps take,
+ * not small, not stored as it is. */
+static bool pairable(const exec *x, size_t k, const cd_ctx *c, pq_status st, const uint8_t *src, size_t src_len,
+                     size_t dst_len)
+{
+    return st == PQ_OK && c->codec == PQ_CODEC_SNAPPY && !x->plan->chunks[k].cipher && dst_len >= PAIR_MIN_BYTES &&
+           dst_len <= PQ_MAX_PAGE_SIZE && !pq_page_stored(c->codec, src, src_len, dst_len);
+}
+
 /* Chunk k's late dictionary page decompressed only as far as its first
  * late_need entries reach (SNAPPY and ZSTD stop there), and those entries
  * decoded; near the whole page, all of it in one go. */
-static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
+static void late_dictionary_decode_in(exec *x, size_t k, cd_ctx *c, pq_error *err)
 {
     size_t i = (size_t)x->plan->chunks[k].dictionary;
-    pq_error err;
-    cd_ctx c;
-    const pq_plan_page *pg = dictionary_task_init(x, i, worker, &c, &err);
-    const pq_page_info *pi = pg->info;
+    const pq_page_info *pi = c->pi;
     const pq_plan_chunk *pc = &x->plan->chunks[k];
-    cd_chunk *ch = c.ch;
+    cd_chunk *ch = c->ch;
     size_t need = ch->late_need, total = ch->late_total, len = (size_t)pi->uncompressed_size;
     const uint8_t *raw = pc->bytes + pi->data_offset, *p = NULL;
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY;
@@ -486,43 +501,83 @@ static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
     pq_status st = PQ_OK;
     if (need * 8 >= total * 7) { /* most of it: decompressed whole */
         const uint8_t *stored;
-        if ((st = page_bytes(&c, pc, &stored)) == PQ_OK) st = dictionary_page_whole(&c, pc, stored, &p);
+        if ((st = page_bytes(c, pc, &stored)) == PQ_OK) st = dictionary_page_whole(c, pc, stored, &p);
     } else {
-        uint8_t **dst = fixed ? &ch->dict_values : &c.buf;
-        size_t *cap = fixed ? &ch->dict_values_cap : &c.buf_cap;
+        uint8_t **dst = fixed ? &ch->dict_values : &c->buf;
+        size_t *cap = fixed ? &ch->dict_values_cap : &c->buf_cap;
         pq_prefix_reader pr;
         pq_error kerr;
-        if ((st = grow(&c, (void **)dst, cap, len, "dictionary")) == PQ_OK &&
-            (st = pq_prefix_open(&pr, c.cctx, c.codec, raw, (size_t)pi->compressed_size, *dst, len, &kerr)) != PQ_OK)
-            st = kfail(&c, st, &kerr);
+        if ((st = grow(c, (void **)dst, cap, len, "dictionary")) == PQ_OK &&
+            (st = pq_prefix_open(&pr, c->cctx, c->codec, raw, (size_t)pi->compressed_size, *dst, len, &kerr)) != PQ_OK)
+            st = kfail(c, st, &kerr);
         p = *dst;
         if (st == PQ_OK && fixed) {
             avail = need * width; /* no overflow: need <= INT32_MAX, width <= INT32_MAX */
             if (avail > len)
-                st = fail(&c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes",
+                st = fail(c, PQ_ERR_CORRUPT_DATA, "%zu dictionary entries of %zu bytes cannot fit in %zu bytes",
                           need, width, len);
             else if ((st = pq_prefix_read_to(&pr, avail, &kerr)) != PQ_OK)
-                st = kfail(&c, st, &kerr);
+                st = kfail(c, st, &kerr);
             else if (pq_prefix_out(&pr) < avail)
-                st = fail(&c, PQ_ERR_CORRUPT_DATA, "the dictionary page ends after %zu of its %zu bytes",
+                st = fail(c, PQ_ERR_CORRUPT_DATA, "the dictionary page ends after %zu of its %zu bytes",
                           pq_prefix_out(&pr), len);
         } else if (st == PQ_OK) { /* entries 0..need - 1 whole; short: the decode below names what is wrong */
             bool reached;
-            st = pq_page_plain_prefix(&c, &pr, p, len, total, need - 1, &avail, &reached);
+            st = pq_page_plain_prefix(c, &pr, p, len, total, need - 1, &avail, &reached);
         }
         if (st == PQ_OK) x->plan->chunks[k].dictionary_skipped = len - pq_prefix_out(&pr);
     }
-    if (st == PQ_OK) st = pq_page_decode_dictionary(&c, p, avail, need);
+    if (st == PQ_OK) st = pq_page_decode_dictionary(c, p, avail, need);
     if (st == PQ_OK && ch->dict_n < need)
-        st = fail(&c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
-    task_done(&c);
-    if (st != PQ_OK) task_failed(x, k, i, st, &err);
+        st = fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %zu >= dictionary size %zu", need - 1, ch->dict_n);
+    task_done(c);
+    if (st != PQ_OK) task_failed(x, k, i, st, err);
+}
+
+static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
+{
+    pq_error err;
+    cd_ctx c;
+    dictionary_task_init(x, (size_t)x->plan->chunks[k].dictionary, worker, &c, &err);
+    late_dictionary_decode_in(x, k, &c, &err);
+}
+
+/* Whether chunk k's late dictionary is decoded whole (its selected rows
+ * reach nearly every entry). */
+static bool late_whole(const exec *x, size_t k)
+{
+    return x->chunks[k].late_need * 8 >= x->chunks[k].late_total * 7;
+}
+
+/* Two chunks' late dictionaries, both decoded whole: their pages
+ * decompressed together when both are SNAPPY (as dictionary_pair), then
+ * each decoded. */
+static void late_dictionary_pair(exec *x, size_t k0, size_t k1, unsigned worker)
+{
+    size_t k[2] = {k0, k1};
+    cd_ctx c[2];
+    pq_error err[2];
+    const uint8_t *src[2];
+    size_t src_len[2], dst_len[2];
+    bool both = true;
+    for (int j = 0; j < 2; j++) {
+        const pq_plan_chunk *pc = &x->plan->chunks[k[j]];
+        dictionary_task_init(x, (size_t)pc->dictionary, worker, &c[j], &err[j]);
+        const pq_page_info *pi = c[j].pi;
+        pq_status st = page_bytes(&c[j], pc, &src[j]);
+        src_len[j] = pi->compressed_size < 0 ? 0 : (size_t)pi->compressed_size;
+        dst_len[j] = pi->uncompressed_size < 0 ? 0 : (size_t)pi->uncompressed_size;
+        both = both && pi->compressed_size >= 0 && pairable(x, k[j], &c[j], st, src[j], src_len[j], dst_len[j]);
+    }
+    if (both) pq_page_decompress_two((cd_ctx *const[2]){&c[0], &c[1]}, src, src_len, dst_len);
+    for (int j = 0; j < 2; j++) late_dictionary_decode_in(x, k[j], &c[j], &err[j]);
 }
 
 /* A data page of chunk k is done: when it is a late chunk's last, the
  * largest index its pages collected says how much of the dictionary to
- * decode, now, in this run (no phase of its own to wait at the end of);
- * none: the dictionary is not read at all. */
+ * decode, in this run (no phase of its own to wait at the end of): now,
+ * or with the next such chunk's when both are whole SNAPPY pages; none:
+ * the dictionary is not read at all. */
 static void late_page_done(exec *x, size_t k, unsigned worker)
 {
     if (!x->chunks[k].late || atomic_fetch_sub(&x->late_left[k], 1) != 1 || atomic_load(&x->chunk_failed[k]))
@@ -532,8 +587,26 @@ static void late_page_done(exec *x, size_t k, unsigned worker)
     for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++)
         need = x->pages[i].ix.need > need ? x->pages[i].ix.need : need;
     x->chunks[k].late_need = need;
-    if (need) late_dictionary_decode(x, k, worker);
-    else x->plan->chunks[k].dictionary_skipped = dictionary_bytes(x->plan, pc); /* no selected row uses it */
+    if (!need) {
+        x->plan->chunks[k].dictionary_skipped = dictionary_bytes(x->plan, pc); /* no selected row uses it */
+        return;
+    }
+    if (!late_whole(x, k) || pc->codec != PQ_CODEC_SNAPPY) {
+        late_dictionary_decode(x, k, worker);
+        return;
+    }
+    /* A whole SNAPPY dictionary waits for another to be decompressed with
+     * (x->late_waiting), or takes the one waiting; one left waiting at the
+     * run's end is decoded then. */
+    size_t cur = atomic_load(&x->late_waiting);
+    for (;;) {
+        if (cur == SIZE_MAX) {
+            if (atomic_compare_exchange_weak(&x->late_waiting, &cur, k)) return;
+        } else if (atomic_compare_exchange_weak(&x->late_waiting, &cur, SIZE_MAX)) {
+            late_dictionary_pair(x, cur, k, worker);
+            return;
+        }
+    }
 }
 
 /* A data page's task, from its setup (data_page_begin) to its end
@@ -709,20 +782,6 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     data_page d;
     if (data_page_begin(x, t, worker, 0, &d)) data_page_end(x, &d, worker);
     return true;
-}
-
-/* Pages smaller than this are not worth pairing. */
-#define PAIR_MIN_BYTES 4096
-
-/* Whether a page of chunk k (context c, set up with status st) whose
- * stored bytes src (src_len) decompress to dst_len bytes can be
- * decompressed with another: SNAPPY, not encrypted, sizes the steps take,
- * not small, not stored as it is. */
-static bool pairable(const exec *x, size_t k, const cd_ctx *c, pq_status st, const uint8_t *src, size_t src_len,
-                     size_t dst_len)
-{
-    return st == PQ_OK && c->codec == PQ_CODEC_SNAPPY && !x->plan->chunks[k].cipher && dst_len >= PAIR_MIN_BYTES &&
-           dst_len <= PQ_MAX_PAGE_SIZE && !pq_page_stored(c->codec, src, src_len, dst_len);
 }
 
 /* Where the data page begun in d will be decompressed whole into its page
@@ -1205,7 +1264,10 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
     largest_chunks_first(plan, x.tasks, x.ndict);
     largest_chunks_first(plan, x.tasks + x.ndict, x.ntasks - x.ndict);
     make_units(&x);
+    atomic_init(&x.late_waiting, SIZE_MAX);
     run_n(&x, x.nunits, dictionary_or_data_task);
+    size_t waiting = atomic_load(&x.late_waiting);
+    if (waiting != SIZE_MAX) late_dictionary_decode(&x, waiting, 0); /* no other came */
     x.ndict = 0;
     /* 3. the other chunks' offsets and arrays */
     for (size_t k = 0; k < nc; k++) {

@@ -875,6 +875,102 @@ START_TEST(late_dictionary_decompresses_a_prefix)
 }
 END_TEST
 
+/* Late dictionaries decoded whole (a selected row uses the last entry) are
+ * decompressed two at a time (cpu_exec.c late_dictionary_pair), the one
+ * left over after the run alone: a plan of three SNAPPY chunks, each a
+ * 20,000-entry INT64 dictionary (entry e of chunk c: 7919 e + c) and two
+ * pages of 1,000 indices, rows 5, 17 and 600 selected (600 the last
+ * entry). Every chunk's values equal its entries; with chunk `bad`'s
+ * dictionary broken, that chunk alone fails, naming SNAPPY and its
+ * dictionary page, and the others' values are still right. Run backwards
+ * and forwards (the pairs differ). */
+static unsigned run_forwards(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker), void *ctx)
+{
+    (void)threads;
+    for (size_t i = 0; i < n; i++) task(ctx, i, 0);
+    return 1;
+}
+
+START_TEST(late_dictionaries_in_pairs)
+{
+    enum { ENTRIES = 20000, ROWS = 1000, CHUNKS = 3 };
+    uint8_t *raw = malloc(ENTRIES * 8), *chunks[CHUNKS];
+    size_t lens[CHUNKS];
+    pq_page_info pages[CHUNKS][3];
+    const int rows[3] = {5, 17, 600};
+    uint8_t keep[2 * ROWS / 8] = {0};
+    for (int k = 0; k < 3; k++) keep[rows[k] / 8] |= (uint8_t)(1u << (rows[k] % 8));
+    pq_decode_rows sel = {.keep = keep, .first = 0, .count = 2 * ROWS};
+    pq_leaf leaf = leaf_of(PQ_INT64, 0);
+    for (int bad = -1; bad < CHUNKS; bad++) {
+        for (int c = 0; c < CHUNKS; c++) {
+            for (int e = 0; e < ENTRIES; e++) {
+                int64_t v = (int64_t)e * 7919 + c;
+                memcpy(raw + 8 * (size_t)e, &v, 8);
+            }
+            chunks[c] = malloc(ENTRIES * 16 + 65536);
+            size_t n = compress_with(PQ_CODEC_SNAPPY, raw, ENTRIES * 8, chunks[c]);
+            if (c == bad) /* the preamble says one byte fewer than the header */
+                chunks[c][0] = (uint8_t)(chunks[c][0] - 1);
+            pages[c][0] = pq_test_page(0, PQ_PAGE_DICTIONARY, (int32_t)n, ENTRIES, PQ_ENC_PLAIN);
+            pages[c][0].uncompressed_size = ENTRIES * 8;
+            for (int pg = 0; pg < 2; pg++) { /* RLE runs of one: bit width 15 */
+                uint8_t page[1 + 3 * ROWS];
+                size_t pn = 0;
+                page[pn++] = 15;
+                for (int r = 0; r < ROWS; r++) {
+                    uint32_t idx = pg * ROWS + r == 600 ? ENTRIES - 1 : (uint32_t)((r * 7 + c) % 300);
+                    page[pn++] = 2;
+                    page[pn++] = (uint8_t)(idx & 0xff);
+                    page[pn++] = (uint8_t)(idx >> 8);
+                }
+                size_t at = n;
+                n += compress_with(PQ_CODEC_SNAPPY, page, pn, chunks[c] + at);
+                pages[c][1 + pg] = pq_test_page(at, PQ_PAGE_DATA, (int32_t)(n - at), ROWS, PQ_ENC_RLE_DICTIONARY);
+                pages[c][1 + pg].uncompressed_size = (int32_t)pn;
+            }
+            lens[c] = n;
+        }
+        for (int order = 0; order < 2; order++) {
+            pq_decode_plan plan = {0};
+            pq_error err = {0};
+            for (int c = 0; c < CHUNKS; c++)
+                ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_SNAPPY, chunks[c], lens[c], pages[c],
+                                                          3, 0, &sel, &err),
+                                 PQ_OK);
+            pq_cpu_executor ex = {.run = order ? run_forwards : run_backwards};
+            pq_column_values out[CHUNKS];
+            pq_status cst[CHUNKS];
+            pq_error errs[CHUNKS];
+            pq_status st = pq_decode_plan_execute(&ex, &plan, out, cst, errs);
+            ck_assert_int_eq(st, bad < 0 ? PQ_OK : PQ_ERR_CORRUPT_DATA);
+            for (int c = 0; c < CHUNKS; c++) {
+                ck_assert_uint_eq(plan.chunks[c].dictionary_skipped, 0);
+                if (c == bad) {
+                    ck_assert_int_eq(cst[c], PQ_ERR_CORRUPT_DATA);
+                    ck_assert_msg(strstr(errs[c].message, "SNAPPY") && strstr(errs[c].message, "DICTIONARY"),
+                                  "chunk %d: %s", c, errs[c].message);
+                    continue;
+                }
+                ck_assert_msg(cst[c] == PQ_OK, "bad %d order %d chunk %d: %s", bad, order, c, errs[c].message);
+                ck_assert_uint_eq(out[c].n_values, 3);
+                for (int k = 0; k < 3; k++) {
+                    int64_t got, want = (int64_t)(rows[k] == 600 ? ENTRIES - 1 : (rows[k] * 7 + c) % 300) * 7919 + c;
+                    memcpy(&got, out[c].values + 8 * (size_t)k, 8);
+                    if (got != want)
+                        ck_abort_msg("bad %d order %d chunk %d row %d: %lld, want %lld", bad, order, c, rows[k],
+                                     (long long)got, (long long)want);
+                }
+                pq_column_values_free(&out[c]);
+            }
+            pq_decode_plan_free(&plan);
+        }
+        for (int c = 0; c < CHUNKS; c++) free(chunks[c]);
+    }
+    free(raw);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decode plan");
@@ -889,6 +985,7 @@ int main(void)
     tcase_add_test(tc, plain_views_are_sized_by_their_headers);
     tcase_add_loop_test(tc, sparse_plain_pages_decompress_a_prefix, 0, 2);
     tcase_add_loop_test(tc, late_dictionary_decompresses_a_prefix, 0, 2);
+    tcase_add_test(tc, late_dictionaries_in_pairs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
