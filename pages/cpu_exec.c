@@ -238,8 +238,9 @@ static const pq_plan_page *dictionary_task_init(exec *x, size_t i, unsigned work
 }
 
 /* The dictionary page (c->pi) of chunk pc decompressed whole from its
- * stored bytes `raw` (page_bytes'); *p its bytes. A fixed-width dictionary is its page's bytes: decompressed straight into
- * the chunk's dictionary (pq_page_decode_dictionary sees it in place). */
+ * stored bytes `raw` (page_bytes'); *p its bytes. A fixed-width
+ * dictionary is its page's bytes: decompressed straight into the chunk's
+ * dictionary (pq_page_decode_dictionary sees it in place). */
 static pq_status dictionary_page_whole(cd_ctx *c, const pq_plan_chunk *pc, const uint8_t *raw, const uint8_t **p)
 {
     const pq_page_info *pi = c->pi;
@@ -471,6 +472,9 @@ static uint64_t dictionary_bytes(const pq_decode_plan *plan, const pq_plan_chunk
     return u > 0 ? (uint64_t)u : 0;
 }
 
+/* Into the page buffers (pq_page_decompress_two). */
+#define INTO_BUFFERS ((uint8_t *const[2]){NULL, NULL})
+
 /* Pages smaller than this are not worth pairing. */
 #define PAIR_MIN_BYTES 4096
 
@@ -569,7 +573,7 @@ static void late_dictionary_pair(exec *x, size_t k0, size_t k1, unsigned worker)
         dst_len[j] = pi->uncompressed_size < 0 ? 0 : (size_t)pi->uncompressed_size;
         both = both && pi->compressed_size >= 0 && pairable(x, k[j], &c[j], st, src[j], src_len[j], dst_len[j]);
     }
-    if (both) pq_page_decompress_two((cd_ctx *const[2]){&c[0], &c[1]}, src, src_len, dst_len);
+    if (both) pq_page_decompress_two((cd_ctx *const[2]){&c[0], &c[1]}, src, src_len, dst_len, INTO_BUFFERS);
     for (int j = 0; j < 2; j++) late_dictionary_decode_in(x, k[j], &c[j], &err[j]);
 }
 
@@ -745,11 +749,11 @@ static void data_page_end(exec *x, data_page *d, unsigned worker)
         ep->vals = d->late_page ? NULL : vals;
         ep->vlen = vlen;
         ep->nn = nn;
-        if (!d->late_page && c->buf && vals >= c->buf && vals <= c->buf + c->buf_cap) { /* kept: still counted as held */
+        if (!d->late_page && c->buf && vals >= c->buf && vals <= c->buf + c->buf_cap) { /* kept: still held */
             ep->buf = c->buf;
             ep->buf_cap = c->buf_cap;
             c->buf = NULL;
-        } else if (!d->late_page && c->crypt && vals >= c->crypt && vals <= c->crypt + c->crypt_cap) { /* stored as is */
+        } else if (!d->late_page && c->crypt && vals >= c->crypt && vals <= c->crypt + c->crypt_cap) { /* as stored */
             ep->buf = c->crypt;
             ep->buf_cap = c->crypt_cap;
             c->crypt = NULL;
@@ -784,17 +788,28 @@ static bool data_task(void *ctx, size_t t, unsigned worker)
     return true;
 }
 
-/* Where the data page begun in d will be decompressed whole into its page
- * buffer by pq_page_levels: its stored bytes (*src, *src_len) and their
- * size decompressed (*dst_len); false when it will not be (a page that is
- * decompressed into its place or only as far as a prefix, or sizes the
- * steps will refuse: the choice data_page_end makes) or is not pairable. */
-static bool data_page_source(const exec *x, const data_page *d, const uint8_t **src, size_t *src_len, size_t *dst_len)
+/* Where the data page begun in d will be decompressed whole: its stored
+ * bytes (*src, *src_len), their size decompressed (*dst_len) and where
+ * they go (*into: its place in the output, for a page pq_page_plain_in_place
+ * decompresses there; NULL: its page buffer, for pq_page_levels). False
+ * when it will not be (a page decompressed only as far as a prefix, sizes
+ * the steps will refuse: the choice data_page_end makes) or is not
+ * pairable. */
+static bool data_page_source(const exec *x, const data_page *d, const uint8_t **src, size_t *src_len, size_t *dst_len,
+                             uint8_t **into)
 {
     const cd_ctx *c = &d->c;
     const pq_page_info *pi = c->pi;
     if (d->st != PQ_OK || pi->compressed_size < 0 || pi->uncompressed_size < 0) return false;
     size_t comp = (size_t)pi->compressed_size, uncomp = (size_t)pi->uncompressed_size;
+    size_t k = x->plan->pages[d->i].chunk, last;
+    *into = x->pages[d->i].mode == PAGE_DIRECT ? pq_page_plain_place(c) : NULL;
+    if (*into) { /* a v1 page, or a v2 page without levels: the whole page */
+        *src = d->raw;
+        *src_len = comp;
+        *dst_len = uncomp;
+        return pairable(x, k, c, d->st, *src, *src_len, *dst_len);
+    }
     if (pi->type == PQ_PAGE_DATA) {
         *src = d->raw;
         *src_len = comp;
@@ -809,10 +824,7 @@ static bool data_page_source(const exec *x, const data_page *d, const uint8_t **
     } else {
         return false;
     }
-    size_t last;
-    return pairable(x, x->plan->pages[d->i].chunk, c, d->st, *src, *src_len, *dst_len) &&
-           !(x->pages[d->i].mode == PAGE_DIRECT && pq_page_plain_fits_in_place(c)) &&
-           !pq_page_from_prefix(c, d->raw, &last);
+    return pairable(x, k, c, d->st, *src, *src_len, *dst_len) && !pq_page_from_prefix(c, d->raw, &last);
 }
 
 /* Two data tasks, t and t + 1: each page set up, two SNAPPY pages
@@ -825,9 +837,10 @@ static void data_pair(exec *x, size_t t, unsigned worker)
     bool begun[2] = {data_page_begin(x, t, worker, 0, &d[0]), data_page_begin(x, t + 1, worker, 1, &d[1])};
     const uint8_t *src[2];
     size_t src_len[2], dst_len[2];
-    if (begun[0] && begun[1] && data_page_source(x, &d[0], &src[0], &src_len[0], &dst_len[0]) &&
-        data_page_source(x, &d[1], &src[1], &src_len[1], &dst_len[1]))
-        pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len);
+    uint8_t *into[2];
+    if (begun[0] && begun[1] && data_page_source(x, &d[0], &src[0], &src_len[0], &dst_len[0], &into[0]) &&
+        data_page_source(x, &d[1], &src[1], &src_len[1], &dst_len[1], &into[1]))
+        pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len, into);
     for (int k = 0; k < 2; k++)
         if (begun[k]) data_page_end(x, &d[k], worker);
 }
@@ -860,7 +873,7 @@ static void dictionary_pair(exec *x, size_t t, unsigned worker)
             both = both && pi->compressed_size >= 0 && pairable(x, k[j], &d[j].c, d[j].st, src[j], src_len[j],
                                                                 dst_len[j]);
         }
-        if (both) pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len);
+        if (both) pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len, INTO_BUFFERS);
     }
     for (int j = 0; j < 2; j++)
         if (mine[j]) {

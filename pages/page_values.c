@@ -176,7 +176,7 @@ pq_status pq_page_decompress(cd_ctx *c, bool compressed, const uint8_t *src, siz
         return PQ_OK;
     }
     /* Decompressed already, with another page (pq_page_decompress_two). */
-    if (c->ready_src && src == c->ready_src && dst_len == c->ready_len) {
+    if (c->ready_src && src == c->ready_src && dst_len == c->ready_len && c->ready_into == c->buf) {
         c->ready_src = NULL;
         *bytes = c->buf;
         return PQ_OK;
@@ -197,14 +197,17 @@ pq_status pq_page_decompress(cd_ctx *c, bool compressed, const uint8_t *src, siz
 }
 
 void pq_page_decompress_two(cd_ctx *const c[2], const uint8_t *const src[2], const size_t src_len[2],
-                            const size_t dst_len[2])
+                            const size_t dst_len[2], uint8_t *const into[2])
 {
     uint8_t *dst[2];
     for (int k = 0; k < 2; k++) {
         c[k]->ready_src = NULL;
-        if (dst_len[k] > PQ_MAX_PAGE_SIZE || dst_len[k] == 0 ||
-            grow(c[k], (void **)&c[k]->buf, &c[k]->buf_cap, dst_len[k], "page buffer") != PQ_OK)
-            return; /* the page's own step says so again */
+        if (dst_len[k] > PQ_MAX_PAGE_SIZE || dst_len[k] == 0) return; /* the page's own step says so again */
+        if (into[k]) {
+            dst[k] = into[k];
+            continue;
+        }
+        if (grow(c[k], (void **)&c[k]->buf, &c[k]->buf_cap, dst_len[k], "page buffer") != PQ_OK) return;
         dst[k] = c[k]->buf;
     }
     pq_error kerr;
@@ -212,10 +215,13 @@ void pq_page_decompress_two(cd_ctx *const c[2], const uint8_t *const src[2], con
     for (int k = 0; k < 2; k++) {
         c[k]->ready_src = src[k];
         c[k]->ready_len = dst_len[k];
+        c[k]->ready_into = dst[k];
     }
 }
 
-bool pq_page_plain_fits_in_place(const cd_ctx *c)
+/* Whether the page is one pq_page_plain_in_place places, its stored bytes
+ * aside. */
+static bool plain_fits_in_place(const cd_ctx *c)
 {
     const pq_page_info *pi = c->pi;
     const pq_column_values *o = c->out;
@@ -234,16 +240,28 @@ bool pq_page_plain_fits_in_place(const cd_ctx *c)
     return bytes / w == n && bytes % w == 0 && o->n_values <= c->values_cap / w && n <= c->values_cap / w - o->n_values;
 }
 
+uint8_t *pq_page_plain_place(const cd_ctx *c)
+{
+    return plain_fits_in_place(c) ? c->out->values + c->out->n_values * c->width : NULL;
+}
+
 bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st)
 {
-    if (!pq_page_plain_fits_in_place(c)) return false;
+    uint8_t *place = pq_page_plain_place(c);
+    if (!place) return false;
     const pq_page_info *pi = c->pi;
     pq_column_values *o = c->out;
-    size_t n = (size_t)pi->num_values, w = c->width, bytes = (size_t)pi->uncompressed_size;
+    size_t n = (size_t)pi->num_values, bytes = (size_t)pi->uncompressed_size;
     size_t comp = (size_t)pi->compressed_size;
     if (pq_page_stored(c->codec, raw, comp, bytes)) return false; /* read in place already */
+    if (c->ready_src == raw && c->ready_len == bytes && c->ready_into == place) { /* with another page */
+        c->ready_src = NULL;
+        o->n_values += n;
+        *st = PQ_OK;
+        return true;
+    }
     pq_error kerr;
-    *st = pq_decompress_ctx(c->cctx, c->codec, raw, comp, o->values + o->n_values * w, bytes, &kerr);
+    *st = pq_decompress_ctx(c->cctx, c->codec, raw, comp, place, bytes, &kerr);
     if (*st != PQ_OK) {
         *st = kfail(c, *st, &kerr);
         return true;

@@ -93,10 +93,12 @@ typedef struct cd_ctx {
 
     uint8_t *buf;            /* decompressed page */
     size_t buf_cap;
-    const uint8_t *ready_src; /* buf already holds the ready_len bytes these stored bytes
-                              * decompress to (pq_page_decompress_two): the page's
-                              * pq_page_decompress of them takes buf as it is */
+    const uint8_t *ready_src; /* ready_into already holds the ready_len bytes these stored
+                              * bytes decompress to (pq_page_decompress_two): the page's
+                              * pq_page_decompress (into buf) or pq_page_plain_in_place (into
+                              * its place) of them takes them as they are */
     size_t ready_len;
+    uint8_t *ready_into;
     uint8_t *crypt;          /* an encrypted chunk's page, decrypted (cpu_exec.c's page_bytes) */
     size_t crypt_cap;
 
@@ -295,13 +297,19 @@ pq_status pq_page_decompress(cd_ctx *c, bool compressed, const uint8_t *src, siz
                              const uint8_t **bytes);
 
 /* Two SNAPPY pages' stored bytes src[k] (src_len[k] of them, dst_len[k]
- * once decompressed, at most PQ_MAX_PAGE_SIZE) decompressed together into
- * c[k]->buf (pq_snappy_decompress_two), each context's ready_src set so that
- * its page's pq_page_decompress of those bytes takes them. Nothing is set
- * when this fails (a buffer over the memory limit, a corrupt stream): each
- * page's own decompression then fails, or not, with its own message. */
+ * once decompressed, at most PQ_MAX_PAGE_SIZE) decompressed together
+ * (pq_snappy_decompress_two) into into[k], or c[k]->buf where into[k] is
+ * NULL; each context's ready_* set so that its page's own step takes
+ * them. Nothing is set when this fails (a buffer over the memory limit, a
+ * corrupt stream): each page's own decompression then fails, or not, with
+ * its own message. */
 void pq_page_decompress_two(cd_ctx *const c[2], const uint8_t *const src[2], const size_t src_len[2],
-                            const size_t dst_len[2]);
+                            const size_t dst_len[2], uint8_t *const into[2]);
+
+/* Where pq_page_plain_in_place would decompress the page: its values'
+ * place in c->out, or NULL when it is not such a page (its stored bytes
+ * `raw` aside: a page stored as it is is read where it lies). */
+uint8_t *pq_page_plain_place(const cd_ctx *c);
 
 /* Room in c->out for `n` more byte-array offsets. */
 pq_status pq_page_reserve_offsets(cd_ctx *c, size_t n);
@@ -340,9 +348,6 @@ pq_status pq_page_plain_prefix(cd_ctx *c, pq_prefix_reader *pr, const uint8_t *b
  * decode it. */
 bool pq_page_plain_in_place(cd_ctx *c, const uint8_t *raw, pq_status *st);
 
-/* Whether the page is one pq_page_plain_in_place places, its stored bytes
- * aside (a page stored as it is is read where it lies instead). */
-bool pq_page_plain_fits_in_place(const cd_ctx *c);
 
 /* The length of PLAIN byte array i (of n) at *pos in p (len bytes),
  * checked; *pos moves past the length. */

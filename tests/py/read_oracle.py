@@ -53,6 +53,20 @@ def int96_beyond_ns(path):
     return any(beyond(c.combine_chunks()) for c in t.columns)
 
 
+class Checks:
+    """A test's checks: check(ok, what) counts one and prints "FAIL what"
+    when ok is false; .n and .failed for the summary and exit status."""
+
+    def __init__(self):
+        self.n = self.failed = 0
+
+    def __call__(self, ok, what):
+        self.n += 1
+        if not ok:
+            self.failed += 1
+            print("FAIL " + what)
+
+
 def _float_bits(arr):
     """Floats as their bits, so that NaN equals NaN."""
     t = arr.type

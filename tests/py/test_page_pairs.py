@@ -5,8 +5,8 @@ data_pair; pq_snappy_decompress_two) before decoding each. Files written here by
 pages (4-32 KiB: many pages a chunk, odd and even counts), pages v1 and v2,
 columns whose pages take every path a pair meets: optional values with
 nulls, PLAIN strings (sized in a pass, then placed), dictionary-encoded
-strings, a list of int64 (levels), a required int64 decompressed into place
-(never paired), PLAIN booleans (encrypted pages, each decrypted into a
+strings, a list of int64 (levels), a required int64 decompressed two pages
+at a time straight into their place in the output, PLAIN booleans (encrypted pages, each decrypted into a
 buffer of its own in a pair, are tests/py/test_encryption.py's). Read whole, by columns, over a row range
 and filtered, at 1 and 2 threads, with strings as `string` and as views,
 each equal to pyarrow's read; with one dictionary and with dictionaries
@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_oracle import pa, pq, pqstep  # noqa: E402
+from read_oracle import Checks, pa, pq, pqstep  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
@@ -103,14 +103,7 @@ def corrupt_page(path, page):
 
 def main():
     t = table()
-    checks = failed = 0
-
-    def check(ok, what):
-        nonlocal checks, failed
-        checks += 1
-        if not ok:
-            failed += 1
-            print("FAIL " + what)
+    check = Checks()
 
     if not CLI or not os.access(CLI, os.X_OK):
         print("SKIP: PQSTEP_CLI is not set to an executable (%r): the corrupt pages are found with it" % CLI)
@@ -139,23 +132,25 @@ def main():
                 got = pqstep.read_table(path, filter="d < 300", threads=2, strings="string")
                 check(got.equals(want.filter(pc.less(want["d"], 300))), what + ", filtered")
 
-        # A corrupt page in each place of a pair: the error names it.
-        for version in ("1.0", "2.0"):
+        # A corrupt page in each place of a pair: the error names it (an
+        # optional column's pages go to the page buffers, a required
+        # PLAIN one's straight into their place in the output).
+        for version, column in (("1.0", "opt_i64"), ("2.0", "opt_i64"), ("1.0", "req_i64"), ("2.0", "req_i64")):
             write(t, path, version, 4096)
-            pages = [p for p in pages_of(path, "opt_i64") if p["type"] != "DICTIONARY_PAGE"]
+            pages = [p for p in pages_of(path, column) if p["type"] != "DICTIONARY_PAGE"]
             sound = open(path, "rb").read()
             for k in (2, 3):
                 open(path, "wb").write(sound)
                 declared = corrupt_page(path, pages[k])
                 for threads in (1, 2):
                     try:
-                        pqstep.read_table(path, columns=["opt_i64"], threads=threads)
+                        pqstep.read_table(path, columns=[column], threads=threads)
                         check(False, "v%s: a page declaring %d bytes was read" % (version, declared))
                     except pqstep.Error as e:
                         msg = str(e)
-                        check("page %d " % k in msg and "SNAPPY" in msg and str(declared) in msg,
-                              "v%s, page %d corrupt, %d thread(s): the error names it: %s" % (version, k, threads,
-                                                                                              msg))
+                        check("'%s': page %d " % (column, k) in msg and "SNAPPY" in msg and str(declared) in msg,
+                              "v%s, %s page %d corrupt, %d thread(s): the error names it: %s" % (
+                                  version, column, k, threads, msg))
         # A corrupt dictionary page (row group 1's of opt_i64, beside other
         # dictionaries of several KiB): named in the error.
         write(t, path, "1.0", 8192, True)
@@ -170,8 +165,8 @@ def main():
                 msg = str(e)
                 check("RowGroup[1]" in msg and "'opt_i64'" in msg and "DICTIONARY_PAGE" in msg and
                       str(declared) in msg, "the corrupt dictionary named, %d thread(s): %s" % (threads, msg))
-    print("data and dictionary pages in pairs: %d checks, %d failed" % (checks, failed))
-    return 1 if failed else 0
+    print("data and dictionary pages in pairs: %d checks, %d failed" % (check.n, check.failed))
+    return 1 if check.failed else 0
 
 
 if __name__ == "__main__":

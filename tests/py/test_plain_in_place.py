@@ -16,7 +16,7 @@ import tempfile
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_oracle import pa, pq, pqstep  # noqa: E402
+from read_oracle import Checks, pa, pq, pqstep  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
@@ -66,14 +66,7 @@ def corrupt_preamble(path, n_values):
 
 def main():
     t = table()
-    checks = failed = 0
-
-    def check(ok, what):
-        nonlocal checks, failed
-        checks += 1
-        if not ok:
-            failed += 1
-            print("FAIL " + what)
+    check = Checks()
 
     with tempfile.TemporaryDirectory(prefix="pqstep-in-place-") as tmp:
         path = os.path.join(tmp, "t.parquet")
@@ -102,8 +95,8 @@ def main():
             check(False, "a snappy stream declaring 7992 bytes for a page of 8000 was read")
         except pqstep.Error as e:
             check("SNAPPY" in str(e) and "7992" in str(e), "the refusal names SNAPPY and the bytes: %s" % e)
-    print("required PLAIN pages decompressed in place: %d checks, %d failed" % (checks, failed))
-    return 1 if failed else 0
+    print("required PLAIN pages decompressed in place: %d checks, %d failed" % (check.n, check.failed))
+    return 1 if check.failed else 0
 
 
 if __name__ == "__main__":
