@@ -553,28 +553,32 @@ static bool late_whole(const exec *x, size_t k)
     return x->chunks[k].late_need * 8 >= x->chunks[k].late_total * 7;
 }
 
+/* Two dictionary pages begun (dictionary_begin) decompressed together
+ * into their page buffers when both are pairable SNAPPY pages; else
+ * nothing (each decompresses alone when decoded). */
+static void dictionaries_two(const exec *x, dict_page d[2])
+{
+    const uint8_t *src[2] = {d[0].raw, d[1].raw};
+    size_t src_len[2], dst_len[2];
+    for (int j = 0; j < 2; j++) {
+        const pq_page_info *pi = d[j].c.pi;
+        if (pi->compressed_size < 0 || pi->uncompressed_size < 0) return;
+        src_len[j] = (size_t)pi->compressed_size;
+        dst_len[j] = (size_t)pi->uncompressed_size;
+        if (!pairable(x, d[j].k, &d[j].c, d[j].st, src[j], src_len[j], dst_len[j])) return;
+    }
+    pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len, INTO_BUFFERS);
+}
+
 /* Two chunks' late dictionaries, both decoded whole: their pages
- * decompressed together when both are SNAPPY (as dictionary_pair), then
- * each decoded. */
+ * decompressed together (dictionaries_two), then each decoded. */
 static void late_dictionary_pair(exec *x, size_t k0, size_t k1, unsigned worker)
 {
-    size_t k[2] = {k0, k1};
-    cd_ctx c[2];
-    pq_error err[2];
-    const uint8_t *src[2];
-    size_t src_len[2], dst_len[2];
-    bool both = true;
-    for (int j = 0; j < 2; j++) {
-        const pq_plan_chunk *pc = &x->plan->chunks[k[j]];
-        dictionary_task_init(x, (size_t)pc->dictionary, worker, &c[j], &err[j]);
-        const pq_page_info *pi = c[j].pi;
-        pq_status st = page_bytes(&c[j], pc, &src[j]);
-        src_len[j] = pi->compressed_size < 0 ? 0 : (size_t)pi->compressed_size;
-        dst_len[j] = pi->uncompressed_size < 0 ? 0 : (size_t)pi->uncompressed_size;
-        both = both && pi->compressed_size >= 0 && pairable(x, k[j], &c[j], st, src[j], src_len[j], dst_len[j]);
-    }
-    if (both) pq_page_decompress_two((cd_ctx *const[2]){&c[0], &c[1]}, src, src_len, dst_len, INTO_BUFFERS);
-    for (int j = 0; j < 2; j++) late_dictionary_decode_in(x, k[j], &c[j], &err[j]);
+    dict_page d[2];
+    dictionary_begin(x, k0, worker, &d[0]);
+    dictionary_begin(x, k1, worker, &d[1]);
+    dictionaries_two(x, d);
+    for (int j = 0; j < 2; j++) late_dictionary_decode_in(x, d[j].k, &d[j].c, &d[j].err);
 }
 
 /* A data page of chunk k is done: when it is a late chunk's last, the
@@ -615,7 +619,7 @@ static void late_page_done(exec *x, size_t k, unsigned worker)
 
 /* A data page's task, from its setup (data_page_begin) to its end
  * (data_page_end): the two halves apart so that a pair of pages can be
- * decompressed together between them (pair_task). Not moved once begun:
+ * decompressed together between them (data_pair). Not moved once begun:
  * c.out and c.err point into it. */
 typedef struct data_page {
     size_t i;                /* plan page */
@@ -803,25 +807,21 @@ static bool data_page_source(const exec *x, const data_page *d, const uint8_t **
     if (d->st != PQ_OK || pi->compressed_size < 0 || pi->uncompressed_size < 0) return false;
     size_t comp = (size_t)pi->compressed_size, uncomp = (size_t)pi->uncompressed_size;
     size_t k = x->plan->pages[d->i].chunk, last;
+    /* the whole page: a page placed in the output (v1, or v2 without
+     * levels), or a v1 page's levels and values */
+    *src = d->raw;
+    *src_len = comp;
+    *dst_len = uncomp;
     *into = x->pages[d->i].mode == PAGE_DIRECT ? pq_page_plain_place(c) : NULL;
-    if (*into) { /* a v1 page, or a v2 page without levels: the whole page */
-        *src = d->raw;
-        *src_len = comp;
-        *dst_len = uncomp;
-        return pairable(x, k, c, d->st, *src, *src_len, *dst_len);
-    }
-    if (pi->type == PQ_PAGE_DATA) {
-        *src = d->raw;
-        *src_len = comp;
-        *dst_len = uncomp;
-    } else if (pi->type == PQ_PAGE_DATA_V2 && pi->is_compressed && pi->rep_levels_byte_length >= 0 &&
-               pi->def_levels_byte_length >= 0) {
+    if (*into) return pairable(x, k, c, d->st, *src, *src_len, *dst_len);
+    if (pi->type == PQ_PAGE_DATA_V2 && pi->is_compressed && pi->rep_levels_byte_length >= 0 &&
+        pi->def_levels_byte_length >= 0) { /* its values section: its levels are stored as they are */
         size_t rl = (size_t)pi->rep_levels_byte_length, dl = (size_t)pi->def_levels_byte_length;
         if (rl > comp || dl > comp - rl || rl + dl > uncomp) return false;
-        *src = d->raw + rl + dl;
-        *src_len = comp - rl - dl;
-        *dst_len = uncomp - rl - dl;
-    } else {
+        *src += rl + dl;
+        *src_len -= rl + dl;
+        *dst_len -= rl + dl;
+    } else if (pi->type != PQ_PAGE_DATA) {
         return false;
     }
     return pairable(x, k, c, d->st, *src, *src_len, *dst_len) && !pq_page_from_prefix(c, d->raw, &last);
@@ -862,19 +862,7 @@ static void dictionary_pair(exec *x, size_t t, unsigned worker)
     dict_page d[2];
     for (int j = 0; j < 2; j++)
         if (mine[j]) dictionary_begin(x, k[j], worker, &d[j]);
-    if (mine[0] && mine[1]) {
-        const uint8_t *src[2] = {d[0].raw, d[1].raw};
-        size_t src_len[2], dst_len[2];
-        bool both = true;
-        for (int j = 0; j < 2; j++) {
-            const pq_page_info *pi = d[j].c.pi;
-            src_len[j] = pi->compressed_size < 0 ? 0 : (size_t)pi->compressed_size;
-            dst_len[j] = pi->uncompressed_size < 0 ? 0 : (size_t)pi->uncompressed_size;
-            both = both && pi->compressed_size >= 0 && pairable(x, k[j], &d[j].c, d[j].st, src[j], src_len[j],
-                                                                dst_len[j]);
-        }
-        if (both) pq_page_decompress_two((cd_ctx *const[2]){&d[0].c, &d[1].c}, src, src_len, dst_len, INTO_BUFFERS);
-    }
+    if (mine[0] && mine[1]) dictionaries_two(x, d);
     for (int j = 0; j < 2; j++)
         if (mine[j]) {
             dictionary_end(x, &d[j]);
