@@ -887,11 +887,52 @@ static bool dictionary_or_data_task(void *ctx, size_t t, unsigned worker)
     return true;
 }
 
+static bool task_snappy(const exec *x, size_t t)
+{
+    return x->plan->chunks[x->plan->pages[x->tasks[t]].chunk].codec == PQ_CODEC_SNAPPY;
+}
+
+/* How far apart two pages' compressed sizes are, as the larger over the
+ * smaller (1: alike). */
+static double size_gap(const exec *x, size_t a, size_t b)
+{
+    double p = x->plan->pages[x->tasks[a]].info->compressed_size;
+    double q = x->plan->pages[x->tasks[b]].info->compressed_size;
+    if (p < 1) p = 1;
+    if (q < 1) q = 1;
+    return p > q ? p / q : q / p;
+}
+
+/* Task t's partner moved next to it: of the SNAPPY pages among the next
+ * PAIR_LOOKAHEAD before `end`, the one whose compressed size is nearest
+ * t's. A pair is decompressed together only while both streams last (the
+ * longer one ends alone), and a snappy page's elements, which set its
+ * time, go with its compressed bytes: a row group's l_orderkey page (5:1)
+ * next to its l_extendedprice page (1.5:1) of the same decoded size left
+ * most of the pair's time to one stream. The tasks stay close to the
+ * order they came in (the largest chunks first). */
+#define PAIR_LOOKAHEAD 8
+static void move_partner(exec *x, size_t t, size_t end)
+{
+    size_t best = t + 1;
+    double gap = task_snappy(x, best) ? size_gap(x, t, best) : 1e300;
+    for (size_t u = t + 2; u < end && u <= t + PAIR_LOOKAHEAD; u++) {
+        double g;
+        if (task_snappy(x, u) && (g = size_gap(x, t, u)) < gap) {
+            gap = g;
+            best = u;
+        }
+    }
+    size_t keep = x->tasks[best];
+    memmove(&x->tasks[t + 2], &x->tasks[t + 1], (best - t - 1) * sizeof *x->tasks);
+    x->tasks[t + 1] = keep;
+}
+
 /* Phase 1-2's units (x->units, x->nunits): SNAPPY pages two at a time,
- * each with the next of its kind (dictionary or data page) when that is
- * SNAPPY too; other pages alone, as pairing gains them nothing and halves
- * the tasks the threads balance. Out of memory: every page alone
- * (units NULL). */
+ * each with a page of its kind (dictionary or data page) that is SNAPPY
+ * too, of about its compressed size (move_partner); other pages alone, as
+ * pairing gains them nothing and halves the tasks the threads balance.
+ * Out of memory: every page alone (units NULL). */
 static void make_units(exec *x)
 {
     x->nunits = x->ntasks;
@@ -900,9 +941,9 @@ static void make_units(exec *x)
     size_t n = 0;
     for (size_t t = 0; t < x->ntasks; n++) {
         x->units[n] = t;
-        bool pair = t + 1 < x->ntasks && (t + 1 < x->ndict || t >= x->ndict) &&
-                    x->plan->chunks[x->plan->pages[x->tasks[t]].chunk].codec == PQ_CODEC_SNAPPY &&
-                    x->plan->chunks[x->plan->pages[x->tasks[t + 1]].chunk].codec == PQ_CODEC_SNAPPY;
+        size_t end = t < x->ndict ? x->ndict : x->ntasks;
+        if (t + 1 < end && task_snappy(x, t)) move_partner(x, t, end);
+        bool pair = t + 1 < end && task_snappy(x, t) && task_snappy(x, t + 1);
         t += pair ? 2 : 1;
     }
     x->units[n] = x->ntasks;
