@@ -1206,7 +1206,9 @@ static int heavier_first(const void *a, const void *b)
  * most bytes to decode come first, each chunk's pages together and in
  * order: the threads take the long tasks while there are others to
  * balance them (one page of a large string column last in a pass kept one
- * thread busy while the other waited). Unchanged when out of memory. */
+ * thread busy while the other waited). make_units then moves a SNAPPY
+ * page's partner up to PAIR_LOOKAHEAD places. Unchanged when out of
+ * memory. */
 static void largest_chunks_first(const pq_decode_plan *plan, size_t *tasks, size_t n)
 {
     if (n < 2) return;
