@@ -281,9 +281,9 @@ typedef struct pq_reader_options {
     uint64_t row_offset;
     uint64_t row_limit;
     /* Decode stage: threads that decode column chunks in parallel. 0: one
-     * per online CPU core, except that a selection of less than 1 MiB of
-     * chunk bytes is decoded on the calling thread (starting threads would
-     * cost more); 1: only the calling thread. The output does not depend on
+     * per online CPU core, except that a selection of less than 64 KiB of
+     * chunk bytes is decoded on the calling thread (handing it to other
+     * threads would cost more); 1: only the calling thread. The output does not depend on
      * it (same arrays, same errors). */
     uint32_t threads;
     /* Decode stage: check that every value of a string column (Arrow type
