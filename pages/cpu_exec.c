@@ -489,6 +489,13 @@ static bool pairable(const exec *x, size_t k, const cd_ctx *c, pq_status st, con
            dst_len <= PQ_MAX_PAGE_SIZE && !pq_page_stored(c->codec, src, src_len, dst_len);
 }
 
+/* Whether chunk k's late dictionary is decoded whole (its selected rows
+ * reach nearly every entry). */
+static bool late_whole(const exec *x, size_t k)
+{
+    return x->chunks[k].late_need * 8 >= x->chunks[k].late_total * 7;
+}
+
 /* Chunk k's late dictionary page decompressed only as far as its first
  * late_need entries reach (SNAPPY and ZSTD stop there), and those entries
  * decoded; near the whole page, all of it in one go. */
@@ -503,7 +510,7 @@ static void late_dictionary_decode_in(exec *x, size_t k, cd_ctx *c, pq_error *er
     bool fixed = pc->physical_type != PQ_BYTE_ARRAY;
     size_t width = pq_plan_value_width(pc->leaf), avail = len;
     pq_status st = PQ_OK;
-    if (need * 8 >= total * 7) { /* most of it: decompressed whole */
+    if (late_whole(x, k)) { /* most of it: decompressed whole */
         const uint8_t *stored;
         if ((st = page_bytes(c, pc, &stored)) == PQ_OK) st = dictionary_page_whole(c, pc, stored, &p);
     } else {
@@ -544,13 +551,6 @@ static void late_dictionary_decode(exec *x, size_t k, unsigned worker)
     cd_ctx c;
     dictionary_task_init(x, (size_t)x->plan->chunks[k].dictionary, worker, &c, &err);
     late_dictionary_decode_in(x, k, &c, &err);
-}
-
-/* Whether chunk k's late dictionary is decoded whole (its selected rows
- * reach nearly every entry). */
-static bool late_whole(const exec *x, size_t k)
-{
-    return x->chunks[k].late_need * 8 >= x->chunks[k].late_total * 7;
 }
 
 /* Two dictionary pages begun (dictionary_begin) decompressed together
