@@ -30,6 +30,15 @@ size_t pq_dict_indices_select_portable(uint32_t *idx, const uint64_t *bits, size
  * range: 16 indices a step (SSE2) where the host has it. */
 size_t pq_dict_first_out_of_range(const uint32_t *idx, size_t n, size_t dict_n);
 
+/* The bytes of the entries idx[0, n) name, each counted as often as it is
+ * named: offsets[idx[i] + 1] - offsets[idx[i]] added up, for indices
+ * already checked against the dictionary (pq_dict_first_out_of_range gave
+ * n) whose offsets ascend. Sixteen indices a step (AVX-512 gathers) where
+ * the CPU has them: a string column's size pass adds up millions. */
+uint64_t pq_dict_bytes_checked(const int32_t *offsets, const uint32_t *idx, size_t n);
+/* The same one index at a time, on any CPU (tests compare the two). */
+uint64_t pq_dict_bytes_checked_portable(const int32_t *offsets, const uint32_t *idx, size_t n);
+
 /* Most entries of a small dictionary a truth table maps (PQ_DICT_BITS_MAX:
  * its bits fit one 256-bit register). */
 #define PQ_DICT_BITS_MAX 256

@@ -331,11 +331,20 @@ static void page_window(cd_ctx *c, const exec *x, const pq_plan_page *pg, pq_col
 }
 
 /* Deferred pages' size pass: the string bytes of `nn` values. */
-static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info *pi, const uint8_t *p, size_t len,
-                                    size_t nn, uint64_t *bytes)
+static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info *pi, unsigned pc_flags,
+                                    const uint8_t *p, size_t len, size_t nn, uint64_t *bytes)
 {
     *bytes = 0;
     if (nn == 0) return PQ_OK; /* writers differ on what an all-null page holds */
+    if (pi->encoding == PQ_ENC_PLAIN && !c->rows && (pc_flags & PQ_PLAN_CHUNK_EXACT_BYTES)) {
+        /* Every value kept: its bytes are the section less a 4-byte length
+         * a value, as PQ_PLAN_EXACT_BYTES takes a page whose levels' size
+         * its header says. Phase 4 walks the lengths within exactly that
+         * room and refuses a page whose values take other bytes. */
+        if (nn > len / 4) return fail(c, PQ_ERR_CORRUPT_DATA, "%zu values cannot fit in %zu bytes", nn, len);
+        *bytes = len - 4 * nn;
+        return PQ_OK;
+    }
     if (pi->encoding == PQ_ENC_PLAIN) {
         /* Every length walked (and checked), the selected ones added: the
          * selection's bits a word of 64 rows at a time. */
@@ -388,9 +397,7 @@ static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info
                 return fail(c, PQ_ERR_CORRUPT_DATA, "dictionary index %u of a selected row >= dictionary size %zu",
                             idx[bad], c->ch->dict_n);
         }
-        uint64_t sum = 0;
-        for (size_t i = 0; i < kept; i++) sum += (uint64_t)(off[idx[i] + 1] - off[idx[i]]);
-        *bytes += sum;
+        *bytes += pq_dict_bytes_checked(off, idx, kept);
         ep->ix.nidx += kept;
         done += want;
     }
@@ -742,7 +749,7 @@ static void data_page_end(exec *x, data_page *d, unsigned worker)
     if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
         uint64_t bytes = 0;
         if (d->late_page) st = collect_page_indices(c, ep, vals, vlen, nn);
-        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(c, ep, pi, vals, vlen, nn, &bytes);
+        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(c, ep, pi, pc->flags, vals, vlen, nn, &bytes);
         pg->n_values = c->rows ? pq_decode_rows_count(c->rows, c->page_row, nn) : nn;
         if (c->page_vsel) { /* phase 4 selects the values again */
             ep->vsel = c->vsel;
@@ -974,9 +981,14 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     } else {
         st = pq_page_decode_values(&c, pg->info->encoding, ep->vals, ep->vlen, ep->nn);
     }
-    if (st == PQ_OK && (window.n_values != pg->value_offset + pg->n_values ||
-                        window.data_len != pg->string_offset + pg->string_bytes))
+    if (st == PQ_OK && window.n_values != pg->value_offset + pg->n_values)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page decoded to other sizes than its size pass found");
+    else if (st == PQ_OK && window.data_len != pg->string_offset + pg->string_bytes)
+        st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
+                  (unsigned long long)(window.data_len - pg->string_offset),
+                  pg->info->encoding == PQ_ENC_PLAIN && !c.rows ? "its values section less a 4-byte length a value is"
+                                                                : "its size pass counted",
+                  (unsigned long long)pg->string_bytes);
     task_done(&c);
     return st;
 }

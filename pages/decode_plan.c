@@ -193,6 +193,7 @@ pq_status pq_decode_plan_add_chunk_sized(pq_decode_plan *plan, const pq_leaf *le
     if (no_nulls) ch.flags |= PQ_PLAN_CHUNK_NO_NULLS;
     bool value_a_slot = ch.max_def == 0 || no_nulls;
     bool sized = ch.output != PQ_PLAN_BYTES || (flags & PQ_PLAN_EXACT_BYTES);
+    if (flags & PQ_PLAN_EXACT_BYTES) ch.flags |= PQ_PLAN_CHUNK_EXACT_BYTES;
     uint64_t row = 0, slots = 0, strings = 0;
     size_t data_page = 0; /* ordinal of the next data page (page_strings) */
     for (size_t i = 0; i < npages; i++) {

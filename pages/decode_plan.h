@@ -75,9 +75,13 @@ enum {
     PQ_PLAN_CHUNK_DECIMAL128 = 1u << 2,
     /* An optional leaf planned with a value a slot (PQ_PLAN_NO_NULLS). */
     PQ_PLAN_CHUNK_NO_NULLS = 1u << 3,
-    PQ_PLAN_CHUNK_SIZE_STATISTICS = 1u << 4 /* some pages' string bytes come from the offset
-                                             * index's SizeStatistics (their mismatch names
-                                             * them) */
+    PQ_PLAN_CHUNK_SIZE_STATISTICS = 1u << 4, /* some pages' string bytes come from the offset
+                                              * index's SizeStatistics (their mismatch names
+                                              * them) */
+    /* Planned with PQ_PLAN_EXACT_BYTES: a PLAIN page's values take its
+     * values section less a 4-byte length a value, in the size pass too
+     * (no walk of the lengths there; the decode checks them). */
+    PQ_PLAN_CHUNK_EXACT_BYTES = 1u << 5
 };
 
 typedef struct pq_plan_chunk {
@@ -156,8 +160,10 @@ enum {
                                      * length a value: v1 pages of a leaf without levels,
                                      * DATA_PAGE_V2 pages with their level sizes) are sized
                                      * by them, so that a chunk of such pages needs no size
-                                     * pass; a page whose values take other bytes is refused
-                                     * as corrupt. For the CPU executor alone */
+                                     * pass; the size pass takes other PLAIN pages' bytes the
+                                     * same way once their levels are decoded, without walking
+                                     * the lengths; a page whose values take other bytes is
+                                     * refused as corrupt. For the CPU executor alone */
 };
 
 /* Add one chunk: `leaf`, `codec` (its pq_codec), `bytes` (len of them)

@@ -318,6 +318,39 @@ START_TEST(string_bytes_from_the_size_pass)
                      PQ_OK);
     ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
     pq_decode_plan_free(&plan);
+    /* ... whose size pass takes a page's bytes from its values section
+     * once the levels are decoded (EXACT_BYTES), or from its lengths */
+    uint8_t lchunk[64];
+    size_t lm = 0;
+    lm += put_i32(lchunk + lm, 2);
+    lchunk[lm++] = 0x06, lchunk[lm++] = 0x01; /* an RLE run of three 1s: every value defined */
+    lm += pq_test_put_str(lchunk + lm, "ab");
+    lm += pq_test_put_str(lchunk + lm, "");
+    lm += pq_test_put_str(lchunk + lm, "cde");
+    memcpy(lchunk + lm, "zz", 2); /* bytes after the last value, in the second variant */
+    const int32_t loffs[4] = {0, 2, 2, 5};
+    for (int trailing = 0; trailing <= 2; trailing += 2)
+        for (int exact = 0; exact <= 1; exact++) {
+            pq_page_info lpage = pq_test_page(0, PQ_PAGE_DATA, (int32_t)lm + trailing, 3, PQ_ENC_PLAIN);
+            ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &opt, PQ_CODEC_UNCOMPRESSED, lchunk, lm + trailing,
+                                                      &lpage, 1, exact ? PQ_PLAN_EXACT_BYTES : 0, NULL, &err),
+                             PQ_OK);
+            ck_assert(!(plan.chunks[0].flags & PQ_PLAN_SIZED_BY_HEADERS));
+            pq_status got = pq_decode_plan_execute(&ex, &plan, &out, &cst, &err);
+            if (trailing && exact) {
+                ck_assert_int_eq(got, PQ_ERR_CORRUPT_DATA);
+                ck_assert_msg(strstr(err.message, "values take 5 bytes, its values section less a 4-byte length "
+                                                  "a value is 7"),
+                              "%s", err.message);
+            } else {
+                ck_assert_msg(got == PQ_OK, "trailing %d exact %d: %s", trailing, exact, err.message);
+                ck_assert_uint_eq(out.n_values, 3);
+                ck_assert_mem_eq(out.offsets, loffs, sizeof loffs);
+                ck_assert_mem_eq(out.data, "abcde", 5);
+                pq_column_values_free(&out);
+            }
+            pq_decode_plan_free(&plan);
+        }
 
     /* views gathered from a dictionary: sized by the headers */
     uint8_t dchunk[64];

@@ -1174,6 +1174,23 @@ START_TEST(dict_range_check)
     ck_assert_uint_eq(pq_dict_first_out_of_range(idx, 0, 0), 0);
     ck_assert_uint_eq(pq_dict_first_out_of_range(idx, 5, (size_t)UINT32_MAX + 1), 5);
 
+    /* The bytes the indices name: entries of 0 to 2^31 - 2 bytes, each
+     * length added as often as it is named (a 16-index step, the tail),
+     * against the sum by hand; the dispatched kernel equals the portable. */
+    int32_t offs[6] = {0, 3, 3, 10, INT32_MAX - 1, INT32_MAX - 1}; /* lengths 3, 0, 7, 2^31 - 11, 0 */
+    const uint64_t lens[5] = {3, 0, 7, (uint64_t)INT32_MAX - 11, 0};
+    for (size_t n = 0; n <= 100; n += (n < 40 ? 1 : 13)) {
+        uint64_t want = 0;
+        for (size_t i = 0; i < n; i++) {
+            idx[i] = (uint32_t)((i * 2654435761u) % 5);
+            want += lens[idx[i]];
+        }
+        ck_assert_uint_eq(pq_dict_bytes_checked(offs, idx, n), want);
+        ck_assert_uint_eq(pq_dict_bytes_checked_portable(offs, idx, n), want);
+    }
+    for (size_t i = 0; i < 32; i++) idx[i] = 3; /* 32 of the largest: past 2^32 bytes in all */
+    ck_assert_uint_eq(pq_dict_bytes_checked(offs, idx, 32), 32 * lens[3]);
+
     /* The checked gather: every width, against the entries themselves. */
     uint8_t dict[7 * 20], out[20 * 100];
     for (size_t i = 0; i < sizeof dict; i++) dict[i] = (uint8_t)(i * 7 + 1);
