@@ -986,8 +986,10 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     else if (st == PQ_OK && window.data_len != pg->string_offset + pg->string_bytes)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
                   (unsigned long long)(window.data_len - pg->string_offset),
-                  pg->info->encoding == PQ_ENC_PLAIN && !c.rows ? "its values section less a 4-byte length a value is"
-                                                                : "its size pass counted",
+                  pg->info->encoding == PQ_ENC_PLAIN && !c.rows &&
+                          (x->plan->chunks[pg->chunk].flags & PQ_PLAN_CHUNK_EXACT_BYTES)
+                      ? "its values section less a 4-byte length a value is"
+                      : "its size pass counted",
                   (unsigned long long)pg->string_bytes);
     task_done(&c);
     return st;
