@@ -1188,14 +1188,23 @@ static void free_chunk_state(cd_chunk *ch)
     memset(ch, 0, sizeof *ch);
 }
 
-/* How page pi of chunk pc is decoded (page_mode). */
-static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_page_info *pi)
+/* How page pg of chunk pc is decoded (page_mode). */
+static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_plan_page *pg)
 {
+    const pq_page_info *pi = pg->info;
     bool dict = is_dict_page(pi);
     /* Selection-vector decode of a page neither dictionary-encoded nor
      * PLAIN decodes it whole, then keeps the selected rows: in buffers of
-     * its own (so do PLAIN pages into string views). */
-    if (pc->rows && !dict && (pi->encoding != PQ_ENC_PLAIN || pc->output == PQ_PLAN_VIEWS)) return PAGE_STAGED;
+     * its own (so do PLAIN pages into string views). So does a PLAIN page
+     * of strings with at most a quarter of its rows selected: its lengths
+     * walked once, not by a size pass and again by the decode, and the
+     * copy into place is of the few values kept (a late-materialized
+     * column under a filter keeping 2.6% of lineitem's rows: 8-11% faster
+     * reads; at half the rows the two ways cost the same, at 90% the
+     * copy costs 3-8% more). */
+    bool sparse = pi->num_values > 0 && pg->n_levels <= (uint64_t)pi->num_values / 4;
+    if (pc->rows && !dict && (pi->encoding != PQ_ENC_PLAIN || pc->output == PQ_PLAN_VIEWS || sparse))
+        return PAGE_STAGED;
     if (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) return PAGE_DIRECT;
     if (pc->output == PQ_PLAN_FIXED) return PAGE_DEFERRED;
     if (pc->output == PQ_PLAN_BYTES && (dict || pi->encoding == PQ_ENC_PLAIN)) return PAGE_DEFERRED;
@@ -1290,7 +1299,7 @@ pq_status pq_decode_plan_execute(const pq_cpu_executor *ex, pq_decode_plan *plan
         }
         for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
             const pq_plan_page *pg = &plan->pages[i];
-            x.pages[i].mode = page_mode_of(pc, pg->info);
+            x.pages[i].mode = page_mode_of(pc, pg);
             if (x.chunks[k].late && pg->kind == PQ_PLAN_PAGE_DATA && is_dict_page(pg->info))
                 x.pages[i].mode = PAGE_DEFERRED; /* indices collected, gathered in phase 4 */
             if (pg->kind == PQ_PLAN_PAGE_DATA) x.remaining[k]++; /* one final task a data page */

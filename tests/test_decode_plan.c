@@ -683,6 +683,52 @@ START_TEST(sparse_plain_pages_decompress_a_prefix)
 }
 END_TEST
 
+/* PLAIN string pages under a row selection: a page with at most a quarter
+ * of its rows selected is decoded into buffers of its own and copied into
+ * place, the others counted by the size pass and decoded in place; in one
+ * chunk, in every order the pool may run them, the values kept are the
+ * selected rows', at offsets summed by hand. */
+static unsigned run_forwards(size_t n, unsigned threads, bool (*task)(void *ctx, size_t i, unsigned worker),
+                             void *ctx);
+
+START_TEST(plain_strings_sparse_and_dense_selections)
+{
+    static const char *const a[4] = {"a0", "a11", "a2", "a333"};
+    static const char *const b[8] = {"b0", "b11", "b222", "b3", "b44", "b5", "b666", "b7"};
+    uint8_t chunk[128];
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) n += pq_test_put_str(chunk + n, a[i]);
+    size_t b_at = n;
+    for (int i = 0; i < 8; i++) n += pq_test_put_str(chunk + n, b[i]);
+    pq_page_info pages[2] = {pq_test_page(0, PQ_PAGE_DATA, (int32_t)b_at, 4, PQ_ENC_PLAIN),
+                             pq_test_page(b_at, PQ_PAGE_DATA, (int32_t)(n - b_at), 8, PQ_ENC_PLAIN)};
+    pq_leaf leaf = leaf_of(PQ_BYTE_ARRAY, 0);
+    /* rows 0, 1 and 3 of the first page (3 of 4: dense), 6 and 10 of the
+     * second (2 of 8: sparse, copied to a place after the first's bytes) */
+    uint8_t keep[2] = {(1u << 0) | (1u << 1) | (1u << 3) | (1u << 6), 1u << 2};
+    pq_decode_rows sel = {.keep = keep, .first = 0, .count = 12};
+    const char *want = "a0a11a333b222b666";
+    const int32_t offs[6] = {0, 2, 5, 9, 13, 17};
+    for (int order = 0; order < 2; order++) {
+        pq_decode_plan plan = {0};
+        pq_error err = {0};
+        ck_assert_int_eq(pq_decode_plan_add_chunk(&plan, &leaf, PQ_CODEC_UNCOMPRESSED, chunk, n, pages, 2,
+                                                  PQ_PLAN_EXACT_BYTES, &sel, &err),
+                         PQ_OK);
+        pq_cpu_executor ex = {.run = order ? run_forwards : run_backwards};
+        pq_column_values out;
+        pq_status cst;
+        ck_assert_msg(pq_decode_plan_execute(&ex, &plan, &out, &cst, &err) == PQ_OK, "%s", err.message);
+        ck_assert_uint_eq(out.n_values, 5);
+        ck_assert_mem_eq(out.offsets, offs, sizeof offs);
+        ck_assert_uint_eq(out.data_len, 17);
+        ck_assert_mem_eq(out.data, want, 17);
+        pq_column_values_free(&out);
+        pq_decode_plan_free(&plan);
+    }
+}
+END_TEST
+
 /* String views of a required column's PLAIN pages are sized by the page
  * headers (the page's bytes less a 4-byte length a value), so every page
  * decodes straight into place: the offsets are the hand-summed sizes, the
@@ -1017,6 +1063,7 @@ int main(void)
     tcase_add_test(tc, decimal128_from_small_and_large_dictionaries);
     tcase_add_test(tc, plain_views_are_sized_by_their_headers);
     tcase_add_loop_test(tc, sparse_plain_pages_decompress_a_prefix, 0, 2);
+    tcase_add_test(tc, plain_strings_sparse_and_dense_selections);
     tcase_add_loop_test(tc, late_dictionary_decompresses_a_prefix, 0, 2);
     tcase_add_test(tc, late_dictionaries_in_pairs);
     suite_add_tcase(s, tc);
