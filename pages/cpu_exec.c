@@ -1202,7 +1202,8 @@ static page_mode page_mode_of(const pq_plan_chunk *pc, const pq_plan_page *pg)
      * column under a filter keeping 2.6% of lineitem's rows: 8-11% faster
      * reads; at half the rows the two ways cost the same, at 90% the
      * copy costs 3-8% more). */
-    bool sparse = pi->num_values > 0 && pg->n_levels <= (uint64_t)pi->num_values / 4;
+    bool sparse = pc->output == PQ_PLAN_BYTES && pi->num_values > 0 &&
+                  pg->n_levels <= (uint64_t)pi->num_values / 4;
     if (pc->rows && !dict && (pi->encoding != PQ_ENC_PLAIN || pc->output == PQ_PLAN_VIEWS || sparse))
         return PAGE_STAGED;
     if (pc->flags & PQ_PLAN_SIZED_BY_HEADERS) return PAGE_DIRECT;
