@@ -330,13 +330,21 @@ static void page_window(cd_ctx *c, const exec *x, const pq_plan_page *pg, pq_col
     c->data_cap = w->data ? (size_t)(pg->string_offset + pg->string_bytes) : 0;
 }
 
+/* Whether the size pass takes a deferred page's string bytes as its
+ * values section less a 4-byte length a value (PQ_PLAN_EXACT_BYTES: a
+ * PLAIN page of a chunk decoded for every row) rather than counting them. */
+static bool bytes_from_section(const pq_plan_chunk *pc, const pq_page_info *pi)
+{
+    return pi->encoding == PQ_ENC_PLAIN && !pc->rows && (pc->flags & PQ_PLAN_CHUNK_EXACT_BYTES);
+}
+
 /* Deferred pages' size pass: the string bytes of `nn` values. */
-static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_page_info *pi, unsigned pc_flags,
+static pq_status count_string_bytes(cd_ctx *c, exec_page *ep, const pq_plan_chunk *pc, const pq_page_info *pi,
                                     const uint8_t *p, size_t len, size_t nn, uint64_t *bytes)
 {
     *bytes = 0;
     if (nn == 0) return PQ_OK; /* writers differ on what an all-null page holds */
-    if (pi->encoding == PQ_ENC_PLAIN && !c->rows && (pc_flags & PQ_PLAN_CHUNK_EXACT_BYTES)) {
+    if (bytes_from_section(pc, pi)) {
         /* Every value kept: its bytes are the section less a 4-byte length
          * a value, as PQ_PLAN_EXACT_BYTES takes a page whose levels' size
          * its header says. Phase 4 walks the lengths within exactly that
@@ -749,7 +757,7 @@ static void data_page_end(exec *x, data_page *d, unsigned worker)
     if (st == PQ_OK && ep->mode == PAGE_DEFERRED) { /* the size pass; the bytes stay for phase 4 */
         uint64_t bytes = 0;
         if (d->late_page) st = collect_page_indices(c, ep, vals, vlen, nn);
-        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(c, ep, pi, pc->flags, vals, vlen, nn, &bytes);
+        else if (pc->output == PQ_PLAN_BYTES) st = count_string_bytes(c, ep, pc, pi, vals, vlen, nn, &bytes);
         pg->n_values = c->rows ? pq_decode_rows_count(c->rows, c->page_row, nn) : nn;
         if (c->page_vsel) { /* phase 4 selects the values again */
             ep->vsel = c->vsel;
@@ -986,8 +994,7 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     else if (st == PQ_OK && window.data_len != pg->string_offset + pg->string_bytes)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
                   (unsigned long long)(window.data_len - pg->string_offset),
-                  pg->info->encoding == PQ_ENC_PLAIN && !c.rows &&
-                          (x->plan->chunks[pg->chunk].flags & PQ_PLAN_CHUNK_EXACT_BYTES)
+                  bytes_from_section(&x->plan->chunks[pg->chunk], pg->info)
                       ? "its values section less a 4-byte length a value is"
                       : "its size pass counted",
                   (unsigned long long)pg->string_bytes);
