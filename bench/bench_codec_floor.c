@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     bench_parse_args(argc, argv, "usage: " BENCH_NAME " FILE [--columns PATH,...] [--repeat R]", &path, &repeat,
                      &columns);
     bench_pages bp;
-    bench_load_pages(BENCH_NAME, path, bench_column_listed, columns, &bp);
+    bench_load_pages(path, bench_column_listed, columns, &bp);
     for (size_t i = 0; i < bp.n; i++)
         if (!pq_codec_supported(bp.pages[i].codec)) die("%s: codec %d is not supported", path, bp.pages[i].codec);
     uint8_t *out = malloc(bp.max_out ? bp.max_out : 1);

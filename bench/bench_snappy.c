@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     unsigned long repeat;
     bench_parse_args(argc, argv, "usage: " BENCH_NAME " FILE [--repeat R]", &path, &repeat, NULL);
     bench_pages bp;
-    bench_load_pages(BENCH_NAME, path, snappy_chunk, NULL, &bp);
+    bench_load_pages(path, snappy_chunk, NULL, &bp);
     size_t n = bp.n, in_bytes = bp.in_bytes, out_bytes = bp.out_bytes, max_out = bp.max_out;
     const bench_page *pages = bp.pages;
     uint8_t *a = malloc(max_out ? max_out : 1), *b = malloc(max_out ? max_out : 1);
