@@ -9,7 +9,8 @@
  * Text syntax: identifiers are column names or dotted leaf paths (a name may
  * be double-quoted: "my col"); literals are numbers (12, -3.5, 1e9), strings
  * in single quotes ('it''s'), true, false; operators = != <> < <= > >=,
- * IN (...), NOT IN (...), IS NULL, IS NOT NULL, AND, OR, NOT, parentheses;
+ * IN (...), NOT IN (...), BETWEEN lo AND hi (col >= lo AND col <= hi),
+ * NOT BETWEEN, IS NULL, IS NOT NULL, AND, OR, NOT, parentheses;
  * TRUE or FALSE alone is a constant predicate; bbox_intersects(col, xmin,
  * ymin, xmax, ymax) tests geometries (pq_expr_bbox_intersects).
  *

@@ -7,7 +7,7 @@
  *   unary   := NOT unary | primary
  *   primary := '(' or ')' | TRUE | FALSE | column test
  *   test    := cmpop literal | [NOT] IN '(' literal (',' literal)* ')'
- *            | IS [NOT] NULL
+ *            | [NOT] BETWEEN literal AND literal | IS [NOT] NULL
  *
  * Chains of AND / OR are built as balanced trees, so that the tree stays
  * shallow (every walk over it recurses) however long the chain; parentheses
@@ -327,6 +327,40 @@ static pq_expr *parse_is(parser *p, const char *col, size_t col_pos)
     return e;
 }
 
+/* BETWEEN lo AND hi, at lo: col >= lo AND col <= hi, as SQL has it (both
+ * bounds included; lo > hi matches no row). */
+static pq_expr *parse_between(parser *p, const char *col, size_t col_pos)
+{
+    pq_literal lo, hi;
+    char *lo_text, *hi_text;
+    size_t lo_pos, hi_pos;
+    if (!parse_literal(p, &lo, &lo_text, &lo_pos)) return NULL;
+    if (!is_kw(p, "and")) {
+        free(lo_text);
+        return fail(p, p->tok.pos, "expected AND after BETWEEN's lower bound");
+    }
+    next(p);
+    if (!parse_literal(p, &hi, &hi_text, &hi_pos)) {
+        free(lo_text);
+        return NULL;
+    }
+    pq_expr *a = pq_expr_compare(col, PQ_CMP_GE, &lo, p->err);
+    pq_expr *b = a ? pq_expr_compare(col, PQ_CMP_LE, &hi, p->err) : NULL;
+    free(lo_text);
+    free(hi_text);
+    if (!b) {
+        pq_expr_free(a);
+        return p->failed = true, NULL;
+    }
+    a->pos = b->pos = col_pos;
+    a->lit_pos[0] = lo_pos;
+    b->lit_pos[0] = hi_pos;
+    pq_expr *e = pq_expr_and(a, b, p->err); /* frees both on failure */
+    if (!e) return p->failed = true, NULL;
+    e->pos = col_pos;
+    return e;
+}
+
 static pq_expr *parse_test(parser *p, const char *col, size_t col_pos)
 {
     if (p->tok.kind == TOK_OP) return parse_compare(p, col, col_pos);
@@ -335,18 +369,24 @@ static pq_expr *parse_test(parser *p, const char *col, size_t col_pos)
         next(p);
         return parse_in(p, col, col_pos);
     }
+    if (is_kw(p, "between")) {
+        next(p);
+        return parse_between(p, col, col_pos);
+    }
     if (is_kw(p, "not")) {
         size_t at = p->tok.pos;
         next(p);
-        if (!is_kw(p, "in")) return fail(p, p->tok.pos, "expected IN after NOT");
+        bool in = is_kw(p, "in");
+        if (!in && !is_kw(p, "between")) return fail(p, p->tok.pos, "expected IN or BETWEEN after NOT");
         next(p);
-        pq_expr *e = parse_in(p, col, col_pos);
+        pq_expr *e = in ? parse_in(p, col, col_pos) : parse_between(p, col, col_pos);
         if (!e) return NULL;
         if (!(e = pq_expr_not(e, p->err))) return p->failed = true, NULL;
         e->pos = at;
         return e;
     }
-    return fail(p, p->tok.pos, "expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
+    return fail(p, p->tok.pos,
+                "expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
 }
 
 /* ---------------------------------------------------------------------------

@@ -301,6 +301,10 @@ START_TEST(test_parse_operators)
     check_parse("a >= 1e9", "a >= 1e9");
     check_parse("a in (1, 'x', 2.5, TRUE)", "a in (1, 'x', 2.5, true)");
     check_parse("a NOT IN (1,2)", "not a in (1, 2)");
+    check_parse("a between 1 and 5", "a >= 1 and a <= 5");
+    check_parse("a NOT BETWEEN 'x' AND 'y' or b = 2", "not (a >= 'x' and a <= 'y') or b = 2");
+    check_parse("a between -1 and 2.5 and b = 1", "a >= -1 and a <= 2.5 and b = 1");
+    check_parse("between = 1", "between = 1"); /* not a keyword where a column goes */
     check_parse("a is null", "a is null");
     check_parse("a Is Not Null", "a is not null");
     check_parse("l.x.element = 'it''s'", "l.x.element = 'it''s'");
@@ -345,15 +349,18 @@ START_TEST(test_parse_errors)
     check_parse_error("\"a = 1", "at 0: unterminated quoted name");
     check_parse_error("a is nul", "at 5: expected NULL or NOT NULL after IS");
     check_parse_error("a is not 1", "at 9: expected NULL after IS NOT");
-    check_parse_error("a not like 1", "at 6: expected IN after NOT");
-    check_parse_error("a", "at 1: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
+    check_parse_error("a not like 1", "at 6: expected IN or BETWEEN after NOT");
+    check_parse_error("a between 1 or 2", "at 12: expected AND after BETWEEN's lower bound");
+    check_parse_error("a between 1 and", "at 15: expected a literal (a number, a 'string', true or false)");
+    check_parse_error("a not between and 2", "at 14: expected a literal (a number, a 'string', true or false)");
+    check_parse_error("a", "at 1: expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
     check_parse_error("", "at 0: expected a column, NOT or '(' but the text ended");
     check_parse_error("a = 1 and", "at 9: expected a column, NOT or '(' but the text ended");
     check_parse_error("and = 1", "at 0: expected a column, NOT or '('");
     check_parse_error("\"\" = 1", "at 0: an empty or invalid column name");
-    check_parse_error("v.l[x] = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
-    check_parse_error("v.l[] = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
-    check_parse_error("v.l[1 = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN IS) after the column");
+    check_parse_error("v.l[x] = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
+    check_parse_error("v.l[] = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
+    check_parse_error("v.l[1 = 1", "at 3: expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
 
     /* 64 levels of nesting parse, 65 do not */
     char deep[256];
@@ -1072,6 +1079,11 @@ START_TEST(test_eval_floats_strings_decimals)
     ck_assert_str_eq(eval_bits(&env, "s in ('a', 'cc', '')", 6), "111000");
     ck_assert_str_eq(eval_bits(&env, "s = ''", 6), "001000");
     ck_assert_str_eq(eval_bits(&env, "s is null", 6), "000100");
+    ck_assert_str_eq(eval_bits(&env, "s between 'a' and 'b'", 6), "100011");
+    ck_assert_str_eq(eval_bits(&env, "s not between 'a' and 'b'", 6), "011000"); /* null stays unknown */
+    ck_assert_str_eq(eval_bits(&env, "s between 'b' and 'a'", 6), "000000");
+    ck_assert_str_eq(eval_bits(&env, "g between 0 and 1", 6), "101100");
+    ck_assert_str_eq(eval_bits(&env, "g not between 0 and 1", 6), "010001");
 
     /* fixed-size binary fl3 (w:3), rows: "abc", "abd", "\xff\x00\x00" */
     static const char fl[] = "abcabd\xff\x00\x00";

@@ -31,6 +31,7 @@ PREDICATES = [
     "l_shipdate >= '1995-01-01' and l_quantity < 24 and l_returnflag in ('A','R') and l_comment is not null",
     "not (a = 1 or b <> 'x''y') and \"odd name\".c not in (1.5, -2e10, 3) and d is null",
     "((x < 1) or (y >= -0.0)) and z = true and w != false",
+    "a between 1 and 5.5 and b not between 'x' and 'y' or c between '1995-01-01' and '1995-12-31'",
     "bbox_intersects(geom, -10, 40.5, 5, 52) and not bbox_intersects(\"g g\", 170, -90, -170, 90)",
 ]
 
