@@ -39,6 +39,8 @@ static int32_t top_field(const pq_schema *schema, const char *name)
     return -1;
 }
 
+static void apply_time_hint(const pq_leaf *lf, const pq_arrow_hint *h, pq_leaf_output *o);
+
 /* What hint h says of flat leaf lf: only where it names a type the
  * default mapping does not give and the stored values are that type's
  * values as they are (no conversion). */
@@ -50,6 +52,25 @@ static void apply_hint(const pq_schema *schema, const pq_leaf *lf, const pq_arro
         else if (h->type == PQ_HINT_STRING_VIEW || h->type == PQ_HINT_BINARY_VIEW) o->strings = PQ_STRINGS_VIEW;
         return;
     }
+    apply_time_hint(lf, h, o);
+}
+
+/* What hint h says of leaf lf inside a struct, list or map: large strings
+ * (the nested assembly builds 64-bit offsets; views and dictionary arrays
+ * stay flat leaves' alone), a time zone, a duration. */
+static void apply_nested_hint(const pq_leaf *lf, const pq_arrow_hint *h, pq_leaf_output *o)
+{
+    if (lf->physical_type == PQ_BYTE_ARRAY && (lf->arrow.id == PQ_ARROW_STRING || lf->arrow.id == PQ_ARROW_BINARY)) {
+        if (!h->dictionary && (h->type == PQ_HINT_LARGE_STRING || h->type == PQ_HINT_LARGE_BINARY))
+            o->strings = PQ_STRINGS_LARGE;
+        return;
+    }
+    apply_time_hint(lf, h, o);
+}
+
+/* A timestamp's zone, an INT64's duration unit, from hint h. */
+static void apply_time_hint(const pq_leaf *lf, const pq_arrow_hint *h, pq_leaf_output *o)
+{
     /* Arrow's time units (second, milli, micro, nano) against Parquet's. */
     static const uint8_t unit_of[4] = {PQ_UNIT_SECONDS, PQ_UNIT_MILLIS, PQ_UNIT_MICROS, PQ_UNIT_NANOS};
     /* The zone applies whatever the unit: a writer that coarsened the
@@ -61,6 +82,70 @@ static void apply_hint(const pq_schema *schema, const pq_leaf *lf, const pq_arro
         o->duration = true;
         o->unit = unit_of[h->unit];
     }
+}
+
+/* Leaves under node f of an exported schema (f itself when a leaf). */
+static size_t export_leaves(const struct ArrowSchema *f, int depth)
+{
+    if (f->n_children == 0) return f->format[0] != '+';
+    size_t n = 0;
+    for (int64_t i = 0; depth < PQ_ARROW_HINTS_MAX_DEPTH && i < f->n_children; i++)
+        n += export_leaves(f->children[i], depth + 1);
+    return n;
+}
+
+/* The hints of the leaves under node f of a top-level field as
+ * pq_metadata_arrow_schema exports it, h the writer's hint of the same
+ * node: both trees have Arrow's shape, so a struct's children are matched
+ * by name and a list's element or a map's entries (and their key and
+ * value) by position; the k-th leaf of the export is the field's k-th
+ * Parquet leaf, leaves[k]. A child the writer's schema does not have keeps
+ * the default mapping. */
+static void nested_hints(pq_output_types *t, const pq_schema *schema, const struct ArrowSchema *f,
+                         const pq_arrow_hint *h, const uint32_t *leaves, size_t nleaves, size_t *k, int depth)
+{
+    if (f->n_children == 0) {
+        if (f->format[0] == '+') return; /* a group without leaves */
+        if (*k < nleaves && h) apply_nested_hint(&schema->leaves[leaves[*k]], h, &t->leaves[leaves[*k]]);
+        (*k)++;
+        return;
+    }
+    bool by_name = strcmp(f->format, "+s") == 0;
+    for (int64_t i = 0; i < f->n_children; i++) {
+        const struct ArrowSchema *c = f->children[i];
+        const pq_arrow_hint *ch = NULL;
+        for (size_t j = 0; h && by_name && j < h->n_children && !ch; j++)
+            if (c->name && strcmp(h->children[j].name, c->name) == 0) ch = &h->children[j];
+        if (h && !by_name && h->n_children == 1 && f->n_children == 1) ch = &h->children[0];
+        if (ch && depth < PQ_ARROW_HINTS_MAX_DEPTH) nested_hints(t, schema, c, ch, leaves, nleaves, k, depth + 1);
+        else *k += export_leaves(c, depth + 1);
+    }
+}
+
+/* Every leaf under top-level group `node` (not a VARIANT: its storage is
+ * rebuilt as it is typed) given what hint h says of it. */
+static pq_status field_hints(pq_output_types *t, const pq_metadata *md, int32_t node, const pq_arrow_hint *h,
+                             pq_error *err)
+{
+    const pq_schema *schema = pq_metadata_schema(md);
+    const pq_schema_node *nd = &schema->nodes[node];
+    if (!h->n_children || (nd->element && nd->element->logical.kind == PQ_LOGICAL_VARIANT)) return PQ_OK;
+    uint32_t *leaves = malloc(schema->leaves_len * sizeof *leaves);
+    if (!leaves) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (uint32_t i = 0; i < schema->leaves_len; i++)
+        if (pq_reader_leaf_field(schema, &schema->leaves[i]) == node) leaves[n++] = i;
+    struct ArrowSchema s = {0};
+    pq_status st = n ? pq_metadata_arrow_schema(md, leaves, 1, &s, err) : PQ_OK;
+    if (st == PQ_OK && s.n_children == 1) {
+        size_t k = 0;
+        nested_hints(t, schema, s.children[0], h, leaves, n, &k, 1);
+    }
+    if (s.release) s.release(&s);
+    free(leaves);
+    /* A field the export cannot type keeps the default mapping; the read
+     * says why when it gets there. */
+    return st == PQ_ERR_NOMEM ? st : PQ_OK;
 }
 
 /* The value of key `key` in the file's key-value metadata, or NULL. */
@@ -120,9 +205,17 @@ pq_status pq_output_types_make(const pq_reader_options *opts, const pq_metadata 
             const pq_arrow_hint *h = &t->hints.fields[f];
             int32_t node = h->name ? top_field(schema, h->name) : -1;
             int32_t leaf = node > 0 ? schema->nodes[node].leaf_index : -1;
-            if (leaf < 0 || (uint32_t)leaf >= schema->leaves_len) continue; /* a group, or no such field */
+            if (node > 0 && leaf < 0) { /* a struct, list or map */
+                if ((st = field_hints(t, md, node, h, err)) != PQ_OK) {
+                    pq_output_types_free(t);
+                    return st;
+                }
+                continue;
+            }
+            if (leaf < 0 || (uint32_t)leaf >= schema->leaves_len) continue; /* no such field */
             const pq_leaf *lf = &schema->leaves[leaf];
             if (pq_reader_leaf_is_flat(schema, lf)) apply_hint(schema, lf, h, &t->leaves[leaf]);
+            else apply_nested_hint(lf, h, &t->leaves[leaf]); /* a repeated leaf: a list of itself */
         }
     }
     *out = t;
@@ -215,22 +308,24 @@ static struct ArrowSchema *nth_leaf_field(struct ArrowSchema *f, size_t *k)
     return NULL;
 }
 
-/* Nested leaf `leaf` (an INT96 timestamp in another unit) retyped inside
- * top-level field f of schema s's export. */
-static pq_status retype_nested_int96(const pq_output_types *t, const pq_schema *schema, uint32_t leaf,
-                                     struct ArrowSchema *f, pq_error *err)
+/* Nested leaf `leaf` retyped to `fmt` inside top-level field f of an
+ * export of the leaves columns[0..n): its place among the selected leaves
+ * of its field, in file order, is its place among f's leaf fields. */
+static pq_status retype_nested(const pq_schema *schema, const uint32_t *columns, size_t n, uint32_t leaf,
+                               const char *fmt, struct ArrowSchema *f, pq_error *err)
 {
     const pq_leaf *lf = &schema->leaves[leaf];
     int32_t field = pq_reader_leaf_field(schema, lf);
-    size_t k = 0; /* its place among the field's leaves */
-    for (uint32_t j = 0; j < leaf; j++) k += pq_reader_leaf_field(schema, &schema->leaves[j]) == field;
+    size_t k = 0;
+    for (size_t c = 0; c < n; c++) {
+        if (columns[c] >= leaf || pq_reader_leaf_field(schema, &schema->leaves[columns[c]]) != field) continue;
+        bool again = false; /* a leaf named twice counts once */
+        for (size_t e = 0; e < c && !again; e++) again = columns[e] == columns[c];
+        k += !again;
+    }
     struct ArrowSchema *node = nth_leaf_field(f, &k);
-    if (!node || strncmp(node->format, "tsn:", 4) != 0) /* cannot happen: the export is made so */
-        return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': no timestamp[ns] field in the exported schema", lf->path);
-    pq_leaf ol = pq_output_leaf(t, schema, leaf, false);
-    char fmt[96];
-    if (pq_arrow_format(&ol.arrow, fmt, sizeof fmt) != PQ_OK)
-        return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': no Arrow format", lf->path);
+    if (!node) /* cannot happen: the export is made so */
+        return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': no leaf field in the exported schema", lf->path);
     return pq_arrow_schema_retype(node, fmt, NULL, err);
 }
 
@@ -241,12 +336,12 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
         const pq_leaf *lf = &schema->leaves[columns[i]];
         char fmt[96];
         const char *dict;
-        if (!pq_reader_leaf_is_flat(schema, lf)) {
-            if (!pq_output_types_leaf(t, columns[i])->int96_unit || for_filter) continue;
+        if (!pq_reader_leaf_is_flat(schema, lf)) { /* large strings, zones, durations, INT96 units */
+            if (for_filter || !output_format(t, schema, columns[i], false, fmt, sizeof fmt, &dict) || dict) continue;
             const char *name = schema->nodes[pq_reader_leaf_field(schema, lf)].name;
             for (int64_t k = 0; k < s->n_children; k++) {
                 if (strcmp(s->children[k]->name, name) != 0) continue;
-                pq_status st = retype_nested_int96(t, schema, columns[i], s->children[k], err);
+                pq_status st = retype_nested(schema, columns, n, columns[i], fmt, s->children[k], err);
                 if (st != PQ_OK) return st;
                 break;
             }

@@ -6,11 +6,12 @@
  *
  * The select stage makes the table (pq_output_types_make) and owns it; the
  * page-header stage's late materialization and the decode stage read it,
- * and the export applies it to the schemas it hands out. Only flat leaves
- * (a top-level column with no repetition) change type, but for INT96
- * timestamps' unit (int96_unit), which applies at any depth: strings
- * inside a struct, list or map stay "u" / "z", as the nested assembly
- * builds them.
+ * and the export applies it to the schemas it hands out. string_type,
+ * decimal_type, string views and dictionary arrays change flat leaves (a
+ * top-level column with no repetition) alone; int96_unit and the writer's
+ * large strings, time zones and durations apply at any depth (inside a
+ * struct, list or map the nested assembly builds them). List nodes keep
+ * the Parquet mapping (list, never large_list or fixed_size_list).
  */
 #ifndef PQ_READER_OUTPUT_TYPE_H
 #define PQ_READER_OUTPUT_TYPE_H
@@ -23,7 +24,8 @@
 
 /* What one leaf becomes. */
 typedef struct pq_leaf_output {
-    uint8_t strings;      /* pq_string_type; PQ_STRINGS_STRING unless a flat string/binary leaf */
+    uint8_t strings;      /* pq_string_type; PQ_STRINGS_STRING unless a flat string/binary leaf,
+                           * or a nested one the writer's schema makes large */
     bool decimal64;       /* a decimal of at most 18 digits as decimal64 */
     bool duration;        /* an INT64 the writer's schema calls a duration (unit below) */
     uint8_t unit;         /* duration: pq_time_unit (PQ_UNIT_SECONDS included) */
@@ -66,8 +68,8 @@ bool pq_output_dictionary(const pq_output_types *t, uint32_t leaf);
 
 /* Apply the table to schema `s` exported for leaves `columns` (n): flat
  * batches (flat) map field i to columns[i]; otherwise a flat leaf is the
- * top-level field of its name, and a nested leaf (INT96 units) the leaf
- * field of its place inside it. `for_filter` as for pq_output_leaf.
+ * top-level field of its name, and a nested leaf the leaf field of its
+ * place among the selected leaves inside it. `for_filter` as for pq_output_leaf.
  * Errors: PQ_ERR_NOMEM (s is still whole and must be released). */
 pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
                            bool flat, bool for_filter, struct ArrowSchema *s, pq_error *err);

@@ -561,14 +561,16 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
 
 /* device_output: whether a nested field of the m leaves `leaves` is built
  * where the kernels leave its values: every leaf's values laid out by the
- * Arrow kernels (no string views or dictionary arrays; a filter's rows are
- * the host's). */
+ * Arrow kernels (no string views or dictionary arrays, no type the output
+ * changes; a filter's rows are the host's). */
 static bool nested_built_in_place(const pq_reader *r, const decode_job *job, const pq_leaf *const *leaves, size_t m)
 {
     if (!job->build_on_device || (r->sel.filter && !r->opts.prune_only)) return false;
     for (size_t i = 0; i < m; i++) {
         uint32_t column = (uint32_t)(leaves[i] - pq_metadata_schema(r->md)->leaves);
-        if (uses_views(r, column) || pq_output_dictionary(r->sel.outputs, column) || !pq_darrow_covers(leaves[i], 0))
+        pq_leaf built = output_leaf(r, column, false); /* the kernels build the file's own types */
+        if (uses_views(r, column) || pq_output_dictionary(r->sel.outputs, column) || !pq_darrow_covers(leaves[i], 0) ||
+            built.arrow.id != leaves[i]->arrow.id || built.arrow.unit != leaves[i]->arrow.unit)
             return false;
     }
     return true;
