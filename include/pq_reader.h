@@ -353,9 +353,9 @@ typedef struct pq_reader_options {
      * and binary columns (over string_type), the time zone of a UTC
      * timestamp ("tsu:Europe/Paris"), and durations stored as INT64; inside
      * structs, lists and maps, large_string / large_binary, time zones and
-     * durations. Other types (seconds timestamps stored as milliseconds,
-     * large_list and fixed_size_list, dictionary index types other than
-     * int32) keep the default mapping. A file without the key reads as without the option;
+     * durations, and large_list levels ("+L", 64-bit offsets). Other types
+     * (seconds timestamps stored as milliseconds, fixed_size_list,
+     * dictionary index types other than int32) keep the default mapping. A file without the key reads as without the option;
      * one whose key cannot be decoded fails the select stage with
      * PQ_ERR_CORRUPT_DATA, naming what is wrong (as pyarrow refuses such
      * a file; false reads it). On by default (pq_reader_options_init):

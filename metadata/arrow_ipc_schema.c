@@ -39,9 +39,11 @@ enum {
     TYPE_BINARY = 4,
     TYPE_UTF8 = 5,
     TYPE_TIMESTAMP = 10,
+    TYPE_LIST = 12,
     TYPE_DURATION = 18,
     TYPE_LARGE_BINARY = 19,
     TYPE_LARGE_UTF8 = 20,
+    TYPE_LARGE_LIST = 21,
     TYPE_BINARY_VIEW = 23,
     TYPE_UTF8_VIEW = 24,
 };
@@ -286,6 +288,8 @@ static bool field_type(decoder *d, uint8_t type_type, const fb_table *t, pq_arro
     case TYPE_UTF8_VIEW: h->type = PQ_HINT_STRING_VIEW; break;
     case TYPE_BINARY: h->type = PQ_HINT_BINARY; break;
     case TYPE_LARGE_BINARY: h->type = PQ_HINT_LARGE_BINARY; break;
+    case TYPE_LIST: h->type = PQ_HINT_LIST; break;
+    case TYPE_LARGE_LIST: h->type = PQ_HINT_LARGE_LIST; break;
     case TYPE_BINARY_VIEW: h->type = PQ_HINT_BINARY_VIEW; break;
     case TYPE_TIMESTAMP:
         h->type = PQ_HINT_TIMESTAMP;

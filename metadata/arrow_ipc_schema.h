@@ -48,6 +48,8 @@ typedef enum pq_arrow_hint_type {
     PQ_HINT_BINARY_VIEW,      /* BinaryView */
     PQ_HINT_TIMESTAMP,        /* Timestamp: unit, timezone */
     PQ_HINT_DURATION,         /* Duration: unit */
+    PQ_HINT_LIST,             /* List (its element the one child) */
+    PQ_HINT_LARGE_LIST,       /* LargeList */
 } pq_arrow_hint_type;
 
 /* pq_arrow_hint.unit: Arrow's TimeUnit values. */

@@ -64,7 +64,8 @@ typedef enum column_layout {
     LAYOUT_LARGE_BINARY, /* validity, int64 offsets, data */
     LAYOUT_VIEW,      /* validity, 16-byte views, 1 or 2 data buffers, their int64 sizes */
     LAYOUT_STRUCT,    /* validity, children */
-    LAYOUT_LIST       /* validity, int32 offsets, one child (lists and maps) */
+    LAYOUT_LIST,      /* validity, int32 offsets, one child (lists and maps) */
+    LAYOUT_LARGE_LIST /* validity, int64 offsets, one child */
 } column_layout;
 
 /* Bit i of a bitmap set, or read. */

@@ -133,7 +133,38 @@ static pq_status nest_leaf_array(nest_leaf *l, size_t k, pq_arrow_column **out, 
     return st;
 }
 
-static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column **out, pq_error *err)
+/* The list levels whose keys are in wide[0..nwide) get 64-bit offsets
+ * (large_list). */
+typedef struct nest_wide {
+    const int64_t *keys;
+    size_t n;
+} nest_wide;
+
+static bool is_wide(const nest_wide *w, int64_t key)
+{
+    for (size_t i = 0; w && i < w->n; i++)
+        if (w->keys[i] == key) return true;
+    return false;
+}
+
+/* A list column's int32 offsets (count + 1, checked non-decreasing from 0
+ * by the assembly) replaced by int64 ones: a large_list. */
+static bool widen_offsets(pq_arrow_column *c, size_t count)
+{
+    const int32_t *o = c->buffers[1];
+    int64_t *w = malloc((count + 1) * sizeof *w);
+    if (!w) return false;
+    for (size_t i = 0; i <= count; i++) w[i] = o[i];
+    free(c->owned[1]);
+    c->owned[1] = w;
+    c->buffers[1] = w;
+    c->nbytes += (count + 1) * sizeof(int32_t);
+    c->layout = LAYOUT_LARGE_LIST;
+    return true;
+}
+
+static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, const nest_wide *wide, pq_arrow_column **out,
+                            pq_error *err)
 {
     *out = NULL;
     nest_leaf *f = ls[0];
@@ -188,19 +219,21 @@ static pq_status nest_build(nest_leaf **ls, size_t nl, size_t k, pq_arrow_column
         if (runs != 1)
             st = pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': a list with %zu elements", f->leaf->path,
                               runs);
-        else if ((st = nest_build(ls, nl, k + 1, &c->children[0], err)) == PQ_OK) {
+        else if ((st = nest_build(ls, nl, k + 1, wide, &c->children[0], err)) == PQ_OK) {
             c->n_children = 1;
             const int32_t *off = c->buffers[1];
             if (off[count] < 0 || off[count] != c->children[0]->length)
                 st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': list offsets end at %d of %lld",
                                   f->leaf->path, off[count], (long long)c->children[0]->length);
+            else if (is_wide(wide, f->keys[k]) && !widen_offsets(c, count))
+                st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column '%s'", f->leaf->path);
         }
     } else {
         c->layout = LAYOUT_STRUCT;
         c->n_buffers = 1;
         for (size_t i = 0, start = 0; st == PQ_OK && i <= nl; i++) {
             if (i > start && (i == nl || ls[i]->keys[k + 1] != ls[start]->keys[k + 1])) {
-                st = nest_build(ls + start, i - start, k + 1, &c->children[c->n_children], err);
+                st = nest_build(ls + start, i - start, k + 1, wide, &c->children[c->n_children], err);
                 if (st == PQ_OK && c->children[c->n_children]->length != (int64_t)count)
                     st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "column '%s': struct child of %lld slots, not %zu",
                                       ls[start]->leaf->path,
@@ -239,6 +272,14 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
                                 pq_column_values *vals, size_t n, int64_t num_rows, pq_arrow_column **out,
                                 pq_error *err)
 {
+    return pq_arrow_nested_build_wide(schema, field, leaves, vals, n, num_rows, NULL, 0, out, err);
+}
+
+pq_status pq_arrow_nested_build_wide(const pq_schema *schema, int32_t field, const pq_leaf *const *leaves,
+                                     pq_column_values *vals, size_t n, int64_t num_rows, const int64_t *large_lists,
+                                     size_t n_large_lists, pq_arrow_column **out, pq_error *err)
+{
+    nest_wide wide = {large_lists, n_large_lists};
     *out = NULL;
     if (n == 0) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "a field without columns");
     nest_leaf *ls = calloc(n, sizeof *ls);
@@ -257,7 +298,7 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
         st = nest_levels(schema, field, &ls[i], err);
         if (st == PQ_OK) st = nest_assemble(&ls[i], num_rows, err);
     }
-    if (st == PQ_OK) st = nest_build(ptrs, n, 0, out, err);
+    if (st == PQ_OK) st = nest_build(ptrs, n, 0, &wide, out, err);
     for (size_t i = 0; ls && i < n; i++) nest_leaf_free(&ls[i]);
     free(ls);
     free(ptrs);

@@ -25,6 +25,13 @@ pq_status pq_arrow_nested_build(const pq_schema *schema, int32_t field, const pq
                                 pq_column_values *vals, size_t n, int64_t num_rows, pq_arrow_column **out,
                                 pq_error *err);
 
+/* pq_arrow_nested_build with the list levels whose keys (as
+ * pq_arrow_leaf_levels gives them) are large_lists[0..n_large_lists) built
+ * with 64-bit offsets, as large_list. */
+pq_status pq_arrow_nested_build_wide(const pq_schema *schema, int32_t field, const pq_leaf *const *leaves,
+                                     pq_column_values *vals, size_t n, int64_t num_rows, const int64_t *large_lists,
+                                     size_t n_large_lists, pq_arrow_column **out, pq_error *err);
+
 /* The Arrow levels (kernels/assemble.h) of leaf `leaf` under top-level
  * field node `field`, outermost first, the leaf's last: those
  * pq_arrow_nested_build assembles the leaf by. `levels` (and `keys`,

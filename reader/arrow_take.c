@@ -142,6 +142,19 @@ static pq_status take_binary(const pq_arrow_column *c, int64_t at, int64_t n, co
     return PQ_OK;
 }
 
+/* Offset i of list column c (int32 or int64 offsets). */
+static inline int64_t list_offset(const pq_arrow_column *c, int64_t i)
+{
+    if (c->layout == LAYOUT_LARGE_LIST) return ((const int64_t *)c->buffers[1])[i];
+    return ((const int32_t *)c->buffers[1])[i];
+}
+
+static inline void set_list_offset(void *o, bool large, int64_t i, int64_t v)
+{
+    if (large) ((int64_t *)o)[i] = v;
+    else ((int32_t *)o)[i] = (int32_t)v;
+}
+
 /* Rows [at, at + n) of c where `keep` (n bits) is set, `kept` of them, as a
  * new column (one reference). Validity is carried; a null slot stays null. */
 static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uint8_t *keep, int64_t kept,
@@ -262,28 +275,33 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             if (st == PQ_OK) t->n_children++;
         }
         break;
-    case LAYOUT_LIST: {
-        /* New offsets over the kept lists; the child keeps their elements. */
-        const int32_t *off = (const int32_t *)c->buffers[1] + at;
+    case LAYOUT_LIST:
+    case LAYOUT_LARGE_LIST: {
+        /* New offsets over the kept lists (of the list's width); the child
+         * keeps their elements. */
+        bool large = c->layout == LAYOUT_LARGE_LIST;
+        size_t ow = large ? 8 : 4;
         const pq_arrow_column *child = c->children[0];
-        int64_t cbase = off[0], cn = off[n] - off[0], ckept = 0;
-        int32_t *o = malloc((size_t)(kept + 1) * sizeof *o);
+        int64_t cbase = list_offset(c, at), cn = list_offset(c, at + n) - cbase, ckept = 0;
+        void *o = malloc((size_t)(kept + 1) * ow);
         uint8_t *ckeep = calloc((size_t)(cn + 7) / 8 + 1, 1);
         t->children = calloc(1, sizeof *t->children);
-        if (!o || !ckeep || !t->children || !column_own(t, 1, o, (size_t)(kept + 1) * sizeof *o)) {
+        if (!o || !ckeep || !t->children || !column_own(t, 1, o, (size_t)(kept + 1) * ow)) {
             if (!t->owned[1]) free(o);
             free(ckeep);
             st = PQ_ERR_NOMEM;
             break;
         }
-        o[0] = 0;
+        int64_t end = 0;
+        set_list_offset(o, large, 0, 0);
         int64_t j = 0;
         for (int64_t i = 0; i < n; i++)
             if (keep_bit(keep, i)) {
-                for (int32_t e = off[i]; e < off[i + 1]; e++) bit_set(ckeep, (size_t)(e - cbase));
-                ckept += off[i + 1] - off[i];
-                o[j + 1] = o[j] + (off[i + 1] - off[i]);
-                j++;
+                int64_t a = list_offset(c, at + i), b = list_offset(c, at + i + 1);
+                for (int64_t e = a; e < b; e++) bit_set(ckeep, (size_t)(e - cbase));
+                ckept += b - a;
+                end += b - a;
+                set_list_offset(o, large, ++j, end);
             }
         st = take(child, cbase, cn, ckeep, ckept, &t->children[0], depth + 1, err);
         if (st == PQ_OK) t->n_children = 1;

@@ -9,6 +9,7 @@
 #include "metadata/arrow_ipc_schema.h"
 #include "metadata/arrow_schema.h"
 #include "metadata/error.h"
+#include "reader/arrow_nested.h"
 #include "reader/output_type.h"
 #include "reader/variant_rebuild.h"
 #include "reader/context.h"
@@ -18,6 +19,9 @@ struct pq_output_types {
     pq_leaf_output *leaves; /* per leaf of the schema */
     pq_arrow_hints hints;   /* the writer's schema when followed (owns the time zones) */
     bool variants;          /* shredded VARIANT fields rebuilt (not variant_storage, on the host) */
+    int64_t *large_lists;   /* the list levels the writer's schema makes large_list (their keys,
+                             * pq_arrow_leaf_levels) */
+    size_t n_large_lists, cap_large_lists;
 };
 
 /* A flat string or binary leaf (not JSON): what string_type applies to. */
@@ -101,14 +105,32 @@ static size_t export_leaves(const struct ArrowSchema *f, int depth)
  * value) by position; the k-th leaf of the export is the field's k-th
  * Parquet leaf, leaves[k]. A child the writer's schema does not have keeps
  * the default mapping. */
-static void nested_hints(pq_output_types *t, const pq_schema *schema, const struct ArrowSchema *f,
+static bool nested_hints(pq_output_types *t, const pq_schema *schema, int32_t field, const struct ArrowSchema *f,
                          const pq_arrow_hint *h, const uint32_t *leaves, size_t nleaves, size_t *k, int depth)
 {
     if (f->n_children == 0) {
-        if (f->format[0] == '+') return; /* a group without leaves */
+        if (f->format[0] == '+') return true; /* a group without leaves */
         if (*k < nleaves && h) apply_nested_hint(&schema->leaves[leaves[*k]], h, &t->leaves[leaves[*k]]);
         (*k)++;
-        return;
+        return true;
+    }
+    if (h && h->type == PQ_HINT_LARGE_LIST && strcmp(f->format, "+l") == 0 && *k < nleaves) {
+        /* the list level at this depth of its first leaf's levels */
+        pq_asm_level levels[PQ_ASM_MAX_LEVELS];
+        int64_t keys[PQ_ASM_MAX_LEVELS];
+        size_t nl = 0;
+        pq_error e;
+        if (pq_arrow_leaf_levels(schema, field, &schema->leaves[leaves[*k]], levels, keys, &nl, &e) == PQ_OK &&
+            (size_t)(depth - 1) < nl && levels[depth - 1].kind == PQ_ASM_LIST) {
+            if (t->n_large_lists == t->cap_large_lists) {
+                size_t cap = t->cap_large_lists ? 2 * t->cap_large_lists : 8;
+                int64_t *p = realloc(t->large_lists, cap * sizeof *p);
+                if (!p) return false;
+                t->large_lists = p;
+                t->cap_large_lists = cap;
+            }
+            t->large_lists[t->n_large_lists++] = keys[depth - 1];
+        }
     }
     bool by_name = strcmp(f->format, "+s") == 0;
     for (int64_t i = 0; i < f->n_children; i++) {
@@ -117,9 +139,13 @@ static void nested_hints(pq_output_types *t, const pq_schema *schema, const stru
         for (size_t j = 0; h && by_name && j < h->n_children && !ch; j++)
             if (c->name && strcmp(h->children[j].name, c->name) == 0) ch = &h->children[j];
         if (h && !by_name && h->n_children == 1 && f->n_children == 1) ch = &h->children[0];
-        if (ch && depth < PQ_ARROW_HINTS_MAX_DEPTH) nested_hints(t, schema, c, ch, leaves, nleaves, k, depth + 1);
-        else *k += export_leaves(c, depth + 1);
+        if (ch && depth < PQ_ARROW_HINTS_MAX_DEPTH) {
+            if (!nested_hints(t, schema, field, c, ch, leaves, nleaves, k, depth + 1)) return false;
+        } else {
+            *k += export_leaves(c, depth + 1);
+        }
     }
+    return true;
 }
 
 /* Every leaf under top-level group `node` (not a VARIANT: its storage is
@@ -139,7 +165,8 @@ static pq_status field_hints(pq_output_types *t, const pq_metadata *md, int32_t 
     pq_status st = n ? pq_metadata_arrow_schema(md, leaves, 1, &s, err) : PQ_OK;
     if (st == PQ_OK && s.n_children == 1) {
         size_t k = 0;
-        nested_hints(t, schema, s.children[0], h, leaves, n, &k, 1);
+        if (!nested_hints(t, schema, node, s.children[0], h, leaves, n, &k, 1))
+            st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     }
     if (s.release) s.release(&s);
     free(leaves);
@@ -226,6 +253,7 @@ void pq_output_types_free(pq_output_types *t)
 {
     if (!t) return;
     pq_arrow_hints_free(&t->hints);
+    free(t->large_lists);
     free(t->leaves);
     free(t);
 }
@@ -256,6 +284,13 @@ bool pq_output_same_for_filter(const pq_output_types *t, const pq_schema *schema
 {
     pq_leaf a = pq_output_leaf(t, schema, leaf, false), b = pq_output_leaf(t, schema, leaf, true);
     return a.arrow.id == b.arrow.id && !pq_output_dictionary(t, leaf);
+}
+
+bool pq_output_large_lists(const pq_output_types *t, const int64_t **keys, size_t *n)
+{
+    *keys = t ? t->large_lists : NULL;
+    *n = t ? t->n_large_lists : 0;
+    return *n > 0;
 }
 
 bool pq_output_views(const pq_output_types *t, uint32_t leaf)
@@ -308,14 +343,12 @@ static struct ArrowSchema *nth_leaf_field(struct ArrowSchema *f, size_t *k)
     return NULL;
 }
 
-/* Nested leaf `leaf` retyped to `fmt` inside top-level field f of an
- * export of the leaves columns[0..n): its place among the selected leaves
- * of its field, in file order, is its place among f's leaf fields. */
-static pq_status retype_nested(const pq_schema *schema, const uint32_t *columns, size_t n, uint32_t leaf,
-                               const char *fmt, struct ArrowSchema *f, pq_error *err)
+/* Leaf `leaf`'s place among the selected leaves columns[0..n) of its
+ * field, in file order: its place among the leaf fields of the field's
+ * export. */
+static size_t selected_place(const pq_schema *schema, const uint32_t *columns, size_t n, uint32_t leaf)
 {
-    const pq_leaf *lf = &schema->leaves[leaf];
-    int32_t field = pq_reader_leaf_field(schema, lf);
+    int32_t field = pq_reader_leaf_field(schema, &schema->leaves[leaf]);
     size_t k = 0;
     for (size_t c = 0; c < n; c++) {
         if (columns[c] >= leaf || pq_reader_leaf_field(schema, &schema->leaves[columns[c]]) != field) continue;
@@ -323,7 +356,50 @@ static pq_status retype_nested(const pq_schema *schema, const uint32_t *columns,
         for (size_t e = 0; e < c && !again; e++) again = columns[e] == columns[c];
         k += !again;
     }
-    struct ArrowSchema *node = nth_leaf_field(f, &k);
+    return k;
+}
+
+/* The node d levels below export node f on the way to its k-th leaf. */
+static struct ArrowSchema *node_on_path(struct ArrowSchema *f, size_t k, size_t d)
+{
+    while (d--) {
+        struct ArrowSchema *next = NULL;
+        for (int64_t i = 0; i < f->n_children && !next; i++) {
+            size_t under = export_leaves(f->children[i], 1);
+            if (k < under) next = f->children[i];
+            else k -= under;
+        }
+        if (!next) return NULL;
+        f = next;
+    }
+    return f;
+}
+
+/* Nested leaf `leaf` inside top-level field f of an export of the leaves
+ * columns[0..n): retyped to fmt (when given), and the lists on its way
+ * the writer's schema makes large made "+L" (the same length as "+l": the
+ * format lives in the node's own block, which this library allocated). */
+static pq_status retype_nested(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
+                               uint32_t leaf, const char *fmt, struct ArrowSchema *f, pq_error *err)
+{
+    const pq_leaf *lf = &schema->leaves[leaf];
+    size_t k = selected_place(schema, columns, n, leaf);
+    if (t->n_large_lists) {
+        pq_asm_level levels[PQ_ASM_MAX_LEVELS];
+        int64_t keys[PQ_ASM_MAX_LEVELS];
+        size_t nl = 0;
+        pq_status st = pq_arrow_leaf_levels(schema, pq_reader_leaf_field(schema, lf), lf, levels, keys, &nl, err);
+        if (st != PQ_OK) return st;
+        for (size_t d = 0; d < nl; d++) {
+            bool large = false;
+            for (size_t i = 0; i < t->n_large_lists && !large; i++) large = t->large_lists[i] == keys[d];
+            struct ArrowSchema *node = large ? node_on_path(f, k, d) : NULL;
+            if (node && strcmp(node->format, "+l") == 0) ((char *)node->format)[1] = 'L';
+        }
+    }
+    if (!fmt) return PQ_OK;
+    size_t kk = k;
+    struct ArrowSchema *node = nth_leaf_field(f, &kk);
     if (!node) /* cannot happen: the export is made so */
         return pq_error_set(err, PQ_ERR_SCHEMA, "column '%s': no leaf field in the exported schema", lf->path);
     return pq_arrow_schema_retype(node, fmt, NULL, err);
@@ -336,12 +412,14 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
         const pq_leaf *lf = &schema->leaves[columns[i]];
         char fmt[96];
         const char *dict;
-        if (!pq_reader_leaf_is_flat(schema, lf)) { /* large strings, zones, durations, INT96 units */
-            if (for_filter || !output_format(t, schema, columns[i], false, fmt, sizeof fmt, &dict) || dict) continue;
+        if (!pq_reader_leaf_is_flat(schema, lf)) { /* large lists and strings, zones, durations, INT96 units */
+            if (for_filter) continue;
+            bool typed = output_format(t, schema, columns[i], false, fmt, sizeof fmt, &dict) && !dict;
+            if (!typed && !t->n_large_lists) continue;
             const char *name = schema->nodes[pq_reader_leaf_field(schema, lf)].name;
             for (int64_t k = 0; k < s->n_children; k++) {
                 if (strcmp(s->children[k]->name, name) != 0) continue;
-                pq_status st = retype_nested(schema, columns, n, columns[i], fmt, s->children[k], err);
+                pq_status st = retype_nested(t, schema, columns, n, columns[i], typed ? fmt : NULL, s->children[k], err);
                 if (st != PQ_OK) return st;
                 break;
             }

@@ -10,8 +10,8 @@
  * decimal_type, string views and dictionary arrays change flat leaves (a
  * top-level column with no repetition) alone; int96_unit and the writer's
  * large strings, time zones and durations apply at any depth (inside a
- * struct, list or map the nested assembly builds them). List nodes keep
- * the Parquet mapping (list, never large_list or fixed_size_list).
+ * struct, list or map the nested assembly builds them), and so do its
+ * large_list levels (pq_output_large_lists); fixed_size_list stays list.
  */
 #ifndef PQ_READER_OUTPUT_TYPE_H
 #define PQ_READER_OUTPUT_TYPE_H
@@ -57,6 +57,10 @@ pq_leaf pq_output_leaf(const pq_output_types *t, const pq_schema *schema, uint32
 /* Whether the filter's own column of leaf `leaf` is its output column
  * too, so late materialization may hand it to the decode stage. */
 bool pq_output_same_for_filter(const pq_output_types *t, const pq_schema *schema, uint32_t leaf);
+
+/* The list levels (keys as pq_arrow_leaf_levels gives them) the writer's
+ * schema makes large_list, in *keys / *n (owned by t); whether any. */
+bool pq_output_large_lists(const pq_output_types *t, const int64_t **keys, size_t *n);
 
 /* Whether leaf `leaf` decodes into string views (views are read by the
  * filter too). */

@@ -565,7 +565,11 @@ static pq_status decode_unit_chunk(pq_reader *r, decode_job *job, pq_codec_ctx *
  * changes; a filter's rows are the host's). */
 static bool nested_built_in_place(const pq_reader *r, const decode_job *job, const pq_leaf *const *leaves, size_t m)
 {
-    if (!job->build_on_device || (r->sel.filter && !r->opts.prune_only)) return false;
+    const int64_t *large;
+    size_t nlarge;
+    if (!job->build_on_device || (r->sel.filter && !r->opts.prune_only) ||
+        pq_output_large_lists(r->sel.outputs, &large, &nlarge)) /* the kernels build int32 list offsets */
+        return false;
     for (size_t i = 0; i < m; i++) {
         uint32_t column = (uint32_t)(leaves[i] - pq_metadata_schema(r->md)->leaves);
         pq_leaf built = output_leaf(r, column, false); /* the kernels build the file's own types */
@@ -689,9 +693,12 @@ static pq_status run_nested(pq_reader *r, pq_codec_ctx *cctx, decode_job *job, s
                 built[i] = output_leaf(r, (uint32_t)(leaves[i] - schema->leaves), false);
                 bp[i] = &built[i];
             }
+            const int64_t *large = NULL; /* the writer's large_list levels */
+            size_t nlarge = 0;
+            pq_output_large_lists(r->sel.outputs, &large, &nlarge);
             if (st == PQ_OK)
-                st = pq_arrow_nested_build(schema, field, bp, vals, m, (int64_t)first->rows.rows, &r->out.cols[slot],
-                                           err);
+                st = pq_arrow_nested_build_wide(schema, field, bp, vals, m, (int64_t)first->rows.rows, large, nlarge,
+                                                &r->out.cols[slot], err);
             free(built);
             free(bp);
         }

@@ -57,7 +57,7 @@ static size_t walk(const pq_arrow_hint *h, size_t n, int depth)
         const pq_arrow_hint *f = &h[i];
         FUZZ_CHECK(f->name != NULL, "field %zu at depth %d has a NULL name", i, depth);
         touch_cstr(f->name);
-        FUZZ_CHECK(f->type <= PQ_HINT_DURATION, "type %u", f->type);
+        FUZZ_CHECK(f->type <= PQ_HINT_LARGE_LIST, "type %u", f->type);
         bool timed = f->type == PQ_HINT_TIMESTAMP || f->type == PQ_HINT_DURATION;
         FUZZ_CHECK(f->unit <= PQ_HINT_NANO && (timed || f->unit == 0), "unit %u for type %u",
                    f->unit, f->type);

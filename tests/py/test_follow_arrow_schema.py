@@ -10,8 +10,9 @@ pyarrow's and the values equal, for files pyarrow wrote with and without
 dictionary encoding, with nulls, over several row groups, whole, by row
 group, in batches, empty, and filtered. Leaves inside structs, lists and
 maps follow it too (large strings, time zones, durations): a nested table's
-types are pyarrow's, whole, in part, in batches and filtered (lists stay
-`list`: a large_list or fixed_size_list keeps the Parquet mapping). Without
+types are pyarrow's, large_list levels included, whole, in part, in
+batches and filtered (a fixed_size_list keeps the Parquet mapping, list).
+Without
 the option the default
 mapping holds; a stored key that cannot be decoded fails the read with a
 message naming ARROW:schema only when the option is on; corpus files that
@@ -90,6 +91,10 @@ def nested(tmp):
                       pa.map_(pa.large_string(), pa.large_string())),
         "lst": pa.array([[{"x": "q%d" % i, "y": i}, None] for i in range(n)],
                         pa.list_(pa.struct([("x", pa.large_string()), ("y", pa.int32())]))),
+        "ll": pa.array([["b%d" % i] * (i % 4) if i % 6 else None for i in range(n)],
+                       pa.large_list(pa.large_string())),
+        "lll": pa.array([[{"x": [i] * (i % 3), "t": "t%d" % i}] * (i % 2) for i in range(n)],
+                        pa.large_list(pa.struct([("x", pa.large_list(pa.int32())), ("t", pa.string())]))),
         "deep": pa.array([{"in": {"z": "z%d" % i, "ts": i}} for i in range(n)],
                          pa.struct([("in", pa.struct([("z", pa.large_string()),
                                                       ("ts", pa.timestamp("us", tz="Europe/Paris"))]))])),
@@ -110,6 +115,13 @@ def nested(tmp):
                                              for x in want.column("st").to_pylist()]
     assert part.schema.field("deep").type.field("in").type.field("ts").type == \
         pa.timestamp("us", tz="Europe/Paris"), part.schema
+    lists = pqstep.read_table(path, columns=["lll.list.element.x.list.element", "id"])
+    lists.validate(full=True)
+    assert lists.schema.field("lll").type == pa.large_list(pa.struct([("x", pa.large_list(pa.int32()))])), \
+        lists.schema
+    assert lists.column("lll").to_pylist() == [None if v is None else [None if e is None else {"x": e["x"]}
+                                                                       for e in v]
+                                               for v in want.column("lll").to_pylist()]
     only = pqstep.read_table(path, columns=["st.d"])
     assert only.schema.field("st").type == pa.struct([("d", pa.duration("us"))]), only.schema
     with pqstep.Reader(path) as r:
@@ -126,6 +138,8 @@ def nested(tmp):
     plain = pqstep.read_table(path, follow_arrow_schema=False)
     assert plain.schema.field("st").type.field("s").type == pa.string(), plain.schema
     assert plain.schema.field("ls").type == pa.list_(pa.field("element", pa.string())), plain.schema
+    assert plain.schema.field("ll").type == pa.list_(pa.field("element", pa.string())), plain.schema
+    assert plain.column("ll").to_pylist() == want.column("ll").to_pylist()
     return 1
 
 
