@@ -210,8 +210,10 @@ typedef enum pq_string_type {
                                * of string / binary. A chunk whose data pages are all
                                * dictionary-encoded keeps the file's dictionary (indices as
                                * stored, no string copied); a chunk that fell back to other
-                               * encodings gets one entry per row. Each row group's array has
-                               * its own dictionary */
+                               * encodings gets one entry per row (its distinct values where
+                               * the writer's ARROW:schema names an index type narrower than
+                               * that, follow_arrow_schema). Each row group's array has its
+                               * own dictionary */
 } pq_string_type;
 
 /* How decimals come out of the decode stage. */
@@ -353,9 +355,9 @@ typedef struct pq_reader_options {
      * and binary columns (over string_type), the time zone of a UTC
      * timestamp ("tsu:Europe/Paris"), and durations stored as INT64; inside
      * structs, lists and maps, large_string / large_binary, time zones and
-     * durations, and large_list levels ("+L", 64-bit offsets). Other types
-     * (seconds timestamps stored as milliseconds, fixed_size_list,
-     * dictionary index types other than int32) keep the default mapping. A file without the key reads as without the option;
+     * durations, and large_list levels ("+L", 64-bit offsets); a dictionary
+     * column's index type and order. Other types (seconds timestamps
+     * stored as milliseconds, fixed_size_list) keep the default mapping. A file without the key reads as without the option;
      * one whose key cannot be decoded fails the select stage with
      * PQ_ERR_CORRUPT_DATA, naming what is wrong (as pyarrow refuses such
      * a file; false reads it). On by default (pq_reader_options_init):

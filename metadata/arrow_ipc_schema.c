@@ -60,6 +60,8 @@ enum {
     FIELD_CHILDREN = 5,
 };
 enum { TIMESTAMP_UNIT = 0, TIMESTAMP_TIMEZONE = 1 };
+enum { DICTIONARY_INDEX_TYPE = 1, DICTIONARY_IS_ORDERED = 2 }; /* DictionaryEncoding (0: id) */
+enum { INT_BIT_WIDTH = 0, INT_IS_SIGNED = 1 };
 enum { DURATION_UNIT = 0 };
 
 typedef struct decoder {
@@ -206,6 +208,15 @@ static bool read_i16(decoder *d, const fb_table *t, unsigned id, const char *nam
     return true;
 }
 
+static bool read_i32(decoder *d, const fb_table *t, unsigned id, const char *name, int32_t def,
+                     int32_t *v)
+{
+    size_t at;
+    if (!field_at(d, t, id, 4, name, &at)) return false;
+    *v = at ? (int32_t)rd_u32(d->fb + at) : def;
+    return true;
+}
+
 /* The uoffset stored at `at` (4 bytes the caller checked): *to = its
  * target, which has at least one byte in the buffer (callers check what
  * they read there). */
@@ -347,6 +358,25 @@ static bool field_at_pos(decoder *d, size_t pos, pq_arrow_hint *h)
     if (!read_offset(d, &f, FIELD_DICTIONARY, "Field.dictionary", &dict_pos)) return false;
     if (dict_pos && !table_at(d, dict_pos, "DictionaryEncoding", &dict)) return false;
     h->dictionary = dict_pos != 0;
+    if (h->dictionary) { /* the indices' type (Int; int32 when absent) and order */
+        size_t index_pos;
+        uint8_t ordered, is_signed = 1;
+        int32_t bits = 32;
+        if (!read_offset(d, &dict, DICTIONARY_INDEX_TYPE, "DictionaryEncoding.indexType", &index_pos) ||
+            !read_u8(d, &dict, DICTIONARY_IS_ORDERED, "DictionaryEncoding.isOrdered", 0, &ordered))
+            return false;
+        if (index_pos) {
+            fb_table it;
+            if (!table_at(d, index_pos, "Int", &it) || !read_i32(d, &it, INT_BIT_WIDTH, "Int.bitWidth", 0, &bits) ||
+                !read_u8(d, &it, INT_IS_SIGNED, "Int.is_signed", 0, &is_signed))
+                return false;
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+                return CORRUPT(d, "field '%.40s': dictionary index width %d is not 8, 16, 32 or 64", h->name, bits);
+        }
+        h->index_bits = (uint8_t)bits;
+        h->index_signed = is_signed != 0;
+        h->ordered = ordered != 0;
+    }
 
     if (!read_offset(d, &f, FIELD_CHILDREN, "Field.children", &children)) return false;
     return children == 0 ||

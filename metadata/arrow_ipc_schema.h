@@ -71,6 +71,10 @@ typedef struct pq_arrow_hint {
      * SECOND for Timestamp, MILLISECOND for Duration (writers omit it). */
     uint8_t unit;
     bool dictionary;          /* the field is dictionary-encoded; `type` is its value type */
+    uint8_t index_bits;       /* dictionary: its indices' width (8, 16, 32 or 64; 32 when the writer
+                               * named none); 0 for other fields */
+    bool index_signed;        /* dictionary: signed indices (the default) */
+    bool ordered;             /* dictionary: isOrdered */
     bool nullable;
     const char *timezone;     /* TIMESTAMP: NUL-terminated, NULL when none (owned by the hints) */
     /* Nested fields (struct, list, map, union, ...): their hints, in schema
@@ -95,7 +99,8 @@ typedef struct pq_arrow_hints {
  *   PQ_ERR_INVALID_ARGUMENT  out is NULL, or base64 is NULL with len > 0
  *   PQ_ERR_CORRUPT_DATA      bad base64; a truncated or malformed IPC message or
  *                            flatbuffer; a message that is not a Schema; a field
- *                            without a type; a time unit outside 0..3; fields
+ *                            without a type; a time unit outside 0..3; a
+ *                            dictionary index width not 8, 16, 32 or 64; fields
  *                            nested deeper than PQ_ARROW_HINTS_MAX_DEPTH
  *   PQ_ERR_MEMORY_LIMIT      more than PQ_ARROW_HINTS_MAX_FIELDS fields in all
  *   PQ_ERR_NOMEM             malloc failed

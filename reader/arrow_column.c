@@ -165,6 +165,102 @@ int64_t pq_arrow_column_length(const pq_arrow_column *c)
     return c ? c->length : 0;
 }
 
+int64_t pq_arrow_column_dictionary_length(const pq_arrow_column *c)
+{
+    return c && c->dictionary ? c->dictionary->length : -1;
+}
+
+pq_status pq_arrow_column_dictionary_unique(pq_arrow_column *c, pq_error *err)
+{
+    pq_arrow_column *d = c ? c->dictionary : NULL;
+    if (!d || d->layout != LAYOUT_BINARY || c->layout != LAYOUT_FIXED || c->width != 4 || d->null_count ||
+        c->owned[1] != c->buffers[1]) /* indices of its own, to rewrite */
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "no dictionary array of strings with int32 indices");
+    size_t n = (size_t)d->length, cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    const int32_t *off = d->buffers[1];
+    const uint8_t *bytes = d->buffers[2];
+    int32_t *slot = malloc(cap * sizeof *slot), *remap = malloc((n ? n : 1) * sizeof *remap);
+    int32_t *noff = pq_pool_alloc((n + 1) * sizeof *noff);
+    uint8_t *nbytes = pq_pool_alloc(off[n] > off[0] ? (size_t)(off[n] - off[0]) : 1);
+    if (!slot || !remap || !noff || !nbytes) {
+        free(slot);
+        free(remap);
+        pq_pool_give(noff);
+        pq_pool_give(nbytes);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a dictionary");
+    }
+    memset(slot, 0xff, cap * sizeof *slot); /* -1: empty */
+    size_t m = 0;
+    noff[0] = 0;
+    for (size_t e = 0; e < n; e++) { /* open addressing on the entries' bytes */
+        const uint8_t *p = bytes + off[e];
+        size_t len = (size_t)(off[e + 1] - off[e]);
+        uint64_t h = 1469598103934665603ull;
+        for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
+        size_t at = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        for (;; at = (at + 1) & (cap - 1)) {
+            int32_t u = slot[at];
+            if (u < 0) {
+                slot[at] = (int32_t)m;
+                memcpy(nbytes + noff[m], p, len);
+                noff[m + 1] = noff[m] + (int32_t)len;
+                remap[e] = (int32_t)m++;
+                break;
+            }
+            if ((size_t)(noff[u + 1] - noff[u]) == len && memcmp(nbytes + noff[u], p, len) == 0) {
+                remap[e] = u;
+                break;
+            }
+        }
+    }
+    free(slot);
+    int32_t *idx = c->owned[1];
+    for (int64_t i = 0; i < c->length; i++) /* an index out of the entries is a null's: 0 */
+        idx[i] = idx[i] >= 0 && (size_t)idx[i] < n ? remap[idx[i]] : 0;
+    free(remap);
+    pq_arrow_column *u = column_new((int64_t)m);
+    if (!u || !column_own(u, 1, noff, (m + 1) * sizeof *noff) || !column_own(u, 2, nbytes, (size_t)noff[m])) {
+        if (!u || !u->owned[1]) pq_pool_give(noff);
+        if (!u || !u->owned[2]) pq_pool_give(nbytes);
+        pq_arrow_column_release(u);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for a dictionary");
+    }
+    u->layout = LAYOUT_BINARY;
+    u->n_buffers = 3;
+    pq_arrow_column_release(d);
+    c->dictionary = u;
+    return PQ_OK;
+}
+
+pq_status pq_arrow_column_index_width(pq_arrow_column *c, size_t width, pq_error *err)
+{
+    if (!c || !c->dictionary || c->layout != LAYOUT_FIXED || c->width != 4 ||
+        (width != 1 && width != 2 && width != 8))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "index width %zu for a column that is no "
+                            "dictionary array of int32 indices", width);
+    size_t n = (size_t)c->length;
+    const int32_t *from = c->buffers[1];
+    uint8_t *to = malloc(n ? n * width : 1);
+    if (!to) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory for dictionary indices");
+    for (size_t i = 0; i < n; i++) { /* a null slot's index is 0 or another entry's: in range */
+        int64_t x = from[i];
+        if (width == 1) to[i] = (uint8_t)x;
+        else if (width == 2) {
+            uint16_t y = (uint16_t)x;
+            memcpy(to + 2 * i, &y, 2);
+        } else {
+            memcpy(to + 8 * i, &x, 8);
+        }
+    }
+    pq_pool_give(c->owned[1]);
+    c->nbytes = c->nbytes - n * 4 + n * width;
+    c->owned[1] = to;
+    c->buffers[1] = to;
+    c->width = (uint32_t)width;
+    return PQ_OK;
+}
+
 uint64_t pq_arrow_column_bytes(const pq_arrow_column *c)
 {
     if (!c) return 0;

@@ -79,6 +79,22 @@ bool pq_arrow_column_is_adopted(const pq_arrow_column *c);
 /* Rows in the column. */
 int64_t pq_arrow_column_length(const pq_arrow_column *c);
 
+/* A dictionary array's dictionary entries, or -1 for another column. */
+int64_t pq_arrow_column_dictionary_length(const pq_arrow_column *c);
+
+/* A dictionary array of strings or binaries (int32 indices, int32
+ * offsets, no null entries) given a dictionary of its distinct entries, in
+ * their first order, its indices remapped: what a chunk that fell back
+ * from dictionary encoding needs to fit a narrow index type. Errors:
+ * PQ_ERR_INVALID_ARGUMENT (another column), PQ_ERR_NOMEM (c unchanged). */
+pq_status pq_arrow_column_dictionary_unique(pq_arrow_column *c, pq_error *err);
+
+/* A dictionary array's int32 indices (as pq_arrow_column_build_dictionary
+ * makes them) rewritten `width` bytes each (1, 2 or 8), in a new buffer:
+ * the caller checked that the dictionary's entries fit. Errors:
+ * PQ_ERR_INVALID_ARGUMENT (another column or width), PQ_ERR_NOMEM. */
+pq_status pq_arrow_column_index_width(pq_arrow_column *c, size_t width, pq_error *err);
+
 /* Bytes of the column's Arrow buffers, its children's included. */
 uint64_t pq_arrow_column_bytes(const pq_arrow_column *c);
 

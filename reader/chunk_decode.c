@@ -112,7 +112,15 @@ pq_status pq_chunk_build_output(const pq_reader *r, size_t g, size_t k, const pq
     const pq_reader_chunk *ch = &r->pages.chunks[k];
     uint32_t leaf = ch->info.column;
     pq_leaf lf = output_leaf(r, leaf, false);
-    if (pq_output_dictionary(r->sel.outputs, leaf)) return pq_arrow_column_build_dictionary(&lf, v, out, err);
+    if (pq_output_dictionary(r->sel.outputs, leaf)) {
+        pq_status st = pq_arrow_column_build_dictionary(&lf, v, out, err);
+        if (st == PQ_OK) st = pq_output_dictionary_indices(r->sel.outputs, pq_metadata_schema(r->md), leaf, *out, err);
+        if (st != PQ_OK) {
+            pq_arrow_column_release(*out);
+            *out = NULL;
+        }
+        return st;
+    }
     size_t bad;
     slot_rows sr = {r, g, ch, rows, keep};
     pq_status st = pq_arrow_column_build_at(&lf, v, slot_delivered, &sr, &bad, out, err);

@@ -51,7 +51,13 @@ static void apply_time_hint(const pq_leaf *lf, const pq_arrow_hint *h, pq_leaf_o
 static void apply_hint(const pq_schema *schema, const pq_leaf *lf, const pq_arrow_hint *h, pq_leaf_output *o)
 {
     if (string_leaf(schema, lf)) {
-        if (h->dictionary) o->strings = PQ_STRINGS_DICTIONARY;
+        if (h->dictionary) {
+            static const char index_format[2][4] = {{'C', 'S', 'I', 'L'}, {'c', 's', 'i', 'l'}};
+            int w = h->index_bits == 8 ? 0 : h->index_bits == 16 ? 1 : h->index_bits == 64 ? 3 : 2;
+            o->strings = PQ_STRINGS_DICTIONARY;
+            o->dict_index = index_format[h->index_signed][w];
+            o->dict_ordered = h->ordered;
+        }
         else if (h->type == PQ_HINT_LARGE_STRING || h->type == PQ_HINT_LARGE_BINARY) o->strings = PQ_STRINGS_LARGE;
         else if (h->type == PQ_HINT_STRING_VIEW || h->type == PQ_HINT_BINARY_VIEW) o->strings = PQ_STRINGS_VIEW;
         return;
@@ -293,6 +299,30 @@ bool pq_output_large_lists(const pq_output_types *t, const int64_t **keys, size_
     return *n > 0;
 }
 
+pq_status pq_output_dictionary_indices(const pq_output_types *t, const pq_schema *schema, uint32_t leaf,
+                                       pq_arrow_column *c, pq_error *err)
+{
+    char f = pq_output_types_leaf(t, leaf)->dict_index;
+    if (!f || f == 'i' || f == 'I') return PQ_OK; /* int32 indices, never negative: uint32's bytes too */
+    size_t width = f == 'c' || f == 'C' ? 1 : f == 's' || f == 'S' ? 2 : 8;
+    uint64_t room = width == 8 ? UINT64_MAX : (f >= 'a' ? 1ull << (8 * width - 1) : 1ull << (8 * width));
+    int64_t entries = pq_arrow_column_dictionary_length(c);
+    if (entries < 0) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "column '%s' is no dictionary array",
+                                         schema->leaves[leaf].path);
+    if ((uint64_t)entries > room) { /* an entry a slot (a chunk that fell back): its distinct ones */
+        pq_status st = pq_arrow_column_dictionary_unique(c, err);
+        if (st != PQ_OK) return st;
+        entries = pq_arrow_column_dictionary_length(c);
+    }
+    if ((uint64_t)entries > room)
+        return pq_error_set(err, PQ_ERR_UNSUPPORTED,
+                            "column '%s': %lld dictionary entries do not fit the %s index type the writer's "
+                            "ARROW:schema names (read it with follow_arrow_schema off for int32 indices)",
+                            schema->leaves[leaf].path, (long long)entries,
+                            f == 'c' ? "int8" : f == 'C' ? "uint8" : f == 's' ? "int16" : f == 'S' ? "uint16" : "int64");
+    return pq_arrow_column_index_width(c, width, err);
+}
+
 bool pq_output_views(const pq_output_types *t, uint32_t leaf)
 {
     return pq_output_types_leaf(t, leaf)->strings == PQ_STRINGS_VIEW;
@@ -316,7 +346,7 @@ static bool output_format(const pq_output_types *t, const pq_schema *schema, uin
         return true;
     }
     if (o->strings == PQ_STRINGS_DICTIONARY && !for_filter) {
-        snprintf(fmt, cap, "i");
+        snprintf(fmt, cap, "%c", o->dict_index ? o->dict_index : 'i');
         *dict = lf->arrow.id == PQ_ARROW_STRING ? "u" : "z";
         return true;
     }
@@ -433,6 +463,7 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
             if (!flat && strcmp(f->name, name) != 0) continue;
             pq_status st = pq_arrow_schema_retype(f, fmt, dict, err);
             if (st != PQ_OK) return st;
+            if (dict && pq_output_types_leaf(t, columns[i])->dict_ordered) f->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
             break;
         }
     }

@@ -21,6 +21,7 @@
 
 #include "pq_arrow.h"
 #include "pq_reader.h"
+#include "reader/arrow_column.h"
 
 /* What one leaf becomes. */
 typedef struct pq_leaf_output {
@@ -32,6 +33,9 @@ typedef struct pq_leaf_output {
     const char *timezone; /* a UTC timestamp's time zone from the writer's schema, or NULL */
     uint8_t int96_unit;   /* an INT96 timestamp in a unit other than the schema's nanoseconds
                            * (opts.int96_unit: pq_time_unit), or 0 */
+    char dict_index;      /* a dictionary array's index format ("c" "C" "s" "S" "i" "I" "l" "L"
+                           * as the writer's schema names it; 0: "i") */
+    bool dict_ordered;    /* a dictionary array the writer's schema calls ordered */
 } pq_leaf_output;
 
 typedef struct pq_output_types pq_output_types;
@@ -61,6 +65,14 @@ bool pq_output_same_for_filter(const pq_output_types *t, const pq_schema *schema
 /* The list levels (keys as pq_arrow_leaf_levels gives them) the writer's
  * schema makes large_list, in *keys / *n (owned by t); whether any. */
 bool pq_output_large_lists(const pq_output_types *t, const int64_t **keys, size_t *n);
+
+/* Dictionary column *c (int32 indices, as pq_arrow_column_build_dictionary
+ * builds it) of leaf `leaf` given the index type the writer's schema names
+ * (pq_leaf_output.dict_index): indices narrowed or widened in a new buffer,
+ * or kept (uint32: the same bytes). PQ_ERR_UNSUPPORTED, naming the column,
+ * when the dictionary has more entries than that type indexes. */
+pq_status pq_output_dictionary_indices(const pq_output_types *t, const pq_schema *schema, uint32_t leaf,
+                                       pq_arrow_column *c, pq_error *err);
 
 /* Whether leaf `leaf` decodes into string views (views are read by the
  * filter too). */

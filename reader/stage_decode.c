@@ -233,7 +233,9 @@ static bool flat_laid_out(const pq_reader *r, size_t k)
 {
     uint32_t column = r->pages.chunks[k].info.column;
     pq_leaf lf = output_leaf(r, column, false);
-    return pq_darrow_covers(&lf, pq_chunk_decode_flags(r, column, pq_chunk_more(r, k)));
+    char index = pq_output_types_leaf(r->sel.outputs, column)->dict_index; /* the kernels make int32 indices */
+    return (!index || index == 'i' || index == 'I') &&
+           pq_darrow_covers(&lf, pq_chunk_decode_flags(r, column, pq_chunk_more(r, k)));
 }
 
 /* device_output: whether slot s's chunk (k) is built into its Arrow array

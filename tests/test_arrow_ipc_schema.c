@@ -763,9 +763,75 @@ START_TEST(built_time_types)
 }
 END_TEST
 
+/* A DictionaryEncoding with indexType Int(bits, is_signed) and isOrdered. */
+static size_t fbb_dictionary(fbb *f, int32_t bits, bool is_signed, bool ordered)
+{
+    size_t dsz[3] = {0, 4, 1}, dat[3], isz[2] = {4, 1}, iat[2];
+    size_t d = fbb_table(f, 3, dsz, dat);
+    size_t it = fbb_table(f, 2, isz, iat);
+    fbb_put(f, iat[0], (uint32_t)bits, 4);
+    fbb_put(f, iat[1], is_signed, 1);
+    fbb_link(f, dat[1], it);
+    fbb_put(f, dat[2], ordered, 1);
+    return d;
+}
+
+/* The indices' type and order; int32 when the writer named none. */
+START_TEST(built_dictionary_indices)
+{
+    fbb f = {0};
+    size_t slot = fbb_fields(&f, fbb_schema(&f, 1), 3);
+    field_slots a = fbb_field_raw(&f, slot, "u16", T_UTF8, true, false);
+    fbb_link(&f, a.type, fbb_table(&f, 0, NULL, NULL));
+    fbb_link(&f, a.dictionary, fbb_dictionary(&f, 16, false, true));
+    field_slots b = fbb_field_raw(&f, slot + 4, "i64", T_UTF8, true, false);
+    fbb_link(&f, b.type, fbb_table(&f, 0, NULL, NULL));
+    fbb_link(&f, b.dictionary, fbb_dictionary(&f, 64, true, false));
+    field_slots c = fbb_field_raw(&f, slot + 8, "plain_dict", T_UTF8, true, false);
+    fbb_link(&f, c.type, fbb_table(&f, 0, NULL, NULL));
+    fbb_link(&f, c.dictionary, fbb_table(&f, 0, NULL, NULL)); /* no indexType, no isOrdered */
+    pq_arrow_hints h;
+    fbb_decode(&f, &h);
+    ck_assert_uint_eq(h.n_fields, 3);
+    ck_assert(h.fields[0].dictionary && h.fields[0].index_bits == 16 && !h.fields[0].index_signed &&
+              h.fields[0].ordered);
+    ck_assert(h.fields[1].dictionary && h.fields[1].index_bits == 64 && h.fields[1].index_signed &&
+              !h.fields[1].ordered);
+    ck_assert(h.fields[2].dictionary && h.fields[2].index_bits == 32 && h.fields[2].index_signed &&
+              !h.fields[2].ordered);
+    pq_arrow_hints_free(&h);
+    free(f.b);
+
+    /* pyarrow's own: dict (int32) and dict8_ls (int8) */
+    pq_error err;
+    ck_assert_int_eq(pq_arrow_hints_decode(TYPES_B64, strlen(TYPES_B64), &h, &err), PQ_OK);
+    int seen = 0;
+    for (size_t i = 0; i < h.n_fields; i++) {
+        if (strcmp(h.fields[i].name, "dict") == 0)
+            seen += h.fields[i].index_bits == 32 && h.fields[i].index_signed && !h.fields[i].ordered;
+        if (strcmp(h.fields[i].name, "dict8_ls") == 0) seen += h.fields[i].index_bits == 8 && h.fields[i].index_signed;
+        if (!h.fields[i].dictionary) ck_assert_uint_eq(h.fields[i].index_bits, 0);
+    }
+    ck_assert_int_eq(seen, 2);
+    pq_arrow_hints_free(&h);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------
  * Hostile inputs
  * ------------------------------------------------------------------------- */
+
+START_TEST(dictionary_index_width_refused)
+{
+    fbb f = {0};
+    size_t slot = fbb_fields(&f, fbb_schema(&f, 1), 1);
+    field_slots a = fbb_field_raw(&f, slot, "odd", T_UTF8, true, false);
+    fbb_link(&f, a.type, fbb_table(&f, 0, NULL, NULL));
+    fbb_link(&f, a.dictionary, fbb_dictionary(&f, 7, true, false));
+    fbb_expect_fail(&f, PQ_ERR_CORRUPT_DATA, "field 'odd': dictionary index width 7 is not 8, 16, 32 or 64");
+    free(f.b);
+}
+END_TEST
 
 START_TEST(bad_base64)
 {
@@ -1035,6 +1101,8 @@ static Suite *arrow_ipc_schema_suite(void)
     Suite *s = suite_create("arrow_ipc_schema");
     TCase *tc = tcase_create("pyarrow");
     tcase_add_test(tc, pyarrow_footer_types);
+    tcase_add_test(tc, built_dictionary_indices);
+    tcase_add_test(tc, dictionary_index_width_refused);
     tcase_add_test(tc, pyarrow_legacy_framing);
     tcase_add_test(tc, missing_padding);
     tcase_add_test(tc, trailing_bytes_ignored);

@@ -12,7 +12,8 @@
  *     starts with "ARROW:schema", and leaves *out zeroed;
  *   - a success can be walked: names and time zones are NUL-terminated and
  *     readable after the input text is freed, types and units are in range
- *     (a unit or a time zone only where the type has one), children arrays
+ *     (a unit or a time zone only where the type has one, an index width of
+ *     8, 16, 32 or 64 bits exactly on dictionary fields), children arrays
  *     exist exactly when counted, nesting is at most 64 deep and the fields
  *     at most 1 << 20 in all;
  *   - decoding is deterministic: the same text gives the same hints again.
@@ -58,6 +59,10 @@ static size_t walk(const pq_arrow_hint *h, size_t n, int depth)
         FUZZ_CHECK(f->name != NULL, "field %zu at depth %d has a NULL name", i, depth);
         touch_cstr(f->name);
         FUZZ_CHECK(f->type <= PQ_HINT_LARGE_LIST, "type %u", f->type);
+        FUZZ_CHECK(f->dictionary ? (f->index_bits == 8 || f->index_bits == 16 || f->index_bits == 32 ||
+                                    f->index_bits == 64)
+                                 : (f->index_bits == 0 && !f->ordered && !f->index_signed),
+                   "index of %u bits on a %sdictionary field", f->index_bits, f->dictionary ? "" : "non-");
         bool timed = f->type == PQ_HINT_TIMESTAMP || f->type == PQ_HINT_DURATION;
         FUZZ_CHECK(f->unit <= PQ_HINT_NANO && (timed || f->unit == 0), "unit %u for type %u",
                    f->unit, f->type);
@@ -77,6 +82,8 @@ static void same(const pq_arrow_hint *a, const pq_arrow_hint *b, size_t n)
         FUZZ_CHECK(strcmp(a[i].name, b[i].name) == 0 && a[i].type == b[i].type &&
                        a[i].unit == b[i].unit && a[i].dictionary == b[i].dictionary &&
                        a[i].nullable == b[i].nullable && a[i].n_children == b[i].n_children &&
+                       a[i].index_bits == b[i].index_bits && a[i].index_signed == b[i].index_signed &&
+                       a[i].ordered == b[i].ordered &&
                        (a[i].timezone == NULL) == (b[i].timezone == NULL) &&
                        (!a[i].timezone || strcmp(a[i].timezone, b[i].timezone) == 0),
                    "a second decode differs at field '%s'", a[i].name);

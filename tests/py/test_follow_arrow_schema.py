@@ -11,7 +11,8 @@ dictionary encoding, with nulls, over several row groups, whole, by row
 group, in batches, empty, and filtered. Leaves inside structs, lists and
 maps follow it too (large strings, time zones, durations): a nested table's
 types are pyarrow's, large_list levels included, whole, in part, in
-batches and filtered (a fixed_size_list keeps the Parquet mapping, list).
+batches and filtered (a fixed_size_list keeps the Parquet mapping, list);
+dictionary columns take the index type and order the writer named.
 Without
 the option the default
 mapping holds; a stored key that cannot be decoded fails the read with a
@@ -143,6 +144,43 @@ def nested(tmp):
     return 1
 
 
+def dictionary_indices(tmp):
+    """Dictionary columns take the index type and order the writer named
+    (polars' Categorical is uint32, its Enum an ordered uint8), from
+    dictionary pages and from plain ones (a fallback: its distinct values
+    become the dictionary, so that they fit the narrow type)."""
+    words = ["AIR", "RAIL", "SHIP", None, "TRUCK", "a string longer than twelve bytes"]
+    kinds = [("i8", pa.int8(), False), ("u8", pa.uint8(), True), ("i16", pa.int16(), False),
+             ("u16", pa.uint16(), True), ("u32", pa.uint32(), False), ("i64", pa.int64(), True),
+             ("u64", pa.uint64(), False)]
+    t = pa.table({name: pa.array([words[(i * 7 + k) % len(words)] for i in range(N)]).dictionary_encode()
+                  .cast(pa.dictionary(it, pa.string(), ordered)) for k, (name, it, ordered) in enumerate(kinds)})
+    n = 0
+    for use_dictionary in (True, False):
+        path = os.path.join(tmp, "dict_indices_%s.parquet" % use_dictionary)
+        pq.write_table(t, path, row_group_size=1500, use_dictionary=use_dictionary)
+        want = pq.read_table(path)
+        assert want.schema == t.schema, want.schema  # pyarrow follows it: so must we
+        got = pqstep.read_table(path)
+        got.validate(full=True)
+        same(got, want, path)
+        with pqstep.Reader(path) as r:
+            batches = list(r.iter_batches(batch_size=1000))
+            assert all(b.schema == want.schema for b in batches), batches[0].schema
+            same(pa.Table.from_batches(batches), want, path + " (batches)")
+        f = pqstep.read_table(path, filter="u8 in ('AIR', 'TRUCK') or i64 is null")
+        f.validate(full=True)
+        plain = want.cast(pa.schema([(c, pa.string()) for c in want.column_names]))
+        keep = [i for i, (a, b) in enumerate(zip(plain.column("u8").to_pylist(), plain.column("i64").to_pylist()))
+                if a in ("AIR", "TRUCK") or b is None]
+        assert 0 < len(keep) < N
+        same(f, want.take(keep), path + " (filtered)")
+        assert f.schema == want.schema, f.schema
+        assert pqstep.read_table(path, follow_arrow_schema=False).schema.field("u8").type == pa.string()
+        n += 1
+    return n
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pqstep-arrow-schema-")
     t = table()
@@ -185,6 +223,7 @@ def main():
         checked += 1
 
     checked += nested(tmp)
+    checked += dictionary_indices(tmp)
 
     # A key that cannot be decoded: an error naming it, only with the option.
     bad = os.path.join(tmp, "bad_key.parquet")
