@@ -162,11 +162,19 @@ static pq_status field_hints(pq_output_types *t, const pq_metadata *md, int32_t 
     const pq_schema *schema = pq_metadata_schema(md);
     const pq_schema_node *nd = &schema->nodes[node];
     if (!h->n_children || (nd->element && nd->element->logical.kind == PQ_LOGICAL_VARIANT)) return PQ_OK;
+    /* A field's leaves are consecutive (depth first): from its first one on. */
+    int32_t first = node;
+    for (uint32_t steps = 0; steps < schema->nodes_len && first > 0 && (uint32_t)first < schema->nodes_len &&
+                             schema->nodes[first].leaf_index < 0 && schema->nodes[first].num_children > 0;
+         steps++)
+        first = schema->nodes[first].children[0];
+    if (first <= 0 || (uint32_t)first >= schema->nodes_len || schema->nodes[first].leaf_index < 0) return PQ_OK;
     uint32_t *leaves = malloc(schema->leaves_len * sizeof *leaves);
     if (!leaves) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
     size_t n = 0;
-    for (uint32_t i = 0; i < schema->leaves_len; i++)
-        if (pq_reader_leaf_field(schema, &schema->leaves[i]) == node) leaves[n++] = i;
+    for (uint32_t i = (uint32_t)schema->nodes[first].leaf_index;
+         i < schema->leaves_len && pq_reader_leaf_field(schema, &schema->leaves[i]) == node; i++)
+        leaves[n++] = i;
     struct ArrowSchema s = {0};
     pq_status st = n ? pq_metadata_arrow_schema(md, leaves, 1, &s, err) : PQ_OK;
     if (st == PQ_OK && s.n_children == 1) {
@@ -373,19 +381,14 @@ static struct ArrowSchema *nth_leaf_field(struct ArrowSchema *f, size_t *k)
     return NULL;
 }
 
-/* Leaf `leaf`'s place among the selected leaves columns[0..n) of its
- * field, in file order: its place among the leaf fields of the field's
- * export. */
-static size_t selected_place(const pq_schema *schema, const uint32_t *columns, size_t n, uint32_t leaf)
+/* Leaf `leaf`'s place among the selected leaves of its field (selected:
+ * a flag a leaf of the schema), in file order: its place among the leaf
+ * fields of the field's export. A field's leaves are consecutive. */
+static size_t selected_place(const pq_schema *schema, const bool *selected, uint32_t leaf)
 {
     int32_t field = pq_reader_leaf_field(schema, &schema->leaves[leaf]);
     size_t k = 0;
-    for (size_t c = 0; c < n; c++) {
-        if (columns[c] >= leaf || pq_reader_leaf_field(schema, &schema->leaves[columns[c]]) != field) continue;
-        bool again = false; /* a leaf named twice counts once */
-        for (size_t e = 0; e < c && !again; e++) again = columns[e] == columns[c];
-        k += !again;
-    }
+    for (uint32_t j = leaf; j-- > 0 && pq_reader_leaf_field(schema, &schema->leaves[j]) == field;) k += selected[j];
     return k;
 }
 
@@ -406,14 +409,14 @@ static struct ArrowSchema *node_on_path(struct ArrowSchema *f, size_t k, size_t 
 }
 
 /* Nested leaf `leaf` inside top-level field f of an export of the leaves
- * columns[0..n): retyped to fmt (when given), and the lists on its way
+ * `selected` flags: retyped to fmt (when given), and the lists on its way
  * the writer's schema makes large made "+L" (the same length as "+l": the
  * format lives in the node's own block, which this library allocated). */
-static pq_status retype_nested(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
-                               uint32_t leaf, const char *fmt, struct ArrowSchema *f, pq_error *err)
+static pq_status retype_nested(const pq_output_types *t, const pq_schema *schema, const bool *selected, uint32_t leaf,
+                               const char *fmt, struct ArrowSchema *f, pq_error *err)
 {
     const pq_leaf *lf = &schema->leaves[leaf];
-    size_t k = selected_place(schema, columns, n, leaf);
+    size_t k = selected_place(schema, selected, leaf);
     if (t->n_large_lists) {
         pq_asm_level levels[PQ_ASM_MAX_LEVELS];
         int64_t keys[PQ_ASM_MAX_LEVELS];
@@ -438,7 +441,9 @@ static pq_status retype_nested(const pq_output_types *t, const pq_schema *schema
 pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
                            bool flat, bool for_filter, struct ArrowSchema *s, pq_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
+    bool *selected = NULL; /* per leaf, for nested leaves' places (made at the first) */
+    pq_status st = PQ_OK;
+    for (size_t i = 0; st == PQ_OK && i < n; i++) {
         const pq_leaf *lf = &schema->leaves[columns[i]];
         char fmt[96];
         const char *dict;
@@ -446,11 +451,17 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
             if (for_filter) continue;
             bool typed = output_format(t, schema, columns[i], false, fmt, sizeof fmt, &dict) && !dict;
             if (!typed && !t->n_large_lists) continue;
+            if (!selected) {
+                if (!(selected = calloc(schema->leaves_len, sizeof *selected))) {
+                    st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                for (size_t c = 0; c < n; c++) selected[columns[c]] = true;
+            }
             const char *name = schema->nodes[pq_reader_leaf_field(schema, lf)].name;
             for (int64_t k = 0; k < s->n_children; k++) {
                 if (strcmp(s->children[k]->name, name) != 0) continue;
-                pq_status st = retype_nested(t, schema, columns, n, columns[i], typed ? fmt : NULL, s->children[k], err);
-                if (st != PQ_OK) return st;
+                st = retype_nested(t, schema, selected, columns[i], typed ? fmt : NULL, s->children[k], err);
                 break;
             }
             continue;
@@ -461,13 +472,14 @@ pq_status pq_output_schema(const pq_output_types *t, const pq_schema *schema, co
         for (int64_t k = flat ? (int64_t)i : 0; k < s->n_children && (!flat || k == (int64_t)i); k++) {
             struct ArrowSchema *f = s->children[k];
             if (!flat && strcmp(f->name, name) != 0) continue;
-            pq_status st = pq_arrow_schema_retype(f, fmt, dict, err);
-            if (st != PQ_OK) return st;
-            if (dict && pq_output_types_leaf(t, columns[i])->dict_ordered) f->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
+            st = pq_arrow_schema_retype(f, fmt, dict, err);
+            if (st == PQ_OK && dict && pq_output_types_leaf(t, columns[i])->dict_ordered)
+                f->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
             break;
         }
     }
-    return PQ_OK;
+    free(selected);
+    return st;
 }
 
 bool pq_output_rebuilds_variant(const pq_output_types *t, const pq_schema *schema, const uint32_t *columns, size_t n,
