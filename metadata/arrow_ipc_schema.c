@@ -58,10 +58,12 @@ enum {
     FIELD_TYPE = 3,
     FIELD_DICTIONARY = 4,
     FIELD_CHILDREN = 5,
+    FIELD_CUSTOM_METADATA = 6,
 };
 enum { TIMESTAMP_UNIT = 0, TIMESTAMP_TIMEZONE = 1 };
 enum { DICTIONARY_INDEX_TYPE = 1, DICTIONARY_IS_ORDERED = 2 }; /* DictionaryEncoding (0: id) */
 enum { INT_BIT_WIDTH = 0, INT_IS_SIGNED = 1 };
+enum { KEY_VALUE_KEY = 0, KEY_VALUE_VALUE = 1 };
 enum { DURATION_UNIT = 0 };
 
 typedef struct decoder {
@@ -376,6 +378,32 @@ static bool field_at_pos(decoder *d, size_t pos, pq_arrow_hint *h)
         h->index_bits = (uint8_t)bits;
         h->index_signed = is_signed != 0;
         h->ordered = ordered != 0;
+    }
+
+    /* custom_metadata: [KeyValue], key and value strings (either may be absent) */
+    size_t meta;
+    if (!read_offset(d, &f, FIELD_CUSTOM_METADATA, "Field.custom_metadata", &meta)) return false;
+    size_t nmeta = 0;
+    if (meta && !vector_at(d, meta, 4, "Field.custom_metadata", &nmeta)) return false;
+    if (nmeta) {
+        h->meta = pq_arena_calloc(d->arena, nmeta, sizeof *h->meta);
+        if (!h->meta) return fail(d, PQ_ERR_NOMEM, "out of memory for %zu metadata pairs", nmeta);
+        for (size_t i = 0; i < nmeta; i++) {
+            size_t kv_pos, key, value;
+            fb_table kv;
+            const char *k = "", *v = "";
+            if (!follow(d, meta + 4 + 4 * i, "Field.custom_metadata", &kv_pos) ||
+                !table_at(d, kv_pos, "KeyValue", &kv) ||
+                !read_offset(d, &kv, KEY_VALUE_KEY, "KeyValue.key", &key) ||
+                !read_offset(d, &kv, KEY_VALUE_VALUE, "KeyValue.value", &value) ||
+                (key && !string_at(d, key, "KeyValue.key", &k)) ||
+                (value && !string_at(d, value, "KeyValue.value", &v)))
+                return false;
+            h->meta[i] = (pq_key_value){.key = {(const uint8_t *)k, key ? rd_u32(d->fb + key) : 0},
+                                        .value = {(const uint8_t *)v, value ? rd_u32(d->fb + value) : 0},
+                                        .has_value = value != 0};
+        }
+        h->n_meta = nmeta;
     }
 
     if (!read_offset(d, &f, FIELD_CHILDREN, "Field.children", &children)) return false;

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "pq_error.h"
+#include "pq_metadata.h"
 
 /* Deepest field nesting accepted: a top-level field is at depth 1. */
 #define PQ_ARROW_HINTS_MAX_DEPTH 64
@@ -77,6 +78,11 @@ typedef struct pq_arrow_hint {
     bool ordered;             /* dictionary: isOrdered */
     bool nullable;
     const char *timezone;     /* TIMESTAMP: NUL-terminated, NULL when none (owned by the hints) */
+    /* The field's custom_metadata (pyarrow gives it as the field's
+     * metadata: polars keeps its Enum categories there): n_meta pairs,
+     * pointing into the hints' memory; NULL when none. */
+    size_t n_meta;
+    pq_key_value *meta;
     /* Nested fields (struct, list, map, union, ...): their hints, in schema
      * order; NULL when n_children is 0. A map has one child, its entries
      * struct, whose children are the key and the value. */

@@ -375,6 +375,109 @@ pq_status pq_arrow_schema_retype(struct ArrowSchema *f, const char *format, cons
     return PQ_OK;
 }
 
+/* Whether C Data Interface metadata m (ml bytes, meta_length) has key k. */
+static bool meta_has(const char *m, size_t ml, const uint8_t *k, size_t kl)
+{
+    if (!ml) return false;
+    int32_t count;
+    memcpy(&count, m, 4);
+    size_t at = 4;
+    for (int32_t i = 0; i < count; i++) {
+        int32_t len;
+        memcpy(&len, m + at, 4);
+        bool same = (size_t)len == kl && (kl == 0 || memcmp(m + at + 4, k, kl) == 0);
+        at += 4 + (size_t)len;
+        memcpy(&len, m + at, 4);
+        at += 4 + (size_t)len;
+        if (same) return true;
+    }
+    return false;
+}
+
+pq_status pq_arrow_schema_add_metadata(struct ArrowSchema *f, const pq_key_value *pairs, size_t n, const char *skip,
+                                       pq_error *err)
+{
+    if (!f || !f->release || (n && !pairs))
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "arrow schema: metadata for a released node");
+    size_t ml = meta_length(f->metadata), add = 0, count = 0;
+    int32_t had = 0;
+    if (ml) memcpy(&had, f->metadata, 4);
+    bool *take = calloc(n ? n : 1, sizeof *take);
+    if (!take) return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    for (size_t i = 0; i < n; i++) {
+        const pq_key_value *kv = &pairs[i];
+        size_t vl = kv->has_value ? kv->value.len : 0;
+        if ((skip && kv->key.len == strlen(skip) && memcmp(kv->key.ptr, skip, kv->key.len) == 0) ||
+            meta_has(f->metadata, ml, kv->key.ptr, kv->key.len))
+            continue;
+        if (kv->key.len > (1u << 20) || vl > (1u << 20)) continue; /* as meta_length reads metadata */
+        take[i] = true;
+        add += 8 + kv->key.len + vl;
+        count++;
+    }
+    if (!count) {
+        free(take);
+        return PQ_OK;
+    }
+    /* The dictionary node of a retyped field lives in its block: copied. */
+    const struct ArrowSchema *dict = f->dictionary;
+    bool dict_in_block = dict && dict->release == release_in_block;
+    size_t dfl = dict_in_block ? strlen(dict->format) + 1 : 0, dnl = dict_in_block ? strlen(dict->name ? dict->name : "") + 1 : 0;
+    size_t kids = (size_t)f->n_children, fl = strlen(f->format) + 1, nl = strlen(f->name ? f->name : "") + 1;
+    size_t meta = (ml ? ml : 4) + add, ds = dict_in_block ? sizeof(struct ArrowSchema) : 0;
+    char *block = calloc(1, ds + kids * (sizeof(struct ArrowSchema) + sizeof(struct ArrowSchema *)) + meta + fl + nl +
+                                dfl + dnl);
+    if (!block) {
+        free(take);
+        return pq_error_set(err, PQ_ERR_NOMEM, "out of memory exporting the arrow schema");
+    }
+    struct ArrowSchema *moved = (struct ArrowSchema *)(block + ds), **ptrs = (struct ArrowSchema **)(moved + kids);
+    char *m = (char *)(ptrs + kids), *str = m + meta;
+    if (ml) memcpy(m, f->metadata, ml);
+    put_i32(m, had + (int32_t)count);
+    size_t at = ml ? ml : 4;
+    for (size_t i = 0; i < n; i++) {
+        if (!take[i]) continue;
+        const pq_key_value *kv = &pairs[i];
+        size_t vl = kv->has_value ? kv->value.len : 0;
+        put_i32(m + at, (int32_t)kv->key.len);
+        if (kv->key.len) memcpy(m + at + 4, kv->key.ptr, kv->key.len);
+        at += 4 + kv->key.len;
+        put_i32(m + at, (int32_t)vl);
+        if (vl) memcpy(m + at + 4, kv->value.ptr, vl);
+        at += 4 + vl;
+    }
+    free(take);
+    struct ArrowSchema g = *f;
+    g.metadata = m;
+    memcpy(str, f->format, fl);
+    g.format = str;
+    memcpy(str + fl, f->name ? f->name : "", nl);
+    g.name = str + fl;
+    if (dict_in_block) {
+        struct ArrowSchema *d = (struct ArrowSchema *)block;
+        *d = *dict;
+        memcpy(str + fl + nl, dict->format, dfl);
+        d->format = str + fl + nl;
+        memcpy(str + fl + nl + dfl, dict->name ? dict->name : "", dnl);
+        d->name = str + fl + nl + dfl;
+        g.dictionary = d;
+    } else if (dict) { /* a node of its own: moved */
+        f->dictionary = NULL;
+    }
+    for (size_t i = 0; i < kids; i++) { /* moved: the old node no longer releases them */
+        moved[i] = *f->children[i];
+        f->children[i]->release = NULL;
+        ptrs[i] = &moved[i];
+    }
+    g.children = kids ? ptrs : NULL;
+    g.private_data = block;
+    g.release = release_schema;
+    f->release(f);
+    *f = g;
+    return PQ_OK;
+}
+
 /* Fill `s` with one block holding n_children zeroed child structs and the
  * strings. On failure `s` is left with release == NULL. */
 static pq_status node_init(export_ctx *x, struct ArrowSchema *s, const char *format,

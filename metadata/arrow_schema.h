@@ -17,6 +17,15 @@
  * PQ_ERR_NOMEM (then *f is unchanged). */
 pq_status pq_arrow_schema_retype(struct ArrowSchema *f, const char *format, const char *dict_format, pq_error *err);
 
+/* Append the key-value pairs to node *f's metadata, after any it has: all
+ * but one whose key is `skip` (when given), a key the node already has,
+ * and a key or value over 1 MiB (what this library's metadata reader
+ * takes). The node is made again in one block, its children (and its
+ * dictionary) moved into it. A pair without a value gets an empty one.
+ * Errors: PQ_ERR_INVALID_ARGUMENT, PQ_ERR_NOMEM (then *f is unchanged). */
+pq_status pq_arrow_schema_add_metadata(struct ArrowSchema *f, const pq_key_value *pairs, size_t n, const char *skip,
+                                       pq_error *err);
+
 /* pq_metadata_arrow_schema with each selected struct cut down to the
  * children that lead to `columns` (a map read in part: a list of the
  * entries' fields read): the schema of what the reader builds from those

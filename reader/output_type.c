@@ -505,6 +505,20 @@ pq_status pq_output_storage_schema(const pq_output_types *t, const pq_metadata *
     pq_status st = flat ? pq_arrow_batch_schema(md, columns, n, out, err)
                         : pq_metadata_arrow_schema_read(md, columns, n, out, err);
     if (st == PQ_OK) st = pq_output_schema(t, schema, columns, n, flat, false, out, err);
+    /* The file's key-value metadata as the schema's, as pyarrow gives it (a
+     * pandas index comes back from "pandas"); ARROW:schema was followed. */
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    if (st == PQ_OK && fm->key_value_metadata_len)
+        st = pq_arrow_schema_add_metadata(out, fm->key_value_metadata, fm->key_value_metadata_len, "ARROW:schema", err);
+    /* and each top-level field's custom metadata in the writer's schema */
+    for (size_t f = 0; st == PQ_OK && f < t->hints.n_fields; f++) {
+        const pq_arrow_hint *h = &t->hints.fields[f];
+        for (int64_t k = 0; h->n_meta && k < out->n_children; k++)
+            if (strcmp(out->children[k]->name, h->name) == 0) {
+                st = pq_arrow_schema_add_metadata(out->children[k], h->meta, h->n_meta, NULL, err);
+                break;
+            }
+    }
     if (st != PQ_OK && out->release) out->release(out);
     return st;
 }

@@ -12,7 +12,9 @@ group, in batches, empty, and filtered. Leaves inside structs, lists and
 maps follow it too (large strings, time zones, durations): a nested table's
 types are pyarrow's, large_list levels included, whole, in part, in
 batches and filtered (a fixed_size_list keeps the Parquet mapping, list);
-dictionary columns take the index type and order the writer named.
+dictionary columns take the index type and order the writer named; the
+file's key-value metadata and each field's custom metadata come as
+pyarrow gives them (a pandas index comes back).
 Without
 the option the default
 mapping holds; a stored key that cannot be decoded fails the read with a
@@ -181,6 +183,40 @@ def dictionary_indices(tmp):
     return n
 
 
+def metadata(tmp):
+    """The file's key-value metadata is the schema's (a pandas index comes
+    back) and each field's custom metadata in the writer's schema the
+    field's, as pyarrow gives them."""
+    import pandas as pd
+    df = pd.DataFrame({"a": [1, 2, 3], "s": ["x", None, "z"]}, index=pd.Index(["i", "j", "k"], name="idx"))
+    path = os.path.join(tmp, "pandas.parquet")
+    pq.write_table(pa.Table.from_pandas(df), path)
+    want = pq.read_table(path)
+    got = pqstep.read_table(path)
+    assert got.schema.metadata == want.schema.metadata and b"pandas" in got.schema.metadata, got.schema.metadata
+    assert got.to_pandas().equals(df) and got.to_pandas().index.name == "idx"
+    schema = pa.schema([pa.field("k", pa.int64(), metadata={"unit": "m", "PARQUET:field_id": "7"}),
+                        pa.field("d", pa.dictionary(pa.uint8(), pa.string(), True), metadata={"_PL_ENUM_VALUES2": "1;a1;b"}),
+                        pa.field("st", pa.struct([("x", pa.large_string())]), metadata={"note": ""})],
+                       metadata={"origin": "test", "empty": ""})
+    t = pa.table({"k": [1, 2, 3], "d": pa.array(["a", "b", "a"]).dictionary_encode().cast(schema.field("d").type),
+                  "st": [{"x": "p"}, None, {"x": "q"}]}, schema=schema)
+    path = os.path.join(tmp, "field_metadata.parquet")
+    pq.write_table(t, path)
+    want = pq.read_table(path)
+    for kw in ({}, {"columns": ["d", "k"]}):
+        got = pqstep.read_table(path, **kw)
+        got.validate(full=True)
+        assert got.schema.metadata == want.schema.metadata, got.schema.metadata
+        for f in got.schema:
+            assert f.metadata == want.schema.field(f.name).metadata, (f.name, f.metadata, want.schema.field(f.name).metadata)
+        assert got.equals(want.select(got.column_names)), got
+    with pqstep.Reader(path) as r:
+        b = next(r.iter_batches())
+        assert b.schema.equals(want.schema, check_metadata=True), b.schema
+    return 2
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pqstep-arrow-schema-")
     t = table()
@@ -224,6 +260,7 @@ def main():
 
     checked += nested(tmp)
     checked += dictionary_indices(tmp)
+    checked += metadata(tmp)
 
     # A key that cannot be decoded: an error naming it, only with the option.
     bad = os.path.join(tmp, "bad_key.parquet")
