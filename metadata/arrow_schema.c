@@ -424,7 +424,7 @@ pq_status pq_arrow_schema_add_metadata(struct ArrowSchema *f, const pq_key_value
     bool dict_in_block = dict && dict->release == release_in_block;
     size_t dfl = dict_in_block ? strlen(dict->format) + 1 : 0, dnl = dict_in_block ? strlen(dict->name ? dict->name : "") + 1 : 0;
     size_t kids = (size_t)f->n_children, fl = strlen(f->format) + 1, nl = strlen(f->name ? f->name : "") + 1;
-    size_t meta = (ml ? ml : 4) + add, ds = dict_in_block ? sizeof(struct ArrowSchema) : 0;
+    size_t meta = (ml ? ml : 4) + add, ds = dict ? sizeof(struct ArrowSchema) : 0;
     char *block = calloc(1, ds + kids * (sizeof(struct ArrowSchema) + sizeof(struct ArrowSchema *)) + meta + fl + nl +
                                 dfl + dnl);
     if (!block) {
@@ -454,16 +454,18 @@ pq_status pq_arrow_schema_add_metadata(struct ArrowSchema *f, const pq_key_value
     g.format = str;
     memcpy(str + fl, f->name ? f->name : "", nl);
     g.name = str + fl;
-    if (dict_in_block) {
+    if (dict) { /* the struct into the new block: its strings too when they are in the old one */
         struct ArrowSchema *d = (struct ArrowSchema *)block;
         *d = *dict;
-        memcpy(str + fl + nl, dict->format, dfl);
-        d->format = str + fl + nl;
-        memcpy(str + fl + nl + dfl, dict->name ? dict->name : "", dnl);
-        d->name = str + fl + nl + dfl;
+        if (dict_in_block) {
+            memcpy(str + fl + nl, dict->format, dfl);
+            d->format = str + fl + nl;
+            memcpy(str + fl + nl + dfl, dict->name ? dict->name : "", dnl);
+            d->name = str + fl + nl + dfl;
+        } else {
+            f->dictionary->release = NULL; /* moved: a node of its own, released by the new one */
+        }
         g.dictionary = d;
-    } else if (dict) { /* a node of its own: moved */
-        f->dictionary = NULL;
     }
     for (size_t i = 0; i < kids; i++) { /* moved: the old node no longer releases them */
         moved[i] = *f->children[i];
