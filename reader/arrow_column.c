@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "kernels/plain.h"
 #include "kernels/primitives.h"
 #include "kernels/spread.h"
@@ -196,9 +198,7 @@ pq_status pq_arrow_column_dictionary_unique(pq_arrow_column *c, pq_error *err)
     for (size_t e = 0; e < n; e++) { /* open addressing on the entries' bytes */
         const uint8_t *p = bytes + off[e];
         size_t len = (size_t)(off[e + 1] - off[e]);
-        uint64_t h = 1469598103934665603ull;
-        for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
-        size_t at = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        size_t at = (size_t)XXH3_64bits(p, len) & (cap - 1);
         for (;; at = (at + 1) & (cap - 1)) {
             int32_t u = slot[at];
             if (u < 0) {

@@ -292,16 +292,14 @@ static pq_status take(const pq_arrow_column *c, int64_t at, int64_t n, const uin
             st = PQ_ERR_NOMEM;
             break;
         }
-        int64_t end = 0;
         set_list_offset(o, large, 0, 0);
         int64_t j = 0;
         for (int64_t i = 0; i < n; i++)
-            if (keep_bit(keep, i)) {
+            if (keep_bit(keep, i)) { /* the kept elements so far end the kept list */
                 int64_t a = list_offset(c, at + i), b = list_offset(c, at + i + 1);
                 for (int64_t e = a; e < b; e++) bit_set(ckeep, (size_t)(e - cbase));
                 ckept += b - a;
-                end += b - a;
-                set_list_offset(o, large, ++j, end);
+                set_list_offset(o, large, ++j, ckept);
             }
         st = take(child, cbase, cn, ckeep, ckept, &t->children[0], depth + 1, err);
         if (st == PQ_OK) t->n_children = 1;
