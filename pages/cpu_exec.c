@@ -75,6 +75,10 @@ typedef struct exec_page {
     uint64_t *vsel;          /* deferred page of a selection with nulls: its values' selection
                               * (cd_ctx.vsel), for phase 4 */
     size_t vsel_cap;
+    uint64_t short_by;       /* string bytes planned from its header or section that its values
+                              * did not take (bytes after the last value: fastparquet writes two
+                              * empty values more than its levels count); finish_chunk closes
+                              * the gap */
 } exec_page;
 
 typedef struct exec {
@@ -737,9 +741,14 @@ static void data_page_end(exec *x, data_page *d, unsigned worker)
                   (pc->flags & PQ_PLAN_CHUNK_NO_NULLS) ? "the chunk's statistics count no null: expected"
                                                        : "the headers say",
                   (unsigned long long)pg->n_values);
-    /* Bytes of a PLAIN page sized by its header: all of them taken. */
+    /* Bytes of a PLAIN page sized by its header: at most all of them taken
+     * (bytes after its last value are ignored, as other readers ignore
+     * them: a gap that finish_chunk closes). */
     if (st == PQ_OK && ep->mode == PAGE_DIRECT && pc->output == PQ_PLAN_BYTES &&
-        window->data_len != pg->string_offset + pg->string_bytes)
+        window->data_len < pg->string_offset + pg->string_bytes)
+        ep->short_by = pg->string_offset + pg->string_bytes - window->data_len;
+    else if (st == PQ_OK && ep->mode == PAGE_DIRECT && pc->output == PQ_PLAN_BYTES &&
+             window->data_len != pg->string_offset + pg->string_bytes)
         st = fail(c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
                   (unsigned long long)(window->data_len - pg->string_offset),
                   (pc->flags & PQ_PLAN_CHUNK_SIZE_STATISTICS) ? "its header or the offset index's SizeStatistics say"
@@ -989,13 +998,15 @@ static pq_status decode_deferred(exec *x, size_t i, unsigned worker, pq_error *e
     } else {
         st = pq_page_decode_values(&c, pg->info->encoding, ep->vals, ep->vlen, ep->nn);
     }
+    bool from_section = bytes_from_section(&x->plan->chunks[pg->chunk], pg->info);
     if (st == PQ_OK && window.n_values != pg->value_offset + pg->n_values)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page decoded to other sizes than its size pass found");
+    else if (st == PQ_OK && from_section && window.data_len < pg->string_offset + pg->string_bytes)
+        ep->short_by = pg->string_offset + pg->string_bytes - window.data_len; /* bytes after its last value */
     else if (st == PQ_OK && window.data_len != pg->string_offset + pg->string_bytes)
         st = fail(&c, PQ_ERR_CORRUPT_DATA, "the page's values take %llu bytes, %s %llu",
                   (unsigned long long)(window.data_len - pg->string_offset),
-                  bytes_from_section(&x->plan->chunks[pg->chunk], pg->info)
-                      ? "its values section less a 4-byte length a value is"
+                  from_section ? "its values section less a 4-byte length a value is"
                       : "its size pass counted",
                   (unsigned long long)pg->string_bytes);
     task_done(&c);
@@ -1125,6 +1136,28 @@ static pq_status alloc_levels(exec *x, size_t k)
     return st;
 }
 
+/* A BYTES chunk whose pages left gaps (exec_page.short_by): each later
+ * page's bytes moved down over them, its offsets with them. The bytes the
+ * chunk's values take. */
+static uint64_t close_gaps(exec *x, size_t k)
+{
+    const pq_plan_chunk *pc = &x->plan->chunks[k];
+    pq_column_values *o = &x->outs[k];
+    uint64_t shift = 0;
+    for (size_t i = pc->first_page; i < pc->first_page + pc->npages; i++) {
+        const pq_plan_page *pg = &x->plan->pages[i];
+        if (pg->kind != PQ_PLAN_PAGE_DATA) continue;
+        uint64_t used = pg->string_bytes - x->pages[i].short_by;
+        if (shift && pg->n_values) {
+            memmove(o->data + pg->string_offset - shift, o->data + pg->string_offset, (size_t)used);
+            for (uint64_t v = pg->value_offset + 1; v <= pg->value_offset + pg->n_values; v++)
+                o->offsets[v] -= (int32_t)shift;
+        }
+        shift += x->pages[i].short_by;
+    }
+    return pc->string_bytes - shift;
+}
+
 /* The chunk's output made whole. */
 static pq_status finish_chunk(exec *x, size_t k)
 {
@@ -1166,8 +1199,8 @@ static pq_status finish_chunk(exec *x, size_t k)
         }
     }
     if (pc->output == PQ_PLAN_BYTES) {
-        o->offsets[o->n_values] = (int32_t)pc->string_bytes;
-        o->data_len = (size_t)pc->string_bytes;
+        o->data_len = (size_t)close_gaps(x, k);
+        o->offsets[o->n_values] = (int32_t)o->data_len;
     } else if (pc->output == PQ_PLAN_VIEWS) {
         /* The chunk's bytes and the dictionary become its view buffers. */
         o->view_bufs[VIEW_BUF_DATA] = o->data;
