@@ -207,12 +207,13 @@ static pq_status put_constants(compiler *c, const pq_expr *e, pq_kfnode *nd)
 
 /* The slot reading of an Arrow format (the formats predicate_eval.c
  * takes); false for others. */
-static bool slot_kind(const char *f, pq_kfnode *nd, bool *is_signed, bool *is_decimal)
+static bool slot_kind(const char *f, pq_kfnode *nd, pq_slot_kind *kind_out, bool *is_signed, bool *is_decimal)
 {
     pq_slot_kind kind;
     int width;
     *is_signed = *is_decimal = false;
     if (!pq_arrow_slot_kind(f, &kind, &width)) return false;
+    *kind_out = kind;
     static const uint8_t value_of[] = {
         [PQ_SLOT_NULL] = PQ_KFV_NULL,        [PQ_SLOT_BOOL] = PQ_KFV_BITS,        [PQ_SLOT_INT] = PQ_KFV_INT,
         [PQ_SLOT_UINT] = PQ_KFV_INT,         [PQ_SLOT_F32] = PQ_KFV_FLOAT,        [PQ_SLOT_F64] = PQ_KFV_FLOAT,
@@ -224,23 +225,6 @@ static bool slot_kind(const char *f, pq_kfnode *nd, bool *is_signed, bool *is_de
     *is_signed = kind == PQ_SLOT_INT;
     *is_decimal = kind == PQ_SLOT_DEC;
     return true;
-}
-
-/* Whether the slot reading can carry the bound column's values (as
- * predicate_eval.c's kind_fits). */
-static bool slot_fits(const pq_kfnode *nd, bool is_decimal, const pq_expr *e)
-{
-    int t = e->physical_type;
-    if (is_decimal)
-        return e->logical.kind == PQ_LOGICAL_DECIMAL &&
-               (t == PQ_INT32 || t == PQ_INT64 || t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY);
-    switch (nd->value) {
-    case PQ_KFV_NULL: return true;
-    case PQ_KFV_BITS: return t == PQ_BOOLEAN;
-    case PQ_KFV_INT: return t == PQ_INT32 || t == PQ_INT64;
-    case PQ_KFV_FLOAT: return t == PQ_FLOAT || t == PQ_DOUBLE;
-    default: return t == PQ_BYTE_ARRAY || t == PQ_FIXED_LEN_BYTE_ARRAY;
-    }
 }
 
 /* The compare flags of a comparison in the column's order; false when the
@@ -278,13 +262,14 @@ static pq_status compile_slots(compiler *c, const pq_expr *e, const struct Arrow
                                const struct ArrowSchema *s, int64_t length, pq_kfnode *nd)
 {
     bool is_signed, is_decimal;
+    pq_slot_kind kind;
     if (!a || !s || !s->format)
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT, "predicate: no array for column %d (%.64s)", e->leaf,
                             e->column);
-    if (!slot_kind(s->format, nd, &is_signed, &is_decimal))
+    if (!slot_kind(s->format, nd, &kind, &is_signed, &is_decimal))
         return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "predicate: Arrow format '%.32s' of column %.64s", s->format,
                             e->column);
-    if (!slot_fits(nd, is_decimal, e))
+    if (!pq_slot_kind_fits(kind, s->format, e))
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
                             "predicate: Arrow format '%.32s' does not fit column %.64s", s->format, e->column);
     if (a->length < length || a->offset < 0)

@@ -146,8 +146,10 @@ PQ_API pq_expr *pq_expr_clone(const pq_expr *e, pq_error *err);
  * column. Errors (PQ_ERR_INVALID_ARGUMENT) name the column or literal and,
  * for parsed text, its position: "at 4: no column 'l_shipdat'", "at 18:
  * '1995-13-01' is not a date (column l_shipdate)". Columns must be leaves
- * without repetition (lists are not filterable). Binding again to another
- * file's schema is allowed. */
+ * without repetition (lists are not filterable). An INT96 column (legacy
+ * Spark / Impala timestamps) binds as a timestamp[ns], the unit a reader
+ * delivers it in by default; a reader binds its filter in its own
+ * int96_unit. Binding again to another file's schema is allowed. */
 PQ_API pq_status pq_expr_bind(pq_expr *e, const pq_metadata *md, pq_error *err);
 
 /* The expression as text in the syntax above, with parentheses only where

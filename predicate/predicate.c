@@ -519,7 +519,7 @@ static void put_literal(out_buf *o, const pq_literal *l)
 
 static int unit_digits(int unit)
 {
-    return unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_MICROS ? 6 : 9;
+    return unit == PQ_UNIT_SECONDS ? 0 : unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_MICROS ? 6 : 9;
 }
 
 static void put_text_fn(out_buf *o, size_t n, const char *tmp, size_t cap, bool quote)
@@ -563,7 +563,8 @@ static void put_value(out_buf *o, const pq_expr *e, const pq_value *v)
     switch (e->physical_type) {
     case PQ_BOOLEAN: puts_(o, v->i ? "true" : "false"); return;
     case PQ_INT32:
-    case PQ_INT64: put_int_value(o, e, v->i); return;
+    case PQ_INT64:
+    case PQ_INT96: put_int_value(o, e, v->i); return; /* INT96: a timestamp of its bound unit */
     case PQ_FLOAT: put_double(o, v->d, true); return;
     case PQ_DOUBLE: put_double(o, v->d, false); return;
     default: break;

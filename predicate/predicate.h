@@ -65,7 +65,9 @@ typedef enum pq_value_order {
  *                                      DECIMAL, the shortest such form for
  *                                      BYTE_ARRAY DECIMAL; FLBA: exactly
  *                                      type_length)
- *   INT96                            not filterable (bind fails)
+ *   INT96                            i, as a TIMESTAMP of the bind's INT96 unit
+ *                                      (pq_expr_bind_int96): the value the reader
+ *                                      delivers; e->logical says the unit
  * Values are never null (`x = NULL` is not in the syntax). */
 typedef struct pq_value {
     int64_t i;
@@ -175,6 +177,12 @@ size_t pq_expr_pick_slots(const pq_expr *e);
 /* 'YYYY-MM-DD' at the start of s[0..n) as days since 1970-01-01; false
  * when it is not a valid date. */
 bool pq_parse_date(const char *s, size_t n, int64_t *days);
+
+/* pq_expr_bind with INT96 (legacy timestamp) columns typed as timestamps
+ * of `int96_unit` (a pq_time_unit, PQ_UNIT_SECONDS included), the unit a
+ * reader delivers them in (pq_reader_options.int96_unit); pq_expr_bind
+ * binds them as nanoseconds. */
+pq_status pq_expr_bind_int96(pq_expr *e, const pq_metadata *md, uint32_t int96_unit, pq_error *err);
 
 /* Free a node's bound values (nvalues entries) and reset it to unbound. */
 void pq_expr_unbind_node(pq_expr *e);

@@ -293,7 +293,7 @@ static bool parse_clock(const char *s, size_t n, size_t *end, int64_t *secs, int
 
 static int unit_digits(int unit)
 {
-    return unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_MICROS ? 6 : 9;
+    return unit == PQ_UNIT_SECONDS ? 0 : unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_MICROS ? 6 : 9;
 }
 
 /* secs * 10^digits + floor(nanos / 10^(9-digits)) into t, with range and fraction. */
@@ -829,7 +829,7 @@ static bool variant_not_exact(const pq_expr *e, pq_status st)
     return e->nvalues < distinct;
 }
 
-static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
+static pq_status bind_leaf(const pq_metadata *md, uint32_t int96_unit, pq_expr *e, pq_error *err)
 {
     const pq_schema *sc = pq_metadata_schema(md);
     /* A group's own nullness: `point is null`, `tags is not null`. */
@@ -861,9 +861,6 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
     if (lf->max_rep > (e->variant_pick >= 0)) /* an element picked from a shredded array is a value a row */
         return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
                          "column '%.64s' is repeated (lists are not filterable)%s", lf->path, "");
-    if (lf->physical_type == PQ_INT96)
-        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
-                         "column '%.64s' is INT96, which is not filterable%s", lf->path, "");
     if (e->kind == PQ_NODE_BBOX) { /* the box stays as written: no value to type */
         if (lf->physical_type != PQ_BYTE_ARRAY)
             return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
@@ -877,16 +874,25 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
         return PQ_OK;
     }
     pq_logical_type lt = usable_logical(lf);
+    pq_leaf view = *lf;
+    if (lf->physical_type == PQ_INT96) {
+        /* A legacy timestamp: compared as the reader delivers it, a
+         * timestamp of int96_unit (nothing about the chunk prunes it:
+         * INT96 has no defined order, and its statistics go unused) */
+        memset(&lt, 0, sizeof lt);
+        lt.kind = PQ_LOGICAL_TIMESTAMP;
+        lt.unit = (uint8_t)int96_unit;
+        view.physical_type = PQ_INT64;
+    }
     if (lt.kind == PQ_LOGICAL_FLOAT16 && e->nlits)
         return bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos,
                          "column '%.64s' is FLOAT16: only IS [NOT] NULL is supported%s", lf->path, "");
-    pq_leaf view = *lf;
     view.logical = lt;
     e->leaf = leaf;
     e->physical_type = lf->physical_type;
     e->type_length = lf->type_length;
     e->logical = lt;
-    e->order = value_order(lf, &lt);
+    e->order = value_order(&view, &lt);
     bind_ctx c = {md, &view, e, err};
     pq_status st = bind_values(&c, e);
     if (e->variant_depth && st != PQ_ERR_NOMEM && variant_not_exact(e, st)) {
@@ -901,7 +907,7 @@ static pq_status bind_leaf(const pq_metadata *md, pq_expr *e, pq_error *err)
     return st;
 }
 
-static pq_status bind_node(const pq_metadata *md, pq_expr *e, pq_error *err)
+static pq_status bind_node(const pq_metadata *md, uint32_t int96_unit, pq_expr *e, pq_error *err)
 {
     pq_expr_unbind_node(e);
     pq_status st = PQ_OK;
@@ -912,10 +918,10 @@ static pq_status bind_node(const pq_metadata *md, pq_expr *e, pq_error *err)
     case PQ_NODE_NOT:
         if (!e->kids[0] || (e->kind != PQ_NODE_NOT && !e->kids[1]))
             return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "predicate: a node without operands");
-        st = bind_node(md, e->kids[0], err);
-        if (st == PQ_OK && e->kids[1]) st = bind_node(md, e->kids[1], err);
+        st = bind_node(md, int96_unit, e->kids[0], err);
+        if (st == PQ_OK && e->kids[1]) st = bind_node(md, int96_unit, e->kids[1], err);
         break;
-    default: return bind_leaf(md, e, err);
+    default: return bind_leaf(md, int96_unit, e, err);
     }
     if (st == PQ_OK) e->bound = true;
     return st;
@@ -950,8 +956,17 @@ static size_t count_leaf_nodes(const pq_expr *e)
 
 pq_status pq_expr_bind(pq_expr *e, const pq_metadata *md, pq_error *err)
 {
+    return pq_expr_bind_int96(e, md, PQ_UNIT_NANOS, err);
+}
+
+pq_status pq_expr_bind_int96(pq_expr *e, const pq_metadata *md, uint32_t int96_unit, pq_error *err)
+{
     if (!e || !md) return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_expr_bind: NULL argument");
-    pq_status st = bind_node(md, e, err);
+    if (int96_unit != PQ_UNIT_NANOS && int96_unit != PQ_UNIT_MICROS && int96_unit != PQ_UNIT_MILLIS &&
+        int96_unit != PQ_UNIT_SECONDS)
+        return pq_error_set(err, PQ_ERR_INVALID_ARGUMENT, "pq_expr_bind: INT96 unit %u is not a time unit",
+                            (unsigned)int96_unit);
+    pq_status st = bind_node(md, int96_unit, e, err);
     if (st == PQ_OK) {
         size_t nodes = count_leaf_nodes(e);
         int64_t *seen = malloc((nodes ? nodes : 1) * sizeof *seen);

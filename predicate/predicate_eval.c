@@ -131,6 +131,21 @@ static bool kind_fits(col_kind k, const pq_expr *e)
     return false;
 }
 
+/* Whether Arrow format f is a timestamp of pq_time_unit `unit`. */
+static bool timestamp_of_unit(const char *f, int unit)
+{
+    char u = unit == PQ_UNIT_SECONDS ? 's' : unit == PQ_UNIT_MILLIS ? 'm' : unit == PQ_UNIT_MICROS ? 'u'
+             : unit == PQ_UNIT_NANOS ? 'n' : 0;
+    return f[0] == 't' && f[1] == 's' && u && f[2] == u && f[3] == ':';
+}
+
+bool pq_slot_kind_fits(pq_slot_kind kind, const char *f, const pq_expr *e)
+{
+    if (e->physical_type == PQ_INT96) /* a legacy timestamp, as the reader delivers it */
+        return kind == PQ_SLOT_NULL || (kind == PQ_SLOT_INT && timestamp_of_unit(f, e->logical.unit));
+    return kind_fits(kind, e);
+}
+
 static pq_status view_column(eval_ctx *c, const pq_expr *e, col_view *v)
 {
     int32_t leaf = e->leaf;
@@ -143,7 +158,7 @@ static pq_status view_column(eval_ctx *c, const pq_expr *e, col_view *v)
     if (!parse_format(s->format, v))
         return pq_error_set(c->err, PQ_ERR_UNSUPPORTED, "predicate: Arrow format '%.32s' of column %.64s",
                             s->format, e->column);
-    if (!kind_fits(v->kind, e))
+    if (!pq_slot_kind_fits(v->kind, s->format, e))
         return pq_error_set(c->err, PQ_ERR_INVALID_ARGUMENT,
                             "predicate: Arrow format '%.32s' does not fit column %.64s", s->format, e->column);
     if (a->length < c->length || a->offset < 0)

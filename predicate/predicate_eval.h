@@ -38,6 +38,12 @@ typedef enum pq_slot_kind {
  * columns this way); false for any other format. */
 bool pq_arrow_slot_kind(const char *f, pq_slot_kind *kind, int *width);
 
+/* Whether the column of bound leaf node e can be read from slots of `kind`
+ * with Arrow format `f` (the CPU evaluator and the predicate kernel's
+ * compiler agree on it): an INT96 column only as signed 64-bit timestamps
+ * of the unit it was bound in (pq_expr_bind_int96). */
+bool pq_slot_kind_fits(pq_slot_kind kind, const char *f, const pq_expr *e);
+
 /* Evaluate `e` (bound) on `length` rows. columns[leaf] / schemas[leaf] are
  * the flat Arrow array and its schema for leaf `leaf` as pqstep exports
  * them (any Arrow offset is honoured; the array must hold at least `length`

@@ -111,7 +111,9 @@ static pq_status bind_filter(pq_reader *r, pq_error *err)
     if (r->opts.filter) {
         r->sel.filter = pq_expr_clone(r->opts.filter, err);
         if (!r->sel.filter) return err->code;
-        pq_status st = pq_expr_bind(r->sel.filter, r->md, err);
+        /* INT96 leaves compared in the unit they are delivered in */
+        uint32_t u96 = r->opts.int96_unit != PQ_UNIT_NONE ? r->opts.int96_unit : PQ_UNIT_NANOS;
+        pq_status st = pq_expr_bind_int96(r->sel.filter, r->md, u96, err);
         if (st != PQ_OK) return st;
         /* Prune only: the rows are not evaluated, their columns not needed. */
         npred = r->opts.prune_only ? 0 : pq_expr_columns(r->sel.filter, NULL, 0);

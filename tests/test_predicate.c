@@ -701,7 +701,27 @@ START_TEST(test_bind_other_types)
     check_bind_error(md, "b = 1", PQ_ERR_INVALID_ARGUMENT, "at 4: 1 is not true or false (column b)");
     check_bind_error(md, "f = 'x'", PQ_ERR_INVALID_ARGUMENT, "at 4: 'x' is not a number (column f)");
     check_bind_error(md, "i8 = 1 or nope = 2", PQ_ERR_INVALID_ARGUMENT, "at 10: no column 'nope'");
-    check_bind_error(md, "ts96 is null", PQ_ERR_INVALID_ARGUMENT, "at 0: column 'ts96' is INT96, which is not filterable");
+    /* INT96: a timestamp of the bind's unit (nanoseconds by default), as a
+     * reader delivers it */
+    check_bind(md, "ts96 is null", "ts96 is null");
+    e = bind_ok(md, "ts96 >= '1970-01-01 00:00:01.5'", "ts96 >= '1970-01-01T00:00:01.500000000'");
+    ck_assert_int_eq(e->values[0].i, 1500000000);
+    ck_assert_int_eq(e->physical_type, PQ_INT96);
+    ck_assert_int_eq(e->order, PQ_ORDER_SIGNED);
+    pq_expr_free(e);
+    check_bind(md, "ts96 > '2300-01-01'", "false");
+    {
+        pq_error err = {0};
+        e = parse_ok("ts96 < '1970-01-01 00:00:01.5' or ts96 = '2300-01-01'");
+        ck_assert_msg(pq_expr_bind_int96(e, md, PQ_UNIT_SECONDS, &err) == PQ_OK, "%s", err.message);
+        ck_assert_str_eq(fmt(e), "ts96 <= '1970-01-01T00:00:01' or ts96 = '2300-01-01T00:00:00'");
+        ck_assert_int_eq(e->kids[1]->values[0].i, 10413792000);
+        ck_assert_msg(pq_expr_bind_int96(e, md, PQ_UNIT_MICROS, &err) == PQ_OK, "%s", err.message);
+        ck_assert_int_eq(e->kids[0]->values[0].i, 1500000);
+        ck_assert_int_eq(pq_expr_bind_int96(e, md, 7, &err), PQ_ERR_INVALID_ARGUMENT);
+        ck_assert_str_eq(err.message, "pq_expr_bind: INT96 unit 7 is not a time unit");
+        pq_expr_free(e);
+    }
     check_bind_error(md, "rep = 1", PQ_ERR_INVALID_ARGUMENT, "at 0: column 'rep' is repeated (lists are not filterable)");
     check_bind(md, "st = 1", "st = 1"); /* a top-level name with one leaf: st.x */
     check_bind_error(md, "\"st.\" = 1", PQ_ERR_INVALID_ARGUMENT, "at 0: no column 'st.'");

@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from read_oracle import CORPUS, SOURCE, all_batches, pa, pq, pqstep, same, sans_io_advance  # noqa: E402
+from read_oracle import CORPUS, SOURCE, all_batches, int96_beyond_ns, pa, pq, pqstep, same, sans_io_advance  # noqa: E402
 
 import pyarrow.compute as pc  # noqa: E402
 import datetime  # noqa: E402
@@ -446,6 +446,8 @@ def corpus_sweep():
             md = pq.ParquetFile(path).metadata
         except Exception:  # noqa: BLE001 (pyarrow cannot read it: test_read_flat's business)
             continue
+        if int96_beyond_ns(path):  # pyarrow wraps its dates, pqstep refuses them (test_int96 filters it)
+            continue
         for i in range(md.num_columns):
             col = md.schema.column(i)
             if col.max_repetition_level > 0:
@@ -468,12 +470,7 @@ def corpus_sweep():
                     cases += [('"%s" = %s' % (col.path, lit), fld == sv), ('"%s" < %s' % (col.path, lit), fld < sv),
                               ('"%s" >= %s' % (col.path, lit), fld >= sv), ('"%s" != %s' % (col.path, lit), fld != sv)]
             for text, expr in cases:
-                try:
-                    ours = pqstep.read_table(path, filter=text)
-                except pqstep.Error as e:
-                    if "INT96" in str(e):
-                        continue
-                    raise
+                ours = pqstep.read_table(path, filter=text)
                 theirs = t.filter(expr)
                 assert ours.num_rows == theirs.num_rows, "%s: %s: %d rows, pyarrow %d" % (
                     os.path.basename(path), text, ours.num_rows, theirs.num_rows)
