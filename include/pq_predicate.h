@@ -10,7 +10,8 @@
  * be double-quoted: "my col"); literals are numbers (12, -3.5, 1e9), strings
  * in single quotes ('it''s'), true, false; operators = != <> < <= > >=,
  * IN (...), NOT IN (...), BETWEEN lo AND hi (col >= lo AND col <= hi),
- * NOT BETWEEN, IS NULL, IS NOT NULL, AND, OR, NOT, parentheses;
+ * NOT BETWEEN, IS NULL, IS NOT NULL, AND, OR, NOT, parentheses; a
+ * column alone is `col = true` (`paid and not shipped`: boolean columns);
  * TRUE or FALSE alone is a constant predicate; bbox_intersects(col, xmin,
  * ymin, xmax, ymax) tests geometries (pq_expr_bbox_intersects).
  *

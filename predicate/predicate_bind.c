@@ -884,6 +884,10 @@ static pq_status bind_leaf(const pq_metadata *md, uint32_t int96_unit, pq_expr *
         lt.unit = (uint8_t)int96_unit;
         view.physical_type = PQ_INT64;
     }
+    if (e->kind == PQ_NODE_CMP && e->pos != SIZE_MAX && e->nlits == 1 && e->lit_pos[0] == e->pos &&
+        lf->physical_type != PQ_BOOLEAN) /* the parser's `col` alone: col = true */
+        return bind_fail(err, PQ_ERR_INVALID_ARGUMENT, e->pos,
+                         "column '%.64s' alone is a condition only if it is boolean%s", lf->path, "");
     if (lt.kind == PQ_LOGICAL_FLOAT16 && e->nlits)
         return bind_fail(err, PQ_ERR_UNSUPPORTED, e->pos,
                          "column '%.64s' is FLOAT16: only IS [NOT] NULL is supported%s", lf->path, "");

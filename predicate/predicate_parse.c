@@ -385,6 +385,15 @@ static pq_expr *parse_test(parser *p, const char *col, size_t col_pos)
         e->pos = at;
         return e;
     }
+    if (p->tok.kind == TOK_END || p->tok.kind == TOK_RPAREN || is_kw(p, "and") || is_kw(p, "or")) {
+        /* A column alone is a condition, as in SQL: `col = true` (a boolean
+         * column; the binder refuses others) */
+        pq_literal t = {.kind = PQ_LIT_BOOL, .b = true};
+        pq_expr *e = pq_expr_compare(col, PQ_CMP_EQ, &t, p->err);
+        if (!e) return p->failed = true, NULL;
+        e->pos = e->lit_pos[0] = col_pos;
+        return e;
+    }
     return fail(p, p->tok.pos,
                 "expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
 }

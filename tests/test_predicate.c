@@ -305,6 +305,10 @@ START_TEST(test_parse_operators)
     check_parse("a NOT BETWEEN 'x' AND 'y' or b = 2", "not (a >= 'x' and a <= 'y') or b = 2");
     check_parse("a between -1 and 2.5 and b = 1", "a >= -1 and a <= 2.5 and b = 1");
     check_parse("between = 1", "between = 1"); /* not a keyword where a column goes */
+    /* a column alone: col = true */
+    check_parse("a", "a = true");
+    check_parse("paid and not shipped or (x)", "paid = true and not shipped = true or x = true");
+    check_parse("\"and\"", "\"and\" = true");
     check_parse("a is null", "a is null");
     check_parse("a Is Not Null", "a is not null");
     check_parse("l.x.element = 'it''s'", "l.x.element = 'it''s'");
@@ -353,7 +357,7 @@ START_TEST(test_parse_errors)
     check_parse_error("a between 1 or 2", "at 12: expected AND after BETWEEN's lower bound");
     check_parse_error("a between 1 and", "at 15: expected a literal (a number, a 'string', true or false)");
     check_parse_error("a not between and 2", "at 14: expected a literal (a number, a 'string', true or false)");
-    check_parse_error("a", "at 1: expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
+    check_parse_error("a b", "at 2: expected an operator (= != <> < <= > >= IN NOT IN BETWEEN NOT BETWEEN IS) after the column");
     check_parse_error("", "at 0: expected a column, NOT or '(' but the text ended");
     check_parse_error("a = 1 and", "at 9: expected a column, NOT or '(' but the text ended");
     check_parse_error("and = 1", "at 0: expected a column, NOT or '('");
@@ -699,6 +703,10 @@ START_TEST(test_bind_other_types)
     check_bind_error(md, "s = 1", PQ_ERR_INVALID_ARGUMENT, "at 4: 1 is not a string (column s)");
     check_bind_error(md, "fl3 = 'ab'", PQ_ERR_INVALID_ARGUMENT, "at 6: 'ab' is not 3 bytes long (column fl3)");
     check_bind_error(md, "b = 1", PQ_ERR_INVALID_ARGUMENT, "at 4: 1 is not true or false (column b)");
+    check_bind(md, "b", "b = true");
+    check_bind(md, "not b", "not b = true");
+    check_bind_error(md, "i8 and b", PQ_ERR_INVALID_ARGUMENT, "at 0: column 'i8' alone is a condition only if it is boolean");
+    check_bind_error(md, "i8 = true", PQ_ERR_INVALID_ARGUMENT, "at 5: true is not a number (column i8)");
     check_bind_error(md, "f = 'x'", PQ_ERR_INVALID_ARGUMENT, "at 4: 'x' is not a number (column f)");
     check_bind_error(md, "i8 = 1 or nope = 2", PQ_ERR_INVALID_ARGUMENT, "at 10: no column 'nope'");
     /* INT96: a timestamp of the bind's unit (nanoseconds by default), as a
