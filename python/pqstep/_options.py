@@ -15,6 +15,7 @@ import weakref
 
 from . import _lib as _c
 from . import _decryption
+from . import _filters
 from ._errors import error, invalid_argument
 
 STRING_TYPES = {"string": 0, "string_view": 1, "large_string": 2, "dictionary": 3}
@@ -32,8 +33,7 @@ class Filter:
     object. A reader copies it when it opens, so one Filter may serve many."""
 
     def __init__(self, text, path=None):
-        if not isinstance(text, str):
-            raise TypeError("filter must be a string in pqstep's predicate syntax")
+        text = _filters.to_text(text)
         err = _c.pq_error()
         self.handle = _c.pq_expr_parse(text.encode("utf-8"), ctypes.byref(err))
         if not self.handle:
@@ -120,9 +120,8 @@ def _indexes(what):
 
 
 def _filter(name, value):
-    if value is not None and not isinstance(value, str):
-        raise TypeError("filter must be a string in pqstep's predicate syntax")
-    return value
+    """A string in pqstep's syntax, or pyarrow's filters= form written as one."""
+    return _filters.to_text(value)
 
 
 def _prune(name, value):

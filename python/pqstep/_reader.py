@@ -4,6 +4,7 @@ read_metadata, read_table, scan."""
 import ctypes
 import weakref
 
+from . import _filters
 from . import _lib as _c
 from ._arrow import device_batches as _device_batches, export_batches, output_schema
 from ._errors import error, invalid_argument, warn_file
@@ -380,7 +381,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                threads=None, validate_utf8=False, memory_limit=None, prune=True, metadata=None,
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=True, remote=None,
                device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
-               decryption=None, deleted_rows=None, row_index=None, variant_storage=False):
+               decryption=None, deleted_rows=None, row_index=None, variant_storage=False, filters=None):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
     `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
@@ -393,7 +394,10 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     quarter of physical memory, at most 1 GiB; 0: only what the file's declared sizes
     allow); more is a pqstep.Error with code "memory limit exceeded",
     raised before the allocation. filter: a predicate in pqstep's
-    syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"): row groups
+    syntax ("l_shipdate >= '1995-01-01' and l_quantity < 24"), or in
+    pyarrow's filters= form ([("l_quantity", "<", 24), ...], all of which
+    hold, or a list of such lists, any of which holds; filters= is the same
+    option under pyarrow's name): row groups
     its statistics rule out are skipped, and only the rows where it is true
     are returned (the row range counts rows before the filter); prune=False
     turns the pruning steps off (the rows are the same), and a set of step
@@ -485,6 +489,7 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     Python values or JSON); True reads them as stored (metadata, value,
     typed_value)."""
     import pyarrow as pa
+    filter = _filters.either(filter, filters)
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,

@@ -29,7 +29,10 @@ columns  names: top-level fields (a struct or list field reads all its
          partitions hold them in the order asked for where they are
          top-level names, else in file order.
 filter   a predicate in pqstep's syntax, as read_table takes it
-         ("l_shipdate >= '1995-01-01' and l_quantity < 24"): the client
+         ("l_shipdate >= '1995-01-01' and l_quantity < 24"), or in the
+         form dask's and pyarrow's filters= take ([("l_quantity", "<",
+         24), ...], or a list of such lists for OR); `filters=` is the
+         same option under dask's name: the client
          prunes row groups with it (statistics, dictionaries, bloom
          filters, page index: Reader.kept_rows) before the graph is built,
          a row group pruned away gets no partition, and each task returns
@@ -125,6 +128,7 @@ import threading
 
 import pqstep
 
+from . import _filters
 from ._options import ReadOptions as _ReadOptions
 from ._remote import is_url as _is_url
 
@@ -410,7 +414,7 @@ def _types_mapper(user, arrow_type):
 
 def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, threads=1, strings="string",
                  decimals="decimal128", follow_arrow_schema=True, arrow_to_pandas=None, storage_options=None,
-                 decryption=None):
+                 decryption=None, filters=None):
     """A dask.dataframe.DataFrame of the Parquet files `paths`, one
     partition per kept row group (see the module docstring for every
     option and what is read and counted where)."""
@@ -421,8 +425,7 @@ def read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0, thr
     from dask.base import tokenize
     from dask.dataframe.utils import pyarrow_strings_enabled
 
-    if filter is not None and not isinstance(filter, str):
-        raise TypeError("filter must be a string in pqstep's predicate syntax, not %r" % (filter,))
+    filter = _filters.either(filter, filters)  # pyarrow's and dask's filters= form too
     if not isinstance(min_rows_per_partition, int) or min_rows_per_partition < 0:
         raise ValueError("min_rows_per_partition must be a non-negative int")
     # The client's readers and the tasks' share one ReadOptions (the
