@@ -14,7 +14,7 @@ footer parsed once on the client and at most once per worker process.
 read_parquet(paths, columns=None, filter=None, min_rows_per_partition=0,
              threads=1, strings="string", decimals="decimal128",
              follow_arrow_schema=True, arrow_to_pandas=None,
-             storage_options=None, decryption=None)
+             storage_options=None, decryption=None, filters=None)
 
 paths    a file, a directory, a glob pattern ("data/*.parquet",
          "data/**/*.parquet") or a list of them, expanded as pqstep.dataset
