@@ -2,6 +2,7 @@
 the reads made with its parsed footer), and the functions that open one:
 read_metadata, read_table, scan."""
 import ctypes
+import os
 import weakref
 
 from . import _filters
@@ -383,7 +384,10 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
                decryption=None, deleted_rows=None, row_index=None, variant_storage=False, filters=None):
     """Read a file (a path, or an http://, https:// or s3:// URL, with
-    `remote` options as for Reader) into a pyarrow.Table: `columns` (leaf indexes or paths)
+    `remote` options as for Reader) into a pyarrow.Table (a directory, as
+    pyarrow reads one: its Parquet files as one table, key=value directories
+    as columns, through pqstep.dataset; the options that name one file's
+    parts, such as row_groups or row_offset, are refused there): `columns` (leaf indexes or paths)
     of `row_groups` (indexes; default all), rows [row_offset, row_offset +
     row_limit) of those (counted across them in order; pages outside the
     range are skipped through the offset index where the file has one),
@@ -490,6 +494,25 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
     typed_value)."""
     import pyarrow as pa
     filter = _filters.either(filter, filters)
+    if isinstance(path, (str, os.PathLike)) and not is_url(os.fspath(path)) and os.path.isdir(path):
+        # a directory: its files as one table, key=value directories as columns, as pyarrow reads it
+        one_file = {"row_groups": row_groups is None, "row_offset": row_offset == 0, "row_limit": row_limit is None,
+                    "validate_utf8": not validate_utf8, "prune": prune is True, "metadata": metadata is None,
+                    "device": device == "cpu", "device_output": not device_output, "device_file": device_file is None,
+                    "mmap": mmap is True, "deleted_rows": deleted_rows is None}
+        given = [name for name, default in one_file.items() if not default]
+        if given:
+            raise ValueError("%s: a directory is read as a dataset, where %s do%s not apply (they name one file's "
+                             "parts or how it is read); read the files one by one, or use pqstep.dataset"
+                             % (os.fspath(path), ", ".join(given), "es" if len(given) == 1 else ""))
+        if columns is not None and any(not isinstance(c, str) for c in columns):
+            raise ValueError("%s: a directory's columns are named, not numbered" % os.fspath(path))
+        from ._dataset import Dataset
+        with Dataset(path, partitioning="hive", threads=threads, cache=cache, memory_limit=memory_limit,
+                     strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema, remote=remote,
+                     int96_unit=int96_unit, decryption=decryption, row_index=row_index,
+                     variant_storage=variant_storage) as ds:
+            return ds.to_table(columns=columns, filter=filter)
     options = ReadOptions(row_groups=row_groups, filter=filter, row_offset=row_offset, row_limit=row_limit,
                           threads=threads, validate_utf8=validate_utf8, memory_limit=memory_limit, prune=prune,
                           strings=strings, decimals=decimals, follow_arrow_schema=follow_arrow_schema,

@@ -11,7 +11,7 @@ as pyarrow does. Checked: every file whole (types, schema metadata and all)
 against pyarrow, as pandas against fastparquet, row groups and batches,
 a row range, other string types, filters with pruning on and off against
 pyarrow's, and the hive dataset with its _metadata files against
-fastparquet's reading.
+fastparquet's reading (and read_table on its directory against pyarrow's).
 """
 import datetime
 import glob
@@ -145,6 +145,18 @@ def main():
         assert t.column("y").to_pylist() == [str(y) for y in theirs["y"]]
         part = pqstep.dataset(hive, partitioning="hive").to_table(filter="k = 1 and y = 'y0' and v < 400")
         assert sorted(part.column("v").to_pylist()) == [v for v in range(400) if v % 3 == 1 and v % 2 == 0]
+        # read_table on the directory, as pyarrow's (whose partition columns are dictionaries)
+        mine = pqstep.read_table(hive, filters=[("k", "in", [0, 2]), ("s", ">=", "s2")]).sort_by("v")
+        theirs = pq.read_table(hive, filters=[("k", "in", [0, 2]), ("s", ">=", "s2")]).sort_by("v")
+        assert mine.column_names == theirs.column_names, (mine.column_names, theirs.column_names)
+        for c in theirs.column_names:
+            assert mine.column(c).to_pylist() == theirs.column(c).to_pylist(), c
+        try:
+            pqstep.read_table(hive, row_offset=10)
+        except ValueError as e:
+            assert "row_offset does not apply" in str(e), e
+        else:
+            raise AssertionError("row_offset accepted for a directory")
         print("fastparquet %s: %d files equal to pyarrow's and fastparquet's readings, %d filters; the hive "
               "dataset equal to fastparquet's" % (fastparquet.__version__, len(files), filtered))
 
