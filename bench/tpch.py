@@ -11,10 +11,12 @@ Options:
   --scale S      TPC-H scale factor (default 1: 6,001,215 rows)
   --codecs LIST  snappy (tpchgen-cli's default, --compression=SNAPPY) and/or
                  zstd (--compression='ZSTD(1)'); default both. Also the
-                 writers duckdb, polars, pyarrow, spark: the snappy file
-                 written again by that system with its defaults (rewrite():
-                 DuckDB's COPY, polars' write_parquet, pyarrow's
-                 write_table, Spark's local write, one part file), kept in
+                 writers duckdb, polars, pyarrow, spark, fastparquet: the
+                 snappy file written again by that system with its defaults
+                 (rewrite(): DuckDB's COPY, polars' write_parquet, pyarrow's
+                 write_table, Spark's local write, one part file, pandas'
+                 to_parquet(engine="fastparquet") with decimals as float64
+                 and dates as datetime64[ns]), kept in
                  CACHE/tpch-sf<S>-<writer>/
   --threads LIST thread counts, each measured on its own (default 1,2)
   --repeat N     timed runs per measurement (default 5)
@@ -175,7 +177,7 @@ SYSTEMS = ("pqstep", "pyarrow", "polars", "duckdb")
 CASES = ("whole", "cols3", "iter", "q1", "q2", "q3", "stream")
 DEFAULT_CASES = CASES[:-1]
 CODECS = {"snappy": "SNAPPY", "zstd": "ZSTD(1)"}  # tpchgen-cli --compression values
-WRITERS = ("duckdb", "polars", "pyarrow", "spark")  # --codecs may name these: the snappy file rewritten
+WRITERS = ("duckdb", "polars", "pyarrow", "spark", "fastparquet")  # --codecs may name these: the snappy file rewritten
 COLS3 = ["l_orderkey", "l_extendedprice", "l_shipdate"]
 # Each filter: a conjunction of (column, operator, literal as text) or
 # (column, "in", [literals]).
@@ -509,6 +511,24 @@ def rewrite(writer, src, dst):
     elif writer == "pyarrow":
         import pyarrow.parquet as pq
         pq.write_table(pq.read_table(src), dst)
+    elif writer == "fastparquet":
+        # as a pandas user writes it: DataFrame.to_parquet(engine="fastparquet")
+        # (snappy, one row group); fastparquet takes no Decimal or date
+        # objects, so decimals become float64 and dates datetime64[ns]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        t = pq.read_table(src)
+        cols = []
+        for f in t.schema:
+            c = t[f.name]
+            if pa.types.is_decimal(f.type):
+                c = c.cast(pa.float64())
+            elif pa.types.is_date(f.type):
+                c = c.cast(pa.timestamp("ns"))
+            elif pa.types.is_string_view(f.type) or pa.types.is_large_string(f.type):
+                c = c.cast(pa.string())
+            cols.append(c)
+        pa.table(cols, names=t.schema.names).to_pandas().to_parquet(dst, engine="fastparquet")
     elif writer == "spark":
         code = ("import sys, glob, shutil\n"
                 "from pyspark.sql import SparkSession\n"
