@@ -127,7 +127,9 @@ PQ_API pq_expr *pq_expr_const(bool truth, pq_error *err);
  * cross the antimeridian. xmin >
  * xmax is a box across the antimeridian (x >= xmin or x <= xmax), as
  * Parquet's geospatial statistics write one. Row groups whose geospatial
- * statistics' bounding box does not meet the box are skipped. Errors:
+ * statistics' bounding box does not meet the box are skipped, and so are
+ * those whose GeoParquet 1.1 bbox covering columns (the file's "geo"
+ * metadata) bound boxes that miss it (in y alone for spherical edges). Errors:
  * PQ_ERR_INVALID_ARGUMENT for a NaN or infinite bound or ymin > ymax. In
  * the text syntax: `bbox_intersects(geom, -10, 40.5, 5, 52)` (the name is
  * case-insensitive; numbers as the other literals). A value that is not

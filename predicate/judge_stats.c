@@ -171,11 +171,40 @@ static pq_maybe judge_cmp(const pq_expr *n, const bounds *b, const pq_value *v)
     return r;
 }
 
+/* bbox_intersects over a chunk of a GeoParquet column with a bbox
+ * covering: none of its rows can match when the box its covering columns'
+ * statistics bound (the least xmin and ymin, the greatest xmax and ymax)
+ * misses the query's; only y is judged where the boxes may wrap the
+ * antimeridian (spherical edges). A row's covering holds its geometry's
+ * box, so a row without a value there has no geometry to match. */
+static void judge_bbox_covering(const pq_expr *n, const pq_file_metadata *fm, const pq_schema *schema,
+                                const pq_row_group *rg, pq_maybe *r)
+{
+    if (n->bbox_cover[0] < 0) return;
+    double stats[4];
+    for (int k = 0; k < 4; k++) {
+        bounds b = chunk_bounds(fm, schema, rg, n->bbox_cover[k]);
+        if (!b.have) return;
+        stats[k] = k < 2 ? b.min.d : b.max.d;
+        if (!isfinite(stats[k])) return;
+    }
+    double box[4] = {n->lits[0].d, n->lits[1].d, n->lits[2].d, n->lits[3].d};
+    if (!n->bbox_cover_x) { /* y alone: the x range of every longitude */
+        stats[0] = box[0];
+        stats[2] = box[2];
+    }
+    if (!pq_boxes_meet(stats, box)) r->can_true = false;
+}
+
 /* bbox_intersects over a chunk: none of its rows can match when its
- * geospatial statistics' box misses the query's. */
-static void judge_bbox(const pq_expr *n, const pq_row_group *rg, pq_maybe *r)
+ * geospatial statistics' box (or its GeoParquet covering's) misses the
+ * query's. */
+static void judge_bbox(const pq_expr *n, const pq_file_metadata *fm, const pq_schema *schema, const pq_row_group *rg,
+                       pq_maybe *r)
 {
     if (n->leaf < 0 || (uint32_t)n->leaf >= rg->columns_len || n->nlits != 4) return;
+    judge_bbox_covering(n, fm, schema, rg, r);
+    if (!r->can_true) return;
     const pq_column_chunk *cc = rg->columns[n->leaf];
     if (cc->set & PQ_CC_SKIPPED || !(cc->set & PQ_CC_HAS_META_DATA)) return;
     const pq_column_meta *m = &cc->meta_data;
@@ -215,7 +244,7 @@ static pq_maybe judge_leaf(const pq_expr *n, const pq_file_metadata *fm, const p
     if (n->variant_depth && !pq_variant_residual_empty(n, rg)) return MAYBE_ALL;
     bounds b = chunk_bounds(fm, schema, rg, n->leaf);
     pq_maybe r = pq_judge_bounds(n, &b);
-    if (n->kind == PQ_NODE_BBOX && r.can_true) judge_bbox(n, rg, &r);
+    if (n->kind == PQ_NODE_BBOX && r.can_true) judge_bbox(n, fm, schema, rg, &r);
     return r;
 }
 

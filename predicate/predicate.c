@@ -234,6 +234,8 @@ void pq_expr_unbind_node(pq_expr *e)
     e->variant_pick_def = 0;
     e->variant_pick_slot = 0;
     e->variant_pick_base = 0;
+    for (int k = 0; k < 4; k++) e->bbox_cover[k] = -1;
+    e->bbox_cover_x = false;
     e->bound = false;
 }
 

@@ -95,6 +95,14 @@ struct pq_expr {
                           * and a row's group is null when that leaf's definition level at
                           * the row's first entry is below node_def. 0: the leaf itself */
     bool truth;          /* CONST */
+    /* bound BBOX on a GeoParquet geometry column with a bbox covering
+     * (the file's "geo" metadata, GeoParquet 1.1): the leaves of its
+     * xmin, ymin, xmax, ymax (FLOAT or DOUBLE, one a row), whose
+     * statistics prune row groups; -1 where there is none.
+     * bbox_cover_x: the x bounds may be used (planar edges: a row's
+     * xmin <= xmax; a spherical column's boxes may wrap the antimeridian) */
+    int32_t bbox_cover[4];
+    bool bbox_cover_x;
     /* literals as written (CMP: 1, IN: n), with their positions */
     pq_literal *lits;    /* text copied and owned */
     size_t *lit_pos;

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "metadata/error.h"
 #include "metadata/variant_path.h"
 #include "predicate/predicate.h"
@@ -829,6 +831,65 @@ static bool variant_not_exact(const pq_expr *e, pq_status st)
     return e->nvalues < distinct;
 }
 
+/* The GeoParquet "geo" metadata of the file (JSON), or NULL. */
+static json_t *geo_metadata(const pq_metadata *md)
+{
+    const pq_file_metadata *fm = pq_metadata_file(md);
+    for (uint32_t i = 0; fm && i < fm->key_value_metadata_len; i++) {
+        const pq_key_value *kv = &fm->key_value_metadata[i];
+        if (kv->has_value && kv->key.len == 3 && memcmp(kv->key.ptr, "geo", 3) == 0)
+            return json_loadb((const char *)kv->value.ptr, kv->value.len, JSON_REJECT_DUPLICATES, NULL);
+    }
+    return NULL;
+}
+
+/* The leaf a covering names as a path of field names (["bbox", "xmin"]):
+ * one FLOAT or DOUBLE value a row, else -1. */
+static int32_t covering_leaf(const pq_metadata *md, json_t *path)
+{
+    char buf[512];
+    size_t n = 0;
+    if (!json_is_array(path) || json_array_size(path) == 0) return -1;
+    for (size_t k = 0; k < json_array_size(path); k++) {
+        const char *name = json_string_value(json_array_get(path, k));
+        size_t len = name ? strlen(name) : 0;
+        if (!len || n + len + 2 > sizeof buf) return -1;
+        if (k) buf[n++] = '.';
+        memcpy(buf + n, name, len);
+        n += len;
+    }
+    buf[n] = '\0';
+    int32_t leaf = pq_metadata_find_leaf(md, buf);
+    const pq_schema *sc = pq_metadata_schema(md);
+    if (leaf < 0 || !sc || (uint32_t)leaf >= sc->leaves_len) return -1;
+    const pq_leaf *lf = &sc->leaves[leaf];
+    return (lf->physical_type == PQ_FLOAT || lf->physical_type == PQ_DOUBLE) && lf->max_rep == 0 ? leaf : -1;
+}
+
+/* bbox_intersects on a GeoParquet geometry column: the leaves of its bbox
+ * covering, when the file's "geo" metadata names one (else none; metadata
+ * that does not parse or name such leaves is no covering, never an error:
+ * the rows are still decided by each value's WKB). */
+static void geo_covering(const pq_metadata *md, const pq_leaf *lf, pq_expr *e)
+{
+    for (int k = 0; k < 4; k++) e->bbox_cover[k] = -1;
+    e->bbox_cover_x = false;
+    if (lf->max_rep > 0 || lf->max_def > 1) return; /* a top-level column, one value a row */
+    json_t *geo = geo_metadata(md);
+    json_t *col = json_object_get(json_object_get(geo, "columns"), lf->path);
+    json_t *bbox = json_object_get(json_object_get(col, "covering"), "bbox");
+    static const char *const names[4] = {"xmin", "ymin", "xmax", "ymax"};
+    int32_t leaves[4];
+    bool all = json_is_object(bbox);
+    for (int k = 0; k < 4 && all; k++) all = (leaves[k] = covering_leaf(md, json_object_get(bbox, names[k]))) >= 0;
+    if (all) {
+        const char *edges = json_string_value(json_object_get(col, "edges"));
+        for (int k = 0; k < 4; k++) e->bbox_cover[k] = leaves[k];
+        e->bbox_cover_x = !edges || strcmp(edges, "planar") == 0;
+    }
+    json_decref(geo);
+}
+
 static pq_status bind_leaf(const pq_metadata *md, uint32_t int96_unit, pq_expr *e, pq_error *err)
 {
     const pq_schema *sc = pq_metadata_schema(md);
@@ -870,6 +931,7 @@ static pq_status bind_leaf(const pq_metadata *md, uint32_t int96_unit, pq_expr *
         e->physical_type = lf->physical_type;
         e->logical = lf->logical;
         e->order = PQ_ORDER_BYTES;
+        geo_covering(md, lf, e);
         e->bound = true;
         return PQ_OK;
     }
