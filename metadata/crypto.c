@@ -202,6 +202,7 @@ pq_status pq_crypto_gcm_module(const uint8_t *key, size_t key_len, const uint8_t
                                const pq_module_place *at, uint8_t *out, const char *what, pq_error *err)
 {
     uint8_t aad[PQ_CRYPTO_MAX_AAD];
+    if (at->no_aad) return pq_crypto_gcm_decrypt(key, key_len, module, len, NULL, 0, out, what, err);
     size_t aad_len = pq_crypto_aad(aad, at->file_aad, at->file_aad_len, at->type, at->row_group, at->column, at->page);
     if (!aad_len)
         return pq_error_set(err, PQ_ERR_UNSUPPORTED, "%s: a row group, column or page ordinal beyond 32767, or an "

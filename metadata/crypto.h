@@ -84,6 +84,8 @@ typedef struct pq_module_place {
     size_t file_aad_len;
     pq_module_type type;
     uint32_t row_group, column, page;
+    bool no_aad;                /* the writer's modules carry no AAD at all (DuckDB's files:
+                                 * pq_footer_crypto.no_aad) */
 } pq_module_place;
 
 /* pq_crypto_gcm_decrypt with the module AAD of `at` (pq_crypto_aad);

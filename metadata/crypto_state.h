@@ -15,6 +15,9 @@ typedef struct pq_footer_crypto {
     pq_file_encryption info;
     uint8_t *file_aad;          /* prefix then the file's unique part (arena) */
     size_t file_aad_len;
+    bool no_aad;                /* its modules carry no AAD (a file whose algorithm names no
+                                 * unique part and whose footer authenticates only without AAD,
+                                 * as DuckDB writes them): every module read so */
 } pq_footer_crypto;
 
 #endif

@@ -171,8 +171,21 @@ pq_status pq_footer_crypto_open(const uint8_t *footer, size_t len, const pq_decr
         if (!buf) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for the decrypted footer");
     }
     if (st == PQ_OK) {
-        pq_module_place at = {out->file_aad, out->file_aad_len, PQ_MODULE_FOOTER, 0, 0, 0};
+        pq_module_place at = {out->file_aad, out->file_aad_len, PQ_MODULE_FOOTER, 0, 0, 0, false};
         st = pq_crypto_gcm_module(key.bytes, key.len, footer + used, module_len, &at, buf, "footer", err);
+        if (st == PQ_ERR_DECRYPT && out->file_aad_len == 0 && alg.id == PQ_ENCRYPTION_AES_GCM_V1) {
+            /* No unique part, no prefix: DuckDB's writer, which puts no AAD
+             * on any module (the spec's AAD would still hold the module
+             * type). Its footer authenticates only so; a file written by
+             * the spec fails both ways. */
+            pq_error again;
+            at.no_aad = true;
+            if (pq_crypto_gcm_module(key.bytes, key.len, footer + used, module_len, &at, buf, "footer", &again) ==
+                PQ_OK) {
+                st = PQ_OK;
+                out->no_aad = true;
+            }
+        }
     }
     pq_crypto_wipe(&key, sizeof key);
     if (st != PQ_OK) return st;
@@ -233,7 +246,8 @@ static pq_status decrypt_column_meta(const pq_decryption *keys, pq_arena *arena,
         if (!buf) st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory for column metadata");
     }
     if (st == PQ_OK) {
-        pq_module_place at = {crypto->file_aad, crypto->file_aad_len, PQ_MODULE_COLUMN_META, rg_ordinal, column, 0};
+        pq_module_place at = {crypto->file_aad, crypto->file_aad_len, PQ_MODULE_COLUMN_META, rg_ordinal, column, 0,
+                              crypto->no_aad};
         st = pq_crypto_gcm_module(key.bytes, key.len, cc->encrypted_column_metadata.ptr, module_len, &at, buf, what,
                                   err);
     }
@@ -282,6 +296,15 @@ pq_status pq_footer_crypto_finish(const uint8_t *footer, size_t len, const pq_de
             if (st != PQ_OK) return st;
         }
     }
+    /* DuckDB's files (no_aad) encrypt every column with the footer key
+     * and give no column crypto metadata, which would mean plaintext */
+    for (uint32_t g = 0; crypto->no_aad && g < fm->row_groups_len; g++)
+        for (uint32_t c = 0; c < fm->row_groups[g].columns_len; c++) {
+            pq_column_chunk *cc = (pq_column_chunk *)fm->row_groups[g].columns[c];
+            if (cc->set & (PQ_CC_SKIPPED | PQ_CC_HAS_CRYPTO_METADATA)) continue;
+            cc->set |= PQ_CC_HAS_CRYPTO_METADATA;
+            cc->crypto_kind = PQ_CRYPTO_FOOTER_KEY;
+        }
     for (uint32_t g = 0; g < fm->row_groups_len; g++) {
         pq_row_group *rg = (pq_row_group *)&fm->row_groups[g];
         uint32_t ordinal = (rg->set & PQ_RG_HAS_ORDINAL) && rg->ordinal >= 0 ? (uint32_t)rg->ordinal : g;

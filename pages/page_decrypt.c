@@ -25,7 +25,7 @@ static pq_status decrypt_header(const pq_chunk_cipher *k, const uint8_t *module,
     for (int attempt = 0; attempt < (first ? 2 : 1); attempt++) {
         bool dict = attempt == 0 ? try_dict : !try_dict;
         pq_module_type type = dict ? PQ_MODULE_DICTIONARY_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER;
-        pq_module_place at = {k->file_aad, k->file_aad_len, type, k->row_group, k->column, data_ordinal};
+        pq_module_place at = {k->file_aad, k->file_aad_len, type, k->row_group, k->column, data_ordinal, k->no_aad};
         char what[64];
         snprintf(what, sizeof what, "page %zu (%s)", page, pq_module_name(type));
         pq_status st = pq_crypto_gcm_module(k->key, k->key_len, module, total, &at, out, what, err);
@@ -64,7 +64,7 @@ pq_status pq_page_decrypt(const pq_chunk_cipher *k, const uint8_t *chunk, uint64
     if (m->clear) memcpy(dst, src, m->clear);
     if (!gcm) return pq_crypto_ctr_decrypt(k->key, k->key_len, src + m->clear, m->stored - m->clear, dst + m->clear,
                                           what, err);
-    pq_module_place place = {k->file_aad, k->file_aad_len, type, k->row_group, k->column, m->ordinal};
+    pq_module_place place = {k->file_aad, k->file_aad_len, type, k->row_group, k->column, m->ordinal, k->no_aad};
     return pq_crypto_gcm_module(k->key, k->key_len, src + m->clear, m->stored - m->clear, &place, dst + m->clear,
                                 what, err);
 }
@@ -121,6 +121,10 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
         uint64_t header_at = at;
         at += htotal;
         uint64_t body = (uint64_t)h.compressed_page_size;
+        /* DuckDB (no AAD) writes a page's size before encryption: its
+         * module is the GCM overhead longer */
+        if (k->no_aad && (h.type == PQ_PAGE_DICTIONARY || is_data) && h.compressed_page_size >= 0)
+            body += PQ_CRYPTO_GCM_OVERHEAD;
         if (body > len - at)
             return pq_error_set(err, PQ_ERR_CORRUPT_DATA,
                                 "page %zu: compressed_page_size %d runs past the end of the column chunk "
@@ -147,7 +151,7 @@ static pq_status walk(const uint8_t *chunk, uint64_t len, int64_t num_values, co
                 st = pq_error_set(err, PQ_ERR_CORRUPT_DATA, "%s: the module holds %zu bytes, the header says %d",
                                   what, total, (int)h.compressed_page_size);
             if (st != PQ_OK) return st;
-            m.stored = (uint32_t)body; /* < 2^31: compressed_page_size is an int32 >= 0 here */
+            m.stored = (uint32_t)body; /* < 2^32: compressed_page_size is an int32 >= 0 here (+ 28) */
             m.clear = (uint32_t)clear;
             plain = (size_t)body - (gcm_pages ? PQ_CRYPTO_GCM_OVERHEAD : PQ_CRYPTO_CTR_OVERHEAD);
         }

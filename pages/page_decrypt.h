@@ -28,6 +28,7 @@ typedef struct pq_chunk_cipher {
     int32_t algorithm;          /* pq_encryption_id: pages GCM or CTR */
     const uint8_t *file_aad;
     size_t file_aad_len;
+    bool no_aad;                /* modules without AAD (pq_footer_crypto.no_aad) */
     uint32_t row_group;         /* the row group's ordinal */
     uint32_t column;            /* the column's ordinal (its leaf index) */
     bool has_dictionary;        /* the chunk's metadata names a dictionary page */

@@ -114,6 +114,7 @@ pq_status pq_chunk_cipher_for(const pq_metadata *md, const pq_decryption *keys, 
     cipher->algorithm = crypto->info.algorithm;
     cipher->file_aad = crypto->file_aad;
     cipher->file_aad_len = crypto->file_aad_len;
+    cipher->no_aad = crypto->no_aad;
     cipher->row_group = (rg->set & PQ_RG_HAS_ORDINAL) && rg->ordinal >= 0 ? (uint32_t)rg->ordinal : g;
     cipher->column = leaf;
     const pq_column_meta *m = &cc->meta_data;
@@ -212,7 +213,7 @@ pq_status pq_module_decrypt(const pq_metadata *md, const pq_decryption *keys, ui
     uint8_t *buf = NULL;
     if (st == PQ_OK && !(buf = malloc(total - PQ_CRYPTO_GCM_OVERHEAD + 1)))
         st = pq_error_set(err, PQ_ERR_NOMEM, "out of memory");
-    pq_module_place at = {c.file_aad, c.file_aad_len, type, c.row_group, c.column, 0};
+    pq_module_place at = {c.file_aad, c.file_aad_len, type, c.row_group, c.column, 0, c.no_aad};
     if (st == PQ_OK) st = pq_crypto_gcm_module(c.key, c.key_len, bytes, total, &at, buf, what, err);
     pq_crypto_wipe(key, sizeof key);
     if (st != PQ_OK) {
