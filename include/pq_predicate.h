@@ -129,7 +129,8 @@ PQ_API pq_expr *pq_expr_const(bool truth, pq_error *err);
  * Parquet's geospatial statistics write one. Row groups whose geospatial
  * statistics' bounding box does not meet the box are skipped, and so are
  * those whose GeoParquet 1.1 bbox covering columns (the file's "geo"
- * metadata) bound boxes that miss it (in y alone for spherical edges). Errors:
+ * metadata) bound boxes that miss it (in y alone for spherical edges), and
+ * with a page index the covering's pages narrow the rows read. Errors:
  * PQ_ERR_INVALID_ARGUMENT for a NaN or infinite bound or ymin > ymax. In
  * the text syntax: `bbox_intersects(geom, -10, 40.5, 5, 52)` (the name is
  * case-insensitive; numbers as the other literals). A value that is not

@@ -370,8 +370,9 @@ int pq_value_compare(const pq_expr *leaf_node, const pq_value *a, const pq_value
  * Columns read
  * ------------------------------------------------------------------------- */
 
-/* The leaf of every column node into out (when not NULL); returns the count. */
-static size_t gather(const pq_expr *e, uint32_t *out)
+/* The leaf of every column node into out (when not NULL); returns the
+ * count. covering: a BBOX node's GeoParquet covering leaves too. */
+static size_t gather(const pq_expr *e, uint32_t *out, bool covering)
 {
     if (!e) return 0;
     if (pq_node_is_leaf(e)) {
@@ -379,6 +380,11 @@ static size_t gather(const pq_expr *e, uint32_t *out)
         size_t n = 0;
         if (out) out[n] = (uint32_t)e->leaf;
         n++;
+        if (covering && e->kind == PQ_NODE_BBOX && e->bbox_cover[0] >= 0)
+            for (int k = 0; k < 4; k++) {
+                if (out) out[n] = (uint32_t)e->bbox_cover[k];
+                n++;
+            }
         if (e->variant_depth) { /* the residual values and the metadata are read too */
             if (out) out[n] = (uint32_t)e->variant_meta;
             n++;
@@ -390,8 +396,8 @@ static size_t gather(const pq_expr *e, uint32_t *out)
         }
         return n;
     }
-    size_t n = gather(e->kids[0], out);
-    return n + gather(e->kids[1], out ? out + n : NULL);
+    size_t n = gather(e->kids[0], out, covering);
+    return n + gather(e->kids[1], out ? out + n : NULL, covering);
 }
 
 static int u32_cmp(const void *a, const void *b)
@@ -400,14 +406,14 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-size_t pq_expr_columns(const pq_expr *e, uint32_t *out, size_t cap)
+static size_t columns(const pq_expr *e, uint32_t *out, size_t cap, bool covering)
 {
     if (!e || !e->bound) return 0;
-    size_t nodes = gather(e, NULL);
+    size_t nodes = gather(e, NULL, covering);
     if (!nodes) return 0;
     uint32_t *all = malloc(nodes * sizeof *all);
     if (!all) return 0;
-    gather(e, all);
+    gather(e, all, covering);
     qsort(all, nodes, sizeof *all, u32_cmp);
     size_t n = 0;
     for (size_t k = 0; k < nodes; k++)
@@ -415,6 +421,16 @@ size_t pq_expr_columns(const pq_expr *e, uint32_t *out, size_t cap)
     if (out && cap) memcpy(out, all, (n < cap ? n : cap) * sizeof *out);
     free(all);
     return n;
+}
+
+size_t pq_expr_columns(const pq_expr *e, uint32_t *out, size_t cap)
+{
+    return columns(e, out, cap, false);
+}
+
+size_t pq_expr_index_columns(const pq_expr *e, uint32_t *out, size_t cap)
+{
+    return columns(e, out, cap, true);
 }
 
 size_t pq_expr_pick_slots(const pq_expr *e)

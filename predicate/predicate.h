@@ -192,6 +192,11 @@ bool pq_parse_date(const char *s, size_t n, int64_t *days);
  * binds them as nanoseconds. */
 pq_status pq_expr_bind_int96(pq_expr *e, const pq_metadata *md, uint32_t int96_unit, pq_error *err);
 
+/* pq_expr_columns and the leaves of every GeoParquet bbox covering a
+ * BBOX node names (bbox_cover): the columns whose page indexes the page
+ * pruning step reads, though only pq_expr_columns' are decoded. */
+size_t pq_expr_index_columns(const pq_expr *e, uint32_t *out, size_t cap);
+
 /* Free a node's bound values (nvalues entries) and reset it to unbound. */
 void pq_expr_unbind_node(pq_expr *e);
 

@@ -10,6 +10,7 @@
  * the page-header stage then reads only the pages of each column that hold
  * one of them (through the offset index).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "pages/page_walk.h"
 #include "reader/keys.h"
 #include "reader/prune_pages.h"
+#include "predicate/geo.h"
 #include "predicate/judge_stats.h"
 
 typedef struct leaf_pages {
@@ -107,6 +109,30 @@ static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_page
     return true;
 }
 
+static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out);
+
+/* bbox_intersects over the current piece of a GeoParquet column with a bbox
+ * covering: false where the box its covering columns' pages bound (the
+ * least xmin and ymin, the greatest xmax and ymax) misses the query's; y
+ * alone for spherical edges (judge_stats.c judges row groups so). */
+static bool covering_misses(const pq_expr *n, const pages_ctx *c)
+{
+    if (n->bbox_cover[0] < 0 || n->nlits != 4) return false;
+    double stats[4];
+    for (int k = 0; k < 4; k++) {
+        pq_bounds b;
+        if (!page_bounds(c, n->bbox_cover[k], &b) || !b.have) return false;
+        stats[k] = k < 2 ? b.min.d : b.max.d;
+        if (!isfinite(stats[k])) return false;
+    }
+    double box[4] = {n->lits[0].d, n->lits[1].d, n->lits[2].d, n->lits[3].d};
+    if (!n->bbox_cover_x) {
+        stats[0] = box[0];
+        stats[2] = box[2];
+    }
+    return !pq_boxes_meet(stats, box);
+}
+
 /* A leaf over the current piece: its page's column index entry. */
 static pq_maybe judge(const pq_expr *n, void *ctx)
 {
@@ -114,10 +140,20 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     const pq_maybe all = {true, true, true};
     if (n->leaf < 0) return all;
     if (n->variant_depth && !pq_variant_residual_empty(n, c->rg)) return all; /* see judge_stats.h */
-    leaf_pages *lp = &c->leaves[n->leaf];
-    if (!lp->usable) return all;
+    if (n->kind == PQ_NODE_BBOX && covering_misses(n, c)) return (pq_maybe){false, true, true};
+    pq_bounds b;
+    if (!page_bounds(c, n->leaf, &b)) return all;
+    return pq_judge_bounds(n, &b);
+}
+
+/* Leaf `leaf_index` over the current piece: its page's column index entry
+ * as bounds; false when its page index is not in hand. */
+static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
+{
+    const leaf_pages *lp = &c->leaves[leaf_index];
+    if (!lp->usable) return false;
     size_t p = lp->page;
-    const pq_leaf *leaf = &c->schema->leaves[n->leaf];
+    const pq_leaf *leaf = &c->schema->leaves[leaf_index];
     pq_bounds b;
     memset(&b, 0, sizeof b);
     int64_t start = lp->oi.pages[p].first_row_index;
@@ -159,7 +195,8 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
         b.nans = lp->ci.nan_counts[p];
         b.all_nan = b.nans > 0 && b.nulls_known && b.nans + b.nulls == b.values;
     }
-    return pq_judge_bounds(n, &b);
+    *out = b;
+    return true;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -174,7 +211,7 @@ pq_page_verdict pq_prune_by_page_index(const pq_prune_input *in, uint32_t rg, co
     const pq_file_metadata *fm = pq_metadata_file(in->md);
     const pq_schema *schema = pq_metadata_schema(in->md);
     int64_t rg_rows = fm->row_groups[rg].num_rows;
-    size_t nl = pq_expr_columns(in->filter, NULL, 0);
+    size_t nl = pq_expr_index_columns(in->filter, NULL, 0); /* a GeoParquet covering's columns too */
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows,
                    &fm->row_groups[rg]};
@@ -182,7 +219,7 @@ pq_page_verdict pq_prune_by_page_index(const pq_prune_input *in, uint32_t rg, co
     pq_page_verdict verdict = PQ_PAGES_UNKNOWN;
     pq_row_set_init(kept, 0, 0);
     if (!leaves || !c.leaves) goto done;
-    pq_expr_columns(in->filter, leaves, nl);
+    pq_expr_index_columns(in->filter, leaves, nl);
     size_t ncuts = 2;
     for (size_t k = 0; k < nl; k++)
         if (load(in, rg, leaves[k], &c.leaves[leaves[k]], counts)) ncuts += c.leaves[leaves[k]].oi.npages;

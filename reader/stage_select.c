@@ -341,7 +341,7 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
     bool dict = !(r->opts.prune_disable & PQ_PRUNE_DICTIONARY);
     bool bloom = !(r->opts.prune_disable & PQ_PRUNE_BLOOM_FILTER);
     bool pages = !(r->opts.prune_disable & PQ_PRUNE_PAGE_INDEX);
-    size_t nl = pq_expr_columns(r->sel.filter, NULL, 0), count = 0;
+    size_t nl = pq_expr_index_columns(r->sel.filter, NULL, 0), count = 0; /* a covering's page indexes too */
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     uint8_t *eq = calloc(schema->leaves_len ? schema->leaves_len : 1, 1);
     if (!leaves || !eq) {
@@ -349,7 +349,7 @@ size_t pq_reader_select_needed(const pq_reader *r, pq_range *out, size_t cap)
         free(eq);
         return 0;
     }
-    pq_expr_columns(r->sel.filter, leaves, nl);
+    pq_expr_index_columns(r->sel.filter, leaves, nl);
     eq_leaves(r->sel.filter, eq, schema->leaves_len, 0);
     for (size_t g = 0; g < r->sel.row_groups_len; g++) {
         const pq_row_group *rg = &fm->row_groups[r->sel.row_groups[g]];

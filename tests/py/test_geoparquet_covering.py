@@ -12,10 +12,12 @@ row groups pruned (counted) where the covering says no row can match, and
 never one with a match; only y prunes where the metadata says the edges
 are spherical; nothing prunes without a covering, or with "geo" metadata
 that does not parse or names no usable columns (the rows stay the same,
-no error).
+no error). With a page index (one row group), the runs a read fetches are
+exactly the covering's pages whose boxes' union meets the query.
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -23,6 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from read_oracle import SOURCE, pa, pq, pqstep, same  # noqa: E402
 
 HERE = os.path.join(SOURCE, "tests", "fixtures", "geoparquet")
+CLI = os.environ.get("PQSTEP_CLI") or os.path.join(SOURCE, "build", "pqstep")
 BOXES = [(10, -90, 20, 90), (-180, 85, 180, 89), (170, -90, -170, 90), (-50.5, 0, -50.5, 80),
          (0, -10, 60, 10), (-180, -90, 180, 90), (200, 0, 300, 10)]
 
@@ -74,6 +77,80 @@ def union_misses(boxes, q, use_x, rows_per_group=500):
     return n
 
 
+def page_starts(path, column):
+    """First rows of the data pages of `column` (the CLI's page walk)."""
+    out = subprocess.run([CLI, "pages", path, "--column", column, "--json"], check=True, capture_output=True,
+                         text=True).stdout
+    starts, row = [], 0
+    for chunk in json.loads(out)["chunks"]:
+        for p in chunk["pages"]:
+            if p["type"] in ("DATA_PAGE", "DATA_PAGE_V2"):
+                starts.append(row)
+                row += p["num_values"]
+    return starts
+
+
+def check_pages(path, boxes):
+    """One row group with a page index: the runs a read fetches are the
+    covering's pages whose boxes' union meets the query (the four covering
+    columns' pages start at the same rows here), and hold every matching
+    row."""
+    starts = page_starts(path, "bbox.xmin")
+    for col in ("bbox.ymin", "bbox.xmax", "bbox.ymax"):
+        assert page_starts(path, col) == starts, col
+    assert len(starts) > 4, starts
+    ends = starts[1:] + [len(boxes)]
+    pruned = 0
+    for q in BOXES:
+        want = []
+        for a, b in zip(starts, ends):
+            part = [x for x in boxes[a:b] if x is not None]
+            if part and meets({"xmin": min(x["xmin"] for x in part), "ymin": min(x["ymin"] for x in part),
+                               "xmax": max(x["xmax"] for x in part), "ymax": max(x["ymax"] for x in part)}, q):
+                if want and want[-1][0] + want[-1][1] == a:
+                    want[-1] = (want[-1][0], want[-1][1] + b - a)
+                else:
+                    want.append((a, b - a))
+        with pqstep.Reader(path) as r:
+            runs = r.kept_rows(filter="bbox_intersects(geometry, %r, %r, %r, %r)" % q).get(0, [])
+        assert runs == want, (q, runs, want)
+        for i, x in enumerate(boxes):
+            if x is not None and meets(x, q):
+                assert any(a <= i < a + n for a, n in runs), (q, i)
+        pruned += len(boxes) - sum(n for _, n in runs)
+    assert pruned > 0
+    return pruned
+
+
+def check_sans_io(path, boxes, q):
+    """A sans-IO reader asks for the covering columns' page indexes with the
+    filter's own (the select stage names them), prunes as a file reader
+    does, with no warning, and returns the same rows."""
+    import ctypes
+    from pqstep import _lib as _c
+    from read_oracle import all_batches, sans_io_advance
+    data = open(path, "rb").read()
+    flt = _c.pq_expr_parse(("bbox_intersects(geometry, %r, %r, %r, %r)" % q).encode(), ctypes.byref(_c.pq_error()))
+    opts = _c.pq_reader_options()
+    _c.pq_reader_options_init(ctypes.byref(opts))
+    opts.filter = flt
+    opts.footer_read_size = int.from_bytes(data[-8:-4], "little") + 8  # just the footer
+    err = _c.pq_error()
+    h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
+    _c.pq_expr_free(flt)
+    try:
+        sans_io_advance(h, data)
+        sel = _c.pq_select_stats()
+        _c.pq_reader_select_stats(h, ctypes.byref(sel), ctypes.sizeof(sel))
+        assert sel.prune_warnings == 0
+        assert sel.pages_pruned > 0, sel.pages_pruned
+        batches = all_batches(h)
+        ids = [i for b in batches for i in b.column(b.schema.get_field_index("id")).to_pylist()]
+        assert ids == [i for i, b in enumerate(boxes) if b is not None and meets(b, q)]
+    finally:
+        _c.pq_reader_close(h)
+
+
 def rewrite_geo(src, dst, change):
     t = pq.read_table(src)
     meta = dict(t.schema.metadata)
@@ -119,9 +196,17 @@ def main():
                     assert pruned == union_misses(boxes, q, kind == "planar"), (name, q, pruned)
                 pruned_total += pruned
     assert pruned_total > 20, pruned_total
+    paged = os.path.join(HERE, "paged_cover.parquet")
+    for q in BOXES:  # the rows, read through the narrowed runs
+        keep = [i for i, b in zip(ids, boxes) if b is not None and meets(b, q)]
+        got, _, _ = read(paged, q)
+        assert got.column("id").to_pylist() == keep, q
+    rows_skipped = check_pages(paged, boxes)
+    check_sans_io(paged, boxes, BOXES[0])
     print("GeoParquet bbox covering: %d boxes x %d files equal to a brute force on the covering's boxes; %d row "
           "groups pruned by the covering's statistics (planar x and y, spherical y only), none without a usable "
-          "covering" % (len(BOXES), len(files), pruned_total))
+          "covering; with a page index, the runs read are the covering's pages that may match (%d rows skipped "
+          "over the boxes)" % (len(BOXES), len(files), pruned_total, rows_skipped))
 
 
 if __name__ == "__main__":
