@@ -170,8 +170,8 @@ pq_ensure_python_modules() {
 # Make python3 import everything the test suite imports (tests/requirements.txt).
 pq_ensure_pyarrow() {
     pq_ensure_python_modules "$PQ_ROOT/tests/requirements.txt"
-    python3 -c "import pyarrow, numpy, duckdb, fastparquet, polars, boto3, botocore, cloudpickle, distributed, pandas, pyspark" ||
-        pq_die "pyarrow, numpy, duckdb, fastparquet, polars, boto3, botocore, cloudpickle, distributed, pandas or pyspark still does not import"
+    python3 -c "import pyarrow, numpy, duckdb, fastparquet, geopandas, shapely, polars, boto3, botocore, cloudpickle, distributed, pandas, pyspark" ||
+        pq_die "pyarrow, numpy, duckdb, fastparquet, geopandas, shapely, polars, boto3, botocore, cloudpickle, distributed, pandas or pyspark still does not import"
 }
 
 # pq_ensure_wheels DIR — the wheels `pip install <repo>` builds with
