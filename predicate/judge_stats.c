@@ -171,29 +171,32 @@ static pq_maybe judge_cmp(const pq_expr *n, const bounds *b, const pq_value *v)
     return r;
 }
 
-/* bbox_intersects over a chunk of a GeoParquet column with a bbox
- * covering: none of its rows can match when the box its covering columns'
- * statistics bound (the least xmin and ymin, the greatest xmax and ymax)
- * misses the query's; only y is judged where the boxes may wrap the
- * antimeridian (spherical edges). A row's covering holds its geometry's
- * box, so a row without a value there has no geometry to match. */
-static void judge_bbox_covering(const pq_expr *n, const pq_file_metadata *fm, const pq_schema *schema,
-                                const pq_row_group *rg, pq_maybe *r)
+bool pq_bbox_covering_misses(const pq_expr *n, const pq_bounds cover[4])
 {
-    if (n->bbox_cover[0] < 0) return;
+    if (n->bbox_cover[0] < 0 || n->nlits != 4) return false;
     double stats[4];
     for (int k = 0; k < 4; k++) {
-        bounds b = chunk_bounds(fm, schema, rg, n->bbox_cover[k]);
-        if (!b.have) return;
-        stats[k] = k < 2 ? b.min.d : b.max.d;
-        if (!isfinite(stats[k])) return;
+        if (!cover[k].have) return false;
+        stats[k] = k < 2 ? cover[k].min.d : cover[k].max.d;
+        if (!isfinite(stats[k])) return false;
     }
     double box[4] = {n->lits[0].d, n->lits[1].d, n->lits[2].d, n->lits[3].d};
     if (!n->bbox_cover_x) { /* y alone: the x range of every longitude */
         stats[0] = box[0];
         stats[2] = box[2];
     }
-    if (!pq_boxes_meet(stats, box)) r->can_true = false;
+    return !pq_boxes_meet(stats, box);
+}
+
+/* bbox_intersects over a chunk of a GeoParquet column with a bbox
+ * covering, by its covering columns' statistics. */
+static void judge_bbox_covering(const pq_expr *n, const pq_file_metadata *fm, const pq_schema *schema,
+                                const pq_row_group *rg, pq_maybe *r)
+{
+    if (n->bbox_cover[0] < 0) return;
+    pq_bounds cover[4];
+    for (int k = 0; k < 4; k++) cover[k] = chunk_bounds(fm, schema, rg, n->bbox_cover[k]);
+    if (pq_bbox_covering_misses(n, cover)) r->can_true = false;
 }
 
 /* bbox_intersects over a chunk: none of its rows can match when its

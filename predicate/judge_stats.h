@@ -39,6 +39,15 @@ bool pq_decode_bound(const pq_leaf *leaf, pq_bytes b, pq_value *v);
 /* What leaf node n may be over values with bounds b. */
 pq_maybe pq_judge_bounds(const pq_expr *n, const pq_bounds *b);
 
+/* Whether BBOX node n's GeoParquet covering (bbox_cover) rules out every
+ * row whose covering columns have the bounds `cover` (xmin, ymin, xmax,
+ * ymax; a chunk's statistics or a page's column index): the box they
+ * bound (the least xmin and ymin, the greatest xmax and ymax) misses the
+ * query's; y alone where the boxes may wrap the antimeridian (spherical
+ * edges). A row's covering holds its geometry's box, so a row without a
+ * value there has no geometry to match. False when any bound is unknown. */
+bool pq_bbox_covering_misses(const pq_expr *n, const pq_bounds cover[4]);
+
 /* What one leaf node (CMP, IN, IS_NULL) may be over a row group, from one
  * source of knowledge; `ctx` is the judge's. */
 typedef pq_maybe (*pq_leaf_judge)(const pq_expr *leaf, void *ctx);

@@ -10,7 +10,6 @@
  * the page-header stage then reads only the pages of each column that hold
  * one of them (through the offset index).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +18,6 @@
 #include "pages/page_walk.h"
 #include "reader/keys.h"
 #include "reader/prune_pages.h"
-#include "predicate/geo.h"
 #include "predicate/judge_stats.h"
 
 typedef struct leaf_pages {
@@ -109,43 +107,6 @@ static bool load(const pq_prune_input *in, uint32_t rg, uint32_t leaf, leaf_page
     return true;
 }
 
-static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out);
-
-/* bbox_intersects over the current piece of a GeoParquet column with a bbox
- * covering: false where the box its covering columns' pages bound (the
- * least xmin and ymin, the greatest xmax and ymax) misses the query's; y
- * alone for spherical edges (judge_stats.c judges row groups so). */
-static bool covering_misses(const pq_expr *n, const pages_ctx *c)
-{
-    if (n->bbox_cover[0] < 0 || n->nlits != 4) return false;
-    double stats[4];
-    for (int k = 0; k < 4; k++) {
-        pq_bounds b;
-        if (!page_bounds(c, n->bbox_cover[k], &b) || !b.have) return false;
-        stats[k] = k < 2 ? b.min.d : b.max.d;
-        if (!isfinite(stats[k])) return false;
-    }
-    double box[4] = {n->lits[0].d, n->lits[1].d, n->lits[2].d, n->lits[3].d};
-    if (!n->bbox_cover_x) {
-        stats[0] = box[0];
-        stats[2] = box[2];
-    }
-    return !pq_boxes_meet(stats, box);
-}
-
-/* A leaf over the current piece: its page's column index entry. */
-static pq_maybe judge(const pq_expr *n, void *ctx)
-{
-    pages_ctx *c = ctx;
-    const pq_maybe all = {true, true, true};
-    if (n->leaf < 0) return all;
-    if (n->variant_depth && !pq_variant_residual_empty(n, c->rg)) return all; /* see judge_stats.h */
-    if (n->kind == PQ_NODE_BBOX && covering_misses(n, c)) return (pq_maybe){false, true, true};
-    pq_bounds b;
-    if (!page_bounds(c, n->leaf, &b)) return all;
-    return pq_judge_bounds(n, &b);
-}
-
 /* Leaf `leaf_index` over the current piece: its page's column index entry
  * as bounds; false when its page index is not in hand. */
 static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
@@ -197,6 +158,31 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
     }
     *out = b;
     return true;
+}
+
+/* bbox_intersects over the current piece of a GeoParquet column with a bbox
+ * covering, by its covering columns' pages (judge_stats.c judges row
+ * groups so, by their statistics). */
+static bool covering_misses(const pq_expr *n, const pages_ctx *c)
+{
+    if (n->bbox_cover[0] < 0) return false;
+    pq_bounds cover[4];
+    for (int k = 0; k < 4; k++)
+        if (!page_bounds(c, n->bbox_cover[k], &cover[k])) return false;
+    return pq_bbox_covering_misses(n, cover);
+}
+
+/* A leaf over the current piece: its page's column index entry. */
+static pq_maybe judge(const pq_expr *n, void *ctx)
+{
+    pages_ctx *c = ctx;
+    const pq_maybe all = {true, true, true};
+    if (n->leaf < 0) return all;
+    if (n->variant_depth && !pq_variant_residual_empty(n, c->rg)) return all; /* see judge_stats.h */
+    if (n->kind == PQ_NODE_BBOX && covering_misses(n, c)) return (pq_maybe){false, true, true};
+    pq_bounds b;
+    if (!page_bounds(c, n->leaf, &b)) return all;
+    return pq_judge_bounds(n, &b);
 }
 
 static int cmp_i64(const void *a, const void *b)
