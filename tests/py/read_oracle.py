@@ -117,6 +117,27 @@ def same(ours, theirs, what, float_bits=False, validate=False):
             raise AssertionError("%s column %s differs" % (what, name))
 
 
+def open_sans_io(data, text, **options):
+    """A sans-IO reader of `data` (a file's bytes) with the filter `text`,
+    given the footer alone up front (footer_read_size), other
+    pq_reader_options fields as `options`; its handle (close it)."""
+    import ctypes
+    from pqstep import _lib as _c
+    err = _c.pq_error()
+    flt = _c.pq_expr_parse(text.encode(), ctypes.byref(err))
+    assert flt, err.message
+    opts = _c.pq_reader_options()
+    _c.pq_reader_options_init(ctypes.byref(opts))
+    opts.filter = flt
+    opts.footer_read_size = int.from_bytes(data[-8:-4], "little") + 8  # just the footer
+    for name, value in options.items():
+        setattr(opts, name, value)
+    h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
+    _c.pq_expr_free(flt)  # the reader keeps its own copy
+    assert h, err.message
+    return h
+
+
 def sans_io_advance(h, data, max_rounds=10):
     """Drive sans-IO reader handle `h` to the decode stage, supplying from
     `data` (the file's bytes) every range it asks for. Returns the rounds:

@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from read_oracle import all_batches, pa, pq, pqstep, same, sans_io_advance  # noqa: E402
+from read_oracle import all_batches, open_sans_io, pa, pq, pqstep, same, sans_io_advance  # noqa: E402
 
 import pyarrow.compute as pc  # noqa: E402
 
@@ -136,17 +136,7 @@ def sans_io(path, text):
     the bloom step (and page index) on; returns (rows, select stats, rounds
     the select stage asked for)."""
     data = open(path, "rb").read()
-    err = _c.pq_error()
-    flt = _c.pq_expr_parse(text.encode(), ctypes.byref(err))
-    assert flt, err.message
-    opts = _c.pq_reader_options()
-    _c.pq_reader_options_init(ctypes.byref(opts))
-    opts.filter = flt
-    opts.prune_disable = PQ_PRUNE_STATISTICS | PQ_PRUNE_DICTIONARY
-    opts.footer_read_size = int.from_bytes(data[-8:-4], "little") + 8  # just the footer
-    h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
-    _c.pq_expr_free(flt)
-    assert h, err.message
+    h = open_sans_io(data, text, prune_disable=PQ_PRUNE_STATISTICS | PQ_PRUNE_DICTIONARY)
     try:
         stages = [stage for stage, _ in sans_io_advance(h, data)]
         sel = _c.pq_select_stats()

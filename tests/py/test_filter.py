@@ -20,7 +20,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from read_oracle import CORPUS, SOURCE, all_batches, int96_beyond_ns, pa, pq, pqstep, same, sans_io_advance  # noqa: E402
+from read_oracle import (CORPUS, SOURCE, all_batches, int96_beyond_ns, open_sans_io, pa, pq, pqstep,  # noqa: E402
+                         same, sans_io_advance)
 
 import pyarrow.compute as pc  # noqa: E402
 import datetime  # noqa: E402
@@ -342,14 +343,7 @@ def check_sans_io(files):
                              ("sorted", "cat = 'BOAT'", f("cat") == "BOAT")):
         path = files[name]
         data = open(path, "rb").read()
-        flt = _c.pq_expr_parse(text.encode(), ctypes.byref(_c.pq_error()))
-        opts = _c.pq_reader_options()
-        _c.pq_reader_options_init(ctypes.byref(opts))
-        opts.filter = flt
-        opts.footer_read_size = int.from_bytes(data[-8:-4], "little") + 8  # just the footer
-        err = _c.pq_error()
-        h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
-        _c.pq_expr_free(flt)  # the reader keeps its own copy
+        h = open_sans_io(data, text)
         try:
             stages = [stage for stage, _ in sans_io_advance(h, data)]
             assert _c.PQ_STAGE_FOOTER in stages, (text, stages)  # the select stage's indexes

@@ -128,16 +128,9 @@ def check_sans_io(path, boxes, q):
     does, with no warning, and returns the same rows."""
     import ctypes
     from pqstep import _lib as _c
-    from read_oracle import all_batches, sans_io_advance
+    from read_oracle import all_batches, open_sans_io, sans_io_advance
     data = open(path, "rb").read()
-    flt = _c.pq_expr_parse(("bbox_intersects(geometry, %r, %r, %r, %r)" % q).encode(), ctypes.byref(_c.pq_error()))
-    opts = _c.pq_reader_options()
-    _c.pq_reader_options_init(ctypes.byref(opts))
-    opts.filter = flt
-    opts.footer_read_size = int.from_bytes(data[-8:-4], "little") + 8  # just the footer
-    err = _c.pq_error()
-    h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
-    _c.pq_expr_free(flt)
+    h = open_sans_io(data, "bbox_intersects(geometry, %r, %r, %r, %r)" % q)
     try:
         sans_io_advance(h, data)
         sel = _c.pq_select_stats()
