@@ -24,7 +24,10 @@ void pq_file_source_init(pq_file_source *fs)
 pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *err)
 {
     pq_file_source_init(fs);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer, forever if none comes; it changes nothing for the files and
+     * block devices read below, whose reads never block on it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return pq_error_set(err, PQ_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -36,8 +39,23 @@ pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *er
         close(fd);
         return pq_error_set(err, PQ_ERR_IO, "is a directory");
     }
+    uint64_t size = (uint64_t)st.st_size;
+    if (S_ISBLK(st.st_mode)) { /* a device's st_size is 0: its end tells */
+        off_t end = lseek(fd, 0, SEEK_END);
+        if (end < 0) {
+            int e = errno;
+            close(fd);
+            return pq_error_set(err, PQ_ERR_IO, "cannot find the device's size: %s", strerror(e));
+        }
+        size = (uint64_t)end;
+    } else if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        /* a footer is read from the end, pages by position: a stream has neither */
+        return pq_error_set(err, PQ_ERR_IO, "not a regular file (%s): Parquet is read by position; save it to a file first",
+                            S_ISFIFO(st.st_mode) ? "a pipe" : S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "not seekable");
+    }
     fs->fd = fd;
-    fs->size = (uint64_t)st.st_size;
+    fs->size = size;
     fs->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
     return PQ_OK;
 }

@@ -7,6 +7,7 @@
  * and pq_metadata_parse_tail on the same bytes.
  */
 #include <check.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,24 @@ START_TEST(bad_files_give_clean_errors)
     /* Missing file. */
     ck_assert_ptr_null(pq_reader_open_path("/nonexistent/x.parquet", NULL, &err));
     ck_assert_int_eq(err.code, PQ_ERR_IO);
+
+    /* A directory, a character device and a pipe with no writer: refused
+     * at open, the pipe without waiting for a writer. */
+    ck_assert_ptr_null(pq_reader_open_path("/", NULL, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "is a directory"));
+    ck_assert_ptr_null(pq_reader_open_path("/dev/null", NULL, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file (a character device)"));
+    char dir[] = "/tmp/pqstep-fifo-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/f.parquet", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_ptr_null(pq_reader_open_path(fifo, NULL, &err));
+    ck_assert_int_eq(err.code, PQ_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file (a pipe)"));
+    unlink(fifo);
+    rmdir(dir);
     free(bad);
     unload(&im);
 }

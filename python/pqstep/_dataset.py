@@ -12,6 +12,16 @@ from ._options import Filter, ReadOptions, batch_rows
 from ._remote import remote_struct
 
 
+def _dataset_path(p):
+    """A dataset's path or URL as the C library takes it. Bytes in memory
+    and file objects are one file's, read by read_table, Reader or scan:
+    a dataset lists and reopens its files by name."""
+    if isinstance(p, (str, os.PathLike)):
+        return os.fsencode(p)
+    raise TypeError("a dataset's files are paths or URLs, not %s: read one file's bytes or file object with "
+                    "pqstep.read_table, Reader or scan" % type(p).__name__)
+
+
 class Dataset:
     """Many Parquet files read as one table (pq_dataset.h): `paths` a file,
     a directory, a glob pattern ("data/*.parquet", "data/**/*.parquet") or a
@@ -38,9 +48,10 @@ class Dataset:
         options = ReadOptions(threads=threads, memory_limit=memory_limit, strings=strings, decimals=decimals,
                               follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption,
                               row_index=row_index, variant_storage=variant_storage)
-        if isinstance(paths, (str, bytes, os.PathLike)):
-            paths = [paths]
-        paths = [os.fsencode(p) for p in paths]
+        if isinstance(paths, (str, bytes, bytearray, memoryview, os.PathLike)) or hasattr(paths, "read") \
+                or hasattr(paths, "read_at"):
+            paths = [paths]  # one (a file's bytes or file object is refused below)
+        paths = [_dataset_path(p) for p in paths]
         if partitioning not in (None, "hive"):
             raise ValueError("partitioning must be None or 'hive', not %r" % (partitioning,))
         opts = _c.pq_dataset_options()

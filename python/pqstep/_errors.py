@@ -6,6 +6,12 @@ import warnings
 from . import _lib as _c
 
 
+def path_text(path):
+    """A file's location as text: a path decoded, else (bytes in memory, a
+    file object) its repr."""
+    return os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
+
+
 class Error(Exception):
     """An error reported by libpqstep.
 
@@ -18,7 +24,7 @@ class Error(Exception):
     def __init__(self, code, message, status=None, path=None):
         text = message if message.startswith(code) else "%s: %s" % (code, message)
         if path is not None:
-            text = "%s: %s" % (os.fsdecode(path), text)
+            text = "%s: %s" % (path_text(path), text)
         super().__init__(text)
         self.code = code
         self.message = message
@@ -56,4 +62,4 @@ class ParquetWarning(UserWarning):
 def warn_file(path, messages, stacklevel=3):
     """Issue a file's warnings (FileMetadata.warnings) as ParquetWarning."""
     for m in messages:
-        warnings.warn("%s: %s" % (os.fsdecode(path), m), ParquetWarning, stacklevel=stacklevel)
+        warnings.warn("%s: %s" % (path_text(path), m), ParquetWarning, stacklevel=stacklevel)

@@ -107,6 +107,19 @@ class pq_range(ctypes.Structure):
         ("length", ctypes.c_uint64),
     ]
 
+# pq_status (*)(void *user, uint64_t offset, size_t len, void *dst, pq_error *err)
+READ_AT = ctypes.CFUNCTYPE(c_enum, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p,
+                           ctypes.POINTER(pq_error))
+
+
+class pq_source(ctypes.Structure):
+    _fields_ = [
+        ("read_at", READ_AT),
+        ("user", ctypes.c_void_p),
+        ("size", ctypes.c_uint64),
+        ("read_ranges", ctypes.c_void_p),  # optional; not used from Python
+    ]
+
 
 class pq_io_stats(ctypes.Structure):
     _fields_ = [
@@ -475,6 +488,7 @@ class pq_schema(ctypes.Structure):
 STRUCTS = [
     (pq_error, "pq_error"),
     (pq_range, "pq_range"),
+    (pq_source, "pq_source"),
     (pq_selection, "pq_selection"),
     (pq_io_stats, "pq_io_stats"),
     (pq_footer_stats, "pq_footer_stats"),
@@ -621,6 +635,10 @@ pq_reader_row_group_runs = _proto("pq_reader_row_group_runs", c_enum, _vp, ctype
                                   ctypes.c_size_t, _P(ctypes.c_size_t), _err)
 pq_reader_open_sans_io = _proto("pq_reader_open_sans_io", _vp, ctypes.c_uint64,
                                 _P(pq_reader_options), _err)
+pq_reader_open_memory = _proto("pq_reader_open_memory", _vp, _vp, ctypes.c_size_t, _P(pq_reader_options), _err)
+
+
+pq_reader_open_source = _proto("pq_reader_open_source", _vp, _P(pq_source), _P(pq_reader_options), _err)
 pq_reader_needed_ranges = _proto("pq_reader_needed_ranges", ctypes.c_size_t, _vp, _P(pq_range),
                                  ctypes.c_size_t)
 pq_reader_supply = _proto("pq_reader_supply", c_enum, _vp, ctypes.c_uint64, ctypes.c_char_p,

@@ -11,6 +11,7 @@ to_c() takes it as arguments.
 """
 import ctypes
 import operator
+import os
 import weakref
 
 from . import _lib as _c
@@ -418,7 +419,7 @@ class ReadOptions:
         o.variant_storage = self.variant_storage
         o.int96_unit = INT96_UNITS[self.int96_unit]
         if self.decryption is not None:  # the keys; external key material is looked for beside `path`
-            d, dkeep = self.decryption.to_c(path)
+            d, dkeep = self.decryption.to_c(path if isinstance(path, (str, bytes, os.PathLike)) else None)
             keep.extend(dkeep)
             keep.append(d)
             o.decryption = ctypes.cast(ctypes.pointer(d), ctypes.c_void_p)

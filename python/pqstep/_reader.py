@@ -28,8 +28,26 @@ def _stage_value(stage):
     raise ValueError("unknown stage %r (one of %s)" % (stage, ", ".join(STAGE_NAMES)))
 
 
+def _close_over(handle, location):
+    """Close a reader handle; `location` (bytes in memory, a file object)
+    is held until then, as the reader reads it."""
+    _c.pq_reader_close(handle)
+    del location
+
+
 class Reader:
     """A reader over one file, advanced to the footer stage on open.
+
+    path         a local path; an http://, https:// or s3:// URL (see
+                 remote); the whole file's bytes (bytes, bytearray,
+                 memoryview, mmap.mmap, pyarrow.Buffer: read where they
+                 lie, held while a reader or stream over them lives, and
+                 not to be changed meanwhile); or a binary file object
+                 (io.BytesIO: its buffer; open(path, "rb"): by its path;
+                 a pyarrow NativeFile or any seekable file object: read at
+                 offsets, from its start, whatever its position). See
+                 python/pqstep/_sources.py. Bytes are a file's contents,
+                 never a path: give a path as str or os.PathLike.
 
     metadata     a FileMetadata to adopt (no I/O, no parse for the footer)
     footer_bytes footer bytes to parse instead of reading the file's footer
@@ -125,7 +143,7 @@ class Reader:
         if not h:
             raise error(err, self.path)
         self._handle = h
-        self._finalizer = weakref.finalize(self, _c.pq_reader_close, h)
+        self._finalizer = weakref.finalize(self, _close_over, h, self.path)
         st = _c.pq_reader_advance_to(h, _c.PQ_STAGE_FOOTER, ctypes.byref(err))
         del keep  # the footer stage is done: the library holds what it needs
         if st != _c.PQ_OK:
@@ -383,8 +401,9 @@ def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, r
                cache=None, strings="string", decimals="decimal128", follow_arrow_schema=True, remote=None,
                device="cpu", device_output=False, device_file=None, mmap=True, int96_unit="ns",
                decryption=None, deleted_rows=None, row_index=None, variant_storage=False, filters=None):
-    """Read a file (a path, or an http://, https:// or s3:// URL, with
-    `remote` options as for Reader) into a pyarrow.Table (a directory, as
+    """Read a file (a path, an http://, https:// or s3:// URL, with
+    `remote` options as for Reader, or the file's bytes or a binary file
+    object, as for Reader) into a pyarrow.Table (a directory, as
     pyarrow reads one: its Parquet files as one table, key=value directories
     as columns, through pqstep.dataset; the options that name one file's
     parts, such as row_groups or row_offset, are refused there): `columns` (leaf indexes or paths)

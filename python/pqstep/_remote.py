@@ -1,10 +1,12 @@
 """Where a reader's bytes come from: a local path or an http://, https://
 or s3:// URL with its remote options (the dict remote= takes, filled into
-a C pq_remote_options here and nowhere else), and the C open of either."""
+a C pq_remote_options here and nowhere else), bytes in memory or a file
+object (_sources), and the C open of each."""
 import ctypes
 import os
 
 from . import _lib as _c
+from ._sources import FileObject, InMemory, non_path
 
 URL_PREFIXES = ("http://", "https://", "s3://")
 
@@ -34,7 +36,13 @@ def location(path, remote=None, footer_read_size=0):
     """A Reader's `path` as the binding keeps it: a URL as a Url carrying
     its remote options (those of a Url given, updated by `remote`;
     footer_read_size sets tail_bytes unless `remote` does), a local path as
-    os.fspath gives it (remote options then raise ValueError)."""
+    os.fspath gives it (remote options then raise ValueError), bytes in
+    memory or a file object as _sources makes them."""
+    other = non_path(path)
+    if other is not None:
+        if remote is not None:
+            raise ValueError("remote options are for http://, https:// and s3:// URLs, not %r" % (other,))
+        return other  # a file object over a local file gives its path
     if is_url(path):
         remote = dict(getattr(path, "remote", None) or {}, **(remote or {}))
         if footer_read_size and "tail_bytes" not in remote:
@@ -42,6 +50,9 @@ def location(path, remote=None, footer_read_size=0):
         return url(path, remote)
     if remote is not None:
         raise ValueError("remote options are for http://, https:// and s3:// URLs, not %r" % (path,))
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError("a file is a path, a URL, bytes (any buffer) or a binary file object, not %s"
+                        % type(path).__name__)
     return os.fspath(path)
 
 
@@ -89,4 +100,6 @@ def open_handle(path, opts, err):
         h = _c.pq_reader_open_url(path.encode("utf-8"), ctypes.byref(opts), ctypes.byref(ro), ctypes.byref(err))
         del keep
         return h
+    if isinstance(path, (InMemory, FileObject)):
+        return path.open(opts, err)
     return _c.pq_reader_open_path(fspath(path), ctypes.byref(opts), ctypes.byref(err))

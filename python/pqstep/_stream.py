@@ -9,6 +9,7 @@ from ._arrow import STREAM_NAME, SCHEMA_NAME, capsule, export_batches, output_sc
 from ._errors import error
 from ._options import ReadOptions, batch_rows
 from ._remote import open_handle
+from ._sources import FileObject, InMemory
 
 
 def open_reader(path, metadata, options):
@@ -51,6 +52,13 @@ def decoded_batches(path, metadata, options, batch_size=0, schema_out=None, expo
     finally:
         _c.pq_reader_close(h)
         del keep
+
+
+def _holding(batches, location):
+    """`batches` passed through by a generator that holds `location`."""
+    for b in batches:
+        yield b
+    del location
 
 
 class Scan:
@@ -128,14 +136,20 @@ class Scan:
             _c.pq_reader_close(h)  # the stream holds its own reader
             del keep
         projection = getattr(self._options.columns, "projection", None)
-        if not projection:
+        in_python = isinstance(self._path, (InMemory, FileObject))
+        if not projection and not in_python:
             return stream
-        # VARIANT paths: each batch's paths cut from it as it passes
+        # VARIANT paths: each batch's paths cut from it as it passes. Bytes
+        # in memory or a file object: the stream's reader reads them, so
+        # they live as long as the stream (its batches own their bytes).
         import pyarrow as pa
         source = pa.RecordBatchReader._import_from_c_capsule(stream)
         path = self._path
-        out = pa.RecordBatchReader.from_batches(projection.apply_schema(source.schema, path),
-                                                (projection.apply(b, path) for b in source))
+        if not projection:
+            out = pa.RecordBatchReader.from_batches(source.schema, _holding(source, path))
+        else:
+            out = pa.RecordBatchReader.from_batches(projection.apply_schema(source.schema, path),
+                                                    (projection.apply(b, path) for b in _holding(source, path)))
         return out.__arrow_c_stream__()
 
     def to_reader(self):
