@@ -31,6 +31,7 @@ from polars.io.plugins import register_io_source
 from ._dataset import Dataset
 from ._errors import Error
 from ._metadata import MetadataCache
+from ._sources import non_path
 
 __all__ = ["scan_parquet", "pushdown_log", "translate"]
 
@@ -419,7 +420,8 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
                  pushdown=True):
     """A polars LazyFrame over Parquet read by pqstep: `source` a file, a
     list of files, a directory, a glob pattern or a URL (as
-    pqstep.dataset takes them). hive_partitioning=True reads `key=value`
+    pqstep.dataset takes them), or one file's bytes or a binary file object
+    (as read_table takes them). hive_partitioning=True reads `key=value`
     directories as columns (None: when `source` is a directory or a
     pattern whose paths hold `=`). Strings come out as polars' own string
     views (no copy). batch_size: rows per batch (default: a row group's). decryption, remote, memory_limit, cache, threads: as for
@@ -430,17 +432,31 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
     (polars' with_row_index numbers the rows delivered instead); a range on
     it (one file) is read as a row range, only those rows' pages. pushdown=False hands pqstep only the projection and
     applies the whole predicate in polars (for comparisons)."""
+    one = None if isinstance(source, (list, tuple)) else non_path(source)
+    if isinstance(one, str):  # a file object over a local file: its path
+        source, one = one, None
+    if one is not None and hive_partitioning:
+        raise ValueError("hive_partitioning: %r is one file's bytes, with no directories" % (one,))
     if hive_partitioning is None:
         paths = [source] if isinstance(source, str) else list(source) if isinstance(source, (list, tuple)) else []
         hive_partitioning = any("=" in str(p) for p in paths)
     if cache is None:  # every collect() of this LazyFrame parses each footer once
         cache = MetadataCache(256 << 20)
-    ds = Dataset(source, partitioning="hive" if hive_partitioning else None, threads=threads, cache=cache,
-                 memory_limit=memory_limit, strings="string_view", remote=remote, decryption=decryption,
-                 int96_unit=int96_unit, row_index=row_index_name)
-    arrow_schema = ds.schema
+    if one is not None:
+        # Bytes or a file object (python/pqstep/_sources.py): one file, read
+        # through a scan of its own each time (a dataset reopens by name).
+        from ._reader import scan as file_scan
+        ds = None
+        arrow_schema = file_scan(one, strings="string_view", remote=remote, decryption=decryption,
+                                 int96_unit=int96_unit, row_index=row_index_name, memory_limit=memory_limit).schema
+        files = [one]
+    else:
+        ds = Dataset(source, partitioning="hive" if hive_partitioning else None, threads=threads, cache=cache,
+                     memory_limit=memory_limit, strings="string_view", remote=remote, decryption=decryption,
+                     int96_unit=int96_unit, row_index=row_index_name)
+        arrow_schema = ds.schema
+        files = ds.files
     schema = _polars_schema(arrow_schema)
-    files = ds.files
     # A deletion vector is one file's: that file streams through its own
     # reader; otherwise the dataset scan streams (windows of row groups
     # decoded on every thread, files pruned by partition and statistics).
@@ -495,7 +511,7 @@ def scan_parquet(source, *, hive_partitioning=None, threads=None, batch_size=Non
             # them are decoded (the stream's first window would be 64 MiB).
             rows = (0, n_rows)
             record["row_range"] = rows
-        if deleted_rows is not None or rows is not None:
+        if deleted_rows is not None or rows is not None or ds is None:
             batches = file_batches(columns, pushed, record, rows)
         else:
             batches = stream_batches(columns, pushed, record)

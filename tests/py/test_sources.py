@@ -10,7 +10,8 @@ at 1 and 2 threads, with columns, row groups, a filter and a row range,
 by batches and as a stream; the stream outlives every Python name of its
 bytes; an encrypted file reads from bytes with its keys, and its external
 key material, which has no folder to be found in, is refused by name.
-Errors: a file object that fails mid-read, one that shrinks, truncated
+pqstep.polars.scan_parquet over bytes and file objects equals polars' own
+scan of the path. Errors: a file object that fails mid-read, one that shrinks, truncated
 bytes, a strided memoryview, an unseekable object, a type that is none
 of these, and a dataset given bytes each raise a clear exception, never
 a crash; a bytearray cannot be resized while a reader reads it.
@@ -241,6 +242,33 @@ def check_encrypted():
         print("encrypted: read from bytes and a file object; external key material refused by name")
 
 
+def check_polars():
+    """pqstep.polars.scan_parquet over bytes and file objects: the query's
+    rows equal polars' own scan of the path, with pushdown, a limit and a
+    row index."""
+    import polars as pl
+    import pqstep.polars as pp
+    n = 4000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "p.parquet")
+        pq.write_table(pa.table({"k": pa.array(range(n), pa.int64()), "s": ["v%d" % (i % 37) for i in range(n)]}),
+                       path, row_group_size=900)
+        data = open(path, "rb").read()
+        want = pl.scan_parquet(path).filter((pl.col("k") > 1234) & pl.col("s").is_in(["v1", "v2"])) \
+            .select("s", "k").collect()
+        with open(path, "rb") as f:
+            for name, src in (("bytes", data), ("BytesIO", io.BytesIO(data)), ("read/seek only", ReadSeekOnly(data)),
+                              ("open()", f)):
+                lf = pp.scan_parquet(src)
+                got = lf.filter((pl.col("k") > 1234) & pl.col("s").is_in(["v1", "v2"])).select("s", "k").collect()
+                assert got.equals(want), "polars over %s: %s vs %s" % (name, got, want)
+                assert lf.head(5).collect()["k"].to_list() == [0, 1, 2, 3, 4], name
+                ri = pp.scan_parquet(src, row_index_name="ri").filter(pl.col("ri") >= n - 3).collect()
+                assert ri["ri"].to_list() == [n - 3, n - 2, n - 1] and ri["k"].to_list() == ri["ri"].to_list(), name
+        expect_raise(lambda: pp.scan_parquet(data, hive_partitioning=True), ValueError, "no directories")
+    print("polars: scan_parquet over bytes and file objects equals polars' scan of the path")
+
+
 def expect_raise(fn, kinds, *words):
     try:
         fn()
@@ -285,6 +313,7 @@ def main():
     check_corpus()
     check_lifetime()
     check_encrypted()
+    check_polars()
     check_errors()
     print("1 passed, 0 failed")
 
