@@ -6,6 +6,7 @@ import weakref
 
 from . import _lib as _c
 from ._arrow import SCHEMA_NAME, STREAM_NAME, capsule, capsule_pointer
+from ._decryption import explain_failure
 from ._errors import Error, error
 from ._metadata import MetadataCache
 from ._options import Filter, ReadOptions, batch_rows
@@ -81,7 +82,7 @@ class Dataset:
         self._keep = keep if decryption is not None else None
         del keep
         if not h:
-            raise error(err)
+            raise explain_failure(error(err), decryption)
         self._handle = h
         self._finalizer = weakref.finalize(self, _c.pq_dataset_close, h)
 

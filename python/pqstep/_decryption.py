@@ -93,7 +93,9 @@ class Decryption:
     with its keys and callables (pqstep.dask ships it to workers as the
     user's object, never inside footer bytes). Errors a key_retriever or
     kms_unwrap raises count as "no key" for that column (the read then
-    fails naming it); the last one is kept in `last_error`.
+    fails naming it); the last one is kept in `last_error`, and a read that
+    fails for want of a key names it ("asking for the key raised
+    ConnectionError: ...") with it as the pqstep.Error's __cause__.
     """
 
     __slots__ = ("footer_key", "column_keys", "aad_prefix", "key_retriever", "kms_unwrap", "last_error",
@@ -201,6 +203,7 @@ class Decryption:
         d = _c.pq_decryption()
         _c.pq_decryption_init(ctypes.byref(d))
         keep = [self]
+        self.last_error = None  # this read's failures, not an earlier one's
 
         def buf(b):
             s = ctypes.create_string_buffer(b, len(b))
@@ -234,6 +237,20 @@ class Decryption:
             keep.append(cb)
             d.key_retriever = cb
         return d, keep
+
+
+def explain_failure(e, decryption):
+    """`e` (a pqstep.Error from a footer stage), or when it says a key was
+    missing or wrong and `decryption`'s key_retriever or kms_unwrap raised
+    while it was asked, the same error naming that exception (its cause)."""
+    cause = getattr(decryption, "last_error", None)
+    if cause is None or e.status not in (_c.PQ_ERR_ENCRYPTED, _c.PQ_ERR_DECRYPT):
+        return e
+    from ._errors import Error
+    out = Error(e.code, "%s (asking for the key raised %s: %s)" % (e.message, type(cause).__name__, cause),
+                e.status, e.path)
+    out.__cause__ = cause
+    return out
 
 
 def check(name, value):

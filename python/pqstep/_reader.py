@@ -8,6 +8,7 @@ import weakref
 from . import _filters
 from . import _lib as _c
 from ._arrow import device_batches as _device_batches, export_batches, output_schema
+from ._decryption import explain_failure
 from ._errors import error, invalid_argument, warn_file
 from ._metadata import FileMetadata, MetadataCache
 from ._options import ReadOptions, batch_rows
@@ -148,7 +149,7 @@ class Reader:
         del keep  # the footer stage is done: the library holds what it needs
         if st != _c.PQ_OK:
             self.close()
-            raise error(err, self.path)
+            raise explain_failure(error(err, self.path), options.decryption)
         self.columns = projection if names is None else self._resolve(names)
         # What every later read starts from (ReadOptions.replace).
         self._options = options.replace(columns=self.columns)

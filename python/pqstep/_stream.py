@@ -6,6 +6,7 @@ import ctypes
 
 from . import _lib as _c
 from ._arrow import STREAM_NAME, SCHEMA_NAME, capsule, export_batches, output_schema
+from ._decryption import explain_failure
 from ._errors import error
 from ._options import ReadOptions, batch_rows
 from ._remote import open_handle
@@ -24,7 +25,7 @@ def open_reader(path, metadata, options):
         raise error(err, path)
     if _c.pq_reader_advance_to(h, _c.PQ_STAGE_FOOTER, ctypes.byref(err)) != _c.PQ_OK:
         _c.pq_reader_close(h)
-        raise error(err, path)
+        raise explain_failure(error(err, path), options.decryption)
     return h, keep
 
 

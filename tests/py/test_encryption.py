@@ -140,6 +140,31 @@ def check_corpus():
         return pqstep.aes_gcm_unwrap(masters[mid], base64.b64decode(wrapped), mid.encode())
 
     ours = pqstep.read_table(ext, decryption=pqstep.Decryption(kms_unwrap=unwrap))
+
+    # A KMS that fails: the error names its exception (and chains it), for a
+    # file and a scan; a dataset, which does not look for key material
+    # beside each file (documented), names that; a wrong key names no cause.
+    def down(wrapped, mid):
+        raise ConnectionError("KMS at kms.example unreachable")
+    failing = pqstep.Decryption(kms_unwrap=down)
+    for what, read, cause in (
+            ("read_table", lambda: pqstep.read_table(ext, decryption=failing),
+             "ConnectionError: KMS at kms.example unreachable"),
+            ("scan", lambda: pqstep.scan(ext, decryption=failing).read(),
+             "ConnectionError: KMS at kms.example unreachable"),
+            ("dataset", lambda: pqstep.dataset(ext, decryption=failing).scan().read(),
+             "KeyMaterialError: the key material is stored beside the file, and no file path is known")):
+        try:
+            read()
+            raise AssertionError(what + ": read with a failing KMS")
+        except pqstep.Error as e:
+            assert "asking for the key raised " + cause in str(e), (what, e)
+            assert e.__cause__ is not None and type(e.__cause__).__name__ == cause.split(":")[0], what
+    try:
+        pqstep.read_table(ext, decryption=pqstep.Decryption(footer_key=b"w" * 16))
+        raise AssertionError("a wrong footer key accepted")
+    except pqstep.Error as e:
+        assert "asking for the key" not in str(e) and e.__cause__ is None, e
     import pyarrow.parquet.encryption as pe
 
     class Kms(pe.KmsClient):

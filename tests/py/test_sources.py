@@ -236,9 +236,9 @@ def check_encrypted():
         try:
             pqstep.read_table(open(ext, "rb").read(), decryption=retriever)
             raise AssertionError("external key material found for bytes in memory")
-        except pqstep.Error as e:  # the KMS step's failure is kept, as documented
-            assert "footer" in str(e), e
-            assert "no file path is known" in str(retriever.last_error), retriever.last_error
+        except pqstep.Error as e:  # the key material step's failure, named
+            assert "footer" in str(e) and "asking for the key raised KeyMaterialError" in str(e), e
+            assert "no file path is known" in str(e) and isinstance(e.__cause__, pqstep.KeyMaterialError), e
         print("encrypted: read from bytes and a file object; external key material refused by name")
 
 
