@@ -19,6 +19,7 @@ dask.dataframe. Paths may be http://, https:// or s3:// URLs (remote=).
     import pqstep
 
     md = pqstep.read_metadata("data/alltypes_plain.parquet")
+    schema = pqstep.read_schema("data/alltypes_plain.parquet")  # pyarrow.Schema of read_table's result
     print(md.num_rows, md.num_row_groups, md.created_by)
     for col in md.columns:
         print(col.path, col.physical_type, col.logical_type, col.arrow_type)
@@ -66,13 +67,13 @@ from ._library import (default_memory_limit, file_maps_idle, footer_parse_count,
                        set_file_map_limit)
 from ._metadata import Column, FileMetadata, MetadataCache, RowGroup
 from ._reader import STAGE_NAMES as _STAGE_NAMES  # noqa: F401 (tests read it)
-from ._reader import Reader, read_metadata, read_table, scan
+from ._reader import Reader, read_metadata, read_schema, read_table, scan
 from ._stream import Scan
 
 __all__ = [
     "Error", "ParquetWarning", "FileMetadata", "Column", "RowGroup", "MetadataCache", "Reader", "Scan", "scan", "DeviceBatch",
     "Dataset", "DatasetScan", "dataset", "Decryption", "KeyMaterialError", "aes_gcm_unwrap",
-    "read_metadata", "read_table", "footer_parse_count", "library_version",
+    "read_metadata", "read_schema", "read_table", "footer_parse_count", "library_version",
     "default_memory_limit", "set_file_map_limit", "file_maps_idle", "LIBRARY_PATH",
 ]
 

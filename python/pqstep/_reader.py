@@ -189,6 +189,13 @@ class Reader:
         return self._md
 
     @property
+    def schema(self):
+        """The pyarrow.Schema of what read() returns with this reader's
+        columns and options (strings=, decimals=, follow_arrow_schema=,
+        row_index=...): the select stage's output schema, no data read."""
+        return self.scan().schema
+
+    @property
     def warnings(self):
         """The footer's warnings (FileMetadata.warnings): a list of str."""
         return self.metadata.warnings
@@ -395,6 +402,17 @@ def read_metadata(path, cache=None, remote=None, decryption=None):
     decryption: as for Reader."""
     with Reader(path, cache=cache, remote=remote, decryption=decryption) as r:
         return r.metadata
+
+
+def read_schema(path, columns=None, cache=None, remote=None, strings="string", decimals="decimal128",
+                follow_arrow_schema=True, int96_unit="ns", decryption=None, row_index=None, variant_storage=False):
+    """The pyarrow.Schema read_table returns for a file with these options
+    (as pq.read_schema gives pyarrow's): the footer read and parsed, no
+    data. The arguments as for Reader."""
+    with Reader(path, columns=columns, cache=cache, remote=remote, strings=strings, decimals=decimals,
+                follow_arrow_schema=follow_arrow_schema, int96_unit=int96_unit, decryption=decryption,
+                row_index=row_index, variant_storage=variant_storage) as r:
+        return r.schema
 
 
 def read_table(path, columns=None, row_groups=None, filter=None, row_offset=0, row_limit=None,
