@@ -93,6 +93,8 @@ class FileObject:
     object's position is shared state) through a pq_source callback."""
 
     def __init__(self, f):
+        if isinstance(f, io.TextIOBase):
+            raise TypeError("the file object %r is open in text mode: open the file in binary mode ('rb')" % (f,))
         self._file = f
         self._lock = threading.Lock()
         self._native = callable(getattr(f, "read_at", None)) and callable(getattr(f, "size", None))
@@ -125,6 +127,9 @@ class FileObject:
                         parts.append(part)
                         got += len(part)
                 data = parts[0] if len(parts) == 1 else b"".join(parts)
+            if isinstance(data, str):
+                return _set_error(err, _c.PQ_ERR_IO, "the file object returned text, not bytes: open the file in "
+                                  "binary mode ('rb')")
             if not isinstance(data, (bytes, bytearray)):
                 data = memoryview(data).tobytes()
             if len(data) != length:

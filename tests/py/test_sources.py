@@ -297,6 +297,12 @@ def check_errors():
         def read(self, n=-1):
             return b""
     expect_raise(lambda: pqstep.read_table(NoSeek()), TypeError, "cannot be read at offsets")
+    expect_raise(lambda: pqstep.read_table(io.StringIO("PAR1")), TypeError, "text mode")
+
+    class TextRead(ReadSeekOnly):
+        def read(self, n=-1):
+            return super().read(n).decode("latin-1")
+    expect_raise(lambda: pqstep.read_table(TextRead(data)), pqstep.Error, "returned text, not bytes")
     expect_raise(lambda: pqstep.dataset(data), TypeError, "paths or URLs, not bytes")
     expect_raise(lambda: pqstep.dataset(io.BytesIO(data)), TypeError, "paths or URLs, not BytesIO")
     expect_raise(lambda: pqstep.read_table(data, remote={"anonymous": True}), ValueError, "remote options")
