@@ -8,8 +8,9 @@
  * holds a matching row.
  *
  * Which bounds are trusted:
- *  - min_value / max_value (Statistics fields 5, 6), unless the file's
- *    ColumnOrder for the leaf is explicitly unknown;
+ *  - min_value / max_value (Statistics fields 5, 6) where the file's
+ *    ColumnOrder for the leaf is known (pq_ordered_bounds_usable: a file
+ *    without column_orders leaves them undefined);
  *  - the deprecated min / max (fields 1, 2) only for types whose order is
  *    the signed order they were written with: BOOLEAN, FLOAT, DOUBLE, and
  *    INT32 / INT64 that are not unsigned. Never for byte arrays (old writers
@@ -18,13 +19,16 @@
  *    always stays possible (a NaN value compares false and statistics do not
  *    say whether there is one), and != can always be true;
  *  - truncated bounds (is_*_value_exact false) still bound the values, but
- *    cannot prove that every value equals the literal.
+ *    cannot prove that every value equals the literal;
+ *  - null counts unless the writer is known to miscount them
+ *    (pq_null_counts_usable).
  */
 #include <math.h>
 #include <string.h>
 
 #include "predicate/judge_stats.h"
 #include "predicate/geo.h"
+#include "metadata/stats_trust.h"
 
 static const pq_maybe MAYBE_ALL = {true, true, true};
 
@@ -108,19 +112,17 @@ static bounds chunk_bounds(const pq_file_metadata *fm, const pq_schema *schema, 
     if (!(m->set & PQ_CMD_HAS_STATISTICS)) return b;
     const pq_statistics *s = &m->statistics;
     const pq_leaf *leaf = &schema->leaves[leaf_index];
-    b.nulls_known = (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count >= 0;
+    b.nulls_known = (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count >= 0 && pq_null_counts_usable(fm);
     b.nulls = s->null_count;
     if (leaf->max_def == 0) { /* required: no null, whatever a writer says */
         b.nulls_known = true;
         b.nulls = 0;
     }
     bool floating = leaf->physical_type == PQ_FLOAT || leaf->physical_type == PQ_DOUBLE;
-    int32_t order = (uint32_t)leaf_index < fm->column_orders_len ? fm->column_orders[leaf_index]
-                                                                 : PQ_COLUMN_ORDER_TYPE_DEFINED;
     /* IEEE 754 total order: min and max are the extreme non-NaN values (or
      * NaNs, when every value is one, which pq_decode_bound refuses); as
      * bounds by value they are sound (-0.0 and +0.0 compare equal here). */
-    bool order_known = order == PQ_COLUMN_ORDER_TYPE_DEFINED || (floating && order == PQ_COLUMN_ORDER_IEEE754_TOTAL);
+    bool order_known = pq_ordered_bounds_usable(fm, (uint32_t)leaf_index, floating);
     if (floating && (s->set & PQ_STATS_HAS_NAN_COUNT) && s->nan_count >= 0) {
         b.nans_known = true;
         b.nans = s->nan_count;

@@ -16,6 +16,7 @@
 
 #include "device/choice.h"
 #include "device/executor.h"
+#include "metadata/stats_trust.h"
 #include "pages/codec.h"
 #include "pages/decode_plan.h"
 #include "pages/page_decrypt.h"
@@ -399,9 +400,10 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
  * (selection-vector decode needs a value a row): a required flat leaf, or
  * an optional one directly under the root whose chunk statistics count no
  * nulls (what Spark, polars and DuckDB write for non-null data: every
- * column optional). A page of such a chunk that holds a null anyway is
- * refused by the decoder as corrupt, as its statistics lied; IS NULL
- * pruning trusts the same count. Optional leaves on the CPU executor alone:
+ * column optional), unless the writer is known to miscount them
+ * (metadata/stats_trust.h) or a DATA_PAGE_V2 header counts a null. A page
+ * of such a chunk that holds a null anyway is refused by the decoder as
+ * corrupt, as its statistics lied; IS NULL pruning trusts the same count. Optional leaves on the CPU executor alone:
  * the device kernels select rows of required leaves. */
 static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *leaf, const pq_reader_chunk *ch)
 {
@@ -414,7 +416,11 @@ static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *l
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     if (ch->info.column >= rg->columns_len || !rg->columns[ch->info.column]) return false;
     const pq_statistics *s = &rg->columns[ch->info.column]->meta_data.statistics;
-    return (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count == 0;
+    if (!(s->set & PQ_STATS_HAS_NULL_COUNT) || s->null_count != 0 || !pq_null_counts_usable(fm)) return false;
+    /* a DATA_PAGE_V2 header that counts a null outweighs the statistics */
+    for (uint32_t p = 0; p < ch->info.npages; p++)
+        if (ch->pages[p].type == PQ_PAGE_DATA_V2 && ch->pages[p].num_nulls != 0) return false;
+    return true;
 }
 
 /* Whether chunk ch of `leaf` may be decoded for a selection's rows alone

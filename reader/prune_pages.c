@@ -15,6 +15,7 @@
 
 #include "metadata/column_index.h"
 #include "metadata/page_index.h"
+#include "metadata/stats_trust.h"
 #include "pages/page_walk.h"
 #include "reader/keys.h"
 #include "reader/prune_pages.h"
@@ -33,6 +34,7 @@ typedef struct pages_ctx {
     leaf_pages *leaves;    /* per leaf index */
     int64_t rg_rows;
     const pq_row_group *rg;
+    const pq_file_metadata *fm; /* which of its statistics are believed (metadata/stats_trust.h) */
 } pages_ctx;
 
 static bool read_bytes(const pq_prune_input *in, int64_t off, int32_t len, uint8_t **out)
@@ -120,6 +122,9 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
     int64_t start = lp->oi.pages[p].first_row_index;
     int64_t end = p + 1 < lp->oi.npages ? lp->oi.pages[p + 1].first_row_index : c->rg_rows;
     b.values = end - start;
+    bool floating = leaf->physical_type == PQ_FLOAT || leaf->physical_type == PQ_DOUBLE;
+    bool ordered = pq_ordered_bounds_usable(c->fm, (uint32_t)leaf_index, floating);
+    bool counted = pq_null_counts_usable(c->fm);
     if (leaf->max_def == 0) {
         /* A required column has no null: a writer that marks its pages
          * null (parquet-mr 1.13 does, with empty bounds, in
@@ -127,11 +132,14 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
          * bounds are not used either. */
         b.nulls_known = true;
         b.nulls = 0;
-        if (!lp->ci.null_pages[p]) {
+        if (!lp->ci.null_pages[p] && ordered) {
             b.have = pq_decode_bound(leaf, lp->ci.min_values[p], &b.min) &&
                      pq_decode_bound(leaf, lp->ci.max_values[p], &b.max);
             b.exact = leaf->physical_type != PQ_BYTE_ARRAY && leaf->physical_type != PQ_FIXED_LEN_BYTE_ARRAY;
         }
+    } else if (!counted) {
+        /* a writer that miscounts nulls: its null pages and counts are not
+         * believed, nor the bounds it took over values it miscounted */
     } else if (lp->ci.null_pages[p] && !(lp->ci.null_counts && lp->ci.null_counts[p] >= 0 &&
                                          lp->ci.null_counts[p] < b.values)) {
         /* A null page (unless its own null count says otherwise). */
@@ -145,7 +153,7 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
             b.nulls_known = true;
             b.nulls = lp->ci.null_counts[p];
         }
-        b.have = pq_decode_bound(leaf, lp->ci.min_values[p], &b.min) &&
+        b.have = ordered && pq_decode_bound(leaf, lp->ci.min_values[p], &b.min) &&
                  pq_decode_bound(leaf, lp->ci.max_values[p], &b.max);
         /* Column indexes may truncate byte arrays without saying so. */
         b.exact = leaf->physical_type != PQ_BYTE_ARRAY && leaf->physical_type != PQ_FIXED_LEN_BYTE_ARRAY;
@@ -200,7 +208,7 @@ pq_page_verdict pq_prune_by_page_index(const pq_prune_input *in, uint32_t rg, co
     size_t nl = pq_expr_index_columns(in->filter, NULL, 0); /* a GeoParquet covering's columns too */
     uint32_t *leaves = malloc((nl ? nl : 1) * sizeof *leaves);
     pages_ctx c = {schema, calloc(schema->leaves_len ? schema->leaves_len : 1, sizeof *c.leaves), rg_rows,
-                   &fm->row_groups[rg]};
+                   &fm->row_groups[rg], fm};
     int64_t *cuts = NULL;
     pq_page_verdict verdict = PQ_PAGES_UNKNOWN;
     pq_row_set_init(kept, 0, 0);
