@@ -24,11 +24,27 @@
  * which do not depend on it, are judged apart (judge_stats.c). */
 bool pq_ordered_bounds_usable(const pq_file_metadata *fm, uint32_t leaf_index, bool floating);
 
-/* Whether the file's null counts (Statistics null_count, ColumnIndex
- * null_counts) may be believed: not those of a writer known to have
- * miscounted (polars 0.19 to 0.20.9, created_by "Polars" with no
- * column_orders: dictionary-encoded optional string columns counted no
- * null). */
-bool pq_null_counts_usable(const pq_file_metadata *fm);
+/* What the file's null counts (Statistics null_count, ColumnIndex
+ * null_counts) are worth, by what its writer is known to have got wrong. */
+typedef enum pq_null_trust {
+    PQ_NULLS_EXACT,    /* counts as the spec says */
+    PQ_NULLS_OVER,     /* a count may exceed the nulls (DuckDB 0.8 and 0.9,
+                        * created_by "DuckDB" as up to 1.0: doubled, tripled):
+                        * only a count of 0 is exact */
+    PQ_NULLS_UNKNOWN   /* a count may be short (polars 0.19 to 0.20.9,
+                        * created_by "Polars" with no column_orders:
+                        * dictionary-encoded optional string columns
+                        * counted no null): none is believed */
+} pq_null_trust;
+
+pq_null_trust pq_null_counts_trust(const pq_file_metadata *fm);
+
+/* Whether `count` nulls of `values` values is a count to go by under
+ * `trust`: a count of at most the values, exact or, for PQ_NULLS_OVER, 0. */
+static inline bool pq_null_count_believed(pq_null_trust trust, int64_t count, int64_t values)
+{
+    if (count < 0 || (values >= 0 && count > values)) return false;
+    return trust == PQ_NULLS_EXACT || (trust == PQ_NULLS_OVER && count == 0);
+}
 
 #endif

@@ -20,8 +20,8 @@
  *    say whether there is one), and != can always be true;
  *  - truncated bounds (is_*_value_exact false) still bound the values, but
  *    cannot prove that every value equals the literal;
- *  - null counts unless the writer is known to miscount them
- *    (pq_null_counts_usable).
+ *  - null counts as far as their writer counted them right
+ *    (pq_null_counts_trust).
  */
 #include <math.h>
 #include <string.h>
@@ -112,7 +112,8 @@ static bounds chunk_bounds(const pq_file_metadata *fm, const pq_schema *schema, 
     if (!(m->set & PQ_CMD_HAS_STATISTICS)) return b;
     const pq_statistics *s = &m->statistics;
     const pq_leaf *leaf = &schema->leaves[leaf_index];
-    b.nulls_known = (s->set & PQ_STATS_HAS_NULL_COUNT) && s->null_count >= 0 && pq_null_counts_usable(fm);
+    b.nulls_known = (s->set & PQ_STATS_HAS_NULL_COUNT) &&
+                    pq_null_count_believed(pq_null_counts_trust(fm), s->null_count, m->num_values);
     b.nulls = s->null_count;
     if (leaf->max_def == 0) { /* required: no null, whatever a writer says */
         b.nulls_known = true;

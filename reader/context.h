@@ -416,7 +416,9 @@ static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *l
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     if (ch->info.column >= rg->columns_len || !rg->columns[ch->info.column]) return false;
     const pq_statistics *s = &rg->columns[ch->info.column]->meta_data.statistics;
-    if (!(s->set & PQ_STATS_HAS_NULL_COUNT) || s->null_count != 0 || !pq_null_counts_usable(fm)) return false;
+    if (!(s->set & PQ_STATS_HAS_NULL_COUNT) || s->null_count != 0 ||
+        !pq_null_count_believed(pq_null_counts_trust(fm), 0, -1))
+        return false;
     /* a DATA_PAGE_V2 header that counts a null outweighs the statistics */
     for (uint32_t p = 0; p < ch->info.npages; p++)
         if (ch->pages[p].type == PQ_PAGE_DATA_V2 && ch->pages[p].num_nulls != 0) return false;

@@ -124,7 +124,7 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
     b.values = end - start;
     bool floating = leaf->physical_type == PQ_FLOAT || leaf->physical_type == PQ_DOUBLE;
     bool ordered = pq_ordered_bounds_usable(c->fm, (uint32_t)leaf_index, floating);
-    bool counted = pq_null_counts_usable(c->fm);
+    pq_null_trust trust = pq_null_counts_trust(c->fm);
     if (leaf->max_def == 0) {
         /* A required column has no null: a writer that marks its pages
          * null (parquet-mr 1.13 does, with empty bounds, in
@@ -137,9 +137,14 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
                      pq_decode_bound(leaf, lp->ci.max_values[p], &b.max);
             b.exact = leaf->physical_type != PQ_BYTE_ARRAY && leaf->physical_type != PQ_FIXED_LEN_BYTE_ARRAY;
         }
-    } else if (!counted) {
+    } else if (trust != PQ_NULLS_EXACT) {
         /* a writer that miscounts nulls: its null pages and counts are not
-         * believed, nor the bounds it took over values it miscounted */
+         * believed (a count of 0 at most), nor the bounds it took over
+         * values it miscounted */
+        if (lp->ci.null_counts && pq_null_count_believed(trust, lp->ci.null_counts[p], b.values)) {
+            b.nulls_known = true;
+            b.nulls = lp->ci.null_counts[p];
+        }
     } else if (lp->ci.null_pages[p] && !(lp->ci.null_counts && lp->ci.null_counts[p] >= 0 &&
                                          lp->ci.null_counts[p] < b.values)) {
         /* A null page (unless its own null count says otherwise). */
@@ -149,7 +154,7 @@ static bool page_bounds(const pages_ctx *c, int32_t leaf_index, pq_bounds *out)
         b.nulls_known = true; /* contradictory: trust only the count, no bounds */
         b.nulls = lp->ci.null_counts[p];
     } else {
-        if (lp->ci.null_counts && lp->ci.null_counts[p] >= 0) {
+        if (lp->ci.null_counts && pq_null_count_believed(trust, lp->ci.null_counts[p], b.values)) {
             b.nulls_known = true;
             b.nulls = lp->ci.null_counts[p];
         }

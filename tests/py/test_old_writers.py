@@ -4,7 +4,9 @@ old_writers/, from tests/fixtures/gen_old_writers.py): arrow2 (polars
 0.18.15) and polars 0.19.19 wrote no column_orders, string maxima shorter
 than the largest value, and (polars 0.19) no null counted in dictionary-
 encoded string columns that hold nulls; polars 0.20.10, with column_orders
-and right statistics, is the control.
+and right statistics, is the control. DuckDB 0.9.2 counted nulls over
+(doubled, tripled: a column half null counted all null); 1.1.3, which
+writes its version and counts right, is its control.
 
 Oracle: pyarrow's values (read_table, which prunes nothing), each filter
 applied to them by pyarrow.compute. For every file, every filter (on the
@@ -75,6 +77,44 @@ def check_polars(name, want_all):
         assert got["i64"].to_list() == want_all.filter(mask)["i64"].to_pylist(), (name, expr)
 
 
+DUCK_OLD, DUCK_CONTROL = "duckdb-0.9.2.parquet", "duckdb-1.1.3.parquet"
+DUCK_FILTERS = [
+    ("half > 0", lambda t: pc.greater(t["half"], 0)),
+    ("half is not null", lambda t: pc.is_valid(t["half"])),
+    ("third = 'v1'", lambda t: pc.equal(t["third"], "v1")),
+    ("third is null or r < 10", lambda t: pc.or_kleene(pc.is_null(t["third"]), pc.less(t["r"], 10))),
+    ("head_null > 0", lambda t: pc.greater(t["head_null"], 0)),
+    ("head_null is null", lambda t: pc.is_null(t["head_null"])),
+    ("head_null is not null and half is null", lambda t: pc.and_(pc.is_valid(t["head_null"]), pc.is_null(t["half"]))),
+]
+
+
+def check_duckdb():
+    """DuckDB 0.9 counted nulls over (a column half null counted as all
+    null): its counts above 0 are not believed, so no row group is pruned
+    as all null; the rows equal pyarrow's. The control (1.1.3, which writes
+    its version) still prunes the row groups that are all null."""
+    for name in (DUCK_OLD, DUCK_CONTROL):
+        path = os.path.join(DIR, name)
+        want_all = pq.read_table(path)
+        for text, keep in DUCK_FILTERS:
+            want = want_all.filter(keep(want_all))
+            for prune in (True, {"statistics"}, False):
+                same(pqstep.read_table(path, filter=text, prune=prune), want, "%s where %s" % (name, text))
+    old = os.path.join(DIR, DUCK_OLD)
+    assert pqstep.read_metadata(old).created_by == "DuckDB"
+    for text in ("half > 0", "head_null > 0", "half is not null"):
+        assert pruned_by_statistics(old, text) == 0, text
+    control = os.path.join(DIR, DUCK_CONTROL)
+    f = pq.ParquetFile(control)
+    all_null = sum(1 for g in range(f.num_row_groups)
+                   if f.read_row_group(g, columns=["head_null"])["head_null"].null_count
+                   == f.metadata.row_group(g).num_rows)
+    assert all_null >= 1
+    assert pruned_by_statistics(control, "head_null > 0") == all_null
+    print("duckdb: 0.9's overcounted nulls prune nothing; 1.1.3 prunes its %d all-null row groups" % all_null)
+
+
 def check_lying_null_count():
     """A footer that counts no null in a column whose DATA_PAGE_V2 pages
     hold nulls (crafted from a pyarrow file; the writer is not one known to
@@ -135,6 +175,7 @@ def main():
     assert no_null.num_rows == sum(1 for i in range(6000) if i % 13 == 0 and i % 11 == 0)
     print("statistics: the old files' bounds and null counts prune nothing; the control's prune every row group")
     check_lying_null_count()
+    check_duckdb()
     print("1 passed, 0 failed")
 
 
