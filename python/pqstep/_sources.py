@@ -27,7 +27,7 @@ from . import _lib as _c
 class _Py_buffer(ctypes.Structure):  # CPython's Py_buffer (stable ABI since 3.11)
     _fields_ = [
         ("buf", ctypes.c_void_p),
-        ("obj", ctypes.py_object),
+        ("obj", ctypes.c_void_p),  # the exporter, held by the export (PyBuffer_Release drops it)
         ("len", ctypes.c_ssize_t),
         ("itemsize", ctypes.c_ssize_t),
         ("readonly", ctypes.c_int),
