@@ -44,7 +44,7 @@
  *
  * Literals are typed when the expression is bound to a file's schema
  * (pq_expr_bind): against the column's logical type, a string literal can be
- * a date ('1995-01-01'), a timestamp ('1995-01-01 12:00:00[.fff][Z]'), a
+ * a date ('1995-01-01'), a timestamp ('1995-01-01 12:00:00[.fff][Z|+02:00]'), a
  * time, a decimal ('1.05'), or a string; numbers fit integers, floats and
  * decimals; true/false booleans. A literal the column cannot hold (1.5 for an
  * integer column, 300 for an int8) is handled exactly: `x = 1.5` matches no
@@ -52,8 +52,12 @@
  * columns (the text is kept: 0.1 is one tenth); for FLOAT and DOUBLE
  * columns they are rounded to the nearest float or double (`x = 0.1` on a
  * FLOAT column compares with 0.1f). Timestamps are
- * 'YYYY-MM-DD[ T]HH:MM:SS[.fraction][Z]' or 'YYYY-MM-DD' (midnight), read
- * as the stored value (a 'Z' is accepted and changes nothing); times
+ * 'YYYY-MM-DD[ T]HH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]' (the offset also
+ * +HHMM or +HH) or 'YYYY-MM-DD' (midnight), read as the stored value (a
+ * 'Z' or +00:00 is accepted and changes nothing); an offset names the
+ * instant it denotes, so it applies to UTC-adjusted columns, and any other
+ * offset on a column of local times (isAdjustedToUTC false, INT96) is
+ * refused with PQ_ERR_INVALID_ARGUMENT; times
  * 'HH:MM:SS[.fraction]'; at most 9 fraction digits.
  *
  * Semantics are SQL's: a comparison with a null value is unknown, and a row

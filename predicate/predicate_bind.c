@@ -293,6 +293,24 @@ static bool parse_clock(const char *s, size_t n, size_t *end, int64_t *secs, int
     return true;
 }
 
+/* An offset from UTC, all of s[0..n): '+HH:MM', '-HH:MM', '+HHMM' or '+HH'
+ * (at most 18 hours, as ISO 8601 and Python allow), in seconds east. */
+static bool parse_offset(const char *s, size_t n, int64_t *secs)
+{
+    int h, m = 0;
+    if (n < 3 || (s[0] != '+' && s[0] != '-') || !digits_at(s, n, 1, 2, &h)) return false;
+    if (n == 6 && s[3] == ':') {
+        if (!digits_at(s, n, 4, 2, &m)) return false;
+    } else if (n == 5) {
+        if (!digits_at(s, n, 3, 2, &m)) return false;
+    } else if (n != 3) {
+        return false;
+    }
+    if (h > 18 || m > 59 || (h == 18 && m)) return false;
+    *secs = (s[0] == '-' ? -1 : 1) * (int64_t)(h * 3600 + m * 60);
+    return true;
+}
+
 static int unit_digits(int unit)
 {
     return unit == PQ_UNIT_SECONDS ? 0 : unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_MICROS ? 6 : 9;
@@ -392,18 +410,28 @@ static pq_status type_time_text(bind_ctx *c, size_t k, typed *t, int64_t lo, int
         ticks_of(secs, nanos, lt->unit, lo, hi, t);
         return PQ_OK;
     }
-    /* TIMESTAMP: a date, then optionally ' ' or 'T' and a clock, then 'Z'. */
+    /* TIMESTAMP: a date, then optionally ' ' or 'T' and a clock, then 'Z'
+     * or an offset from UTC (as ISO 8601 and Python's isoformat() write). */
+    int64_t offset = 0;
     bool ok = l->kind == PQ_LIT_TEXT && n >= 10 && pq_parse_date(s, n, &days);
     if (ok && n > 10 && n != 11) {
         ok = (s[10] == ' ' || s[10] == 'T') && parse_clock(s + 11, n - 11, &end, &secs, &nanos);
         end += 11;
         if (ok && end < n && s[end] == 'Z') end++;
+        else if (ok && end < n) ok = parse_offset(s + end, n - end, &offset) && (end = n);
         ok = ok && end == n;
     } else if (ok && n == 11) {
         ok = s[10] == 'Z';
     }
-    if (!ok) return lit_fail(c, k, "a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z]'");
-    ticks_of(days * 86400 + secs, nanos, lt->unit, lo, hi, t);
+    if (!ok) return lit_fail(c, k, "a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z|+HH:MM|-HH:MM]'");
+    if (offset && !lt->is_adjusted_to_utc) {
+        char t[80];
+        return bind_fail(c->err, PQ_ERR_INVALID_ARGUMENT, c->node->lit_pos[k],
+                         "%s names an offset from UTC, but column '%.64s' holds timestamps of no time zone "
+                         "(local times): give the time without one",
+                         lit_text(l, t, sizeof t), c->leaf->path);
+    }
+    ticks_of(days * 86400 + secs - offset, nanos, lt->unit, lo, hi, t);
     return PQ_OK;
 }
 

@@ -623,11 +623,34 @@ START_TEST(test_bind_dates_times)
     check_bind_error(md, "d = '1900-02-29'", PQ_ERR_INVALID_ARGUMENT, "at 4: '1900-02-29' is not a date (column d)");
     check_bind_error(md, "d = 9131", PQ_ERR_INVALID_ARGUMENT, "at 4: 9131 is not a date (column d)");
     check_bind_error(md, "ts_ms = '1970-01-01 25:00:00'", PQ_ERR_INVALID_ARGUMENT,
-                     "at 8: '1970-01-01 25:00:00' is not a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z]' "
+                     "at 8: '1970-01-01 25:00:00' is not a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z|+HH:MM|-HH:MM]' "
                      "(column ts_ms)");
     check_bind_error(md, "ts_ms = '1970-01-01 00:00:00.1234567891'", PQ_ERR_INVALID_ARGUMENT,
                      "at 8: '1970-01-01 00:00:00.1234567891' is not a timestamp 'YYYY-MM-DD[ "
-                     "HH:MM:SS[.fraction]][Z]' (column ts_ms)");
+                     "HH:MM:SS[.fraction]][Z|+HH:MM|-HH:MM]' (column ts_ms)");
+    /* offsets from UTC (ISO 8601, Python's isoformat()): the instant, for a
+     * UTC column; a local column takes none but +00:00 */
+    e = bind_ok(md, "ts_ms = '1970-01-01T02:00:01+02:00'", "ts_ms = '1970-01-01T00:00:01.000Z'");
+    ck_assert_int_eq(e->values[0].i, 1000);
+    pq_expr_free(e);
+    e = bind_ok(md, "ts_ms = '1969-12-31 19:30:00.25-0430'", "ts_ms = '1970-01-01T00:00:00.250Z'");
+    ck_assert_int_eq(e->values[0].i, 250);
+    pq_expr_free(e);
+    e = bind_ok(md, "ts_ms >= '1970-01-01 01:00:00+01'", "ts_ms >= '1970-01-01T00:00:00.000Z'");
+    ck_assert_int_eq(e->values[0].i, 0);
+    pq_expr_free(e);
+    e = bind_ok(md, "ts_ns = '1970-01-01 00:00:00.000000002+00:00'", "ts_ns = '1970-01-01T00:00:00.000000002'");
+    ck_assert_int_eq(e->values[0].i, 2);
+    pq_expr_free(e);
+    check_bind_error(md, "ts_ns = '1970-01-01 00:00:00+01:00'", PQ_ERR_INVALID_ARGUMENT,
+                     "at 8: '1970-01-01 00:00:00+01:00' names an offset from UTC, but column 'ts_ns' holds "
+                     "timestamps of no time zone (local times): give the time without one");
+    check_bind_error(md, "ts_ms = '1970-01-01 00:00:00+19:00'", PQ_ERR_INVALID_ARGUMENT,
+                     "at 8: '1970-01-01 00:00:00+19:00' is not a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z|+HH:MM|"
+                     "-HH:MM]' (column ts_ms)");
+    check_bind_error(md, "ts_ms = '1970-01-01 00:00:00+01:0'", PQ_ERR_INVALID_ARGUMENT,
+                     "at 8: '1970-01-01 00:00:00+01:0' is not a timestamp 'YYYY-MM-DD[ HH:MM:SS[.fraction]][Z|+HH:MM|"
+                     "-HH:MM]' (column ts_ms)");
     check_bind_error(md, "t_ms = '12:00'", PQ_ERR_INVALID_ARGUMENT,
                      "at 7: '12:00' is not a time 'HH:MM:SS[.fraction]' (column t_ms)");
     pq_metadata_release(md);

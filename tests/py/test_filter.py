@@ -64,6 +64,9 @@ CASES = [
     ("day >= '1995-01-01'", f("day") >= datetime.date(1995, 1, 1), None),
     ("day = '1994-08-23'", f("day") == datetime.date(1994, 8, 23), 1),
     ("ts < '1995-05-01 00:00:00Z'", f("ts") < pa.scalar(datetime.datetime(1995, 5, 1, tzinfo=datetime.timezone.utc), pa.timestamp("us", tz="UTC")), None),
+    # an offset from UTC names the same instant (ISO 8601, isoformat())
+    ("ts < '1995-05-01T02:30:00+02:30'", f("ts") < pa.scalar(datetime.datetime(1995, 5, 1, tzinfo=datetime.timezone.utc), pa.timestamp("us", tz="UTC")), None),
+    ("ts >= '1995-04-30 19:00:00-0500'", f("ts") >= pa.scalar(datetime.datetime(1995, 5, 1, tzinfo=datetime.timezone.utc), pa.timestamp("us", tz="UTC")), None),
     ("amount >= 900.5", f("amount") >= pa.scalar(D("900.5"), pa.decimal128(12, 2)), None),
     ("amount = '12.345'", f("key") < 0, 0),  # not representable at scale 2: no row
     ("big < -1000", f("big") < pa.scalar(D("-1000"), pa.decimal128(30, 4)), None),
