@@ -61,7 +61,8 @@ class Reader:
                  known_version, ca_file; see pq_remote.h); S3 settings not given come
                  from the AWS_* environment variables
     columns      leaf indexes (ints: the footer parse decodes only their
-                 column chunks) or dotted paths; kept for the later stages
+                 column chunks) or dotted paths (of a leaf, of a group: all its
+                 leaves, or into a VARIANT); kept for the later stages
     footer_read_size  bytes read from the end of the file to catch the
                  footer in one read (0: the library's 64 KiB; for a URL,
                  the remote option tail_bytes unless that is given)

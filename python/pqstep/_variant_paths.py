@@ -94,7 +94,8 @@ class Leaves(list):
 
 
 def resolve(md, names, on_missing):
-    """`names` (leaf indexes, leaf paths, VARIANT paths) as Leaves;
+    """`names` (leaf indexes, leaf paths, group paths: every leaf under
+    them, VARIANT paths) as Leaves;
     on_missing(name) raises for a name that is none of them."""
     out = Leaves()
     paths, keep = {}, set()
@@ -112,6 +113,15 @@ def resolve(md, names, on_missing):
             if schema_names is None:
                 schema_names = [col.path.split(".")[0] for col in md.columns]
             keep.add(schema_names[i])
+            continue
+        group = [k for k, col in enumerate(md.columns) if col.path.startswith(c + ".")] if isinstance(c, str) else []
+        if group:  # a group (a struct, a list, a map) by its path: all its leaves, as pyarrow selects them
+            if schema_names is None:
+                schema_names = [col.path.split(".")[0] for col in md.columns]
+            for k in group:
+                if k not in out:
+                    out.append(k)
+            keep.add(schema_names[group[0]])
             continue
         leaves = path_leaves(md._live(), c) if isinstance(c, str) else None
         if leaves is None:
