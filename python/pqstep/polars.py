@@ -187,6 +187,17 @@ class _Translator:
             name = node["Column"]
             if name in self.schema.names and name not in self.virtual:
                 return name, self.schema.field(name).type
+        if isinstance(node, dict) and set(node) == {"Function"}:
+            body = node["Function"]
+            inputs, fn = body.get("input") or [], body.get("function")
+            if isinstance(fn, dict) and isinstance(fn.get("StructExpr"), dict) and \
+                    isinstance(fn["StructExpr"].get("FieldByName"), str) and len(inputs) == 1:
+                # st.struct.field("a"): the path st.a (null where st is, in
+                # both), through structs only (not into lists)
+                name, typ = self.column(inputs[0])
+                field = fn["StructExpr"]["FieldByName"]
+                if pa.types.is_struct(typ) and typ.get_field_index(field) >= 0 and "." not in field:
+                    return name + "." + field, typ.field(field).type
         raise _NotPushed("not a column")
 
     _INT_BITS = {"Int8": 8, "Int16": 16, "Int32": 32, "Int64": 64, "Int128": 128}

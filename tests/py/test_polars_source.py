@@ -52,6 +52,10 @@ def frame():
         "tz": pl.Series([t0 + datetime.timedelta(minutes=i) for i in rng], dtype=pl.Datetime("ms", "UTC")),
         "flag": [i % 3 == 0 for i in rng],
         "x": [float("nan") if i % 97 == 0 else (i % 1000) / 8.0 for i in rng],
+        "st": [None if i % 17 == 0 else {"a": None if i % 5 == 0 else i,
+                                         "b": {"c": "c%d" % (i % 9), "d": d0 + datetime.timedelta(days=i)}}
+               for i in rng],
+        "tags": [[{"t": i % 4}] * (i % 3) for i in rng],
     })
 
 
@@ -89,12 +93,21 @@ PUSHED = [
     col("flag") == True,  # noqa: E712
     ~((col("k") == 2) | (col("id") > 10_000)),
     (col("k") == 2) | col("i32").is_null(),
+    # fields of structs, as paths (null where a parent is, in both)
+    col("st").struct.field("a") > 12_500,
+    col("st").struct.field("a").is_null(),
+    col("st").struct.field("b").struct.field("c") == "c3",
+    col("st").struct.field("b").struct.field("d") >= D(2010, 1, 1),
+    col("st").struct.field("a").is_in([3, 4, 6, 7]),
+    col("st").is_null(),
+    (col("st").struct.field("a") < 100) | col("st").struct.field("b").struct.field("c").is_null(),
 ]
 LEFT = [
     col("x") > 50.0,  # floats: polars orders NaN above every number
     (col("id") + 1) % 5 == 0,
     col("s").str.contains("4"),
     col("i32").cast(pl.Float64) > 1.5,
+    col("tags").list.len() > 1,  # inside a list: not a path pqstep filters
 ]
 MIXED = [
     (col("id") < 3000) & (col("x") > 10.0),
