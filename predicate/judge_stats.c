@@ -225,8 +225,9 @@ static void judge_bbox(const pq_expr *n, const pq_file_metadata *fm, const pq_sc
     if (!pq_boxes_meet(stats, box)) r->can_true = false;
 }
 
-bool pq_variant_residual_empty(const pq_expr *n, const pq_row_group *rg)
+bool pq_variant_residual_empty(const pq_expr *n, const pq_file_metadata *fm, const pq_row_group *rg)
 {
+    if (pq_null_counts_trust(fm) != PQ_NULLS_EXACT) return false; /* "all null" needs an exact count */
     if (n->variant_untyped || n->variant_by_value || n->variant_pick >= 0) return false;
     for (size_t k = 0; k <= n->variant_depth && n->variant_depth; k++) {
         int32_t leaf = n->variant_residual[k];
@@ -247,7 +248,7 @@ static pq_maybe judge_leaf(const pq_expr *n, const pq_file_metadata *fm, const p
 {
     /* A path into a VARIANT: its typed leaf's statistics say nothing of the
      * rows whose value was left in a residual `value` on the way. */
-    if (n->variant_depth && !pq_variant_residual_empty(n, rg)) return MAYBE_ALL;
+    if (n->variant_depth && !pq_variant_residual_empty(n, fm, rg)) return MAYBE_ALL;
     bounds b = chunk_bounds(fm, schema, rg, n->leaf);
     pq_maybe r = pq_judge_bounds(n, &b);
     if (n->kind == PQ_NODE_BBOX && r.can_true) judge_bbox(n, fm, schema, rg, &r);

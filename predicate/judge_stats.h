@@ -63,8 +63,9 @@ pq_maybe pq_prune_tree(const pq_expr *e, pq_leaf_judge judge, void *ctx);
  * every row. True for a node that is no variant path; false for one
  * compared by value (variant_untyped, variant_by_value: no typed leaf
  * speaks for it) or through a shredded array (variant_pick: the leaf's
- * statistics are every element's). */
-bool pq_variant_residual_empty(const pq_expr *n, const pq_row_group *rg);
+ * statistics are every element's). False where the file's null counts are
+ * not exact (metadata/stats_trust.h). */
+bool pq_variant_residual_empty(const pq_expr *n, const pq_file_metadata *fm, const pq_row_group *rg);
 
 /* The statistics judge: ctx is a pq_stats_ctx. */
 typedef struct pq_stats_ctx {

@@ -403,8 +403,9 @@ static inline bool pq_reader_leaf_is_flat(const pq_schema *schema, const pq_leaf
  * column optional), unless the writer is known to miscount them
  * (metadata/stats_trust.h) or a DATA_PAGE_V2 header counts a null. A page
  * of such a chunk that holds a null anyway is refused by the decoder as
- * corrupt, as its statistics lied; IS NULL pruning trusts the same count. Optional leaves on the CPU executor alone:
- * the device kernels select rows of required leaves. */
+ * corrupt, as its statistics lied; IS NULL pruning trusts the same count.
+ * Optional leaves on the CPU executor alone: the device kernels select rows
+ * of required leaves. */
 static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *leaf, const pq_reader_chunk *ch)
 {
     if (pq_decode_rows_supported(leaf)) return true;
@@ -416,9 +417,8 @@ static inline bool pq_reader_rows_decodable(const pq_reader *r, const pq_leaf *l
     const pq_row_group *rg = &fm->row_groups[ch->info.row_group];
     if (ch->info.column >= rg->columns_len || !rg->columns[ch->info.column]) return false;
     const pq_statistics *s = &rg->columns[ch->info.column]->meta_data.statistics;
-    if (!(s->set & PQ_STATS_HAS_NULL_COUNT) || s->null_count != 0 ||
-        !pq_null_count_believed(pq_null_counts_trust(fm), 0, -1))
-        return false;
+    if (!(s->set & PQ_STATS_HAS_NULL_COUNT) || s->null_count != 0 || pq_null_counts_trust(fm) == PQ_NULLS_UNKNOWN)
+        return false; /* (an over-counting writer's 0 is exact) */
     /* a DATA_PAGE_V2 header that counts a null outweighs the statistics */
     for (uint32_t p = 0; p < ch->info.npages; p++)
         if (ch->pages[p].type == PQ_PAGE_DATA_V2 && ch->pages[p].num_nulls != 0) return false;

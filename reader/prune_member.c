@@ -29,7 +29,8 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     pq_maybe m = {true, true, true};
     if (c->with_statistics) m = pq_judge_statistics(n, &c->stats);
     if (!m.can_true || n->leaf < 0 || !c->kind->applies(n)) return m;
-    if (n->variant_depth && !pq_variant_residual_empty(n, &pq_metadata_file(c->in->md)->row_groups[c->rg]))
+    if (n->variant_depth && !pq_variant_residual_empty(n, pq_metadata_file(c->in->md),
+                                                       &pq_metadata_file(c->in->md)->row_groups[c->rg]))
         return m; /* rows left in a residual value are not in the typed leaf's dictionary or filter */
     bool eq = (n->kind == PQ_NODE_CMP && n->op == PQ_CMP_EQ) || n->kind == PQ_NODE_IN;
     if (!eq || n->nvalues == 0) return m;

@@ -191,7 +191,7 @@ static pq_maybe judge(const pq_expr *n, void *ctx)
     pages_ctx *c = ctx;
     const pq_maybe all = {true, true, true};
     if (n->leaf < 0) return all;
-    if (n->variant_depth && !pq_variant_residual_empty(n, c->rg)) return all; /* see judge_stats.h */
+    if (n->variant_depth && !pq_variant_residual_empty(n, c->fm, c->rg)) return all; /* see judge_stats.h */
     if (n->kind == PQ_NODE_BBOX && covering_misses(n, c)) return (pq_maybe){false, true, true};
     pq_bounds b;
     if (!page_bounds(c, n->leaf, &b)) return all;
