@@ -764,6 +764,16 @@ PQ_API int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path);
 PQ_API size_t pq_metadata_warning_count(const pq_metadata *md);
 PQ_API const char *pq_metadata_warning(const pq_metadata *md, size_t i);
 
+/* Which of the file's statistics pruning sets aside, as one line of text
+ * (empty when none): bounds that follow a sort order the file does not name
+ * ("min_value/max_value and page-index bounds unused: the file names no
+ * column order"), null counts of writers known to miscount them (polars
+ * 0.19 to 0.20.9; DuckDB up to 1.0, whose counts above 0 are not
+ * believed). Such statistics prune nothing; what is read is the same.
+ * Written to `buf` (at most cap bytes, NUL-terminated when cap > 0);
+ * returns the length the whole text needs, as snprintf does. */
+PQ_API size_t pq_metadata_statistics_note(const pq_metadata *md, char *buf, size_t cap);
+
 /* Short names for enum values ("INT64", "ZSTD", "RLE_DICTIONARY", ...).
  * Unknown values give "UNKNOWN(<n>)" in a static per-thread buffer. */
 PQ_API const char *pq_physical_type_name(int32_t type);

@@ -282,6 +282,12 @@ static void meta_json(const pq_metadata *md, const char *path, uint64_t file_siz
     } else {
         cli_json_null(&j);
     }
+    char note[256];
+    cli_json_key(&j, "statistics_note"); /* what pruning sets aside of the statistics; null when nothing */
+    if (pq_metadata_statistics_note(md, note, sizeof note))
+        cli_json_cstring(&j, note);
+    else
+        cli_json_null(&j);
 
     cli_json_key(&j, "columns");
     cli_json_begin_array(&j);
@@ -503,6 +509,11 @@ static void meta_text(const pq_metadata *md, const char *path, uint64_t file_siz
             printf("%s%s", i ? " " : "", column_order_name(f->column_orders[i]));
         }
         putchar('\n');
+    }
+    char note[256];
+    if (pq_metadata_statistics_note(md, note, sizeof note)) {
+        label("", "statistics_note");
+        printf("%s\n", note);
     }
     text_int("", "key_value_keys", f->key_value_metadata_len);
     for (uint32_t i = 0; i < f->key_value_metadata_len; i++) {

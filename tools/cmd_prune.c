@@ -210,10 +210,19 @@ int pq_cmd_prune(int argc, char **argv)
         cli_json_int(&j, (int64_t)pq_reader_file_size(r));
         cli_json_key(&j, "filter");
         cli_json_cstring(&j, text);
+        char note[256];
+        cli_json_key(&j, "statistics_note");
+        if (pq_metadata_statistics_note(md, note, sizeof note))
+            cli_json_cstring(&j, note);
+        else
+            cli_json_null(&j);
         cli_json_key(&j, "row_groups");
         cli_json_begin_array(&j);
     } else {
-        printf("file: %s (%" PRIu64 " bytes)\nfilter: %s\n\n", file, pq_reader_file_size(r), text);
+        printf("file: %s (%" PRIu64 " bytes)\nfilter: %s\n", file, pq_reader_file_size(r), text);
+        char note[256];
+        if (pq_metadata_statistics_note(md, note, sizeof note)) printf("statistics: %s\n", note);
+        putchar('\n');
         printf("%9s  %10s  %12s  %s\n", "row group", "rows", "bytes", "verdict");
     }
     for (uint32_t g = 0; g < fm->row_groups_len; g++) {

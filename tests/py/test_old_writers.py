@@ -173,7 +173,34 @@ def main():
     assert pruned_by_statistics(control, "i64 < -100000") == 6
     no_null = pqstep.read_table(control, filter="s is null and i64 is null")  # rows 13 * 11 * k
     assert no_null.num_rows == sum(1 for i in range(6000) if i % 13 == 0 and i % 11 == 0)
-    print("statistics: the old files' bounds and null counts prune nothing; the control's prune every row group")
+    # what is set aside is said: FileMetadata, `pqstep meta` and `pqstep prune`
+    notes = {name: pqstep.read_metadata(os.path.join(DIR, name)).statistics_note
+             for name in OLD + [CONTROL, DUCK_OLD, DUCK_CONTROL]}
+    assert notes[CONTROL] is None, notes
+    # DuckDB 1.1 writes no column order either (its counts are believed)
+    assert notes[DUCK_CONTROL] == "min_value/max_value and page-index bounds unused: the file names no column order"
+    assert notes["polars-0.18.15.parquet"] == ("min_value/max_value and page-index bounds unused: the file names no "
+                                               "column order"), notes
+    assert "the file names no column order" in notes["polars-0.19.19.parquet"] and \
+        "null counts unused: its writer (polars 0.19 to 0.20.9)" in notes["polars-0.19.19.parquet"], notes
+    assert "null counts above 0 unused: its writer (DuckDB up to 1.0)" in notes[DUCK_OLD], notes
+    cli = os.environ.get("PQSTEP_CLI")
+    if cli:
+        import json
+        import subprocess
+        old19 = os.path.join(DIR, "polars-0.19.19.parquet")
+        out = subprocess.run([cli, "prune", "--where", "s is null", old19], capture_output=True, text=True, check=True)
+        assert "statistics: " + notes["polars-0.19.19.parquet"] in out.stdout, out.stdout
+        meta = json.loads(subprocess.run([cli, "meta", "--json", old19], capture_output=True, text=True,
+                                         check=True).stdout)
+        assert meta["statistics_note"] == notes["polars-0.19.19.parquet"], meta["statistics_note"]
+        meta = json.loads(subprocess.run([cli, "meta", "--json", control], capture_output=True, text=True,
+                                         check=True).stdout)
+        assert meta["statistics_note"] is None
+    else:
+        print("cli: skipped, PQSTEP_CLI is not set")
+    print("statistics: the old files' bounds and null counts prune nothing, and say so; the control's prune every "
+          "row group")
     check_lying_null_count()
     check_duckdb()
     print("1 passed, 0 failed")
