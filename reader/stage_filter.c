@@ -771,6 +771,15 @@ static pq_status filter_rows(pq_reader *r, pq_codec_ctx *cctx, size_t g, uint8_t
 {
     *keep_out = NULL;
     *kept_out = 0;
+    /* A bit a row: a footer's row count sizes it, so it answers to the
+     * memory limit like every other size a file declares. */
+    uint64_t bitmap = (r->sel.rows[g].rows + 7) / 8 + 1;
+    if ((r->opts.memory_limit && bitmap > r->opts.memory_limit) || bitmap > SIZE_MAX / 2)
+        return pq_error_set(err, PQ_ERR_MEMORY_LIMIT,
+                            "row group %u: a filter's bitmap of its %llu rows takes %llu bytes, over the memory "
+                            "limit (%llu bytes)",
+                            r->sel.row_groups[g], (unsigned long long)r->sel.rows[g].rows,
+                            (unsigned long long)bitmap, (unsigned long long)r->opts.memory_limit);
     if (pq_executor_kernels(&r->sel.exec)) { /* where the kernels decode, the columns stay there if they can */
         if (outcome) memset(outcome, 0, sizeof *outcome);
         size_t nl = pq_expr_columns(r->sel.filter, NULL, 0);
