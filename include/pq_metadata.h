@@ -751,6 +751,13 @@ PQ_API bool pq_metadata_is_projected(const pq_metadata *md);
  * when that name has exactly one leaf. Returns the leaf index or -1. */
 PQ_API int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path);
 
+/* The leaves `path` names: the leaf of that dotted path, or every leaf under
+ * the group of that path (a struct, list or map, at any depth: "s", "s.c",
+ * "m.key_value"), in file order, as pyarrow's `columns=` selects a group.
+ * Writes at most `cap` leaf indexes to `out` (NULL with cap 0 to count) and
+ * returns how many there are; 0 when `path` names no column. */
+PQ_API size_t pq_metadata_find_leaves(const pq_metadata *md, const char *path, uint32_t *out, size_t cap);
+
 /* Warnings: what the footer and schema hold that this library ignored to
  * read the file rather than refuse it (today: annotations that cannot apply
  * to their column's storage, unknown converted types). Each is one line of

@@ -251,6 +251,24 @@ bool pq_metadata_is_projected(const pq_metadata *md)
     return md->projected;
 }
 
+size_t pq_metadata_find_leaves(const pq_metadata *md, const char *path, uint32_t *out, size_t cap)
+{
+    if (!md || !path) return 0;
+    const pq_schema *s = &md->schema;
+    size_t n = strlen(path), count = 0;
+    for (uint32_t i = 0; i < s->leaves_len; i++) {
+        const char *lp = s->leaves[i].path;
+        if (strncmp(lp, path, n) != 0 || (lp[n] != '\0' && lp[n] != '.')) continue;
+        if (lp[n] == '\0') { /* the leaf itself */
+            if (out && cap) out[0] = i;
+            return 1;
+        }
+        if (out && count < cap) out[count] = i;
+        count++;
+    }
+    return count;
+}
+
 int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path)
 {
     if (!md || !path) return -1;

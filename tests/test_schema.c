@@ -1211,6 +1211,55 @@ START_TEST(logical_type_format)
 }
 END_TEST
 
+/* pq_metadata_find_leaves on the corpus's nested_maps.snappy.parquet:
+ * leaves 0 a.key_value.key, 1 a.key_value.value.key_value.key,
+ * 2 a.key_value.value.key_value.value, 3 b, 4 c (read off its schema). */
+START_TEST(find_leaves_by_group)
+{
+    char *path = pq_test_corpus_path("data/nested_maps.snappy.parquet");
+    if (!path) {
+        pq_test_skip("no corpus");
+        return;
+    }
+    uint8_t *file = NULL;
+    size_t len = 0;
+    pq_error err = {0};
+    pq_metadata *md = pq_test_read_parsed(path, &file, &len, &err);
+    free(path);
+    ck_assert_msg(md != NULL, "%s", err.message);
+    struct {
+        const char *path;
+        size_t n;
+        uint32_t leaves[3];
+    } cases[] = {
+        {"a", 3, {0, 1, 2}},
+        {"a.key_value", 3, {0, 1, 2}},
+        {"a.key_value.value", 2, {1, 2}},
+        {"a.key_value.value.key_value.key", 1, {1}},
+        {"b", 1, {3}},
+        {"c", 1, {4}},
+        {"a.key", 0, {0}},          /* a prefix of a name, not of a path */
+        {"a.key_value.value.", 0, {0}},
+        {"", 0, {0}},
+        {"z", 0, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t out[8] = {0};
+        size_t n = pq_metadata_find_leaves(md, cases[i].path, out, 8);
+        ck_assert_msg(n == cases[i].n, "'%s': %zu leaves, want %zu", cases[i].path, n, cases[i].n);
+        for (size_t k = 0; k < n; k++) ck_assert_uint_eq(out[k], cases[i].leaves[k]);
+        ck_assert_uint_eq(pq_metadata_find_leaves(md, cases[i].path, NULL, 0), cases[i].n);
+    }
+    uint32_t one[1] = {99}; /* a short array: the count, and only what fits */
+    ck_assert_uint_eq(pq_metadata_find_leaves(md, "a", one, 1), 3);
+    ck_assert_uint_eq(one[0], 0);
+    ck_assert_uint_eq(pq_metadata_find_leaves(md, NULL, one, 1), 0);
+    ck_assert_uint_eq(pq_metadata_find_leaves(NULL, "a", one, 1), 0);
+    pq_metadata_release(md);
+    free(file);
+}
+END_TEST
+
 static Suite *schema_suite(void)
 {
     Suite *s = suite_create("schema");
@@ -1257,6 +1306,7 @@ static Suite *schema_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("names");
+    tcase_add_test(tc, find_leaves_by_group);
     tcase_add_test(tc, enum_names);
     tcase_add_test(tc, logical_type_format);
     suite_add_tcase(s, tc);

@@ -279,47 +279,37 @@ typedef struct selection {
     size_t npaths;
 } selection;
 
-/* A leaf path, a field name with one leaf (pq_metadata_find_leaf), a
- * group's dotted path (all leaves under it), or a path into a VARIANT
- * column (pq_variant_path_leaves: the leaves it reads). */
+/* A leaf path or a group's dotted path (pq_metadata_find_leaves: every
+ * leaf under it), or a path into a VARIANT column (pq_variant_path_leaves:
+ * the leaves it reads). */
 static int add_column(const char *name, const pq_metadata *md, void *out)
 {
     selection *sel = out;
-    int32_t leaf = pq_metadata_find_leaf(md, name);
-    if (leaf >= 0) {
-        list_push(&sel->leaves, (uint32_t)leaf);
-        list_push(&sel->direct, (uint32_t)leaf);
+    size_t n = strlen(name), count = pq_metadata_find_leaves(md, name, NULL, 0);
+    if (count) { /* a leaf, or every leaf of a group */
+        uint32_t *v = cli_xrealloc(NULL, count * sizeof *v);
+        pq_metadata_find_leaves(md, name, v, count);
+        for (size_t k = 0; k < count; k++) {
+            list_push(&sel->leaves, v[k]);
+            list_push(&sel->direct, v[k]);
+        }
+        free(v);
         return CLI_EXIT_OK;
     }
-    const pq_schema *schema = pq_metadata_schema(md);
-    size_t n = strlen(name);
-    bool found = false;
-    for (uint32_t i = 0; i < schema->leaves_len; i++) {
-        const char *path = schema->leaves[i].path;
-        if (path && strncmp(path, name, n) == 0 && path[n] == '.') {
-            list_push(&sel->leaves, i);
-            list_push(&sel->direct, i);
-            found = true;
-        }
-    }
-    size_t count = 0;
     pq_error err;
-    if (!found && pq_variant_path_leaves(md, name, NULL, 0, &count, &err) == PQ_OK) {
+    if (pq_variant_path_leaves(md, name, NULL, 0, &count, &err) == PQ_OK) {
         uint32_t *v = cli_xrealloc(NULL, (count ? count : 1) * sizeof *v);
         pq_variant_path_leaves(md, name, v, count, &count, &err);
         for (size_t k = 0; k < count; k++) list_push(&sel->leaves, v[k]);
         free(v);
         sel->paths = cli_xrealloc(sel->paths, (sel->npaths + 1) * sizeof *sel->paths);
         sel->paths[sel->npaths++] = cli_text_dup(name, n);
-        found = true;
+        return CLI_EXIT_OK;
     }
-    if (!found) {
-        char *shown = cli_text_dup(name, n);
-        int rc = cli_usage_error(cat_usage, "cat: no column '%s' (see pqstep schema)", shown);
-        free(shown);
-        return rc;
-    }
-    return CLI_EXIT_OK;
+    char *shown = cli_text_dup(name, n);
+    int rc = cli_usage_error(cat_usage, "cat: no column '%s' (see pqstep schema)", shown);
+    free(shown);
+    return rc;
 }
 
 /* The top-level field name of leaf `leaf`. */

@@ -568,6 +568,8 @@ pq_metadata_find_leaf = _proto("pq_metadata_find_leaf", ctypes.c_int32, _vp, cty
 pq_metadata_warning_count = _proto("pq_metadata_warning_count", ctypes.c_size_t, _vp)
 pq_metadata_statistics_note = _proto("pq_metadata_statistics_note", ctypes.c_size_t, _vp, ctypes.c_char_p,
                                           ctypes.c_size_t)
+pq_metadata_find_leaves = _proto("pq_metadata_find_leaves", ctypes.c_size_t, _vp, ctypes.c_char_p,
+                                  _P(ctypes.c_uint32), ctypes.c_size_t)
 pq_metadata_warning = _proto("pq_metadata_warning", ctypes.c_char_p, _vp, ctypes.c_size_t)
 pq_physical_type_name = _proto("pq_physical_type_name", ctypes.c_char_p, ctypes.c_int32)
 pq_converted_type_name = _proto("pq_converted_type_name", ctypes.c_char_p, ctypes.c_int32)

@@ -165,6 +165,15 @@ class FileMetadata:
         p = _c.pq_metadata_footer_bytes(self._live(), ctypes.byref(n))
         return ctypes.string_at(p, n.value) if p and n.value else b""
 
+    def find_leaves(self, path):
+        """Leaf indexes `path` names: its leaf, or every leaf under the group
+        of that path (pq_metadata_find_leaves); [] when none."""
+        h, b = self._live(), path.encode("utf-8")
+        n = int(_c.pq_metadata_find_leaves(h, b, None, 0))
+        out = (ctypes.c_uint32 * max(n, 1))()
+        _c.pq_metadata_find_leaves(h, b, out, n)
+        return [int(out[k]) for k in range(n)]
+
     def find_column(self, path):
         """Leaf index of a dotted path (or a top-level name with one leaf), or
         None."""

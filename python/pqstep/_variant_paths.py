@@ -114,7 +114,7 @@ def resolve(md, names, on_missing):
                 schema_names = [col.path.split(".")[0] for col in md.columns]
             keep.add(schema_names[i])
             continue
-        group = [k for k, col in enumerate(md.columns) if col.path.startswith(c + ".")] if isinstance(c, str) else []
+        group = md.find_leaves(c) if isinstance(c, str) else []
         if group:  # a group (a struct, a list, a map) by its path: all its leaves, as pyarrow selects them
             if schema_names is None:
                 schema_names = [col.path.split(".")[0] for col in md.columns]
