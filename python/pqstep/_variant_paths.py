@@ -58,12 +58,15 @@ def extract(array, field, path, where=None):
 class Projection:
     """What a read's `columns` resolved to: `leaves` (indexes) to read, and
     per VARIANT column the paths cut from it (`paths`), the column itself
-    kept only when some of its own leaves were named too (`keep`)."""
+    kept only when some of its own leaves were named too (`keep`); `order`,
+    the top-level fields in the order they were named, when the library's
+    (file order, for a selection with nested leaves) differs from it."""
 
-    def __init__(self, leaves, paths, keep):
+    def __init__(self, leaves, paths, keep, order=None):
         self.leaves = leaves
         self.paths = paths
         self.keep = keep
+        self.order = order
 
     def apply(self, batch, where=None):
         """The batch with each VARIANT column read for paths replaced by
@@ -79,6 +82,10 @@ class Projection:
                 a, pf = extract(batch.column(i), f, p, where)
                 arrays.append(a)
                 fields.append(pf)
+        if self.order:  # as named, as pyarrow gives them; fields not named (a row index) stay last
+            rank = {name: k for k, name in enumerate(self.order)}
+            at = sorted(range(len(fields)), key=lambda k: (rank.get(fields[k].name, len(rank)), k))
+            arrays, fields = [arrays[k] for k in at], [fields[k] for k in at]
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields, metadata=batch.schema.metadata))
 
     def apply_schema(self, schema, where=None):
@@ -100,6 +107,7 @@ def resolve(md, names, on_missing):
     out = Leaves()
     paths, keep = {}, set()
     schema_names = None
+    named = []  # top-level fields in the order first named
     for c in names:
         if isinstance(c, int) and not isinstance(c, bool):
             i = c if 0 <= c < md.num_columns else None
@@ -113,6 +121,7 @@ def resolve(md, names, on_missing):
             if schema_names is None:
                 schema_names = [col.path.split(".")[0] for col in md.columns]
             keep.add(schema_names[i])
+            named.append(schema_names[i])
             continue
         group = md.find_leaves(c) if isinstance(c, str) else []
         if group:  # a group (a struct, a list, a map) by its path: all its leaves, as pyarrow selects them
@@ -122,6 +131,7 @@ def resolve(md, names, on_missing):
                 if k not in out:
                     out.append(k)
             keep.add(schema_names[group[0]])
+            named.append(schema_names[group[0]])
             continue
         leaves = path_leaves(md._live(), c) if isinstance(c, str) else None
         if leaves is None:
@@ -134,4 +144,10 @@ def resolve(md, names, on_missing):
     if paths:
         out.sort()  # the batch's fields come in file order whatever the order named
         out.projection = Projection(list(out), paths, keep)
+    elif schema_names is not None and any("." in md.columns[i].path for i in out):
+        # With a nested leaf the library gives top-level fields in file order;
+        # a flat selection it gives as named already.
+        order = list(dict.fromkeys(named))
+        if order != sorted(order, key=lambda name: schema_names.index(name)):
+            out.projection = Projection(list(out), {}, keep, order)
     return out

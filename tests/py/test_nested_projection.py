@@ -10,7 +10,9 @@ structs, lists of structs, maps, and structs in lists in structs, with
 nulls at each level; pyarrow's writer, and DuckDB's where installed. A
 group named by its path (`columns=["s"]`, `["s.c"]`, `["l"]`) reads every
 leaf under it: the whole field equal to pyarrow's, a part equal to the
-same leaves named one by one.
+same leaves named one by one. Top-level fields come in the order named
+(every permutation of three), through read_table, Reader.read,
+iter_batches, scan and read_schema.
 """
 import itertools
 import os
@@ -83,6 +85,22 @@ def check(path, expected):
             streamed = pqstep.scan(path, columns=list(subset), batch_size=7).read()
             assert streamed.equals(got), subset
             checked += 1
+    # top-level fields come as named, as pyarrow gives them, nested or not,
+    # through every read (the library gives file order; the binding orders)
+    tops = [f.name for f in expected.schema]
+    for perm in itertools.permutations(tops, 3):
+        want = pq.read_table(path, columns=list(perm))
+        got = pqstep.read_table(path, columns=list(perm))
+        assert got.column_names == list(perm), (perm, got.column_names)
+        assert got.equals(want), perm
+        with pqstep.Reader(path) as r:
+            assert r.read(columns=list(perm)).column_names == list(perm)
+            assert r.schema.names == tops
+            batch = next(iter(r.iter_batches(columns=list(perm), batch_size=10)))
+            assert batch.schema.names == list(perm)
+        assert pqstep.scan(path, columns=list(perm)).read().equals(got), perm
+        assert pqstep.read_schema(path, columns=list(perm)).names == list(perm)
+        checked += 1
     # a group by its path (a struct, a list, a map, a struct inside one):
     # every leaf under it, as pyarrow selects it and as the CLI does
     groups = sorted({p.rsplit(".", k)[0] for p in nested for k in range(1, p.count(".") + 1)})
