@@ -126,7 +126,7 @@ def main():
                         check(got.cast(want.schema).equals(want), "%s, whole, %d thread(s), %s" % (what, threads,
                                                                                                    strings))
                 got = pqstep.read_table(path, columns=["plain_s", "opt_i64", "lst"], threads=2, strings="string")
-                check(got.equals(want.select(["opt_i64", "plain_s", "lst"])), what + ", three columns (file order)")
+                check(got.equals(want.select(["plain_s", "opt_i64", "lst"])), what + ", three columns (as named)")
                 got = pqstep.read_table(path, row_offset=3001, row_limit=9000, threads=2, strings="string")
                 check(got.equals(want.slice(3001, 9000)), what + ", rows 3001..12001")
                 got = pqstep.read_table(path, filter="d < 300", threads=2, strings="string")
