@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from read_oracle import all_batches, pa, pq, pqstep, same  # noqa: E402
+from read_oracle import all_batches, open_sans_io, pa, pq, pqstep, same  # noqa: E402
 
 from pqstep import _lib as _c  # noqa: E402
 
@@ -51,17 +51,10 @@ def main():
     text = "key < 500"
     want = pq.read_table(path, filters=[("key", "<", 500)])
 
+    # the library's own first tail read (footer_read_size 0), not the footer alone
+    h = open_sans_io(data, text, footer_read_size=0, no_coalescing=True,
+                     prune_disable=PQ_PRUNE_STATISTICS | PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM | PQ_PRUNE_PAGE_INDEX)
     err = _c.pq_error()
-    flt = _c.pq_expr_parse(text.encode(), ctypes.byref(err))
-    assert flt, err.message
-    opts = _c.pq_reader_options()
-    _c.pq_reader_options_init(ctypes.byref(opts))
-    opts.filter = flt
-    opts.prune_disable = PQ_PRUNE_STATISTICS | PQ_PRUNE_DICTIONARY | PQ_PRUNE_BLOOM | PQ_PRUNE_PAGE_INDEX
-    opts.no_coalescing = True
-    h = _c.pq_reader_open_sans_io(len(data), ctypes.byref(opts), ctypes.byref(err))
-    _c.pq_expr_free(flt)
-    assert h, err.message
     asked = {}  # stage the reader was at -> ranges it named
     try:
         def step_to(stage):
