@@ -271,19 +271,8 @@ size_t pq_metadata_find_leaves(const pq_metadata *md, const char *path, uint32_t
 
 int32_t pq_metadata_find_leaf(const pq_metadata *md, const char *path)
 {
-    if (!md || !path) return -1;
-    const pq_schema *s = &md->schema;
-    for (uint32_t i = 0; i < s->leaves_len; i++)
-        if (strcmp(s->leaves[i].path, path) == 0) return (int32_t)i;
-    /* A top-level name that has exactly one leaf below it ("tags" for tags.list.element). */
-    int32_t found = -1;
-    size_t n = strlen(path);
-    for (uint32_t i = 0; i < s->leaves_len; i++) {
-        const char *lp = s->leaves[i].path;
-        if (strncmp(lp, path, n) == 0 && lp[n] == '.') {
-            if (found >= 0) return -1;
-            found = (int32_t)i;
-        }
-    }
-    return found;
+    /* the leaf of that path, or the one leaf under a group ("tags" for
+     * tags.list.element) */
+    uint32_t leaf;
+    return pq_metadata_find_leaves(md, path, &leaf, 1) == 1 ? (int32_t)leaf : -1;
 }

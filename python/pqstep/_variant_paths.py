@@ -110,28 +110,19 @@ def resolve(md, names, on_missing):
     named = []  # top-level fields in the order first named
     for c in names:
         if isinstance(c, int) and not isinstance(c, bool):
-            i = c if 0 <= c < md.num_columns else None
+            found = [c] if 0 <= c < md.num_columns else []
         elif isinstance(c, str):
-            i = md.find_column(c)
+            found = md.find_leaves(c)  # a leaf, or every leaf of a group (as pyarrow selects a struct)
         else:
             raise TypeError("columns holds leaf indexes or paths, not %r" % (c,))
-        if i is not None:
-            if i not in out:
-                out.append(i)
+        if found:
             if schema_names is None:
                 schema_names = [col.path.split(".")[0] for col in md.columns]
-            keep.add(schema_names[i])
-            named.append(schema_names[i])
-            continue
-        group = md.find_leaves(c) if isinstance(c, str) else []
-        if group:  # a group (a struct, a list, a map) by its path: all its leaves, as pyarrow selects them
-            if schema_names is None:
-                schema_names = [col.path.split(".")[0] for col in md.columns]
-            for k in group:
+            for k in found:
                 if k not in out:
                     out.append(k)
-            keep.add(schema_names[group[0]])
-            named.append(schema_names[group[0]])
+            keep.add(schema_names[found[0]])
+            named.append(schema_names[found[0]])
             continue
         leaves = path_leaves(md._live(), c) if isinstance(c, str) else None
         if leaves is None:
