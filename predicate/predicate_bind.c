@@ -417,8 +417,12 @@ static pq_status type_time_text(bind_ctx *c, size_t k, typed *t, int64_t lo, int
     if (ok && n > 10 && n != 11) {
         ok = (s[10] == ' ' || s[10] == 'T') && parse_clock(s + 11, n - 11, &end, &secs, &nanos);
         end += 11;
-        if (ok && end < n && s[end] == 'Z') end++;
-        else if (ok && end < n) ok = parse_offset(s + end, n - end, &offset) && (end = n);
+        if (ok && end < n && s[end] == 'Z') {
+            end++;
+        } else if (ok && end < n) { /* the rest is the offset, or the literal is no timestamp */
+            ok = parse_offset(s + end, n - end, &offset);
+            end = n;
+        }
         ok = ok && end == n;
     } else if (ok && n == 11) {
         ok = s[10] == 'Z';

@@ -51,8 +51,12 @@ pq_status pq_file_source_open(pq_file_source *fs, const char *path, pq_error *er
     } else if (!S_ISREG(st.st_mode)) {
         close(fd);
         /* a footer is read from the end, pages by position: a stream has neither */
-        return pq_error_set(err, PQ_ERR_IO, "not a regular file (%s): Parquet is read by position; save it to a file first",
-                            S_ISFIFO(st.st_mode) ? "a pipe" : S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "not seekable");
+        const char *kind = S_ISFIFO(st.st_mode)   ? "a pipe"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not seekable";
+        return pq_error_set(err, PQ_ERR_IO,
+                            "not a regular file (%s): Parquet is read by position; save it to a file first", kind);
     }
     fs->fd = fd;
     fs->size = size;
