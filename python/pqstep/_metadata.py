@@ -97,10 +97,14 @@ class FileMetadata:
         self.warnings = [_text(_c.pq_metadata_warning(handle, i))
                          for i in range(_c.pq_metadata_warning_count(handle))]
         self.memory_size = int(_c.pq_metadata_memory_size(handle))
-        # What pruning sets aside of its statistics (pq_metadata_statistics_note):
-        # None, or e.g. "min_value/max_value and page-index bounds unused: ..."
+
+    @property
+    def statistics_note(self):
+        """What pruning sets aside of the file's statistics
+        (pq_metadata_statistics_note): None, or e.g. "min_value/max_value
+        and page-index bounds unused: the file names no column order"."""
         note = ctypes.create_string_buffer(256)
-        self.statistics_note = _text(note.value) if _c.pq_metadata_statistics_note(handle, note, 256) else None
+        return _text(note.value) if _c.pq_metadata_statistics_note(self._live(), note, 256) else None
 
     @property
     def columns(self):
